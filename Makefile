@@ -1,0 +1,111 @@
+# pm-bot build. `make` builds build/pm-bot and build/libpmbot.a; `make check`
+# runs every test in a normal build and in an ASan+UBSan build.
+
+CC       ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS     := libgit2 libcurl jansson yaml-0.1 libcmark-gfm libcrypto
+VERSION  := 0.1.0
+
+BUILD    ?= build
+SANITIZE ?= 0
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lcmark-gfm-extensions -lm
+TEST_LIBS  := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wvla -Wpointer-arith -Wundef -Wno-unused-parameter
+BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g \
+        -Iinclude -include include/pmbot/banned.h \
+        -DPMBOT_VERSION='"$(VERSION)"' $(WARN) $(PKG_CFLAGS)
+
+ifeq ($(SANITIZE),1)
+OPT_CFLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+OPT_LDFLAGS := -fsanitize=address,undefined
+else
+OPT_CFLAGS := -O2
+OPT_LDFLAGS :=
+endif
+
+ALL_CFLAGS := $(BASE_CFLAGS) $(OPT_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(OPT_LDFLAGS) $(LDFLAGS)
+
+SRC      := $(sort $(shell find src -name '*.c'))
+GEN_SRC  :=
+OBJ      := $(SRC:%.c=$(BUILD)/obj/%.o)
+LIB      := $(BUILD)/libpmbot.a
+CMD_SRC  := $(sort $(wildcard cmd/pm-bot/*.c))
+CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
+BIN      := $(BUILD)/pm-bot
+
+TEST_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+TEST_BINS  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_HELP  := $(sort $(wildcard tests/unit/helpers/*.c))
+TEST_HOBJ  := $(TEST_HELP:%.c=$(BUILD)/obj/%.o)
+
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+.PHONY: all deps test check check-normal check-asan demo clean fuzz bench valgrind e2e
+
+all: $(BIN) $(LIB)
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(CMD_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(PKG_LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_HOBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_HOBJ) $(LIB) $(PKG_LIBS) $(TEST_LIBS)
+
+# Runs every unit test binary and every end-to-end script; fails on the first
+# failing program but lets each program report all of its own failures.
+test: $(BIN) $(TEST_BINS)
+	@set -e; for t in $(TEST_BINS); do \
+		echo "== $$t"; $(SAN_ENV) $$t; \
+	done
+	@set -e; for t in $(sort $(wildcard tests/e2e/*.sh)); do \
+		echo "== $$t"; $(SAN_ENV) PMBOT=$(abspath $(BIN)) bash $$t; \
+	done
+
+check-normal: deps
+	$(MAKE) BUILD=build SANITIZE=0 test
+
+check-asan: deps
+	$(MAKE) BUILD=build/asan SANITIZE=1 test
+
+check: check-normal check-asan
+	@echo "make check: all tests passed in the normal and the ASan+UBSan builds"
+
+valgrind: $(BIN) $(TEST_BINS)
+	@set -e; for t in $(TEST_BINS); do \
+		echo "== valgrind $$t"; \
+		valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect $$t; \
+	done
+
+demo: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@scripts/demo.sh $(BIN)
+
+FUZZ_BUILD := build/fuzz
+fuzz:
+	@scripts/fuzz.sh $(FUZZ_BUILD) $(or $(FUZZ_SECONDS),60)
+
+bench: $(BIN)
+	@bench/run.sh $(BIN)
+
+clean:
+	rm -rf build
+
+-include $(OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TEST_HOBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/obj/%.d)

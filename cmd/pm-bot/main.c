@@ -1,0 +1,136 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <curl/curl.h>
+#include <git2.h>
+
+#include "cmd.h"
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const struct cmd commands[] = {
+	{ "validate", cmd_validate, 0, "check reports and print every problem with file and line",
+	  "usage: pm-bot validate [--json] FILE...\n"
+	  "\n"
+	  "Extracts the pm-bot:report-ir/v1 block of each Markdown FILE (\"-\" reads\n"
+	  "standard input), checks it against ReportIR v1 and prints every error and\n"
+	  "warning as `file:line:column: error CODE path: message`.\n"
+	  "\n"
+	  "  --json    one JSON object per file ({file, valid, errors, warnings});\n"
+	  "            an array when several files are given\n"
+	  "\n"
+	  "Exit status: 0 all valid, 2 any invalid, 1 a file could not be read.\n" },
+	{ "graph", cmd_graph, 0, "print the WorkGraph of a report",
+	  "usage: pm-bot graph [--format json|mermaid|tree] FILE\n"
+	  "\n"
+	  "Validates FILE and prints its WorkGraph: canonical JSON (workgraph/v1,\n"
+	  "the default), a Mermaid flowchart, or an indented epic/feature/task tree\n"
+	  "with dependency annotations.\n"
+	  "\n"
+	  "Exit status: 0 printed, 2 the report is invalid, 1 a read failed.\n" },
+	{ "help", cmd_help, 0, "show help for pm-bot or one command",
+	  "usage: pm-bot help [COMMAND]\n" },
+	{ "version", cmd_version, 0, "print the version",
+	  "usage: pm-bot version\n" },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+const struct cmd *cmd_lookup(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int cmd_usage_error(const struct cmd *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pm-bot: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (c)
+		fputs(c->usage, stderr);
+	return EXIT_INVALID;
+}
+
+static void print_overview(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: pm-bot <command> [options]\n"
+	      "\n"
+	      "pm-bot turns planning reports (Markdown with a pm-bot:report-ir/v1 block)\n"
+	      "into GitHub issues, sub-issues, dependencies and Projects fields.\n"
+	      "\n"
+	      "Commands:\n", f);
+	for (i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nRun `pm-bot help <command>` for a command's options.\n"
+	      "Exit status: 0 success, 1 runtime failure, 2 invalid input or usage.\n", f);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc < 2) {
+		print_overview(stdout);
+		return EXIT_OK;
+	}
+	if (argc > 2)
+		return cmd_usage_error(cmd_lookup("help"), "help takes at most one command");
+	if (!(c = cmd_lookup(argv[1])))
+		return cmd_usage_error(NULL, "unknown command '%s'; see `pm-bot help`", argv[1]);
+	fputs(c->usage, stdout);
+	return EXIT_OK;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	int major, minor, rev;
+
+	if (argc > 1)
+		return cmd_usage_error(cmd_lookup("version"), "version takes no arguments");
+	git_libgit2_version(&major, &minor, &rev);
+	printf("pm-bot %s (libgit2 %d.%d.%d, %s)\n", PMBOT_VERSION, major, minor, rev,
+	       curl_version());
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+	int rc;
+
+	if (argc < 2) {
+		print_overview(stderr);
+		return EXIT_INVALID;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return cmd_version(1, argv + 1);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(1, argv + 1);
+	if (!(c = cmd_lookup(argv[1])))
+		return cmd_usage_error(NULL, "unknown command '%s'; see `pm-bot help`", argv[1]);
+	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+		fputs(c->usage, stdout);
+		return EXIT_OK;
+	}
+	if (git_libgit2_init() < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fputs("pm-bot: could not initialise libgit2 or libcurl\n", stderr);
+		return EXIT_RUNTIME;
+	}
+	rc = c->fn(argc - 1, argv + 1);
+	curl_global_cleanup();
+	git_libgit2_shutdown();
+	return rc;
+}

@@ -1,0 +1,57 @@
+#ifndef PMBOT_BUF_H
+#define PMBOT_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/*
+ * A growable byte buffer. `buf` is never NULL and is always NUL-terminated,
+ * so it can be handed to C string functions at any time. Every buffer has a
+ * size cap (`max`, bytes of content); a write that would pass it fails with
+ * PMBOT_BUF_ETOOBIG and leaves the content unchanged.
+ */
+typedef struct {
+	char *buf;
+	size_t len;
+	size_t cap;
+	size_t max;
+} pmbot_buf;
+
+#define PMBOT_BUF_DEFAULT_MAX ((size_t)256 << 20)
+#define PMBOT_BUF_ENOMEM (-1)
+#define PMBOT_BUF_ETOOBIG (-2)
+
+/* A static initializer; PMBOT_BUF_INIT has the default cap. */
+extern char pmbot_buf__empty[];
+#define PMBOT_BUF_INIT { pmbot_buf__empty, 0, 0, PMBOT_BUF_DEFAULT_MAX }
+
+/* Initialize `b` empty with content cap `max` (0 = default). Owns nothing yet. */
+void pmbot_buf_init(pmbot_buf *b, size_t max);
+
+/* Release the memory of `b` and leave it empty and reusable. */
+void pmbot_buf_free(pmbot_buf *b);
+
+/* Make room for `extra` more bytes. 0, PMBOT_BUF_ENOMEM or PMBOT_BUF_ETOOBIG. */
+int pmbot_buf_grow(pmbot_buf *b, size_t extra);
+
+/* Append bytes / a C string / one byte / formatted text. Same returns as grow. */
+int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len);
+int pmbot_buf_puts(pmbot_buf *b, const char *s);
+int pmbot_buf_putc(pmbot_buf *b, char c);
+int pmbot_buf_printf(pmbot_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int pmbot_buf_vprintf(pmbot_buf *b, const char *fmt, va_list ap);
+
+/* Empty the content, keep the allocation. */
+void pmbot_buf_clear(pmbot_buf *b);
+
+/* Shrink the content to `len` bytes (no-op if already shorter). */
+void pmbot_buf_truncate(pmbot_buf *b, size_t len);
+
+/*
+ * Take the content out as a malloc'd NUL-terminated string that the caller
+ * owns and frees; `b` is left empty. Returns NULL only when out of memory.
+ */
+char *pmbot_buf_detach(pmbot_buf *b, size_t *len_out);
+
+#endif

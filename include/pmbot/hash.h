@@ -1,0 +1,18 @@
+#ifndef PMBOT_HASH_H
+#define PMBOT_HASH_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "pmbot/buf.h"
+
+/* Lower-case hex SHA-256 digest: 64 characters and a NUL. */
+#define PMBOT_SHA256_HEX_SIZE 65
+
+/* Write the hex SHA-256 of `len` bytes at `data` into `out`. 0 or -1. */
+int pmbot_sha256_hex(char out[PMBOT_SHA256_HEX_SIZE], const void *data, size_t len);
+
+/* Write the hex SHA-256 of the canonical JSON of `v` into `out`. 0 or -1. */
+int pmbot_sha256_json(char out[PMBOT_SHA256_HEX_SIZE], const json_t *v);
+
+#endif

@@ -1,0 +1,36 @@
+#ifndef PMBOT_JSON_H
+#define PMBOT_JSON_H
+
+#include <jansson.h>
+
+#include "pmbot/buf.h"
+
+/*
+ * Canonical JSON: object keys sorted by their UTF-8 bytes, no whitespace,
+ * UTF-8 written as is (only '"', '\\' and control characters are escaped),
+ * integers as integers, reals in the shortest form that reads back to the
+ * same double and always with a '.' or an exponent so they stay reals.
+ * The same value always gives the same bytes: documents, hashes and plan
+ * identities are built on this.
+ */
+
+/* Append the canonical form of `v` to `out`. 0, or negative on failure
+ * (out of memory, buffer cap, or a non-finite real). */
+int pmbot_json_canonical(pmbot_buf *out, const json_t *v);
+
+/* Append `s` (len bytes, valid UTF-8) as a canonical JSON string literal. */
+int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len);
+
+/*
+ * Escape one JSON Pointer reference token ("~" -> "~0", "/" -> "~1") and
+ * append "/token" to `out`.
+ */
+int pmbot_json_pointer_push(pmbot_buf *out, const char *token);
+
+/* Append "/<index>" to `out`. */
+int pmbot_json_pointer_push_index(pmbot_buf *out, size_t index);
+
+/* Compare two JSON values structurally (reals and integers never equal). */
+int pmbot_json_equal(const json_t *a, const json_t *b);
+
+#endif

@@ -1,0 +1,34 @@
+#ifndef PMBOT_STRMAP_H
+#define PMBOT_STRMAP_H
+
+#include <stddef.h>
+
+/*
+ * A hash map from C strings to pointers, open addressing. Keys are borrowed:
+ * the caller keeps every key alive and unchanged while it is in the map.
+ * Lookups and inserts are O(1) on average, so duplicate detection and id
+ * resolution over n items stay O(n).
+ */
+typedef struct {
+	const char **keys;
+	void **values;
+	size_t count;
+	size_t cap; /* power of two, 0 when empty */
+} pmbot_strmap;
+
+#define PMBOT_STRMAP_INIT { NULL, NULL, 0, 0 }
+
+/* Free the map's tables (not the keys or values). */
+void pmbot_strmap_free(pmbot_strmap *m);
+
+/*
+ * Insert `key` -> `value`. If the key is present, its value is left as is
+ * and, when `existing` is not NULL, stored there; returns 1 in that case.
+ * Returns 0 when inserted, -1 when out of memory.
+ */
+int pmbot_strmap_put(pmbot_strmap *m, const char *key, void *value, void **existing);
+
+/* Set `*value` (borrowed) for `key`. Returns 1 if found, 0 if not. */
+int pmbot_strmap_get(const pmbot_strmap *m, const char *key, void **value);
+
+#endif

@@ -1,0 +1,135 @@
+#ifndef PMBOT_WORKGRAPH_H
+#define PMBOT_WORKGRAPH_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "pmbot/buf.h"
+#include "pmbot/common.h"
+#include "pmbot/diag.h"
+#include "pmbot/report.h"
+#include "pmbot/strmap.h"
+
+/*
+ * WorkGraph v1: the work items of a plan and the edges between them
+ * (docs/schemas/workgraph.v1.schema.json). Built from a validated report;
+ * the order of nodes (by stable_id) and edges (by type, from, to) does not
+ * depend on the order of the report, so the same plan gives the same bytes.
+ */
+
+typedef enum {
+	PMBOT_NODE_EPIC,
+	PMBOT_NODE_FEATURE,
+	PMBOT_NODE_TASK,
+	PMBOT_NODE_BUG,
+	PMBOT_NODE_SPIKE,
+	PMBOT_NODE_TEST,
+	PMBOT_NODE_CHORE,
+	PMBOT_NODE_BENCHMARK
+} pmbot_node_type;
+
+typedef enum {
+	PMBOT_EDGE_PARENT_CHILD,
+	PMBOT_EDGE_DEPENDS_ON,
+	PMBOT_EDGE_BLOCKED_BY,
+	PMBOT_EDGE_RELATED
+} pmbot_edge_type;
+
+/* "epic", "feature", …; NULL for an out-of-range value. */
+const char *pmbot_node_type_name(pmbot_node_type t);
+/* Parse a type name; 0 on success, -1 if unknown. */
+int pmbot_node_type_parse(pmbot_node_type *out, const char *name);
+/* "parent_child", "depends_on", "blocked_by", "related". */
+const char *pmbot_edge_type_name(pmbot_edge_type t);
+
+typedef struct {
+	const char *stable_id; /* borrowed from `json` */
+	pmbot_node_type type;
+	/*
+	 * Owned: the node object of workgraph/v1. Members: stable_id, type,
+	 * title, area, priority (triage defaults applied), needs_human (bool),
+	 * and when given: status, size, estimate_hrs, risk, goal, objective,
+	 * acceptance_criteria, owners, links, milestones.
+	 */
+	json_t *json;
+	char *source_path;     /* owned: JSON Pointer of the item in the report */
+	int line;              /* line of the item in the report, 0 if unknown */
+} pmbot_wg_node;
+
+typedef struct {
+	char *from_id;         /* owned */
+	char *to_id;           /* owned: a stable_id, or a GitHub issue URL */
+	pmbot_edge_type type;
+	int external;          /* 1 when to_id is an issue URL outside the plan */
+} pmbot_wg_edge;
+
+/*
+ * Edge directions: parent_child goes parent -> child; depends_on goes item ->
+ * dependency; blocked_by goes item -> blocker. Every edge built from a
+ * report has provenance "report_ir".
+ */
+typedef struct {
+	pmbot_wg_node *nodes;
+	size_t n_nodes;
+	pmbot_wg_edge *edges;
+	size_t n_edges;
+	pmbot_strmap index;    /* stable_id -> pmbot_wg_node* */
+	size_t alloc_nodes;
+	size_t alloc_edges;
+} pmbot_workgraph;
+
+/* A new empty graph the caller frees with pmbot_workgraph_free(). */
+int pmbot_workgraph_new(pmbot_workgraph **out);
+void pmbot_workgraph_free(pmbot_workgraph *g);
+
+/*
+ * Add a node; `json` is consumed (the graph owns it, even on failure) and
+ * must hold a string "stable_id". Returns 0, PMBOT_EINVALID for a duplicate
+ * stable_id, PMBOT_ERROR when out of memory. Invalidates node pointers.
+ */
+int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *json,
+	const char *source_path, int line);
+
+/* Add an edge (ids copied). 0 or PMBOT_ERROR. */
+int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,
+	const char *from_id, const char *to_id, int external);
+
+/*
+ * Sort nodes and edges into canonical order and rebuild the index; then
+ * check the graph: parent_child must form a forest (a node with two parents
+ * is CONFLICTING_PARENT, a cycle is PARENT_CYCLE with its path, both
+ * errors); depends_on/blocked_by cycles are DEPENDENCY_CYCLE warnings with
+ * their path. Returns PMBOT_OK, PMBOT_EINVALID when an error was added, or
+ * PMBOT_ERROR. `file` (may be NULL) goes into the diagnostics.
+ */
+int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags);
+
+/*
+ * Build the WorkGraph of a report that passed pmbot_report_validate().
+ * Adds MISSING_AREA / MISSING_PRIORITY warnings only through validation,
+ * not here. Returns as pmbot_workgraph_finish(); `*out` is set (caller
+ * frees) whenever the return is not PMBOT_ERROR.
+ */
+int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *report,
+	pmbot_diag_list *diags);
+
+/* Node by stable_id (borrowed), or NULL. */
+const pmbot_wg_node *pmbot_workgraph_find(const pmbot_workgraph *g, const char *stable_id);
+
+/* The parent of `node` (borrowed), or NULL for a root. */
+const pmbot_wg_node *pmbot_workgraph_parent(const pmbot_workgraph *g,
+	const pmbot_wg_node *node);
+
+/*
+ * The graph as {"schema_version":"workgraph/v1","nodes":[…],"edges":[…]};
+ * `*out` is a new reference the caller owns. 0 or PMBOT_ERROR.
+ */
+int pmbot_workgraph_to_json(json_t **out, const pmbot_workgraph *g);
+
+/* Append a Mermaid flowchart of the graph to `out`. 0 or PMBOT_ERROR. */
+int pmbot_workgraph_mermaid(pmbot_buf *out, const pmbot_workgraph *g);
+
+/* Append an indented epic/feature/task tree with dependency notes. */
+int pmbot_workgraph_tree(pmbot_buf *out, const pmbot_workgraph *g);
+
+#endif

@@ -1,0 +1,130 @@
+#include "pmbot/buf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char pmbot_buf__empty[1];
+
+void pmbot_buf_init(pmbot_buf *b, size_t max)
+{
+	b->buf = pmbot_buf__empty;
+	b->len = 0;
+	b->cap = 0;
+	b->max = max ? max : PMBOT_BUF_DEFAULT_MAX;
+}
+
+void pmbot_buf_free(pmbot_buf *b)
+{
+	size_t max = b->max;
+
+	if (b->cap)
+		free(b->buf);
+	pmbot_buf_init(b, max);
+}
+
+int pmbot_buf_grow(pmbot_buf *b, size_t extra)
+{
+	size_t need, cap;
+	char *p;
+
+	if (extra > b->max || b->len > b->max - extra)
+		return PMBOT_BUF_ETOOBIG;
+	need = b->len + extra + 1;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	p = b->cap ? realloc(b->buf, cap) : malloc(cap);
+	if (!p)
+		return PMBOT_BUF_ENOMEM;
+	if (!b->cap)
+		p[0] = '\0';
+	b->buf = p;
+	b->cap = cap;
+	return 0;
+}
+
+int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len)
+{
+	int err;
+
+	if (!len)
+		return 0;
+	if ((err = pmbot_buf_grow(b, len)) < 0)
+		return err;
+	memmove(b->buf + b->len, data, len);
+	b->len += len;
+	b->buf[b->len] = '\0';
+	return 0;
+}
+
+int pmbot_buf_puts(pmbot_buf *b, const char *s)
+{
+	return pmbot_buf_put(b, s, strlen(s));
+}
+
+int pmbot_buf_putc(pmbot_buf *b, char c)
+{
+	return pmbot_buf_put(b, &c, 1);
+}
+
+int pmbot_buf_vprintf(pmbot_buf *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n, err;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return PMBOT_BUF_ENOMEM;
+	if ((err = pmbot_buf_grow(b, (size_t)n)) < 0)
+		return err;
+	vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+int pmbot_buf_printf(pmbot_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = pmbot_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void pmbot_buf_clear(pmbot_buf *b)
+{
+	pmbot_buf_truncate(b, 0);
+}
+
+void pmbot_buf_truncate(pmbot_buf *b, size_t len)
+{
+	if (len >= b->len)
+		return;
+	b->len = len;
+	b->buf[len] = '\0';
+}
+
+char *pmbot_buf_detach(pmbot_buf *b, size_t *len_out)
+{
+	char *s;
+
+	if (!b->cap) {
+		s = calloc(1, 1);
+		if (!s)
+			return NULL;
+	} else {
+		s = b->buf;
+	}
+	if (len_out)
+		*len_out = b->len;
+	pmbot_buf_init(b, b->max);
+	return s;
+}

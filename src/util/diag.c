@@ -1,0 +1,201 @@
+#include "pmbot/diag.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+void pmbot_diag_list_free(pmbot_diag_list *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->count; i++) {
+		free(list->items[i].file);
+		free(list->items[i].path);
+		free(list->items[i].message);
+	}
+	free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+static int reserve(pmbot_diag_list *list, size_t extra)
+{
+	size_t alloc;
+	pmbot_diag *p;
+
+	if (list->count + extra <= list->alloc)
+		return 0;
+	alloc = list->alloc ? list->alloc : 8;
+	while (alloc < list->count + extra)
+		alloc *= 2;
+	p = realloc(list->items, alloc * sizeof(*p));
+	if (!p)
+		return -1;
+	list->items = p;
+	list->alloc = alloc;
+	return 0;
+}
+
+int pmbot_diag_add(pmbot_diag_list *list, pmbot_severity sev, const char *code,
+	const char *file, const char *path, int line, int column,
+	const char *fmt, ...)
+{
+	pmbot_buf msg = PMBOT_BUF_INIT;
+	pmbot_diag *d;
+	va_list ap;
+	int err = -1;
+
+	va_start(ap, fmt);
+	if (pmbot_buf_vprintf(&msg, fmt, ap) < 0) {
+		va_end(ap);
+		goto done;
+	}
+	va_end(ap);
+	if (reserve(list, 1) < 0)
+		goto done;
+	d = &list->items[list->count];
+	d->code = code;
+	d->severity = sev;
+	d->line = line;
+	d->column = column;
+	d->file = dup_or_null(file);
+	d->path = strdup(path ? path : "");
+	d->message = pmbot_buf_detach(&msg, NULL);
+	if ((file && !d->file) || !d->path || !d->message) {
+		free(d->file);
+		free(d->path);
+		free(d->message);
+		goto done;
+	}
+	list->count++;
+	if (sev == PMBOT_SEV_ERROR)
+		list->errors++;
+	else
+		list->warnings++;
+	err = 0;
+done:
+	pmbot_buf_free(&msg);
+	return err;
+}
+
+int pmbot_diag_list_move(pmbot_diag_list *dst, pmbot_diag_list *src)
+{
+	if (!src->count)
+		return 0;
+	if (reserve(dst, src->count) < 0)
+		return -1;
+	memcpy(dst->items + dst->count, src->items, src->count * sizeof(*src->items));
+	dst->count += src->count;
+	dst->errors += src->errors;
+	dst->warnings += src->warnings;
+	free(src->items);
+	memset(src, 0, sizeof(*src));
+	return 0;
+}
+
+int pmbot_diag_list_set_file(pmbot_diag_list *list, const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < list->count; i++) {
+		if (list->items[i].file)
+			continue;
+		if (!(list->items[i].file = strdup(file)))
+			return -1;
+	}
+	return 0;
+}
+
+static int strcmp_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static int diag_cmp(const pmbot_diag *a, const pmbot_diag *b)
+{
+	int c;
+
+	if ((c = strcmp_null(a->file, b->file)))
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	if (a->column != b->column)
+		return a->column < b->column ? -1 : 1;
+	if (a->severity != b->severity)
+		return a->severity < b->severity ? -1 : 1;
+	if ((c = strcmp(a->code, b->code)))
+		return c;
+	return strcmp(a->path, b->path);
+}
+
+/* Insertion-merge sort: stable, and lists are short or already nearly sorted. */
+void pmbot_diag_list_sort(pmbot_diag_list *list)
+{
+	pmbot_diag *tmp;
+	size_t width, i;
+
+	if (list->count < 2)
+		return;
+	tmp = malloc(list->count * sizeof(*tmp));
+	if (!tmp)
+		return;
+	for (width = 1; width < list->count; width *= 2) {
+		for (i = 0; i < list->count; i += 2 * width) {
+			size_t lo = i, mid = i + width, hi = i + 2 * width, a, b, k;
+
+			if (mid > list->count)
+				mid = list->count;
+			if (hi > list->count)
+				hi = list->count;
+			for (a = lo, b = mid, k = lo; k < hi; k++) {
+				if (a < mid && (b >= hi ||
+						diag_cmp(&list->items[a], &list->items[b]) <= 0))
+					tmp[k] = list->items[a++];
+				else
+					tmp[k] = list->items[b++];
+			}
+		}
+		memcpy(list->items, tmp, list->count * sizeof(*tmp));
+	}
+	free(tmp);
+}
+
+const pmbot_diag *pmbot_diag_list_find(const pmbot_diag_list *list,
+	const char *code)
+{
+	size_t i;
+
+	for (i = 0; i < list->count; i++)
+		if (!strcmp(list->items[i].code, code))
+			return &list->items[i];
+	return NULL;
+}
+
+const char *pmbot_severity_name(pmbot_severity sev)
+{
+	return sev == PMBOT_SEV_ERROR ? "error" : "warning";
+}
+
+int pmbot_diag_format(pmbot_buf *out, const pmbot_diag *d)
+{
+	size_t start = out->len;
+	int err = 0;
+
+	if (d->file)
+		err |= pmbot_buf_printf(out, "%s:", d->file);
+	if (d->line > 0)
+		err |= pmbot_buf_printf(out, "%d:", d->line);
+	if (d->line > 0 && d->column > 0)
+		err |= pmbot_buf_printf(out, "%d:", d->column);
+	if (out->len > start)
+		err |= pmbot_buf_putc(out, ' ');
+	err |= pmbot_buf_printf(out, "%s %s %s: %s\n", pmbot_severity_name(d->severity),
+		d->code, d->path[0] ? d->path : "(root)", d->message);
+	return err ? -1 : 0;
+}
