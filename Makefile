@@ -53,21 +53,26 @@ all: $(BIN) $(LIB)
 deps:
 	@scripts/install-deps.sh
 
+Q := $(if $(V),,@)
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(V),,echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
 
 $(BIN): $(CMD_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(PKG_LIBS)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(LIB) $(PKG_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_HOBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_HOBJ) $(LIB) $(PKG_LIBS) $(TEST_LIBS)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_HOBJ) $(LIB) $(PKG_LIBS) $(TEST_LIBS)
 
 # Runs every unit test binary and every end-to-end script; fails on the first
 # failing program but lets each program report all of its own failures.
@@ -75,7 +80,7 @@ test: $(BIN) $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do \
 		echo "== $$t"; $(SAN_ENV) $$t; \
 	done
-	@set -e; for t in $(sort $(wildcard tests/e2e/*.sh)); do \
+	@set -e; for t in $(sort $(wildcard tests/e2e/test_*.sh)); do \
 		echo "== $$t"; $(SAN_ENV) PMBOT=$(abspath $(BIN)) bash $$t; \
 	done
 

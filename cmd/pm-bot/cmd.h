@@ -1,6 +1,10 @@
 #ifndef PMBOT_CMD_H
 #define PMBOT_CMD_H
 
+#include <stdio.h>
+
+#include <jansson.h>
+
 /*
  * The command-line tool. Only code under cmd/ prints or chooses an exit
  * status; every subcommand is one cmd_<name>.c with an entry in the table
@@ -28,11 +32,60 @@ struct cmd {
 /* The command named `name`, or NULL. */
 const struct cmd *cmd_lookup(const char *name);
 
+/*
+ * Report what getopt_long (run with a ':' optstring and opterr = 0) rejected:
+ * returned `c` (':' for a missing value, '?' for an unknown option) at
+ * argv[optind - 1]. Prints the usage of `self`; returns EXIT_INVALID.
+ */
+int cmd_bad_option(const struct cmd *self, int c, char **argv);
+
 /* Print "usage: …" for `c` to standard error; returns EXIT_INVALID. */
 int cmd_usage_error(const struct cmd *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 int cmd_validate(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
+int cmd_config(int argc, char **argv);
+int cmd_render(int argc, char **argv);
+
+/* Shared helpers of the subcommands (cmd/pm-bot/common.c). */
+#include "pmbot/diag.h"
+#include "pmbot/workgraph.h"
+
+/*
+ * Read FILE ("-" is standard input) and load its WorkGraph. Returns EXIT_OK
+ * with `*out` set (caller frees), EXIT_INVALID with diagnostics, or
+ * EXIT_RUNTIME after printing why the file could not be read.
+ */
+int cmd_load_report_file(pmbot_workgraph **out, const char *file, pmbot_diag_list *diags);
+
+/* Print diagnostics, sorted, one `file:line:col: error CODE path: message` per line. */
+void cmd_print_diags(FILE *f, pmbot_diag_list *diags);
+
+/* Print `v` as canonical JSON and a newline to stdout. EXIT_OK or EXIT_RUNTIME. */
+int cmd_print_json(const json_t *v);
+
+/* The file name shown in diagnostics for FILE ("-" becomes "<stdin>"). */
+const char *cmd_display_name(const char *file);
+
+#include "pmbot/config.h"
+#include "pmbot/repo.h"
+
+/*
+ * The repository pm-bot works for, "OWNER/NAME": $GITHUB_REPOSITORY, else
+ * the URL of the "origin" remote of `repo` (may be NULL). NULL when neither
+ * says. The caller frees the result.
+ */
+char *cmd_current_repo(pmbot_repo *repo);
+
+/* Open the repository at `path`; prints why on failure. EXIT_OK or EXIT_RUNTIME. */
+int cmd_open_repo(pmbot_repo **out, const char *path);
+
+/*
+ * Read the configuration at `rev` of `repo` (defaults when there is no
+ * file), printing diagnostics or the failure. EXIT_OK, EXIT_INVALID or
+ * EXIT_RUNTIME.
+ */
+int cmd_load_config(pmbot_config **out, pmbot_repo *repo, const char *rev);
 
 #endif

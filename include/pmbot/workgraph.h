@@ -73,10 +73,14 @@ typedef struct {
 	size_t n_nodes;
 	pmbot_wg_edge *edges;
 	size_t n_edges;
-	pmbot_strmap index;    /* stable_id -> pmbot_wg_node* */
+	pmbot_strmap index;    /* stable_id -> pmbot_wg_node*, valid after finish */
+	size_t *parent;        /* per node: index of its parent or PMBOT_WG_NONE,
+	                          valid after finish */
 	size_t alloc_nodes;
 	size_t alloc_edges;
 } pmbot_workgraph;
+
+#define PMBOT_WG_NONE ((size_t)-1)
 
 /* A new empty graph the caller frees with pmbot_workgraph_free(). */
 int pmbot_workgraph_new(pmbot_workgraph **out);
@@ -113,7 +117,17 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *report,
 	pmbot_diag_list *diags);
 
-/* Node by stable_id (borrowed), or NULL. */
+/*
+ * Load, validate and map a Markdown report in one step: pmbot_report_load,
+ * pmbot_report_validate, pmbot_workgraph_from_report. `*out` is set only
+ * when the report is valid (warnings allowed); the caller frees it.
+ * Returns PMBOT_OK, PMBOT_EINVALID (diagnostics say why) or PMBOT_ERROR.
+ */
+int pmbot_workgraph_load(pmbot_workgraph **out, const char *file,
+	const char *markdown, size_t len, const pmbot_limits *lim,
+	pmbot_diag_list *diags);
+
+/* Node by stable_id (borrowed), or NULL. Valid after finish. */
 const pmbot_wg_node *pmbot_workgraph_find(const pmbot_workgraph *g, const char *stable_id);
 
 /* The parent of `node` (borrowed), or NULL for a root. */

@@ -49,12 +49,17 @@ int pmbot_buf_grow(pmbot_buf *b, size_t extra)
 
 int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len)
 {
+	uintptr_t at = (uintptr_t)data, base = (uintptr_t)b->buf;
+	int inside = b->cap && at >= base && at < base + b->len;
 	int err;
 
 	if (!len)
 		return 0;
 	if ((err = pmbot_buf_grow(b, len)) < 0)
 		return err;
+	/* Appending part of the buffer to itself: grow may have moved it. */
+	if (inside)
+		data = b->buf + (at - base);
 	memmove(b->buf + b->len, data, len);
 	b->len += len;
 	b->buf[b->len] = '\0';
@@ -68,17 +73,42 @@ int pmbot_buf_puts(pmbot_buf *b, const char *s)
 
 int pmbot_buf_putc(pmbot_buf *b, char c)
 {
+	/* Serializers call this per character: skip grow when there is room. */
+	if (b->cap - b->len > 1 && b->len < b->max) {
+		b->buf[b->len++] = c;
+		b->buf[b->len] = '\0';
+		return 0;
+	}
 	return pmbot_buf_put(b, &c, 1);
 }
 
 int pmbot_buf_vprintf(pmbot_buf *b, const char *fmt, va_list ap)
 {
+	size_t room = b->cap ? b->cap - b->len : 0;
+	char small[256];
 	va_list cp;
 	int n, err;
 
+	/*
+	 * Format once in the common case: straight into the spare room, or for
+	 * short output into `small` (a fresh buffer has no room yet).
+	 */
 	va_copy(cp, ap);
-	n = vsnprintf(NULL, 0, fmt, cp);
-	va_end(cp);
+	if (room >= sizeof(small)) {
+		n = vsnprintf(b->buf + b->len, room, fmt, cp);
+		va_end(cp);
+		if (n >= 0 && (size_t)n < room && (size_t)n <= b->max - b->len) {
+			b->len += (size_t)n;
+			return 0;
+		}
+		/* Whatever was written past the content is not content. */
+		b->buf[b->len] = '\0';
+	} else {
+		n = vsnprintf(small, sizeof(small), fmt, cp);
+		va_end(cp);
+		if (n >= 0 && (size_t)n < sizeof(small))
+			return pmbot_buf_put(b, small, (size_t)n);
+	}
 	if (n < 0)
 		return PMBOT_BUF_ENOMEM;
 	if ((err = pmbot_buf_grow(b, (size_t)n)) < 0)

@@ -1,4 +1,3 @@
-
 #include "pmbot/fs.h"
 
 #include <errno.h>
@@ -60,8 +59,11 @@ int pmbot_fs_write_atomic(const char *path, const void *data, size_t len)
 		errno = ENOMEM;
 		goto done;
 	}
-	if ((fd = mkstemp(tmp.buf)) < 0)
+	/* Until mkstemp succeeds the name is not ours to unlink. */
+	if ((fd = mkstemp(tmp.buf)) < 0) {
+		pmbot_buf_clear(&tmp);
 		goto done;
+	}
 	mask = umask(0);
 	umask(mask);
 	if (fchmod(fd, 0644 & ~mask) < 0 || write_all(fd, data, len) < 0 ||
@@ -105,7 +107,9 @@ int pmbot_fs_read(pmbot_buf *out, const char *path)
 			/* A file that fits exactly still ends with a 0-byte read. */
 			char probe;
 
-			if ((n = read(fd, &probe, 1)) == 0)
+			while ((n = read(fd, &probe, 1)) < 0 && errno == EINTR)
+				;
+			if (n == 0)
 				break;
 			if (n > 0)
 				errno = EFBIG;
@@ -148,8 +152,19 @@ int pmbot_fs_mkdirs(const char *path, unsigned mode)
 		if (p.buf[i] != '/' && p.buf[i] != '\0')
 			continue;
 		p.buf[i] = '\0';
-		if (mkdir(p.buf, (mode_t)mode) < 0 && errno != EEXIST)
-			goto done;
+		if (mkdir(p.buf, (mode_t)mode) < 0) {
+			struct stat st;
+
+			if (errno != EEXIST)
+				goto done;
+			/* Like mkdir -p: an existing non-directory is a failure. */
+			if (stat(p.buf, &st) < 0)
+				goto done;
+			if (!S_ISDIR(st.st_mode)) {
+				errno = ENOTDIR;
+				goto done;
+			}
+		}
 		if (i < p.len)
 			p.buf[i] = '/';
 	}

@@ -40,53 +40,135 @@ int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len)
 	return err ? -1 : 0;
 }
 
+/*
+ * The digits are the fewest that read back to the same double; their layout
+ * follows ECMAScript (plain decimals from 1e-7 up to 1e21, an exponent
+ * outside) because "%g" alone turns 10.0 into "1e+01". The digits are taken
+ * from "%e" output, so a locale's decimal comma cannot reach the result.
+ */
 static int put_real(pmbot_buf *out, double d)
 {
-	char tmp[40];
-	int prec;
+	char tmp[40], digits[24];
+	const char *p, *e;
+	int prec, ndig = 0, point, i, err = 0;
 
 	if (!isfinite(d))
 		return -1;
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
+	for (prec = 0; prec <= 16; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*e", prec, d);
 		if (strtod(tmp, NULL) == d)
 			break;
 	}
-	if (!strpbrk(tmp, ".eEn"))
-		return pmbot_buf_printf(out, "%s.0", tmp);
-	return pmbot_buf_puts(out, tmp);
+	if (!(e = strchr(tmp, 'e')))
+		return -1;
+	for (p = tmp; p < e; p++)
+		if (*p >= '0' && *p <= '9')
+			digits[ndig++] = *p;
+	while (ndig > 1 && digits[ndig - 1] == '0')
+		ndig--;
+	/* The value is 0.DIGITS times ten to the power `point`. */
+	point = (int)strtol(e + 1, NULL, 10) + 1;
+	if (tmp[0] == '-')
+		err |= pmbot_buf_putc(out, '-');
+	if (point > 21 || point < -5) {
+		err |= pmbot_buf_putc(out, digits[0]);
+		if (ndig > 1) {
+			err |= pmbot_buf_putc(out, '.');
+			err |= pmbot_buf_put(out, digits + 1, (size_t)ndig - 1);
+		}
+		err |= pmbot_buf_printf(out, "e%c%d", point > 0 ? '+' : '-',
+			point > 0 ? point - 1 : 1 - point);
+	} else if (point <= 0) {
+		err |= pmbot_buf_put(out, "0.", 2);
+		for (i = point; i < 0; i++)
+			err |= pmbot_buf_putc(out, '0');
+		err |= pmbot_buf_put(out, digits, (size_t)ndig);
+	} else if (point >= ndig) {
+		err |= pmbot_buf_put(out, digits, (size_t)ndig);
+		for (i = ndig; i < point; i++)
+			err |= pmbot_buf_putc(out, '0');
+		err |= pmbot_buf_put(out, ".0", 2);
+	} else {
+		err |= pmbot_buf_put(out, digits, (size_t)point);
+		err |= pmbot_buf_putc(out, '.');
+		err |= pmbot_buf_put(out, digits + point, (size_t)(ndig - point));
+	}
+	return err ? -1 : 0;
 }
 
-static int key_cmp(const void *a, const void *b)
+/* jansson 2.14 keys carry a length and may hold NUL bytes; sort and print all of them. */
+typedef struct {
+	const char *key;
+	size_t len;
+	json_t *value;
+} member;
+
+static int member_cmp(const void *pa, const void *pb)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const member *a = pa, *b = pb;
+	int c = memcmp(a->key, b->key, a->len < b->len ? a->len : b->len);
+
+	if (c)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len;
 }
 
 static int put_object(pmbot_buf *out, const json_t *v)
 {
 	size_t n = json_object_size(v), i = 0;
-	const char **keys, *key;
-	json_t *child;
+	member *m;
+	void *it;
 	int err = 0;
 
 	if (!n)
 		return pmbot_buf_put(out, "{}", 2);
-	if (!(keys = malloc(n * sizeof(*keys))))
+	if (!(m = malloc(n * sizeof(*m))))
 		return -1;
-	json_object_foreach((json_t *)v, key, child)
-		keys[i++] = key;
-	qsort(keys, n, sizeof(*keys), key_cmp);
+	for (it = json_object_iter((json_t *)v); it && i < n;
+	     it = json_object_iter_next((json_t *)v, it), i++) {
+		m[i].key = json_object_iter_key(it);
+		m[i].len = json_object_iter_key_len(it);
+		m[i].value = json_object_iter_value(it);
+	}
+	n = i;
+	/* Most objects are small, where insertion sort beats qsort's overhead. */
+	if (n > 16) {
+		qsort(m, n, sizeof(*m), member_cmp);
+	} else {
+		for (i = 1; i < n; i++) {
+			member x = m[i];
+			size_t j = i;
+
+			for (; j > 0 && member_cmp(&m[j - 1], &x) > 0; j--)
+				m[j] = m[j - 1];
+			m[j] = x;
+		}
+	}
 	err |= pmbot_buf_putc(out, '{');
 	for (i = 0; i < n && !err; i++) {
 		if (i)
 			err |= pmbot_buf_putc(out, ',');
-		err |= pmbot_json_quote(out, keys[i], strlen(keys[i]));
+		err |= pmbot_json_quote(out, m[i].key, m[i].len);
 		err |= pmbot_buf_putc(out, ':');
-		err |= pmbot_json_canonical(out, json_object_get(v, keys[i]));
+		err |= pmbot_json_canonical(out, m[i].value);
 	}
 	err |= pmbot_buf_putc(out, '}');
-	free(keys);
+	free(m);
 	return err ? -1 : 0;
+}
+
+static int put_integer(pmbot_buf *out, json_int_t v)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	return pmbot_buf_put(out, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 int pmbot_json_canonical(pmbot_buf *out, const json_t *v)
@@ -109,7 +191,7 @@ int pmbot_json_canonical(pmbot_buf *out, const json_t *v)
 	case JSON_STRING:
 		return pmbot_json_quote(out, json_string_value(v), json_string_length(v));
 	case JSON_INTEGER:
-		return pmbot_buf_printf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return put_integer(out, json_integer_value(v));
 	case JSON_REAL:
 		return put_real(out, json_real_value(v));
 	case JSON_TRUE:
@@ -126,13 +208,16 @@ int pmbot_json_pointer_push(pmbot_buf *out, const char *token)
 {
 	int err = pmbot_buf_putc(out, '/');
 
-	for (; *token && !err; token++) {
-		if (*token == '~')
-			err = pmbot_buf_put(out, "~0", 2);
-		else if (*token == '/')
-			err = pmbot_buf_put(out, "~1", 2);
-		else
-			err = pmbot_buf_putc(out, *token);
+	/* Copy the runs between '~' and '/' whole: validation builds a pointer per field. */
+	while (*token && !err) {
+		size_t run = strcspn(token, "~/");
+
+		err = pmbot_buf_put(out, token, run);
+		token += run;
+		if (!*token || err)
+			break;
+		err = pmbot_buf_put(out, *token == '~' ? "~0" : "~1", 2);
+		token++;
 	}
 	return err;
 }

@@ -1,5 +1,8 @@
 #include "pmbot/utf8.h"
 
+#include <stdint.h>
+#include <string.h>
+
 size_t pmbot_utf8_seqlen(unsigned char c)
 {
 	if (c < 0x80)
@@ -41,31 +44,53 @@ static size_t valid_seq(const unsigned char *s, size_t left)
 	return n;
 }
 
+/* Does the 8-byte word hold a byte that is 0 or >= 0x80? */
+static int word_not_plain_ascii(uint64_t w)
+{
+	return ((w - 0x0101010101010101ULL) | w) & 0x8080808080808080ULL ? 1 : 0;
+}
+
+/*
+ * Positions are only needed on failure, so the scan does not count lines and
+ * columns; it recounts the valid prefix once when it finds a bad byte.
+ */
 int pmbot_utf8_valid(const char *str, size_t len, size_t *bad_offset, int *line, int *column)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
+	size_t i = 0, j;
 	int ln = 1, col = 1;
 
 	while (i < len) {
-		size_t n = valid_seq(s + i, len - i);
+		size_t n;
 
-		if (!n) {
-			if (bad_offset)
-				*bad_offset = i;
-			if (line)
-				*line = ln;
-			if (column)
-				*column = col;
-			return 0;
+		if (len - i >= 8) {
+			uint64_t w;
+
+			memcpy(&w, s + i, 8);
+			if (!word_not_plain_ascii(w)) {
+				i += 8;
+				continue;
+			}
 		}
-		if (s[i] == '\n') {
-			ln++;
-			col = 1;
-		} else {
-			col++;
-		}
+		if (!(n = valid_seq(s + i, len - i)))
+			break;
 		i += n;
 	}
-	return 1;
+	if (i >= len)
+		return 1;
+	for (j = 0; j < i; j++) {
+		if (s[j] == '\n') {
+			ln++;
+			col = 1;
+		} else if ((s[j] & 0xc0) != 0x80) {
+			col++;
+		}
+	}
+	if (bad_offset)
+		*bad_offset = i;
+	if (line)
+		*line = ln;
+	if (column)
+		*column = col;
+	return 0;
 }

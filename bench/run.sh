@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# usage: bench/run.sh BIN
+#
+# Generates reports of 1,000, 10,000 and 100,000 items (JSON and YAML block)
+# with bench/gen_report.py and prints, for `BIN validate FILE` and
+# `BIN graph --format json FILE`, the user+sys CPU time and the peak RSS of
+# the best of BENCH_REPEAT runs (default 3), one line per case. Figures only:
+# nothing is asserted. BENCH_SIZES overrides the list of sizes.
+set -euo pipefail
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 BIN" >&2
+	exit 2
+fi
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+repeat=${BENCH_REPEAT:-3}
+read -r -a sizes <<<"${BENCH_SIZES:-1000 10000 100000}"
+
+if [ ! -x /usr/bin/time ]; then
+	"$here/../scripts/install-deps.sh" time
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmbot-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# One line: the run with the least user+sys CPU of `repeat` runs.
+measure() {
+	local label=$1 file=$2
+	shift 2
+	local best="" i line u s m cpu status
+	for ((i = 0; i < repeat; i++)); do
+		status=0
+		/usr/bin/time -o "$tmp/time" -f '%U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || status=$?
+		# GNU time prefixes "Command exited with non-zero status N" on failure.
+		line=$(tail -n 1 "$tmp/time")
+		read -r u s m <<<"$line"
+		cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 1000 + 0.5 }')
+		if [ -z "$best" ] || [ "$cpu" -lt "${best%% *}" ]; then
+			best="$cpu $u $s $m $status"
+		fi
+	done
+	read -r cpu u s m status <<<"$best"
+	printf '%-36s %9s %8d ms  (user %6ss sys %6ss)  peak RSS %8d KiB  exit %d\n' \
+		"$label" "$(stat -c %s "$file")" "$cpu" "$u" "$s" "$m" "$status"
+}
+
+printf '%-36s %9s %11s\n' "case" "bytes" "user+sys"
+for n in "${sizes[@]}"; do
+	for fmt in json yaml; do
+		file="$tmp/report-$n-$fmt.md"
+		if [ "$fmt" = yaml ]; then
+			python3 "$here/gen_report.py" --yaml -o "$file" "$n"
+		else
+			python3 "$here/gen_report.py" -o "$file" "$n"
+		fi
+		measure "validate $fmt n=$n" "$file" "$bin" validate "$file"
+		measure "graph --format json $fmt n=$n" "$file" "$bin" graph --format json "$file"
+	done
+done

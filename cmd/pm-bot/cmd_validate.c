@@ -1,0 +1,239 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "pmbot/source.h"
+
+struct validate_opts {
+	int as_json;
+	const char *repo;
+	const char *rev;
+	const char *base;
+	const char *config_rev;
+};
+
+static json_t *diag_array(const pmbot_diag_list *diags, pmbot_severity sev)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < diags->count; i++) {
+		const pmbot_diag *d = &diags->items[i];
+
+		if (d->severity != sev)
+			continue;
+		if (json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:i, s:s}",
+			"code", d->code, "path", d->path, "line", d->line, "column", d->column,
+			"message", d->message)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/*
+ * Record one file's outcome: a JSON object appended to `results`, or
+ * diagnostics on stderr and a summary line on stdout.
+ */
+static int report_file(json_t *results, const char *name, const char *blob,
+	pmbot_diag_list *diags)
+{
+	json_t *o;
+
+	pmbot_diag_list_sort(diags);
+	if (!results) {
+		cmd_print_diags(stderr, diags);
+		printf("%s", name);
+		if (blob)
+			printf(" (blob %.12s)", blob);
+		printf(": %s (%zu error%s, %zu warning%s)\n", diags->errors ? "invalid" : "valid",
+			diags->errors, diags->errors == 1 ? "" : "s", diags->warnings,
+			diags->warnings == 1 ? "" : "s");
+		return 0;
+	}
+	o = json_pack("{s:s, s:b, s:o, s:o}", "file", name, "valid", diags->errors == 0,
+		"errors", diag_array(diags, PMBOT_SEV_ERROR),
+		"warnings", diag_array(diags, PMBOT_SEV_WARNING));
+	if (o && blob && json_object_set_new(o, "blob", json_string(blob)) < 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	return json_array_append_new(results, o);
+}
+
+/* Merge one file's status into the run's: runtime failure beats invalid beats ok. */
+static int worst(int a, int b)
+{
+	if (a == EXIT_RUNTIME || b == EXIT_RUNTIME)
+		return EXIT_RUNTIME;
+	return a == EXIT_INVALID || b == EXIT_INVALID ? EXIT_INVALID : EXIT_OK;
+}
+
+static int validate_files(json_t *results, int argc, char **argv)
+{
+	int i, rc = EXIT_OK;
+
+	for (i = 0; i < argc; i++) {
+		pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+		pmbot_workgraph *g = NULL;
+		int r = cmd_load_report_file(&g, argv[i], &diags);
+
+		pmbot_workgraph_free(g);
+		if (r != EXIT_RUNTIME && report_file(results, cmd_display_name(argv[i]), NULL, &diags) < 0)
+			r = EXIT_RUNTIME;
+		rc = worst(rc, r);
+		pmbot_diag_list_free(&diags);
+	}
+	return rc;
+}
+
+/* The reports to validate: named paths, the changed ones, or every match of the globs. */
+static int select_reports(pmbot_repo_files *out, pmbot_repo *repo, const struct validate_opts *o,
+	const pmbot_config *cfg, int argc, char **argv)
+{
+	pmbot_repo_changes ch = PMBOT_REPO_CHANGES_INIT;
+	const char *const *globs = (const char *const *)cfg->reports.items;
+	size_t n = cfg->reports.count, i;
+	int r;
+
+	if (argc) {
+		/* Explicit paths: each one is its own exact glob. */
+		globs = (const char *const *)argv;
+		n = (size_t)argc;
+	}
+	if (!o->base)
+		return pmbot_repo_list(out, repo, o->rev, globs, n);
+	if ((r = pmbot_repo_changed(&ch, repo, o->base, o->rev, globs, n)) < 0)
+		return r;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < ch.count; i++) {
+		pmbot_repo_file *f;
+
+		if (ch.items[i].kind == PMBOT_CHANGE_DELETED)
+			continue;
+		if (out->count == out->alloc) {
+			size_t alloc = out->alloc ? out->alloc * 2 : 8;
+			pmbot_repo_file *p = realloc(out->items, alloc * sizeof(*p));
+
+			if (!p) {
+				r = PMBOT_ERROR;
+				break;
+			}
+			out->items = p;
+			out->alloc = alloc;
+		}
+		f = &out->items[out->count];
+		if (!(f->path = strdup(ch.items[i].new_path))) {
+			r = PMBOT_ERROR;
+			break;
+		}
+		memcpy(f->blob_id, ch.items[i].new_blob_id, sizeof(f->blob_id));
+		f->executable = 0;
+		out->count++;
+	}
+	pmbot_repo_changes_free(&ch);
+	return r < 0 ? r : 0;
+}
+
+static int validate_repo(json_t *results, const struct validate_opts *o, int argc, char **argv)
+{
+	pmbot_repo *repo = NULL;
+	pmbot_config *cfg = NULL;
+	pmbot_repo_files files = PMBOT_REPO_FILES_INIT;
+	pmbot_limits lim;
+	size_t i;
+	int rc, r;
+
+	pmbot_limits_default(&lim);
+	if ((rc = cmd_open_repo(&repo, o->repo)) != EXIT_OK)
+		goto done;
+	if ((rc = cmd_load_config(&cfg, repo, o->config_rev ? o->config_rev : o->rev)) != EXIT_OK)
+		goto done;
+	if ((r = select_reports(&files, repo, o, cfg, argc, argv)) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(repo));
+		rc = r == PMBOT_ENOTFOUND || r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
+		goto done;
+	}
+	if (argc && (size_t)argc != files.count && !o->base) {
+		fprintf(stderr, "pm-bot: %d of the named reports do not exist at %s\n",
+			argc - (int)files.count, o->rev);
+		rc = EXIT_INVALID;
+	}
+	if (!files.count && !results && !argc)
+		fprintf(stderr, "pm-bot: no reports match at %s\n", o->rev);
+	for (i = 0; i < files.count; i++) {
+		pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+		pmbot_workgraph *g = NULL;
+
+		r = pmbot_source_report(&g, repo, files.items[i].blob_id, files.items[i].path, &lim, &diags);
+		pmbot_workgraph_free(g);
+		if (r == PMBOT_ERROR) {
+			fprintf(stderr, "pm-bot: cannot read %s: %s\n", files.items[i].path,
+				pmbot_repo_last_error(repo));
+			rc = EXIT_RUNTIME;
+		} else {
+			if (report_file(results, files.items[i].path, files.items[i].blob_id, &diags) < 0)
+				rc = EXIT_RUNTIME;
+			rc = worst(rc, r == PMBOT_OK ? EXIT_OK : EXIT_INVALID);
+		}
+		pmbot_diag_list_free(&diags);
+	}
+done:
+	pmbot_repo_files_free(&files);
+	pmbot_config_free(cfg);
+	pmbot_repo_free(repo);
+	return rc;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "repo", required_argument, NULL, 'R' },
+		{ "rev", required_argument, NULL, 'r' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "config-rev", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct cmd *self = cmd_lookup("validate");
+	struct validate_opts o = { 0, NULL, NULL, NULL, NULL };
+	json_t *results = NULL;
+	int c, rc, nfiles;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': o.as_json = 1; break;
+		case 'R': o.repo = optarg; break;
+		case 'r': o.rev = optarg; break;
+		case 'b': o.base = optarg; break;
+		case 'c': o.config_rev = optarg; break;
+		default:
+			return cmd_bad_option(self, c, argv);
+		}
+	}
+	nfiles = argc - optind;
+	if (!o.repo && (o.rev || o.base || o.config_rev))
+		return cmd_usage_error(self, "--rev, --base and --config-rev need --repo");
+	if (!o.repo && !nfiles)
+		return cmd_usage_error(self, "validate needs at least one FILE, or --repo");
+	if (o.repo && !o.rev)
+		o.rev = "HEAD";
+	if (o.as_json && !(results = json_array()))
+		return EXIT_RUNTIME;
+	rc = o.repo ? validate_repo(results, &o, nfiles, argv + optind)
+		    : validate_files(results, nfiles, argv + optind);
+	if (results) {
+		/* One file named on the command line: an object; otherwise an array. */
+		const json_t *doc = !o.repo && nfiles == 1 && json_array_size(results) == 1
+			? json_array_get(results, 0) : results;
+
+		if (cmd_print_json(doc) != EXIT_OK)
+			rc = EXIT_RUNTIME;
+		json_decref(results);
+	}
+	return rc;
+}

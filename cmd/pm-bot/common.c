@@ -1,0 +1,138 @@
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "pmbot/fs.h"
+#include "pmbot/json.h"
+#include "pmbot/source.h"
+
+const char *cmd_display_name(const char *file)
+{
+	return strcmp(file, "-") ? file : "<stdin>";
+}
+
+int cmd_load_report_file(pmbot_workgraph **out, const char *file, pmbot_diag_list *diags)
+{
+	pmbot_limits lim;
+	pmbot_buf text;
+	const char *name = cmd_display_name(file);
+	int rc;
+
+	*out = NULL;
+	pmbot_limits_default(&lim);
+	pmbot_buf_init(&text, lim.max_bytes);
+	if (pmbot_fs_read(&text, file) < 0) {
+		if (errno == EFBIG) {
+			pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", name, "", 0, 0,
+				"the report is larger than %zu bytes", lim.max_bytes);
+			rc = EXIT_INVALID;
+		} else {
+			fprintf(stderr, "pm-bot: cannot read %s: %s\n", name, strerror(errno));
+			rc = EXIT_RUNTIME;
+		}
+		goto done;
+	}
+	switch (pmbot_workgraph_load(out, name, text.buf, text.len, &lim, diags)) {
+	case PMBOT_OK:
+		rc = EXIT_OK;
+		break;
+	case PMBOT_EINVALID:
+		rc = EXIT_INVALID;
+		break;
+	default:
+		fprintf(stderr, "pm-bot: %s: out of memory\n", name);
+		rc = EXIT_RUNTIME;
+	}
+done:
+	pmbot_buf_free(&text);
+	return rc;
+}
+
+void cmd_print_diags(FILE *f, pmbot_diag_list *diags)
+{
+	pmbot_buf line = PMBOT_BUF_INIT;
+	size_t i;
+
+	pmbot_diag_list_sort(diags);
+	for (i = 0; i < diags->count; i++) {
+		pmbot_buf_clear(&line);
+		if (pmbot_diag_format(&line, &diags->items[i]) == 0)
+			fputs(line.buf, f);
+	}
+	pmbot_buf_free(&line);
+}
+
+int cmd_print_json(const json_t *v)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	int rc = EXIT_RUNTIME;
+
+	if (pmbot_json_canonical(&out, v) < 0 || pmbot_buf_putc(&out, '\n') < 0) {
+		fputs("pm-bot: cannot serialise output\n", stderr);
+		goto done;
+	}
+	if (fwrite(out.buf, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+		fprintf(stderr, "pm-bot: cannot write output: %s\n", strerror(errno));
+		goto done;
+	}
+	rc = EXIT_OK;
+done:
+	pmbot_buf_free(&out);
+	return rc;
+}
+
+char *cmd_current_repo(pmbot_repo *repo)
+{
+	pmbot_buf url = PMBOT_BUF_INIT;
+	const char *env = getenv("GITHUB_REPOSITORY");
+	char *slug = NULL;
+
+	if (env && *env)
+		return strdup(env);
+	if (repo && pmbot_repo_remote_url(&url, repo, "origin") == 0)
+		pmbot_source_slug_from_url(&slug, url.buf);
+	pmbot_buf_free(&url);
+	return slug;
+}
+
+int cmd_open_repo(pmbot_repo **out, const char *path)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+
+	if (pmbot_repo_open(out, path, &err) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "cannot open the repository");
+		pmbot_buf_free(&err);
+		return EXIT_RUNTIME;
+	}
+	pmbot_buf_free(&err);
+	return EXIT_OK;
+}
+
+int cmd_load_config(pmbot_config **out, pmbot_repo *repo, const char *rev)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	char *current = cmd_current_repo(repo);
+	int rc = pmbot_source_config(out, NULL, repo, rev, current, &diags);
+
+	free(current);
+	cmd_print_diags(stderr, &diags);
+	pmbot_diag_list_free(&diags);
+	if (rc == PMBOT_OK)
+		return EXIT_OK;
+	if (rc == PMBOT_EINVALID)
+		return EXIT_INVALID;
+	fprintf(stderr, "pm-bot: cannot read %s at %s: %s\n", PMBOT_CONFIG_PATH, rev,
+		pmbot_repo_last_error(repo));
+	/* An unknown revision is the user's input, not a failure of ours. */
+	return rc == PMBOT_ENOTFOUND ? EXIT_INVALID : EXIT_RUNTIME;
+}
+
+int cmd_bad_option(const struct cmd *self, int c, char **argv)
+{
+	if (c == ':')
+		return cmd_usage_error(self, "option '%s' needs a value", argv[optind - 1]);
+	return cmd_usage_error(self, "unknown option '%s'", argv[optind - 1]);
+}

@@ -1,0 +1,166 @@
+#ifndef PMBOT_CONFIG_H
+#define PMBOT_CONFIG_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "pmbot/common.h"
+#include "pmbot/diag.h"
+#include "pmbot/labels.h"
+
+/*
+ * The repository configuration, `.github/pm-bot.yml` (docs/config.md,
+ * docs/schemas/config.v1.schema.json). The caller reads its bytes from a
+ * trusted revision (the default branch, never a pull request's head, so a
+ * pull request cannot widen its own permissions) and hands them here; this
+ * module parses, validates and fills in defaults. It knows neither git nor
+ * the network.
+ */
+
+/*
+ * The write operations a plan can hold. The plan and apply stages use the
+ * same enum; the names are the ones written in the config and in bundles.
+ */
+typedef enum {
+	PMBOT_OP_CREATE_ISSUE = 0,
+	PMBOT_OP_UPDATE_ISSUE_TITLE,
+	PMBOT_OP_UPDATE_ISSUE_BODY,
+	PMBOT_OP_ADD_LABELS,
+	PMBOT_OP_REMOVE_LABELS,
+	PMBOT_OP_SET_PARENT,
+	PMBOT_OP_ADD_DEPENDENCY,
+	PMBOT_OP_REMOVE_DEPENDENCY,
+	PMBOT_OP_ADD_TO_PROJECT,
+	PMBOT_OP_SET_PROJECT_FIELD
+} pmbot_operation;
+
+/* Number of operations; every value below it is a valid pmbot_operation. */
+#define PMBOT_OP_COUNT 10
+
+/* "create_issue", …; static storage. NULL for an out-of-range value. */
+const char *pmbot_operation_name(pmbot_operation op);
+
+/*
+ * Parse an operation name (exact, case-sensitive) into `*out`.
+ * PMBOT_OK, or PMBOT_ENOTFOUND when `name` is not an operation.
+ */
+int pmbot_operation_parse(pmbot_operation *out, const char *name);
+
+/*
+ * GitHub repository permissions, weakest first, so that `have >= need`
+ * answers "is this enough". GitHub's "none" is deliberately not a value:
+ * pmbot_permission_parse() rejects it and callers treat that as no access.
+ */
+typedef enum {
+	PMBOT_PERM_READ = 0,
+	PMBOT_PERM_TRIAGE,
+	PMBOT_PERM_WRITE,
+	PMBOT_PERM_MAINTAIN,
+	PMBOT_PERM_ADMIN
+} pmbot_permission;
+
+/* "read", "triage", "write", "maintain", "admin"; static storage, NULL if out of range. */
+const char *pmbot_permission_name(pmbot_permission perm);
+
+/* Parse a permission name (exact). PMBOT_OK, or PMBOT_ENOTFOUND. */
+int pmbot_permission_parse(pmbot_permission *out, const char *name);
+
+/* A list of strings; `items` and every string are owned by the config. */
+typedef struct {
+	char **items;
+	size_t count;
+} pmbot_config_list;
+
+/*
+ * The effective configuration: every field holds its default when the file
+ * did not set it. Everything reachable from it is owned by the config and
+ * released by pmbot_config_free(); treat it as read-only.
+ */
+typedef struct {
+	pmbot_config_list reports;         /* report path globs; default: the .md files under plans/ */
+	pmbot_config_list repos;           /* write allowlist, "OWNER/NAME"; [default_repo] */
+	char *project_owner;               /* Projects v2 owner login; NULL: no project */
+	long project_number;               /* 1..2147483647; 0 when no project */
+	pmbot_label_scheme labels;         /* prefixes; the strings are owned by the config */
+	pmbot_config_list trusted_authors; /* logins whose markers count; ["github-actions[bot]"] */
+	pmbot_permission min_permission;   /* least permission that may approve; write */
+	pmbot_config_list approvers;       /* approval.users; empty: anyone with min_permission */
+	unsigned char denied[PMBOT_OP_COUNT];        /* 1: operation never proposed/applied */
+	unsigned char auto_approved[PMBOT_OP_COUNT]; /* 1: applies without an approval comment */
+	char *templates;                   /* issue forms directory, repo-relative, no trailing '/' */
+} pmbot_config;
+
+/* Largest configuration file accepted (INPUT_TOO_LARGE beyond): 1 MiB. */
+#define PMBOT_CONFIG_MAX_BYTES ((size_t)1 << 20)
+
+/*
+ * The configuration of a repository without a config file. `default_repo`
+ * ("OWNER/NAME", usually GITHUB_REPOSITORY) becomes the only allowed repo;
+ * NULL leaves the allowlist empty. On success `*out` is a new config the
+ * caller frees with pmbot_config_free(). PMBOT_EINVALID when `default_repo`
+ * is not OWNER/NAME, PMBOT_ERROR when out of memory; `*out` is NULL then.
+ */
+int pmbot_config_default(pmbot_config **out, const char *default_repo);
+
+/*
+ * Parse and validate `len` bytes of YAML (or JSON, which is YAML) as a
+ * config; `text` may be NULL when `len` is 0. An empty file, or one that
+ * holds only comments or `null`, gives the defaults; a key set to null
+ * also keeps its default. `default_repo` is as
+ * for pmbot_config_default() and applies when `repos` is not set; a
+ * malformed one is a CONFIG_VALUE at the root (line 0). `file` (may be
+ * NULL) is recorded in the diagnostics.
+ *
+ * Every problem is reported, never only the first, each with its JSON
+ * Pointer path and the line and column in `text`: CONFIG_UNKNOWN_KEY (with
+ * "did you mean" when a known key is close), CONFIG_TYPE (wrong type; the
+ * message names the expected type), CONFIG_VALUE (bad value); YAML loader
+ * codes (REPORT_PARSE_YAML, DUPLICATE_KEY, INVALID_UTF8, INPUT_TOO_LARGE,
+ * INPUT_TOO_DEEP, YAML_ALIAS_LIMIT) pass through. Diagnostics this call adds
+ * are sorted by line and column.
+ *
+ * On success `*out` is a new config the caller frees with
+ * pmbot_config_free(). PMBOT_EINVALID when the input was rejected (errors
+ * added to `diags`), PMBOT_ERROR on runtime failure; `*out` is NULL then.
+ */
+int pmbot_config_parse(pmbot_config **out, const char *file, const char *text,
+	size_t len, const char *default_repo, pmbot_diag_list *diags);
+
+/* Release `cfg` and everything it owns. NULL is a no-op. */
+void pmbot_config_free(pmbot_config *cfg);
+
+/*
+ * The effective configuration as JSON, every key present (`project` is
+ * null when none; operation lists in enum order, without duplicates).
+ * `*out` is a new reference the caller owns. PMBOT_OK or PMBOT_ERROR.
+ */
+int pmbot_config_to_json(json_t **out, const pmbot_config *cfg);
+
+/* 1 when `op` is in deny_operations, or is not a known operation; else 0. */
+int pmbot_config_operation_denied(const pmbot_config *cfg, pmbot_operation op);
+
+/* 1 when `op` is in auto_approve; 0 otherwise (also for unknown values). */
+int pmbot_config_operation_auto_approved(const pmbot_config *cfg, pmbot_operation op);
+
+/* 1 when "owner/name" is in the allowlist, compared case-insensitively as GitHub does. */
+int pmbot_config_repo_allowed(const pmbot_config *cfg, const char *repo);
+
+/*
+ * 1 when `login` may carry trusted markers. Logins compare
+ * case-insensitively. `is_bot` says the API reported the author as a Bot:
+ * GraphQL names the Actions bot "github-actions" where REST and the config
+ * say "github-actions[bot]", so a bot login is matched with its "[bot]"
+ * suffix; a user login never matches a "[bot]" entry (a user named like an
+ * app is not that app).
+ */
+int pmbot_config_author_trusted(const pmbot_config *cfg, const char *login, int is_bot);
+
+/*
+ * 1 when `login`, whose permission on the repository is `perm`, may
+ * approve a plan: `perm` is at least min_permission and, when approval.users
+ * is not empty, `login` is listed (case-insensitive). Both must hold.
+ */
+int pmbot_config_approver_allowed(const pmbot_config *cfg, const char *login,
+	pmbot_permission perm);
+
+#endif

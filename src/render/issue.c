@@ -1,0 +1,505 @@
+#include "pmbot/render.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmbot/json.h"
+
+typedef struct {
+	const pmbot_wg_node *node;
+	pmbot_diag_list *diags;
+	int oom;
+} render_ctx;
+
+/* Characters, as GitHub counts them: UTF-8 lead bytes. */
+static size_t count_chars(const char *s, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+static void render_diag(render_ctx *c, const char *code, const char *member,
+	const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void render_diag(render_ctx *c, const char *code, const char *member,
+	const char *fmt, ...)
+{
+	pmbot_buf ptr = PMBOT_BUF_INIT, msg = PMBOT_BUF_INIT;
+	va_list ap;
+	int err = 0;
+
+	va_start(ap, fmt);
+	err |= pmbot_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	err |= pmbot_buf_puts(&ptr, c->node->source_path ? c->node->source_path : "");
+	if (member)
+		err |= pmbot_json_pointer_push(&ptr, member);
+	if (err || pmbot_diag_add(c->diags, PMBOT_SEV_ERROR, code, NULL, ptr.buf,
+			c->node->line, 0, "%s", msg.buf) < 0)
+		c->oom = 1;
+	pmbot_buf_free(&ptr);
+	pmbot_buf_free(&msg);
+}
+
+/*
+ * Is the id safe inside the marker comment: no whitespace (the marker's
+ * separator; Unicode spaces included so it reads the same everywhere), no
+ * control character, no comment delimiter?
+ */
+static int id_safe(const char *id)
+{
+	static const char *const bad[] = {
+		"\xc2\x85", "\xc2\xa0", "\xe1\x9a\x80", "\xe2\x80\xa8", "\xe2\x80\xa9",
+		"\xe2\x80\xaf", "\xe2\x81\x9f", "\xe3\x80\x80", "\xef\xbb\xbf",
+		"<!--", "-->", "--!>"
+	};
+	const unsigned char *p;
+	size_t i;
+
+	if (!*id)
+		return 0;
+	for (p = (const unsigned char *)id; *p; p++) {
+		if (*p <= 0x20 || *p == 0x7f)
+			return 0;
+		/* U+2000..U+200A */
+		if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0x80 && p[2] <= 0x8a)
+			return 0;
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (strstr(id, bad[i]))
+			return 0;
+	return 1;
+}
+
+/* A JSON number as the shortest text that reads back to the same value. */
+static int put_number(pmbot_buf *out, const json_t *v)
+{
+	char tmp[40];
+	double d;
+	int prec;
+
+	if (json_is_integer(v))
+		return pmbot_buf_printf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	d = json_real_value(v);
+	if (!isfinite(d))
+		return 0;
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
+		if (strtod(tmp, NULL) == d)
+			break;
+	}
+	return pmbot_buf_puts(out, tmp);
+}
+
+/* The raw text of a scalar member (before neutralisation); nothing if absent. */
+static int put_scalar(pmbot_buf *out, const json_t *v)
+{
+	if (json_is_string(v))
+		return pmbot_buf_put(out, json_string_value(v), json_string_length(v));
+	if (json_is_number(v))
+		return put_number(out, v);
+	return 0;
+}
+
+static int put_line_value(pmbot_buf *out, const json_t *v)
+{
+	pmbot_buf raw = PMBOT_BUF_INIT;
+	int err;
+
+	if (!(err = put_scalar(&raw, v)))
+		err = pmbot_render_neutralise_line(out, raw.buf, raw.len);
+	pmbot_buf_free(&raw);
+	return err;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * First edge of type `t` from `from`: a finished graph keeps its edges
+ * sorted by (type, from, to), so a node's dependencies are found in
+ * O(log edges) instead of a scan per node (quadratic over a whole plan).
+ */
+static size_t edges_from(const pmbot_workgraph *g, pmbot_edge_type t, const char *from)
+{
+	size_t lo = 0, hi = g->n_edges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const pmbot_wg_edge *e = &g->edges[mid];
+		int c = e->type != t ? (e->type < t ? -1 : 1) : strcmp(e->from_id, from);
+
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The "Blocked by" value: every depends_on and blocked_by target of the
+ * node (an issue reference when the caller knows one), sorted, without
+ * repeats, ", " between, then neutralised as one line.
+ */
+static int put_deps(pmbot_buf *out, const pmbot_workgraph *g, const pmbot_wg_node *node,
+	const pmbot_render_opts *opts)
+{
+	static const pmbot_edge_type types[2] = { PMBOT_EDGE_DEPENDS_ON, PMBOT_EDGE_BLOCKED_BY };
+	size_t first[2], end[2], i, n = 0, k;
+	const char **refs = NULL;
+	pmbot_buf raw = PMBOT_BUF_INIT;
+	int err = -1;
+
+	for (k = 0; k < 2; k++) {
+		first[k] = end[k] = edges_from(g, types[k], node->stable_id);
+		while (end[k] < g->n_edges && g->edges[end[k]].type == types[k] &&
+		       !strcmp(g->edges[end[k]].from_id, node->stable_id))
+			end[k]++;
+		n += end[k] - first[k];
+	}
+	if (!n)
+		return 0;
+	if (!(refs = malloc(n * sizeof(*refs))))
+		goto done;
+	for (k = 0, n = 0; k < 2; k++) {
+		for (i = first[k]; i < end[k]; i++) {
+			const char *to = g->edges[i].to_id;
+			void *ref = NULL;
+
+			if (opts && opts->issue_refs && pmbot_strmap_get(opts->issue_refs, to, &ref) && ref)
+				to = ref;
+			refs[n++] = to;
+		}
+	}
+	qsort(refs, n, sizeof(*refs), str_cmp);
+	for (i = 0; i < n; i++) {
+		if (i && !strcmp(refs[i], refs[i - 1]))
+			continue;
+		if ((raw.len && pmbot_buf_puts(&raw, ", ") < 0) || pmbot_buf_puts(&raw, refs[i]) < 0)
+			goto done;
+	}
+	err = pmbot_render_neutralise_line(out, raw.buf, raw.len);
+done:
+	free(refs);
+	pmbot_buf_free(&raw);
+	return err ? -1 : 0;
+}
+
+/* One list line per array item ("- " or "- [ ] " before it); empty items skipped. */
+static int put_list(pmbot_buf *out, const json_t *arr, const char *bullet, int milestones)
+{
+	pmbot_buf raw = PMBOT_BUF_INIT, item = PMBOT_BUF_INIT;
+	size_t i, n;
+	int err = 0;
+
+	if (!json_is_array(arr) && !json_is_string(arr))
+		return 0;
+	n = json_is_array(arr) ? json_array_size(arr) : 1;
+	for (i = 0; i < n && !err; i++) {
+		const json_t *v = json_is_array(arr) ? json_array_get(arr, i) : arr;
+
+		pmbot_buf_clear(&raw);
+		pmbot_buf_clear(&item);
+		if (milestones && json_is_object(v)) {
+			const json_t *date = json_object_get(v, "target_date");
+
+			err |= put_scalar(&raw, json_object_get(v, "title"));
+			if (json_is_string(date) && json_string_length(date)) {
+				err |= pmbot_buf_puts(&raw, " (");
+				err |= put_scalar(&raw, date);
+				err |= pmbot_buf_putc(&raw, ')');
+			}
+		} else {
+			err |= put_scalar(&raw, v);
+		}
+		err |= pmbot_render_neutralise_line(&item, raw.buf, raw.len);
+		if (err || !item.len)
+			continue;
+		if (out->len)
+			err |= pmbot_buf_putc(out, '\n');
+		err |= pmbot_buf_puts(out, bullet);
+		err |= pmbot_buf_put(out, item.buf, item.len);
+	}
+	pmbot_buf_free(&raw);
+	pmbot_buf_free(&item);
+	return err ? -1 : 0;
+}
+
+static int put_block_value(pmbot_buf *out, const json_t *first, const json_t *second)
+{
+	const json_t *v = json_is_string(first) && json_string_length(first) ? first : second;
+
+	if (!json_is_string(v))
+		return 0;
+	return pmbot_render_neutralise_block(out, json_string_value(v), json_string_length(v));
+}
+
+/* The value under one heading, into `out` (left empty when there is none). */
+static int field_value(pmbot_buf *out, const pmbot_form_field *field,
+	const pmbot_workgraph *g, const pmbot_wg_node *node, const pmbot_render_opts *opts)
+{
+	const json_t *j = node->json;
+
+	switch (field->kind) {
+	case PMBOT_FIELD_AREA:
+		return put_line_value(out, json_object_get(j, "area"));
+	case PMBOT_FIELD_PRIORITY:
+		return put_line_value(out, json_object_get(j, "priority"));
+	case PMBOT_FIELD_SIZE:
+		return put_line_value(out, json_object_get(j, "size"));
+	case PMBOT_FIELD_ESTIMATE:
+		return put_line_value(out, json_object_get(j, "estimate_hrs"));
+	case PMBOT_FIELD_RISK:
+		return put_line_value(out, json_object_get(j, "risk"));
+	case PMBOT_FIELD_STATUS:
+		return put_line_value(out, json_object_get(j, "status"));
+	case PMBOT_FIELD_BLOCKED_BY:
+		return put_deps(out, g, node, opts);
+	case PMBOT_FIELD_GOAL:
+		return put_block_value(out, json_object_get(j, "goal"),
+			json_object_get(j, "objective"));
+	case PMBOT_FIELD_OBJECTIVE:
+		return put_block_value(out, json_object_get(j, "objective"),
+			json_object_get(j, "goal"));
+	case PMBOT_FIELD_ACCEPTANCE:
+		return put_list(out, json_object_get(j, "acceptance_criteria"), "- [ ] ", 0);
+	case PMBOT_FIELD_MILESTONES:
+		return put_list(out, json_object_get(j, "milestones"), "- ", 1);
+	case PMBOT_FIELD_LINKS:
+		return put_list(out, json_object_get(j, "links"), "- ", 0);
+	case PMBOT_FIELD_ACTUAL:
+	case PMBOT_FIELD_OTHER:
+		break;
+	}
+	return 0;
+}
+
+static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_workgraph *g,
+	const pmbot_form *form, const pmbot_render_opts *opts, int id_ok)
+{
+	pmbot_buf body = PMBOT_BUF_INIT, val = PMBOT_BUF_INIT;
+	size_t i, chars;
+	int err = 0;
+
+	for (i = 0; i < form->n_fields && !err; i++) {
+		pmbot_buf_clear(&val);
+		err |= field_value(&val, &form->fields[i], g, c->node, opts);
+		if (i)
+			err |= pmbot_buf_puts(&body, "\n\n");
+		err |= pmbot_buf_printf(&body, "### %s\n", form->fields[i].label);
+		err |= val.len ? pmbot_buf_put(&body, val.buf, val.len)
+			       : pmbot_buf_puts(&body, PMBOT_NO_RESPONSE);
+	}
+	if (err)
+		goto done;
+	err = -1;
+	if (pmbot_body_rev(out->rev, body.buf, body.len) < 0)
+		goto done;
+	if (body.len && pmbot_buf_puts(&body, "\n\n") < 0)
+		goto done;
+	if (pmbot_buf_printf(&body, "<!-- pm-bot:id=%s rev=%s -->",
+			id_ok ? c->node->stable_id : "", out->rev) < 0)
+		goto done;
+	chars = count_chars(body.buf, body.len);
+	if (chars > PMBOT_ISSUE_BODY_MAX)
+		render_diag(c, "RENDER_BODY_TOO_LONG", NULL,
+			"the issue body would be %zu characters; GitHub allows %d",
+			chars, PMBOT_ISSUE_BODY_MAX);
+	if ((out->body = pmbot_buf_detach(&body, &out->body_len)))
+		err = 0;
+done:
+	pmbot_buf_free(&body);
+	pmbot_buf_free(&val);
+	return err ? -1 : 0;
+}
+
+static int render_title(render_ctx *c, pmbot_rendered_issue *out, const pmbot_form *form)
+{
+	const json_t *t = json_object_get(c->node->json, "title");
+	pmbot_buf title = PMBOT_BUF_INIT;
+	size_t chars, start;
+	int err = 0;
+
+	err |= pmbot_buf_puts(&title, form->title_prefix ? form->title_prefix : "");
+	start = title.len;
+	if (json_is_string(t))
+		err |= pmbot_render_neutralise_title(&title, json_string_value(t),
+			json_string_length(t));
+	if (err) {
+		pmbot_buf_free(&title);
+		return -1;
+	}
+	if (title.len == start)
+		render_diag(c, "RENDER_TITLE_EMPTY", "title", "the item has no title to render");
+	chars = count_chars(title.buf, title.len);
+	if (chars > PMBOT_ISSUE_TITLE_MAX)
+		render_diag(c, "RENDER_TITLE_TOO_LONG", "title",
+			"the issue title would be %zu characters with the prefix \"%s\"; "
+			"GitHub allows %d", chars, form->title_prefix ? form->title_prefix : "",
+			PMBOT_ISSUE_TITLE_MAX);
+	if (!(out->title = pmbot_buf_detach(&title, NULL)))
+		return -1;
+	return 0;
+}
+
+static int push_str(pmbot_rendered_issue *out, size_t *alloc, pmbot_buf *b)
+{
+	if (out->n_labels == *alloc) {
+		size_t n = *alloc ? *alloc * 2 : 8;
+		char **p = realloc(out->labels, n * sizeof(*p));
+
+		if (!p)
+			return -1;
+		out->labels = p;
+		*alloc = n;
+	}
+	if (!(out->labels[out->n_labels] = pmbot_buf_detach(b, NULL)))
+		return -1;
+	out->n_labels++;
+	return 0;
+}
+
+/* <prefix><value> when the node has the member; `*added` says whether it did. */
+static int scheme_label(pmbot_rendered_issue *out, size_t *alloc, const char *prefix,
+	const json_t *v, int *added)
+{
+	pmbot_buf raw = PMBOT_BUF_INIT, b = PMBOT_BUF_INIT;
+	int err = 0;
+
+	*added = 0;
+	err |= put_scalar(&raw, v);
+	err |= pmbot_buf_puts(&b, prefix);
+	err |= pmbot_render_neutralise_title(&b, raw.buf, raw.len);
+	if (!err && b.len > strlen(prefix)) {
+		err = push_str(out, alloc, &b);
+		*added = !err;
+	}
+	pmbot_buf_free(&raw);
+	pmbot_buf_free(&b);
+	return err ? -1 : 0;
+}
+
+static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_form *form,
+	const pmbot_label_scheme *s)
+{
+	const json_t *j = c->node->json;
+	const char *prefixes[5] = { s->type, s->area, s->prio, s->size, s->status };
+	int have[5] = { 0, 0, 0, 0, 0 };
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t alloc = 0, i, k, w;
+	int err = -1;
+
+	for (k = 0; k < 5; k++)
+		if (!prefixes[k])
+			prefixes[k] = "";
+	if (pmbot_buf_puts(&b, prefixes[0]) < 0 ||
+	    pmbot_buf_puts(&b, pmbot_node_type_name(c->node->type) ?
+		    pmbot_node_type_name(c->node->type) : "") < 0 ||
+	    push_str(out, &alloc, &b) < 0)
+		goto done;
+	have[0] = 1;
+	if (scheme_label(out, &alloc, prefixes[1], json_object_get(j, "area"), &have[1]) < 0 ||
+	    scheme_label(out, &alloc, prefixes[2], json_object_get(j, "priority"), &have[2]) < 0 ||
+	    scheme_label(out, &alloc, prefixes[3], json_object_get(j, "size"), &have[3]) < 0 ||
+	    scheme_label(out, &alloc, prefixes[4], json_object_get(j, "status"), &have[4]) < 0)
+		goto done;
+	for (i = 0; i < form->n_labels; i++) {
+		const char *l = form->labels[i];
+		int owned = 0;
+
+		/* The node's own value replaces a form default of the same kind. */
+		for (k = 0; k < 5; k++)
+			if (have[k] && prefixes[k][0] &&
+			    !strncmp(l, prefixes[k], strlen(prefixes[k])))
+				owned = 1;
+		if (owned)
+			continue;
+		if (pmbot_buf_puts(&b, l) < 0 || push_str(out, &alloc, &b) < 0)
+			goto done;
+	}
+	if (json_is_true(json_object_get(j, "needs_human")) &&
+	    (pmbot_buf_puts(&b, PMBOT_LABEL_NEEDS_HUMAN) < 0 || push_str(out, &alloc, &b) < 0))
+		goto done;
+	qsort(out->labels, out->n_labels, sizeof(*out->labels), str_cmp);
+	for (i = 0, w = 0; i < out->n_labels; i++) {
+		if (w && !strcmp(out->labels[i], out->labels[w - 1])) {
+			free(out->labels[i]);
+			continue;
+		}
+		out->labels[w++] = out->labels[i];
+	}
+	out->n_labels = w;
+	for (i = 0; i < out->n_labels; i++) {
+		size_t chars = count_chars(out->labels[i], strlen(out->labels[i]));
+
+		if (chars > PMBOT_LABEL_MAX)
+			render_diag(c, "RENDER_LABEL_TOO_LONG", NULL,
+				"label \"%s\" is %zu characters; GitHub allows %d",
+				out->labels[i], chars, PMBOT_LABEL_MAX);
+	}
+	err = 0;
+done:
+	pmbot_buf_free(&b);
+	return err;
+}
+
+void pmbot_rendered_issue_free(pmbot_rendered_issue *issue)
+{
+	size_t i;
+
+	free(issue->title);
+	free(issue->body);
+	for (i = 0; i < issue->n_labels; i++)
+		free(issue->labels[i]);
+	free(issue->labels);
+	memset(issue, 0, sizeof(*issue));
+}
+
+int pmbot_render_issue(pmbot_rendered_issue *out, const pmbot_workgraph *g,
+	const pmbot_wg_node *node, const pmbot_form *form,
+	const pmbot_render_opts *opts, pmbot_diag_list *diags)
+{
+	static const pmbot_label_scheme def = PMBOT_LABEL_SCHEME_DEFAULT;
+	render_ctx c = { node, diags, 0 };
+	size_t errors = diags->errors;
+	int id_ok, err = PMBOT_ERROR;
+
+	memset(out, 0, sizeof(*out));
+	id_ok = node->stable_id && id_safe(node->stable_id);
+	if (!id_ok)
+		render_diag(&c, "RENDER_UNSAFE_ID", "stable_id",
+			"stable id \"%s\" cannot go into the issue marker: it has whitespace, "
+			"a control character or an HTML comment delimiter",
+			node->stable_id ? node->stable_id : "");
+	if (render_title(&c, out, form) < 0 ||
+	    render_labels(&c, out, form, opts && opts->scheme ? opts->scheme : &def) < 0 ||
+	    render_body(&c, out, g, form, opts, id_ok) < 0 || c.oom)
+		goto done;
+	err = diags->errors > errors ? PMBOT_EINVALID : PMBOT_OK;
+done:
+	if (err)
+		pmbot_rendered_issue_free(out);
+	return err;
+}
+
+int pmbot_render_title_strip(const char **rest, const char *title, const pmbot_form *form)
+{
+	const char *p = form->title_prefix ? form->title_prefix : "";
+	size_t n = strlen(p);
+
+	*rest = title;
+	if (strncmp(title, p, n))
+		return PMBOT_ENOTFOUND;
+	*rest = title + n;
+	return PMBOT_OK;
+}

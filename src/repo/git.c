@@ -1,0 +1,657 @@
+#include "pmbot/repo.h"
+
+#include <git2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmbot/glob.h"
+
+struct pmbot_repo {
+	git_repository *git;
+	git_odb *odb;
+	char err[1024];
+};
+
+/* Format into a fixed array so that reporting a failure cannot itself fail;
+ * a cut message is cut on a UTF-8 character boundary. */
+static void vformat_error(char *dst, size_t size, int gerr, const char *fmt, va_list ap)
+{
+	const git_error *ge = gerr < 0 ? git_error_last() : NULL;
+	size_t len;
+	int n;
+
+	n = vsnprintf(dst, size, fmt, ap);
+	len = n < 0 ? 0 : (size_t)n;
+	if (len < size && ge && ge->message && *ge->message) {
+		n = snprintf(dst + len, size - len, ": %s", ge->message);
+		len += n < 0 ? 0 : (size_t)n;
+	}
+	if (len >= size) {
+		len = size - 1;
+		while (len && ((unsigned char)dst[len] & 0xc0) == 0x80)
+			len--;
+		dst[len] = '\0';
+	}
+}
+
+static int map_git(int gerr)
+{
+	switch (gerr) {
+	case GIT_ENOTFOUND:
+	case GIT_EUNBORNBRANCH:
+		return PMBOT_ENOTFOUND;
+	case GIT_EAMBIGUOUS:
+	case GIT_EINVALIDSPEC:
+	case GIT_EPEEL:
+	case GIT_EINVALID:
+		return PMBOT_EINVALID;
+	default:
+		return PMBOT_ERROR;
+	}
+}
+
+static int fail(pmbot_repo *r, int code, int gerr, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(pmbot_repo *r, int code, int gerr, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vformat_error(r->err, sizeof(r->err), gerr, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* Every public entry starts here so that a stale libgit2 error from an
+ * earlier call is never reported as the cause of a new failure. */
+static void begin(pmbot_repo *r)
+{
+	r->err[0] = '\0';
+	git_error_clear();
+}
+
+static void open_error(pmbot_buf *err, int gerr, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void open_error(pmbot_buf *err, int gerr, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vformat_error(msg, sizeof(msg), gerr, fmt, ap);
+	va_end(ap);
+	(void)pmbot_buf_puts(err, msg);
+}
+
+int pmbot_repo_open(pmbot_repo **out, const char *path, pmbot_buf *err)
+{
+	pmbot_repo *r = NULL;
+	int gerr, ret = PMBOT_ERROR, inited = 0;
+
+	*out = NULL;
+	git_error_clear();
+	if (!path || !*path) {
+		ret = PMBOT_EINVALID;
+		open_error(err, 0, "empty repository path");
+		goto done;
+	}
+	if ((gerr = git_libgit2_init()) < 0) {
+		open_error(err, gerr, "cannot initialize libgit2");
+		goto done;
+	}
+	inited = 1;
+	if (!(r = calloc(1, sizeof(*r)))) {
+		open_error(err, 0, "out of memory");
+		goto done;
+	}
+	/* Flags 0: search upward like git, but ignore GIT_DIR and friends so
+	 * the environment cannot redirect what is read. */
+	if ((gerr = git_repository_open_ext(&r->git, path, 0, NULL)) < 0) {
+		ret = map_git(gerr) == PMBOT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR;
+		open_error(err, gerr, "cannot open a git repository at or above '%s'", path);
+		goto done;
+	}
+	if ((gerr = git_repository_odb(&r->odb, r->git)) < 0) {
+		open_error(err, gerr, "cannot open the object database of '%s'", path);
+		goto done;
+	}
+	*out = r;
+	r = NULL;
+	inited = 0;
+	ret = PMBOT_OK;
+done:
+	if (r) {
+		git_odb_free(r->odb);
+		git_repository_free(r->git);
+		free(r);
+	}
+	if (inited)
+		git_libgit2_shutdown();
+	return ret;
+}
+
+void pmbot_repo_free(pmbot_repo *repo)
+{
+	if (!repo)
+		return;
+	git_odb_free(repo->odb);
+	git_repository_free(repo->git);
+	free(repo);
+	git_libgit2_shutdown();
+}
+
+const char *pmbot_repo_last_error(const pmbot_repo *repo)
+{
+	return repo ? repo->err : "";
+}
+
+static int lookup_commit(git_commit **out, pmbot_repo *r, const char *rev)
+{
+	git_object *obj = NULL;
+	int gerr, code;
+
+	*out = NULL;
+	if (!rev || !*rev)
+		return fail(r, PMBOT_EINVALID, 0, "empty revision");
+	if ((gerr = git_revparse_single(&obj, r->git, rev)) < 0) {
+		code = map_git(gerr);
+		return fail(r, code, gerr, code == PMBOT_ENOTFOUND ?
+			"unknown revision '%s'" : "cannot resolve revision '%s'", rev);
+	}
+	gerr = git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (gerr < 0) {
+		code = map_git(gerr);
+		return fail(r, code == PMBOT_ERROR ? PMBOT_ERROR : PMBOT_EINVALID, gerr,
+			"revision '%s' does not name a commit", rev);
+	}
+	return 0;
+}
+
+static int commit_tree(git_tree **out, pmbot_repo *r, git_commit *commit, const char *rev)
+{
+	int gerr = git_commit_tree(out, commit);
+
+	if (gerr < 0)
+		return fail(r, PMBOT_ERROR, gerr, "cannot read the tree of '%s'", rev);
+	return 0;
+}
+
+int pmbot_repo_resolve(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo, const char *rev)
+{
+	git_commit *commit = NULL;
+	int err;
+
+	begin(repo);
+	if ((err = lookup_commit(&commit, repo, rev)) < 0)
+		goto done;
+	git_oid_tostr(oid_hex, PMBOT_OID_HEX_SIZE, git_commit_id(commit));
+done:
+	git_commit_free(commit);
+	return err;
+}
+
+int pmbot_repo_merge_base(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo,
+	const char *a, const char *b)
+{
+	git_commit *ca = NULL, *cb = NULL;
+	git_oid base;
+	int err, gerr;
+
+	begin(repo);
+	if ((err = lookup_commit(&ca, repo, a)) < 0 ||
+	    (err = lookup_commit(&cb, repo, b)) < 0)
+		goto done;
+	gerr = git_merge_base(&base, repo->git, git_commit_id(ca), git_commit_id(cb));
+	if (gerr < 0) {
+		err = fail(repo, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
+			"no merge base of '%s' and '%s'", a, b);
+		goto done;
+	}
+	git_oid_tostr(oid_hex, PMBOT_OID_HEX_SIZE, &base);
+done:
+	git_commit_free(ca);
+	git_commit_free(cb);
+	return err;
+}
+
+static int is_file_mode(unsigned mode)
+{
+	return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+}
+
+static int check_globs(pmbot_repo *r, const char *const *globs, size_t n)
+{
+	const char *reason;
+	size_t i, at;
+
+	for (i = 0; i < n; i++)
+		if (pmbot_glob_check(globs[i], &at, &reason) < 0)
+			return fail(r, PMBOT_EINVALID, 0, "glob '%s' at offset %zu: %s",
+				globs[i] ? globs[i] : "(null)", at, reason);
+	return 0;
+}
+
+static int any_glob(const char *const *globs, size_t n, const char *path)
+{
+	size_t i;
+
+	if (!n)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (pmbot_glob_match(globs[i], path))
+			return 1;
+	return 0;
+}
+
+static char *dup_str(const char *s)
+{
+	size_t len = strlen(s);
+	char *d = malloc(len + 1);
+
+	if (d)
+		memcpy(d, s, len + 1);
+	return d;
+}
+
+void pmbot_repo_files_free(pmbot_repo_files *files)
+{
+	size_t i;
+
+	for (i = 0; i < files->count; i++)
+		free(files->items[i].path);
+	free(files->items);
+	memset(files, 0, sizeof(*files));
+}
+
+struct walk {
+	pmbot_repo_files *out;
+	const char *const *globs;
+	size_t n_globs;
+	pmbot_buf path;
+	int oom;
+};
+
+static int walk_entry(const char *root, const git_tree_entry *entry, void *payload)
+{
+	struct walk *w = payload;
+	unsigned mode = (unsigned)git_tree_entry_filemode(entry);
+	pmbot_repo_file *f;
+	size_t i;
+
+	pmbot_buf_clear(&w->path);
+	if (pmbot_buf_puts(&w->path, root) < 0 ||
+	    pmbot_buf_puts(&w->path, git_tree_entry_name(entry)) < 0)
+		goto oom;
+	if (mode == GIT_FILEMODE_TREE) {
+		if (!w->n_globs)
+			return 0;
+		for (i = 0; i < w->n_globs; i++)
+			if (pmbot_glob_may_match_under(w->globs[i], w->path.buf))
+				return 0;
+		return 1; /* skip the subtree: no glob can match below it */
+	}
+	if (!is_file_mode(mode) || !any_glob(w->globs, w->n_globs, w->path.buf))
+		return 0;
+	if (w->out->count == w->out->alloc) {
+		size_t alloc = w->out->alloc ? w->out->alloc * 2 : 64;
+		pmbot_repo_file *items = realloc(w->out->items, alloc * sizeof(*items));
+
+		if (!items)
+			goto oom;
+		w->out->items = items;
+		w->out->alloc = alloc;
+	}
+	f = &w->out->items[w->out->count];
+	if (!(f->path = dup_str(w->path.buf)))
+		goto oom;
+	git_oid_tostr(f->blob_id, sizeof(f->blob_id), git_tree_entry_id(entry));
+	f->executable = mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+	w->out->count++;
+	return 0;
+oom:
+	w->oom = 1;
+	return -1;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	return strcmp(((const pmbot_repo_file *)a)->path, ((const pmbot_repo_file *)b)->path);
+}
+
+int pmbot_repo_list(pmbot_repo_files *out, pmbot_repo *repo, const char *rev,
+	const char *const *globs, size_t n_globs)
+{
+	struct walk w = { out, globs, n_globs, PMBOT_BUF_INIT, 0 };
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	int err, gerr;
+
+	memset(out, 0, sizeof(*out));
+	begin(repo);
+	if ((err = check_globs(repo, globs, n_globs)) < 0 ||
+	    (err = lookup_commit(&commit, repo, rev)) < 0 ||
+	    (err = commit_tree(&tree, repo, commit, rev)) < 0)
+		goto done;
+	git_oid_tostr(out->commit_id, sizeof(out->commit_id), git_commit_id(commit));
+	gerr = git_tree_walk(tree, GIT_TREEWALK_PRE, walk_entry, &w);
+	if (w.oom) {
+		err = fail(repo, PMBOT_ERROR, 0, "out of memory listing '%s'", rev);
+		goto done;
+	}
+	if (gerr < 0) {
+		err = fail(repo, PMBOT_ERROR, gerr, "cannot walk the tree of '%s'", rev);
+		goto done;
+	}
+	if (out->count > 1)
+		qsort(out->items, out->count, sizeof(*out->items), cmp_file);
+done:
+	if (err < 0)
+		pmbot_repo_files_free(out);
+	pmbot_buf_free(&w.path);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return err;
+}
+
+/* The size comes from the object header so that an oversized blob is
+ * refused before it is inflated into memory. */
+static int read_oid(pmbot_buf *out, pmbot_repo *r, const git_oid *id, const char *what)
+{
+	git_blob *blob = NULL;
+	git_object_t type;
+	size_t size;
+	git_object_size_t raw;
+	int err = 0, gerr;
+
+	if ((gerr = git_odb_read_header(&size, &type, r->odb, id)) < 0) {
+		err = fail(r, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
+			"cannot read %s", what);
+		goto done;
+	}
+	if (type != GIT_OBJECT_BLOB) {
+		err = fail(r, PMBOT_EINVALID, 0, "%s is a %s, not a blob", what,
+			git_object_type2string(type));
+		goto done;
+	}
+	if (size > out->max - out->len) {
+		err = fail(r, PMBOT_REPO_ETOOBIG, 0,
+			"%s is %zu bytes, more than the %zu bytes allowed", what, size,
+			out->max - out->len);
+		goto done;
+	}
+	if ((gerr = git_blob_lookup(&blob, r->git, id)) < 0) {
+		err = fail(r, PMBOT_ERROR, gerr, "cannot read %s", what);
+		goto done;
+	}
+	raw = git_blob_rawsize(blob);
+	if (raw > (git_object_size_t)(out->max - out->len)) {
+		err = fail(r, PMBOT_REPO_ETOOBIG, 0, "%s does not fit the buffer", what);
+		goto done;
+	}
+	switch (pmbot_buf_put(out, git_blob_rawcontent(blob), (size_t)raw)) {
+	case 0:
+		break;
+	case PMBOT_BUF_ETOOBIG:
+		err = fail(r, PMBOT_REPO_ETOOBIG, 0, "%s does not fit the buffer", what);
+		goto done;
+	default:
+		err = fail(r, PMBOT_ERROR, 0, "out of memory reading %s", what);
+		goto done;
+	}
+done:
+	git_blob_free(blob);
+	return err;
+}
+
+int pmbot_repo_read(pmbot_buf *out, char blob_id[PMBOT_OID_HEX_SIZE], pmbot_repo *repo,
+	const char *rev, const char *path)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	char what[512];
+	unsigned mode;
+	int err, gerr;
+
+	begin(repo);
+	if (!path || !*path) {
+		err = fail(repo, PMBOT_EINVALID, 0, "empty path");
+		goto done;
+	}
+	if ((err = lookup_commit(&commit, repo, rev)) < 0 ||
+	    (err = commit_tree(&tree, repo, commit, rev)) < 0)
+		goto done;
+	if ((gerr = git_tree_entry_bypath(&entry, tree, path)) < 0) {
+		err = fail(repo, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
+			"'%s' not found at '%s'", path, rev);
+		goto done;
+	}
+	mode = (unsigned)git_tree_entry_filemode(entry);
+	if (!is_file_mode(mode)) {
+		err = fail(repo, PMBOT_EINVALID, 0, "'%s' at '%s' is a %s, not a regular file",
+			path, rev, mode == GIT_FILEMODE_TREE ? "directory" :
+			mode == GIT_FILEMODE_LINK ? "symlink (never followed)" :
+			mode == GIT_FILEMODE_COMMIT ? "submodule" : "special entry");
+		goto done;
+	}
+	snprintf(what, sizeof(what), "'%s' at '%s'", path, rev);
+	if ((err = read_oid(out, repo, git_tree_entry_id(entry), what)) < 0)
+		goto done;
+	if (blob_id)
+		git_oid_tostr(blob_id, PMBOT_OID_HEX_SIZE, git_tree_entry_id(entry));
+done:
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return err;
+}
+
+int pmbot_repo_read_blob(pmbot_buf *out, pmbot_repo *repo, const char *blob_id)
+{
+	git_oid id;
+	char what[64];
+
+	begin(repo);
+	if (!blob_id || strlen(blob_id) != 40 || git_oid_fromstrn(&id, blob_id, 40) < 0)
+		return fail(repo, PMBOT_EINVALID, 0, "'%s' is not a 40-digit object id",
+			blob_id ? blob_id : "(null)");
+	snprintf(what, sizeof(what), "blob %s", blob_id);
+	return read_oid(out, repo, &id, what);
+}
+
+const char *pmbot_change_kind_name(pmbot_change_kind kind)
+{
+	switch (kind) {
+	case PMBOT_CHANGE_ADDED:
+		return "added";
+	case PMBOT_CHANGE_MODIFIED:
+		return "modified";
+	case PMBOT_CHANGE_DELETED:
+		return "deleted";
+	case PMBOT_CHANGE_RENAMED:
+		return "renamed";
+	}
+	return NULL;
+}
+
+void pmbot_repo_changes_free(pmbot_repo_changes *changes)
+{
+	size_t i;
+
+	for (i = 0; i < changes->count; i++) {
+		free(changes->items[i].old_path);
+		free(changes->items[i].new_path);
+	}
+	free(changes->items);
+	memset(changes, 0, sizeof(*changes));
+}
+
+static const char *change_key(const pmbot_repo_change *c)
+{
+	return c->new_path ? c->new_path : c->old_path;
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+	const pmbot_repo_change *x = a, *y = b;
+	int d = strcmp(change_key(x), change_key(y));
+
+	if (d)
+		return d;
+	if (!x->old_path || !y->old_path)
+		return !!x->old_path - !!y->old_path;
+	return strcmp(x->old_path, y->old_path);
+}
+
+static int add_change(pmbot_repo_changes *out, const git_diff_delta *d, int old_ok, int new_ok)
+{
+	pmbot_repo_change *c;
+
+	if (out->count == out->alloc) {
+		size_t alloc = out->alloc ? out->alloc * 2 : 16;
+		pmbot_repo_change *items = realloc(out->items, alloc * sizeof(*items));
+
+		if (!items)
+			return -1;
+		out->items = items;
+		out->alloc = alloc;
+	}
+	c = &out->items[out->count];
+	memset(c, 0, sizeof(*c));
+	if (old_ok && !new_ok)
+		c->kind = PMBOT_CHANGE_DELETED;
+	else if (!old_ok)
+		c->kind = PMBOT_CHANGE_ADDED;
+	else if (d->status == GIT_DELTA_RENAMED)
+		c->kind = PMBOT_CHANGE_RENAMED;
+	else
+		c->kind = PMBOT_CHANGE_MODIFIED;
+	if (c->kind == PMBOT_CHANGE_RENAMED)
+		c->similarity = d->similarity;
+	if (old_ok) {
+		if (!(c->old_path = dup_str(d->old_file.path)))
+			return -1;
+		git_oid_tostr(c->old_blob_id, sizeof(c->old_blob_id), &d->old_file.id);
+	}
+	/* Count the item before the second allocation so a failure there
+	 * still frees the first. */
+	out->count++;
+	if (new_ok) {
+		if (!(c->new_path = dup_str(d->new_file.path)))
+			return -1;
+		git_oid_tostr(c->new_blob_id, sizeof(c->new_blob_id), &d->new_file.id);
+	}
+	return 0;
+}
+
+int pmbot_repo_changed(pmbot_repo_changes *out, pmbot_repo *repo, const char *base,
+	const char *rev, const char *const *globs, size_t n_globs)
+{
+	git_diff_options opts;
+	git_diff_find_options find;
+	git_commit *bc = NULL, *nc = NULL;
+	git_tree *bt = NULL, *nt = NULL;
+	git_diff *diff = NULL;
+	size_t i, n;
+	int err, gerr;
+
+	memset(out, 0, sizeof(*out));
+	begin(repo);
+	if ((err = check_globs(repo, globs, n_globs)) < 0 ||
+	    (err = lookup_commit(&bc, repo, base)) < 0 ||
+	    (err = lookup_commit(&nc, repo, rev)) < 0 ||
+	    (err = commit_tree(&bt, repo, bc, base)) < 0 ||
+	    (err = commit_tree(&nt, repo, nc, rev)) < 0)
+		goto done;
+	git_oid_tostr(out->base_id, sizeof(out->base_id), git_commit_id(bc));
+	git_oid_tostr(out->commit_id, sizeof(out->commit_id), git_commit_id(nc));
+	if (git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION) < 0 ||
+	    git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION) < 0) {
+		err = fail(repo, PMBOT_ERROR, -1, "cannot set up the diff");
+		goto done;
+	}
+	opts.ignore_submodules = GIT_SUBMODULE_IGNORE_ALL;
+	if ((gerr = git_diff_tree_to_tree(&diff, repo->git, bt, nt, &opts)) < 0) {
+		err = fail(repo, PMBOT_ERROR, gerr, "cannot diff '%s' and '%s'", base, rev);
+		goto done;
+	}
+	/* Every knob is set so that diff.renames / diff.renameLimit in some
+	 * git config can never change the answer. The diff is not filtered by
+	 * the globs first: a rename can only be paired if both sides are in. */
+	find.flags = GIT_DIFF_FIND_RENAMES;
+	find.rename_threshold = 50;
+	find.rename_limit = 1000;
+	if ((gerr = git_diff_find_similar(diff, &find)) < 0) {
+		err = fail(repo, PMBOT_ERROR, gerr, "rename detection failed");
+		goto done;
+	}
+	n = git_diff_num_deltas(diff);
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		int old_ok = d->status != GIT_DELTA_ADDED && is_file_mode(d->old_file.mode);
+		int new_ok = d->status != GIT_DELTA_DELETED && is_file_mode(d->new_file.mode);
+
+		if (!old_ok && !new_ok)
+			continue;
+		if (n_globs && !(old_ok && any_glob(globs, n_globs, d->old_file.path)) &&
+		    !(new_ok && any_glob(globs, n_globs, d->new_file.path)))
+			continue;
+		if (add_change(out, d, old_ok, new_ok) < 0) {
+			err = fail(repo, PMBOT_ERROR, 0, "out of memory");
+			goto done;
+		}
+	}
+	if (out->count > 1)
+		qsort(out->items, out->count, sizeof(*out->items), cmp_change);
+done:
+	if (err < 0)
+		pmbot_repo_changes_free(out);
+	git_diff_free(diff);
+	git_tree_free(bt);
+	git_tree_free(nt);
+	git_commit_free(bc);
+	git_commit_free(nc);
+	return err;
+}
+
+/*
+ * Read remote.<name>.url from the configuration rather than through
+ * git_remote_lookup(): the lookup matches config keys with a regex, and
+ * libgit2 1.5's PCRE2 backend leaks its match data there.
+ */
+int pmbot_repo_remote_url(pmbot_buf *out, pmbot_repo *repo, const char *remote)
+{
+	git_config *cfg = NULL;
+	git_buf url = GIT_BUF_INIT;
+	pmbot_buf key = PMBOT_BUF_INIT;
+	int err = 0, gerr;
+
+	begin(repo);
+	if (pmbot_buf_printf(&key, "remote.%s.url", remote) < 0) {
+		err = fail(repo, PMBOT_ERROR, 0, "out of memory");
+		goto done;
+	}
+	if ((gerr = git_repository_config_snapshot(&cfg, repo->git)) < 0) {
+		err = fail(repo, PMBOT_ERROR, gerr, "cannot read the repository configuration");
+		goto done;
+	}
+	if ((gerr = git_config_get_string_buf(&url, cfg, key.buf)) < 0) {
+		err = fail(repo, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
+			"no remote '%s'", remote);
+		goto done;
+	}
+	if (pmbot_buf_put(out, url.ptr, url.size) < 0)
+		err = fail(repo, PMBOT_ERROR, 0, "out of memory");
+done:
+	git_buf_dispose(&url);
+	git_config_free(cfg);
+	pmbot_buf_free(&key);
+	return err;
+}

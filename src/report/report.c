@@ -1,0 +1,300 @@
+#include "pmbot/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmbot/buf.h"
+#include "pmbot/utf8.h"
+#include "extract.h"
+
+#define CANONICAL_INFO "pm-bot:report-ir/v1"
+#define SCHEMA_VERSION "report_ir/v1"
+
+/* Longest info string quoted back in a message, in bytes. */
+#define INFO_QUOTE_MAX 60
+/* Near misses and unparsable fallback blocks named in REPORT_NO_BLOCK. */
+#define HINTS_MAX 5
+
+static int parse_block(json_t **root, pmbot_srcmap *map, const char *file,
+	const pmbot_block *b, const pmbot_limits *lim, pmbot_diag_list *diags)
+{
+	/* Column 1 of the block text is column content_column of the file. */
+	int col_base = b->content_column > 0 ? b->content_column - 1 : 0;
+
+	if (b->format == PMBOT_FORMAT_JSON)
+		return pmbot_json_parse(root, map, file, b->text, b->len,
+			b->content_line, col_base, lim, diags);
+	return pmbot_yaml_parse(root, map, file, b->text, b->len,
+		b->content_line, col_base, lim, diags);
+}
+
+static int has_schema_version(const json_t *root)
+{
+	const json_t *v = json_object_get(root, "schema_version");
+
+	return json_is_object(root) && json_is_string(v) &&
+		json_string_length(v) == strlen(SCHEMA_VERSION) &&
+		!memcmp(json_string_value(v), SCHEMA_VERSION, strlen(SCHEMA_VERSION));
+}
+
+/* "3, 10 and 17": the fence lines of blocks idx[0..n). */
+static int put_lines(pmbot_buf *b, const pmbot_extract_list *blocks,
+	const size_t *idx, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			err |= pmbot_buf_puts(b, i + 1 == n ? " and " : ", ");
+		err |= pmbot_buf_printf(b, "%d", blocks->items[idx[i]].block.fence_line);
+	}
+	return err;
+}
+
+/* Quote an info string, cut at a character boundary so the message stays
+ * valid UTF-8 and short whatever the author wrote. */
+static int put_info(pmbot_buf *b, const char *info)
+{
+	size_t len = strlen(info), cut = 0;
+	int err = 0;
+
+	while (cut < len && cut + pmbot_utf8_seqlen((unsigned char)info[cut]) <= INFO_QUOTE_MAX)
+		cut += pmbot_utf8_seqlen((unsigned char)info[cut]);
+	if (cut > len)
+		cut = len;
+	err |= pmbot_buf_putc(b, '"');
+	err |= pmbot_buf_put(b, info, cut);
+	err |= pmbot_buf_puts(b, cut < len ? "...\"" : "\"");
+	return err;
+}
+
+/* The diagnostic sits at the second block: the first alone would be fine. */
+static int report_ambiguous(pmbot_diag_list *diags, const char *file,
+	const pmbot_extract_list *blocks, const size_t *idx, size_t n)
+{
+	const pmbot_block *second = &blocks->items[idx[1]].block;
+	pmbot_buf msg = PMBOT_BUF_INIT;
+	int err = PMBOT_ERROR, e = 0;
+
+	if (blocks->items[idx[0]].kind == PMBOT_EXTRACT_CANONICAL) {
+		e |= pmbot_buf_printf(&msg, "%zu fenced blocks have the info string "
+			CANONICAL_INFO " (or its legacy alias), at lines ", n);
+		e |= put_lines(&msg, blocks, idx, n);
+		e |= pmbot_buf_puts(&msg, "; a report must hold exactly one");
+	} else {
+		e |= pmbot_buf_printf(&msg, "no block has the info string " CANONICAL_INFO
+			", and %zu fenced json/yaml blocks have a top-level schema_version "
+			SCHEMA_VERSION ", at lines ", n);
+		e |= put_lines(&msg, blocks, idx, n);
+		e |= pmbot_buf_puts(&msg, "; pm-bot will not pick one: give the intended "
+			"block the info string " CANONICAL_INFO);
+	}
+	if (e || pmbot_diag_add(diags, PMBOT_SEV_ERROR, "REPORT_AMBIGUOUS_BLOCK", file, "",
+			second->fence_line, second->content_column, "%s", msg.buf) < 0)
+		goto done;
+	err = PMBOT_EINVALID;
+done:
+	pmbot_buf_free(&msg);
+	return err;
+}
+
+static int report_no_block(pmbot_diag_list *diags, const char *file,
+	const pmbot_extract_list *blocks, const unsigned char *unparsed)
+{
+	pmbot_buf msg = PMBOT_BUF_INIT;
+	size_t i, hints = 0, more = 0;
+	int err = PMBOT_ERROR, e = 0;
+
+	e |= pmbot_buf_puts(&msg, "no ReportIR block found: embed exactly one fenced code "
+		"block whose info string is exactly " CANONICAL_INFO " (opening fence ```"
+		CANONICAL_INFO ") holding the report as JSON or YAML; no fenced json/yaml "
+		"block with a top-level schema_version " SCHEMA_VERSION " was found either");
+	for (i = 0; i < blocks->count; i++) {
+		const pmbot_extract_item *it = &blocks->items[i];
+
+		if (it->kind != PMBOT_EXTRACT_NEAR_MISS && !unparsed[i])
+			continue;
+		if (hints == HINTS_MAX) {
+			more++;
+			continue;
+		}
+		hints++;
+		e |= pmbot_buf_printf(&msg, "; line %d: ", it->block.fence_line);
+		if (it->kind == PMBOT_EXTRACT_NEAR_MISS) {
+			e |= pmbot_buf_puts(&msg, "info string ");
+			e |= put_info(&msg, it->block.info);
+			e |= pmbot_buf_puts(&msg, " is not " CANONICAL_INFO
+				" (the info string must match exactly)");
+		} else {
+			e |= pmbot_buf_puts(&msg, "fenced ");
+			e |= put_info(&msg, it->block.info);
+			e |= pmbot_buf_puts(&msg, " block does not parse");
+		}
+	}
+	if (more)
+		e |= pmbot_buf_printf(&msg, "; and %zu more", more);
+	if (e)
+		goto done;
+	if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "REPORT_NO_BLOCK", file, "", 1, 0,
+			"%s", msg.buf) < 0)
+		goto done;
+	err = PMBOT_EINVALID;
+done:
+	pmbot_buf_free(&msg);
+	return err;
+}
+
+/* Move block `i` of `blocks` into `r`. */
+static void take_block(pmbot_report *r, pmbot_extract_list *blocks, size_t i)
+{
+	r->block = blocks->items[i].block;
+	memset(&blocks->items[i].block, 0, sizeof(r->block));
+}
+
+/*
+ * Parse every fallback block quietly (into a scratch list). A unique
+ * candidate moves into `r`, with its diagnostics, which can only be
+ * warnings since it parsed. `unparsed[i]` is set for fallback blocks that
+ * did not parse, for the REPORT_NO_BLOCK hint.
+ */
+static int load_fallback(pmbot_report *r, pmbot_extract_list *blocks,
+	const pmbot_limits *lim, pmbot_diag_list *diags, size_t *idx,
+	unsigned char *unparsed)
+{
+	pmbot_diag_list scratch = PMBOT_DIAG_LIST_INIT, kept = PMBOT_DIAG_LIST_INIT;
+	pmbot_srcmap *map = NULL;
+	json_t *root = NULL;
+	size_t i, n = 0;
+	int err = PMBOT_ERROR, rc;
+
+	for (i = 0; i < blocks->count; i++) {
+		if (blocks->items[i].kind != PMBOT_EXTRACT_FALLBACK)
+			continue;
+		if (!(map = pmbot_srcmap_new()))
+			goto done;
+		rc = parse_block(&root, map, r->file, &blocks->items[i].block, lim, &scratch);
+		if (rc == PMBOT_ERROR)
+			goto done;
+		if (rc == PMBOT_OK && has_schema_version(root)) {
+			idx[n++] = i;
+			if (n == 1) {
+				if (pmbot_diag_list_move(&kept, &scratch) < 0)
+					goto done;
+				r->root = root;
+				r->map = map;
+				root = NULL;
+				map = NULL;
+			}
+		} else if (rc != PMBOT_OK) {
+			unparsed[i] = 1;
+		}
+		json_decref(root);
+		root = NULL;
+		pmbot_srcmap_free(map);
+		map = NULL;
+		pmbot_diag_list_free(&scratch);
+	}
+	if (n == 0)
+		err = report_no_block(diags, r->file, blocks, unparsed);
+	else if (n > 1)
+		err = report_ambiguous(diags, r->file, blocks, idx, n);
+	else if (pmbot_diag_list_move(diags, &kept) == 0) {
+		take_block(r, blocks, idx[0]);
+		err = PMBOT_OK;
+	}
+done:
+	json_decref(root);
+	pmbot_srcmap_free(map);
+	pmbot_diag_list_free(&scratch);
+	pmbot_diag_list_free(&kept);
+	return err;
+}
+
+static int load_canonical(pmbot_report *r, pmbot_extract_list *blocks,
+	const pmbot_limits *lim, pmbot_diag_list *diags, size_t *idx)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < blocks->count; i++)
+		if (blocks->items[i].kind == PMBOT_EXTRACT_CANONICAL)
+			idx[n++] = i;
+	if (n > 1)
+		return report_ambiguous(diags, r->file, blocks, idx, n);
+	take_block(r, blocks, idx[0]);
+	if (!(r->map = pmbot_srcmap_new()))
+		return PMBOT_ERROR;
+	return parse_block(&r->root, r->map, r->file, &r->block, lim, diags);
+}
+
+int pmbot_report_load(pmbot_report **out, const char *file,
+	const char *markdown, size_t len, const pmbot_limits *lim,
+	pmbot_diag_list *diags)
+{
+	pmbot_extract_list blocks = PMBOT_EXTRACT_LIST_INIT;
+	unsigned char *unparsed = NULL;
+	size_t *idx = NULL;
+	pmbot_report *r = NULL;
+	pmbot_limits deflim;
+	size_t i, bad = 0;
+	int line = 0, column = 0, canonical = 0;
+	int err = PMBOT_ERROR;
+
+	*out = NULL;
+	if (!lim) {
+		pmbot_limits_default(&deflim);
+		lim = &deflim;
+	}
+	if (!markdown)
+		len = 0;
+	if (len > lim->max_bytes) {
+		err = pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", file, "", 0, 0,
+			"the Markdown file is %zu bytes, over the limit of %zu bytes",
+			len, lim->max_bytes) < 0 ? PMBOT_ERROR : PMBOT_EINVALID;
+		goto done;
+	}
+	if (len && !pmbot_utf8_valid(markdown, len, &bad, &line, &column)) {
+		err = pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INVALID_UTF8", file, "",
+			line, column, markdown[bad] ? "byte 0x%02x at offset %zu is not valid UTF-8"
+			: "NUL byte (0x%02x) at offset %zu: a report is text",
+			(unsigned char)markdown[bad], bad) < 0 ? PMBOT_ERROR : PMBOT_EINVALID;
+		goto done;
+	}
+	if (!(r = calloc(1, sizeof(*r))))
+		goto done;
+	if (file && !(r->file = strdup(file)))
+		goto done;
+	if (pmbot_extract_blocks(&blocks, markdown, len) < 0)
+		goto done;
+	/* +1: calloc(0) may return NULL, which would read as out of memory. */
+	if (!(idx = calloc(blocks.count + 1, sizeof(*idx))) ||
+	    !(unparsed = calloc(blocks.count + 1, 1)))
+		goto done;
+	for (i = 0; i < blocks.count; i++)
+		canonical += blocks.items[i].kind == PMBOT_EXTRACT_CANONICAL;
+	if (canonical)
+		err = load_canonical(r, &blocks, lim, diags, idx);
+	else
+		err = load_fallback(r, &blocks, lim, diags, idx, unparsed);
+	if (err < 0)
+		goto done;
+	*out = r;
+	r = NULL;
+done:
+	pmbot_report_free(r);
+	pmbot_extract_list_free(&blocks);
+	free(unparsed);
+	free(idx);
+	return err;
+}
+
+void pmbot_report_free(pmbot_report *report)
+{
+	if (!report)
+		return;
+	free(report->file);
+	pmbot_extract_block_free(&report->block);
+	json_decref(report->root);
+	pmbot_srcmap_free(report->map);
+	free(report);
+}

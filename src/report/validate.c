@@ -1,0 +1,861 @@
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmbot/json.h"
+#include "pmbot/report.h"
+#include "pmbot/strmap.h"
+
+/*
+ * ReportIR v1 validation. The schema layer mirrors
+ * docs/schemas/report-ir.v1.schema.json; the rule layer runs on every item
+ * whose stable_id is usable, so one bad item never hides another's errors.
+ */
+
+enum kind { K_EPIC = 1, K_FEATURE = 2, K_TASK = 4, K_ALL = 7 };
+
+enum ftype {
+	F_STRING,          /* non-empty string */
+	F_TEXT,            /* any string */
+	F_STRING_OR_NULL,
+	F_NUMBER_NONNEG,
+	F_STRING_LIST,
+	F_MILESTONES,
+	F_TASK_TYPE
+};
+
+struct field {
+	const char *name;
+	enum ftype type;
+	unsigned kinds;
+	int required;
+};
+
+static const struct field item_fields[] = {
+	{ "stable_id", F_STRING, K_ALL, 1 },
+	{ "title", F_STRING, K_ALL, 1 },
+	{ "area", F_TEXT, K_ALL, 0 },
+	{ "priority", F_TEXT, K_ALL, 0 },
+	{ "status", F_TEXT, K_ALL, 0 },
+	{ "size", F_TEXT, K_ALL, 0 },
+	{ "estimate_hrs", F_NUMBER_NONNEG, K_ALL, 0 },
+	{ "risk", F_TEXT, K_ALL, 0 },
+	{ "blocked_by", F_STRING_LIST, K_ALL, 0 },
+	{ "depends_on", F_STRING_LIST, K_ALL, 0 },
+	{ "links", F_STRING_LIST, K_ALL, 0 },
+	{ "acceptance_criteria", F_STRING_LIST, K_ALL, 0 },
+	{ "owners", F_STRING_LIST, K_ALL, 0 },
+	{ "objective", F_TEXT, K_EPIC, 0 },
+	{ "milestones", F_MILESTONES, K_EPIC, 0 },
+	{ "features", F_STRING_LIST, K_EPIC, 0 },
+	{ "epic_id", F_STRING_OR_NULL, K_FEATURE, 0 },
+	{ "goal", F_TEXT, K_FEATURE, 0 },
+	{ "tasks", F_STRING_LIST, K_FEATURE, 0 },
+	{ "feature_id", F_STRING_OR_NULL, K_TASK, 0 },
+	{ "type", F_TASK_TYPE, K_TASK, 0 },
+};
+
+#define N_ITEM_FIELDS (sizeof(item_fields) / sizeof(item_fields[0]))
+
+static const char *const task_types[] = {
+	"task", "bug", "spike", "test", "chore", "benchmark"
+};
+
+struct item {
+	enum kind kind;
+	const char *list;      /* "epics", "features", "tasks" */
+	size_t index;
+	json_t *obj;           /* borrowed */
+	const char *id;        /* borrowed; NULL when unusable */
+	const char *type;      /* task type (default "task") */
+	const char *parent;    /* resolved parent id, borrowed */
+	const char *parent_src; /* member that set it: "epic_id", "features", … */
+};
+
+struct ctx {
+	const pmbot_report *r;
+	pmbot_diag_list *diags;
+	pmbot_buf path;        /* scratch JSON Pointer */
+	int oom;
+	size_t errors;
+};
+
+static void vdiag(struct ctx *c, pmbot_severity sev, const char *code, const char *path,
+	const char *fmt, va_list ap)
+{
+	pmbot_buf msg = PMBOT_BUF_INIT;
+	int line = 0, col = 0;
+
+	pmbot_srcmap_find(c->r->map, path, &line, &col);
+	if (pmbot_buf_vprintf(&msg, fmt, ap) < 0 ||
+	    pmbot_diag_add(c->diags, sev, code, c->r->file, path, line, col, "%s", msg.buf) < 0)
+		c->oom = 1;
+	if (sev == PMBOT_SEV_ERROR)
+		c->errors++;
+	pmbot_buf_free(&msg);
+}
+
+__attribute__((format(printf, 4, 5)))
+static void err(struct ctx *c, const char *code, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(c, PMBOT_SEV_ERROR, code, path, fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 4, 5)))
+static void warn(struct ctx *c, const char *code, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(c, PMBOT_SEV_WARNING, code, path, fmt, ap);
+	va_end(ap);
+}
+
+/* Set c->path to `base` + "/" + token; returns c->path.buf. */
+static const char *child(struct ctx *c, const char *base, const char *token)
+{
+	pmbot_buf_clear(&c->path);
+	if (pmbot_buf_puts(&c->path, base) < 0 || pmbot_json_pointer_push(&c->path, token) < 0)
+		c->oom = 1;
+	return c->path.buf;
+}
+
+/* Pointer strings must outlive c->path reuse: callers copy with ptr_dup. */
+static char *ptr_join(const char *base, const char *token, size_t index, int is_index)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	if (pmbot_buf_puts(&b, base) < 0 ||
+	    (is_index ? pmbot_json_pointer_push_index(&b, index)
+		      : pmbot_json_pointer_push(&b, token)) < 0) {
+		pmbot_buf_free(&b);
+		return NULL;
+	}
+	return pmbot_buf_detach(&b, NULL);
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "object";
+	case JSON_ARRAY: return "array";
+	case JSON_STRING: return "string";
+	case JSON_INTEGER: return "integer";
+	case JSON_REAL: return "number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "boolean";
+	case JSON_NULL: return "null";
+	}
+	return "value";
+}
+
+static int digits(const char *s, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+static int num(const char *s, int n)
+{
+	int v = 0, i;
+
+	for (i = 0; i < n; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+/* YYYY-MM-DD with a real month and day. Returns characters consumed or 0. */
+static size_t iso_date(const char *s)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, m, d, leap;
+
+	if (strlen(s) < 10 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) ||
+	    s[7] != '-' || !digits(s + 8, 2))
+		return 0;
+	y = num(s, 4);
+	m = num(s + 5, 2);
+	d = num(s + 8, 2);
+	if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
+		return 0;
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (m == 2 && d == 29 && !leap)
+		return 0;
+	return 10;
+}
+
+static int is_date(const char *s)
+{
+	return iso_date(s) == 10 && s[10] == '\0';
+}
+
+/* An ISO-8601 date, or an RFC 3339-style date-time (seconds and zone optional). */
+static int iso_date_or_datetime(const char *s)
+{
+	size_t n = iso_date(s);
+
+	if (!n)
+		return 0;
+	s += n;
+	if (!*s)
+		return 1;
+	if (*s != 'T' && *s != 't' && *s != ' ')
+		return 0;
+	s++;
+	if (!digits(s, 2) || s[2] != ':' || !digits(s + 3, 2) || num(s, 2) > 23 || num(s + 3, 2) > 59)
+		return 0;
+	s += 5;
+	if (*s == ':') {
+		if (!digits(s + 1, 2) || num(s + 1, 2) > 60)
+			return 0;
+		s += 3;
+		if (*s == '.') {
+			if (!isdigit((unsigned char)s[1]))
+				return 0;
+			for (s++; isdigit((unsigned char)*s); s++)
+				;
+		}
+	}
+	if (!*s || ((*s == 'Z' || *s == 'z') && !s[1]))
+		return 1;
+	if ((*s == '+' || *s == '-') && digits(s + 1, 2) && s[3] == ':' && digits(s + 4, 2) &&
+	    !s[6] && num(s + 1, 2) <= 23 && num(s + 4, 2) <= 59)
+		return 1;
+	return 0;
+}
+
+int pmbot_report_is_issue_url(const char *s)
+{
+	static const char prefix[] = "https://github.com/";
+	const char *p;
+	int segs = 0;
+
+	if (strncmp(s, prefix, sizeof(prefix) - 1))
+		return 0;
+	p = s + sizeof(prefix) - 1;
+	/* owner/repo/issues/N with non-empty owner and repo */
+	for (segs = 0; segs < 2; segs++) {
+		const char *start = p;
+
+		while (*p && *p != '/') {
+			if (!isalnum((unsigned char)*p) && !strchr("-_.", *p))
+				return 0;
+			p++;
+		}
+		if (p == start || *p != '/')
+			return 0;
+		p++;
+	}
+	if (strncmp(p, "issues/", 7))
+		return 0;
+	p += 7;
+	if (!isdigit((unsigned char)*p) || *p == '0')
+		return 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return *p == '\0';
+}
+
+/* Levenshtein distance, capped: only used for short key names. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t row[64], prev, tmp;
+
+	if (la >= 63 || lb >= 63)
+		return (size_t)-1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t best = prev + (a[i - 1] != b[j - 1]);
+
+			tmp = row[j];
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+static const char *suggest(const char *key, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = 3, i;
+
+	for (i = 0; i < n; i++) {
+		size_t d = edit_distance(key, names[i]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+	}
+	return best;
+}
+
+static void unknown_key(struct ctx *c, const char *base, const char *key,
+	const char *const *names, size_t n)
+{
+	const char *s;
+
+	if (!strncmp(key, "x_", 2))
+		return;
+	s = suggest(key, names, n);
+	if (s)
+		warn(c, "UNKNOWN_FIELD", child(c, base, key),
+			"unknown field '%s' is ignored; did you mean '%s'? (extensions go under x_ keys)",
+			key, s);
+	else
+		warn(c, "UNKNOWN_FIELD", child(c, base, key),
+			"unknown field '%s' is ignored (extensions go under x_ keys)", key);
+}
+
+/* Check a required/optional string member; returns it when it is a string. */
+static const char *check_string(struct ctx *c, json_t *obj, const char *base,
+	const char *key, int required, int nonempty)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v) {
+		if (required)
+			err(c, "SCHEMA_REQUIRED", base, "missing required field '%s'", key);
+		return NULL;
+	}
+	if (!json_is_string(v)) {
+		err(c, "SCHEMA_TYPE", child(c, base, key), "'%s' must be a string, not %s", key,
+			type_name(v));
+		return NULL;
+	}
+	if (nonempty && !json_string_length(v)) {
+		err(c, "SCHEMA_VALUE", child(c, base, key), "'%s' must not be empty", key);
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+static void check_string_list(struct ctx *c, json_t *v, const char *path, const char *key)
+{
+	size_t i;
+	json_t *e;
+
+	if (!json_is_array(v)) {
+		err(c, "SCHEMA_TYPE", path, "'%s' must be an array of strings, not %s", key,
+			type_name(v));
+		return;
+	}
+	json_array_foreach(v, i, e) {
+		char *p;
+
+		if (json_is_string(e) && json_string_length(e))
+			continue;
+		if (!(p = ptr_join(path, NULL, i, 1))) {
+			c->oom = 1;
+			return;
+		}
+		if (json_is_string(e))
+			err(c, "SCHEMA_VALUE", p, "entries of '%s' must not be empty", key);
+		else
+			err(c, "SCHEMA_TYPE", p, "entries of '%s' must be strings, not %s", key,
+				type_name(e));
+		free(p);
+	}
+}
+
+static void check_milestones(struct ctx *c, json_t *v, const char *scratch_path)
+{
+	static const char *const names[] = { "title", "target_date" };
+	char *path = strdup(scratch_path); /* c->path is reused below */
+	size_t i;
+	json_t *m;
+
+	if (!path) {
+		c->oom = 1;
+		return;
+	}
+	if (!json_is_array(v)) {
+		err(c, "SCHEMA_TYPE", path, "'milestones' must be an array of objects, not %s",
+			type_name(v));
+		free(path);
+		return;
+	}
+	json_array_foreach(v, i, m) {
+		char *p = ptr_join(path, NULL, i, 1);
+		const char *key, *date;
+		json_t *member;
+
+		if (!p) {
+			c->oom = 1;
+			break;
+		}
+		if (!json_is_object(m)) {
+			err(c, "SCHEMA_TYPE", p, "a milestone must be an object, not %s", type_name(m));
+			free(p);
+			continue;
+		}
+		check_string(c, m, p, "title", 0, 1);
+		date = check_string(c, m, p, "target_date", 0, 1);
+		if (date && !is_date(date))
+			err(c, "SCHEMA_FORMAT", child(c, p, "target_date"),
+				"'target_date' must be an ISO-8601 date (YYYY-MM-DD), not '%s'", date);
+		json_object_foreach(m, key, member)
+			if (strcmp(key, "title") && strcmp(key, "target_date"))
+				unknown_key(c, p, key, names, 2);
+		free(p);
+	}
+	free(path);
+}
+
+static void check_item_field(struct ctx *c, const struct field *f, json_t *v, const char *path)
+{
+	size_t i;
+
+	switch (f->type) {
+	case F_STRING:
+	case F_TEXT:
+		if (!json_is_string(v))
+			err(c, "SCHEMA_TYPE", path, "'%s' must be a string, not %s", f->name, type_name(v));
+		else if (f->type == F_STRING && !json_string_length(v))
+			err(c, "SCHEMA_VALUE", path, "'%s' must not be empty", f->name);
+		break;
+	case F_STRING_OR_NULL:
+		if (!json_is_string(v) && !json_is_null(v))
+			err(c, "SCHEMA_TYPE", path, "'%s' must be a string or null, not %s", f->name,
+				type_name(v));
+		else if (json_is_string(v) && !json_string_length(v))
+			err(c, "SCHEMA_VALUE", path, "'%s' must not be empty (use null for none)", f->name);
+		break;
+	case F_NUMBER_NONNEG:
+		if (!json_is_number(v))
+			err(c, "SCHEMA_TYPE", path, "'%s' must be a number of hours without units, not %s",
+				f->name, type_name(v));
+		else if (json_number_value(v) < 0)
+			err(c, "SCHEMA_VALUE", path, "'%s' must not be negative", f->name);
+		break;
+	case F_STRING_LIST:
+		check_string_list(c, v, path, f->name);
+		break;
+	case F_MILESTONES:
+		check_milestones(c, v, path);
+		break;
+	case F_TASK_TYPE:
+		if (!json_is_string(v)) {
+			err(c, "SCHEMA_TYPE", path, "'type' must be a string, not %s", type_name(v));
+			break;
+		}
+		for (i = 0; i < sizeof(task_types) / sizeof(task_types[0]); i++)
+			if (!strcmp(json_string_value(v), task_types[i]))
+				return;
+		err(c, "SCHEMA_ENUM", path,
+			"task type '%s' is not one of task, bug, spike, test, chore, benchmark",
+			json_string_value(v));
+		break;
+	}
+}
+
+static void check_item(struct ctx *c, struct item *it, const char *base)
+{
+	const char *names[N_ITEM_FIELDS];
+	size_t i, n = 0;
+	const char *key;
+	json_t *v;
+
+	for (i = 0; i < N_ITEM_FIELDS; i++) {
+		const struct field *f = &item_fields[i];
+
+		if (!(f->kinds & it->kind))
+			continue;
+		names[n++] = f->name;
+		v = json_object_get(it->obj, f->name);
+		if (!v) {
+			if (f->required)
+				err(c, "SCHEMA_REQUIRED", base, "missing required field '%s'", f->name);
+			continue;
+		}
+		check_item_field(c, f, v, child(c, base, f->name));
+	}
+	json_object_foreach(it->obj, key, v) {
+		for (i = 0; i < n; i++)
+			if (!strcmp(names[i], key))
+				break;
+		if (i == n)
+			unknown_key(c, base, key, names, n);
+	}
+	v = json_object_get(it->obj, "stable_id");
+	if (json_is_string(v) && json_string_length(v))
+		it->id = json_string_value(v);
+	v = json_object_get(it->obj, "type");
+	it->type = json_is_string(v) ? json_string_value(v) : "task";
+}
+
+static void check_report_meta(struct ctx *c, json_t *root)
+{
+	static const char *const report_keys[] = { "title", "generated_at", "scope", "source" };
+	static const char *const scope_keys[] = { "org", "repos" };
+	static const char *const source_keys[] = { "kind", "url", "prompt_hash" };
+	json_t *report = json_object_get(root, "report"), *scope, *source, *v;
+	const char *s, *key;
+
+	if (!report) {
+		err(c, "SCHEMA_REQUIRED", "", "missing required field 'report'");
+		return;
+	}
+	if (!json_is_object(report)) {
+		err(c, "SCHEMA_TYPE", "/report", "'report' must be an object, not %s", type_name(report));
+		return;
+	}
+	check_string(c, report, "/report", "title", 1, 1);
+	s = check_string(c, report, "/report", "generated_at", 1, 1);
+	if (s && !iso_date_or_datetime(s))
+		err(c, "SCHEMA_FORMAT", "/report/generated_at",
+			"'generated_at' must be an ISO-8601 date or date-time "
+			"(2026-02-22 or 2026-02-22T10:00:00Z), not '%s'", s);
+	json_object_foreach(report, key, v)
+		if (strcmp(key, "title") && strcmp(key, "generated_at") &&
+		    strcmp(key, "scope") && strcmp(key, "source"))
+			unknown_key(c, "/report", key, report_keys, 4);
+	scope = json_object_get(report, "scope");
+	if (!scope) {
+		err(c, "SCHEMA_REQUIRED", "/report", "missing required field 'scope'");
+	} else if (!json_is_object(scope)) {
+		err(c, "SCHEMA_TYPE", "/report/scope", "'scope' must be an object, not %s",
+			type_name(scope));
+	} else {
+		check_string(c, scope, "/report/scope", "org", 1, 1);
+		if ((v = json_object_get(scope, "repos")))
+			check_string_list(c, v, "/report/scope/repos", "repos");
+		json_object_foreach(scope, key, v)
+			if (strcmp(key, "org") && strcmp(key, "repos"))
+				unknown_key(c, "/report/scope", key, scope_keys, 2);
+	}
+	source = json_object_get(report, "source");
+	if (source && !json_is_object(source)) {
+		err(c, "SCHEMA_TYPE", "/report/source", "'source' must be an object, not %s",
+			type_name(source));
+	} else if (source) {
+		check_string(c, source, "/report/source", "kind", 0, 0);
+		check_string(c, source, "/report/source", "url", 0, 0);
+		check_string(c, source, "/report/source", "prompt_hash", 0, 0);
+		json_object_foreach(source, key, v)
+			if (strcmp(key, "kind") && strcmp(key, "url") && strcmp(key, "prompt_hash"))
+				unknown_key(c, "/report/source", key, source_keys, 3);
+	}
+}
+
+static const char *kind_name(enum kind k)
+{
+	return k == K_EPIC ? "epic" : k == K_FEATURE ? "feature" : "task";
+}
+
+/* Recommended ids: <prefix>:<slug>, prefix matching the item, slug [a-z0-9-:_]+. */
+static void check_id_format(struct ctx *c, const struct item *it, const char *path)
+{
+	const char *colon = strchr(it->id, ':'), *p;
+	size_t plen;
+	const char *want;
+
+	if (!colon || colon == it->id || !colon[1]) {
+		warn(c, "STABLE_ID_FORMAT", path,
+			"stable_id '%s' should look like '<prefix>:<slug>' (e.g. '%s:%s')", it->id,
+			it->kind == K_FEATURE ? "feat" : it->kind == K_EPIC ? "epic" : "task", "my-item");
+		return;
+	}
+	for (p = colon + 1; *p; p++) {
+		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && !strchr("-:_", *p)) {
+			warn(c, "STABLE_ID_FORMAT", path,
+				"stable_id '%s' should use only lowercase letters, digits, '-', ':' and '_' after its prefix",
+				it->id);
+			return;
+		}
+	}
+	plen = (size_t)(colon - it->id);
+	if (it->kind == K_EPIC)
+		want = "epic";
+	else if (it->kind == K_FEATURE)
+		want = "feat";
+	else if (!strcmp(it->type, "benchmark"))
+		want = strncmp(it->id, "bench", plen) || plen != 5 ? "benchmark" : "bench";
+	else
+		want = it->type;
+	if (strlen(want) != plen || strncmp(it->id, want, plen))
+		warn(c, "STABLE_ID_FORMAT", path, "stable_id '%s' of a %s should start with '%s:'",
+			it->id, it->kind == K_TASK ? it->type : kind_name(it->kind), want);
+}
+
+static char *item_ptr(const struct item *it)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	if (pmbot_buf_printf(&b, "/%s/%zu", it->list, it->index) < 0)
+		return NULL;
+	return pmbot_buf_detach(&b, NULL);
+}
+
+/* Resolve an id; NULL when unknown. */
+static struct item *lookup(pmbot_strmap *ids, const char *id)
+{
+	void *v = NULL;
+
+	return pmbot_strmap_get(ids, id, &v) ? v : NULL;
+}
+
+static void set_parent(struct ctx *c, struct item *child_it, const char *parent,
+	const char *src, const char *path)
+{
+	if (!child_it->parent) {
+		child_it->parent = parent;
+		child_it->parent_src = src;
+		return;
+	}
+	if (!strcmp(child_it->parent, parent))
+		return;
+	err(c, "CONFLICTING_PARENT", path,
+		"'%s' gets parent '%s' here but '%s' through %s", child_it->id, parent,
+		child_it->parent, child_it->parent_src);
+}
+
+static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const char *base)
+{
+	static const char *const dep_keys[] = { "depends_on", "blocked_by" };
+	json_t *v, *e;
+	size_t i, k;
+	struct item *t;
+
+	if (it->kind == K_FEATURE && json_is_string(v = json_object_get(it->obj, "epic_id"))) {
+		const char *ref = json_string_value(v);
+
+		t = lookup(ids, ref);
+		if (!t || t->kind != K_EPIC)
+			err(c, "UNKNOWN_EPIC", child(c, base, "epic_id"), t ?
+				"epic_id '%s' names a %s, not an epic" : "epic_id '%s' names no epic%s",
+				ref, t ? kind_name(t->kind) : "");
+		else
+			set_parent(c, it, ref, "its epic_id", child(c, base, "epic_id"));
+	}
+	if (it->kind == K_TASK && json_is_string(v = json_object_get(it->obj, "feature_id"))) {
+		const char *ref = json_string_value(v);
+
+		t = lookup(ids, ref);
+		if (!t || t->kind != K_FEATURE)
+			err(c, "UNKNOWN_FEATURE", child(c, base, "feature_id"), t ?
+				"feature_id '%s' names a %s, not a feature" : "feature_id '%s' names no feature%s",
+				ref, t ? kind_name(t->kind) : "");
+		else
+			set_parent(c, it, ref, "its feature_id", child(c, base, "feature_id"));
+	}
+	for (k = 0; k < 2; k++) {
+		v = json_object_get(it->obj, dep_keys[k]);
+		if (!json_is_array(v))
+			continue;
+		json_array_foreach(v, i, e) {
+			const char *ref = json_string_value(e);
+			char *p;
+
+			if (!ref || !*ref || lookup(ids, ref) || pmbot_report_is_issue_url(ref))
+				continue;
+			if (!(p = ptr_join(child(c, base, dep_keys[k]), NULL, i, 1))) {
+				c->oom = 1;
+				return;
+			}
+			err(c, "UNKNOWN_DEPENDENCY", p,
+				"%s entry '%s' is neither a stable_id in this report nor a GitHub issue URL",
+				dep_keys[k], ref);
+			free(p);
+		}
+	}
+}
+
+/* Epic `features` and feature `tasks` lists name children; they must agree with the children. */
+static void check_child_lists(struct ctx *c, struct item *it, pmbot_strmap *ids, const char *base)
+{
+	const char *key = it->kind == K_EPIC ? "features" : "tasks";
+	enum kind want = it->kind == K_EPIC ? K_FEATURE : K_TASK;
+	json_t *v = json_object_get(it->obj, key), *e;
+	size_t i;
+
+	if (it->kind == K_TASK || !json_is_array(v))
+		return;
+	json_array_foreach(v, i, e) {
+		const char *ref = json_string_value(e);
+		struct item *t;
+		char *p;
+
+		if (!ref || !*ref)
+			continue;
+		if (!(p = ptr_join(child(c, base, key), NULL, i, 1))) {
+			c->oom = 1;
+			return;
+		}
+		t = lookup(ids, ref);
+		if (!t || t->kind != want)
+			err(c, want == K_FEATURE ? "UNKNOWN_FEATURE" : "UNKNOWN_TASK", p, t ?
+				"%s lists '%s', which is a %s, not a %s" : "%s lists '%s', which names no %s%s",
+				key, ref, t ? kind_name(t->kind) : kind_name(want), t ? kind_name(want) : "");
+		else
+			set_parent(c, t, it->id, it->kind == K_EPIC ? "an epic's features list"
+				: "a feature's tasks list", p);
+		free(p);
+	}
+}
+
+static int collect_items(struct ctx *c, json_t *root, struct item **out, size_t *n_out)
+{
+	static const char *const lists[] = { "epics", "features", "tasks" };
+	static const enum kind kinds[] = { K_EPIC, K_FEATURE, K_TASK };
+	struct item *items = NULL;
+	size_t n = 0, total = 0, k, i;
+	json_t *v, *obj;
+
+	for (k = 0; k < 3; k++)
+		if (json_is_array(v = json_object_get(root, lists[k])))
+			total += json_array_size(v);
+	if (total && !(items = calloc(total, sizeof(*items))))
+		return -1;
+	for (k = 0; k < 3; k++) {
+		v = json_object_get(root, lists[k]);
+		if (!v)
+			continue;
+		if (!json_is_array(v)) {
+			err(c, "SCHEMA_TYPE", child(c, "", lists[k]), "'%s' must be an array of objects, not %s",
+				lists[k], type_name(v));
+			continue;
+		}
+		json_array_foreach(v, i, obj) {
+			char *p;
+
+			items[n].kind = kinds[k];
+			items[n].list = lists[k];
+			items[n].index = i;
+			items[n].obj = obj;
+			if (!(p = item_ptr(&items[n]))) {
+				free(items);
+				return -1;
+			}
+			if (!json_is_object(obj))
+				err(c, "SCHEMA_TYPE", p, "an item of '%s' must be an object, not %s",
+					lists[k], type_name(obj));
+			else
+				check_item(c, &items[n], p);
+			free(p);
+			n++;
+		}
+	}
+	*out = items;
+	*n_out = n;
+	return 0;
+}
+
+int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
+{
+	static const char *const top_keys[] = {
+		"schema_version", "report", "epics", "features", "tasks", "notes"
+	};
+	struct ctx c = { report, diags, PMBOT_BUF_INIT, 0, 0 };
+	pmbot_strmap ids = PMBOT_STRMAP_INIT;
+	struct item *items = NULL;
+	size_t n = 0, i;
+	json_t *root = report->root, *v;
+	const char *key, *sv;
+	int rc = PMBOT_ERROR;
+
+	if (!json_is_object(root)) {
+		err(&c, "SCHEMA_TYPE", "", "a ReportIR document must be an object, not %s",
+			type_name(root));
+		rc = PMBOT_EINVALID;
+		goto done;
+	}
+	v = json_object_get(root, "schema_version");
+	sv = json_string_value(v);
+	if (!v)
+		err(&c, "SCHEMA_REQUIRED", "", "missing required field 'schema_version' (report_ir/v1)");
+	else if (!sv)
+		err(&c, "SCHEMA_TYPE", "/schema_version", "'schema_version' must be a string, not %s",
+			type_name(v));
+	else if (strcmp(sv, "report_ir/v1"))
+		err(&c, "SCHEMA_VERSION", "/schema_version",
+			"unsupported schema_version '%s': this pm-bot reads report_ir/v1", sv);
+	check_report_meta(&c, root);
+	if ((v = json_object_get(root, "notes")) && !json_is_array(v))
+		err(&c, "SCHEMA_TYPE", "/notes", "'notes' must be an array, not %s", type_name(v));
+	json_object_foreach(root, key, v) {
+		for (i = 0; i < 6; i++)
+			if (!strcmp(key, top_keys[i]))
+				break;
+		if (i == 6)
+			unknown_key(&c, "", key, top_keys, 6);
+	}
+	if (collect_items(&c, root, &items, &n) < 0)
+		goto done;
+
+	for (i = 0; i < n; i++) {
+		struct item *prev = NULL;
+		char *p;
+
+		if (!items[i].id)
+			continue;
+		if (!(p = item_ptr(&items[i])))
+			goto done;
+		switch (pmbot_strmap_put(&ids, items[i].id, &items[i], (void **)&prev)) {
+		case -1:
+			free(p);
+			goto done;
+		case 1: {
+			int line = 0, col = 0;
+			char *pp = item_ptr(prev);
+
+			pmbot_srcmap_find(report->map, pp ? pp : "", &line, &col);
+			err(&c, "DUPLICATE_STABLE_ID", child(&c, p, "stable_id"),
+				"stable_id '%s' is already used by %s (line %d); ids must be unique across epics, features and tasks",
+				items[i].id, pp ? pp : "another item", line);
+			free(pp);
+			items[i].id = NULL;
+			break;
+		}
+		default:
+			check_id_format(&c, &items[i], child(&c, p, "stable_id"));
+		}
+		free(p);
+	}
+	for (i = 0; i < n; i++) {
+		char *p;
+		json_t *a, *pr;
+
+		if (!items[i].id)
+			continue;
+		if (!(p = item_ptr(&items[i])))
+			goto done;
+		check_child_lists(&c, &items[i], &ids, p);
+		check_refs(&c, &items[i], &ids, p);
+		a = json_object_get(items[i].obj, "area");
+		pr = json_object_get(items[i].obj, "priority");
+		if (!json_is_string(a) || !json_string_length(a))
+			warn(&c, "MISSING_AREA", p,
+				"'%s' has no area: it is set to 'triage' and labelled needs-human", items[i].id);
+		if (!json_is_string(pr) || !json_string_length(pr))
+			warn(&c, "MISSING_PRIORITY", p,
+				"'%s' has no priority: it is set to 'Triage' and labelled needs-human", items[i].id);
+		free(p);
+	}
+	rc = c.errors ? PMBOT_EINVALID : PMBOT_OK;
+done:
+	if (c.oom)
+		rc = PMBOT_ERROR;
+	pmbot_strmap_free(&ids);
+	free(items);
+	pmbot_buf_free(&c.path);
+	return rc;
+}

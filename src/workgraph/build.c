@@ -1,0 +1,156 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmbot/workgraph.h"
+
+static const char *const copied_fields[] = {
+	"status", "size", "estimate_hrs", "risk", "goal", "objective",
+	"acceptance_criteria", "owners", "links", "milestones"
+};
+
+static int has_text(const json_t *v)
+{
+	return json_is_string(v) && json_string_length(v) > 0;
+}
+
+static json_t *node_json(json_t *item, const char *type)
+{
+	json_t *n = json_object(), *area = json_object_get(item, "area"),
+	       *prio = json_object_get(item, "priority");
+	size_t i;
+	int err = 0;
+
+	if (!n)
+		return NULL;
+	err |= json_object_set(n, "stable_id", json_object_get(item, "stable_id"));
+	err |= json_object_set(n, "title", json_object_get(item, "title"));
+	err |= json_object_set_new(n, "type", json_string(type));
+	/* Triage policy of spec 000: never guess, mark for a human. */
+	err |= has_text(area) ? json_object_set(n, "area", area)
+			      : json_object_set_new(n, "area", json_string("triage"));
+	err |= has_text(prio) ? json_object_set(n, "priority", prio)
+			      : json_object_set_new(n, "priority", json_string("Triage"));
+	err |= json_object_set_new(n, "needs_human", json_boolean(!has_text(area) || !has_text(prio)));
+	for (i = 0; i < sizeof(copied_fields) / sizeof(copied_fields[0]); i++) {
+		json_t *v = json_object_get(item, copied_fields[i]);
+
+		if (v && !json_is_null(v))
+			err |= json_object_set(n, copied_fields[i], v);
+	}
+	if (err) {
+		json_decref(n);
+		return NULL;
+	}
+	return n;
+}
+
+static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *from,
+	json_t *list)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(list, i, e) {
+		const char *to = json_string_value(e);
+		int external;
+
+		if (!to)
+			continue;
+		external = !pmbot_strmap_get(&g->index, to, NULL) && pmbot_report_is_issue_url(to);
+		if (pmbot_workgraph_add_edge(g, type, from, to, external) < 0)
+			return PMBOT_ERROR;
+	}
+	return PMBOT_OK;
+}
+
+int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *report,
+	pmbot_diag_list *diags)
+{
+	static const char *const lists[] = { "epics", "features", "tasks" };
+	pmbot_workgraph *g = NULL;
+	size_t k, i;
+	json_t *items, *item;
+	pmbot_buf path = PMBOT_BUF_INIT;
+	int rc = PMBOT_ERROR;
+
+	*out = NULL;
+	if (pmbot_workgraph_new(&g) < 0)
+		goto done;
+	for (k = 0; k < 3; k++) {
+		items = json_object_get(report->root, lists[k]);
+		json_array_foreach(items, i, item) {
+			const char *type = k == 0 ? "epic" : k == 1 ? "feature" : "task";
+			pmbot_node_type t;
+			json_t *n, *tv = json_object_get(item, "type");
+			int line = 0, col = 0, r;
+
+			if (k == 2 && json_is_string(tv))
+				type = json_string_value(tv);
+			if (pmbot_node_type_parse(&t, type) < 0) {
+				rc = PMBOT_EINVALID;
+				goto done;
+			}
+			pmbot_buf_clear(&path);
+			if (pmbot_buf_printf(&path, "/%s/%zu", lists[k], i) < 0 ||
+			    !(n = node_json(item, type)))
+				goto done;
+			pmbot_srcmap_find(report->map, path.buf, &line, &col);
+			if ((r = pmbot_workgraph_add_node(g, t, n, path.buf, line)) < 0) {
+				rc = r;
+				goto done;
+			}
+		}
+	}
+	for (k = 0; k < 3; k++) {
+		items = json_object_get(report->root, lists[k]);
+		json_array_foreach(items, i, item) {
+			const char *id = json_string_value(json_object_get(item, "stable_id"));
+			const char *parent = json_string_value(json_object_get(item,
+				k == 1 ? "epic_id" : "feature_id"));
+
+			if (k > 0 && parent &&
+			    pmbot_workgraph_add_edge(g, PMBOT_EDGE_PARENT_CHILD, parent, id, 0) < 0)
+				goto done;
+			if (k < 2 && add_list_edges(g, PMBOT_EDGE_PARENT_CHILD, id,
+				json_object_get(item, k == 0 ? "features" : "tasks")) < 0)
+				goto done;
+			if (add_list_edges(g, PMBOT_EDGE_DEPENDS_ON, id,
+				json_object_get(item, "depends_on")) < 0 ||
+			    add_list_edges(g, PMBOT_EDGE_BLOCKED_BY, id,
+				json_object_get(item, "blocked_by")) < 0)
+				goto done;
+		}
+	}
+	rc = pmbot_workgraph_finish(g, report->file, diags);
+	if (rc != PMBOT_ERROR) {
+		*out = g;
+		g = NULL;
+	}
+done:
+	pmbot_buf_free(&path);
+	pmbot_workgraph_free(g);
+	return rc;
+}
+
+int pmbot_workgraph_load(pmbot_workgraph **out, const char *file,
+	const char *markdown, size_t len, const pmbot_limits *lim,
+	pmbot_diag_list *diags)
+{
+	pmbot_report *report = NULL;
+	pmbot_workgraph *g = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = pmbot_report_load(&report, file, markdown, len, lim, diags)) < 0)
+		goto done;
+	if ((rc = pmbot_report_validate(report, diags)) < 0)
+		goto done;
+	if ((rc = pmbot_workgraph_from_report(&g, report, diags)) < 0)
+		goto done;
+	*out = g;
+	g = NULL;
+done:
+	pmbot_workgraph_free(g);
+	pmbot_report_free(report);
+	return rc;
+}

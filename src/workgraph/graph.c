@@ -1,0 +1,389 @@
+#include "pmbot/workgraph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const node_type_names[] = {
+	"epic", "feature", "task", "bug", "spike", "test", "chore", "benchmark"
+};
+static const char *const edge_type_names[] = {
+	"parent_child", "depends_on", "blocked_by", "related"
+};
+
+#define N_NODE_TYPES (sizeof(node_type_names) / sizeof(node_type_names[0]))
+#define N_EDGE_TYPES (sizeof(edge_type_names) / sizeof(edge_type_names[0]))
+
+const char *pmbot_node_type_name(pmbot_node_type t)
+{
+	return (size_t)t < N_NODE_TYPES ? node_type_names[t] : NULL;
+}
+
+int pmbot_node_type_parse(pmbot_node_type *out, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_NODE_TYPES; i++) {
+		if (!strcmp(node_type_names[i], name)) {
+			*out = (pmbot_node_type)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *pmbot_edge_type_name(pmbot_edge_type t)
+{
+	return (size_t)t < N_EDGE_TYPES ? edge_type_names[t] : NULL;
+}
+
+int pmbot_workgraph_new(pmbot_workgraph **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? PMBOT_OK : PMBOT_ERROR;
+}
+
+void pmbot_workgraph_free(pmbot_workgraph *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->n_nodes; i++) {
+		json_decref(g->nodes[i].json);
+		free(g->nodes[i].source_path);
+	}
+	for (i = 0; i < g->n_edges; i++) {
+		free(g->edges[i].from_id);
+		free(g->edges[i].to_id);
+	}
+	free(g->nodes);
+	free(g->edges);
+	free(g->parent);
+	pmbot_strmap_free(&g->index);
+	free(g);
+}
+
+static int grow(void **items, size_t *alloc, size_t count, size_t size)
+{
+	size_t n;
+	void *p;
+
+	if (count < *alloc)
+		return 0;
+	n = *alloc ? *alloc * 2 : 16;
+	if (!(p = realloc(*items, n * size)))
+		return -1;
+	*items = p;
+	*alloc = n;
+	return 0;
+}
+
+int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *json,
+	const char *source_path, int line)
+{
+	pmbot_wg_node *n;
+	const char *id = json_string_value(json_object_get(json, "stable_id"));
+	int err = PMBOT_ERROR;
+
+	if (!id || !pmbot_node_type_name(type)) {
+		err = PMBOT_EINVALID;
+		goto done;
+	}
+	if (grow((void **)&g->nodes, &g->alloc_nodes, g->n_nodes, sizeof(*g->nodes)) < 0)
+		goto done;
+	/* The index is rebuilt by finish; here it only catches duplicates. */
+	switch (pmbot_strmap_put(&g->index, id, NULL, NULL)) {
+	case 1: err = PMBOT_EINVALID; goto done;
+	case -1: goto done;
+	}
+	n = &g->nodes[g->n_nodes];
+	n->source_path = source_path ? strdup(source_path) : NULL;
+	if (source_path && !n->source_path)
+		return PMBOT_ERROR; /* the index still names `json`: keep it alive */
+	n->stable_id = id;
+	n->type = type;
+	n->json = json;
+	n->line = line;
+	g->n_nodes++;
+	return PMBOT_OK;
+done:
+	json_decref(json);
+	return err;
+}
+
+int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,
+	const char *from_id, const char *to_id, int external)
+{
+	pmbot_wg_edge *e;
+
+	if (grow((void **)&g->edges, &g->alloc_edges, g->n_edges, sizeof(*g->edges)) < 0)
+		return PMBOT_ERROR;
+	e = &g->edges[g->n_edges];
+	e->from_id = strdup(from_id);
+	e->to_id = strdup(to_id);
+	if (!e->from_id || !e->to_id) {
+		free(e->from_id);
+		free(e->to_id);
+		return PMBOT_ERROR;
+	}
+	e->type = type;
+	e->external = external;
+	g->n_edges++;
+	return PMBOT_OK;
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+	return strcmp(((const pmbot_wg_node *)a)->stable_id,
+		((const pmbot_wg_node *)b)->stable_id);
+}
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+	const pmbot_wg_edge *a = pa, *b = pb;
+	int c;
+
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if ((c = strcmp(a->from_id, b->from_id)))
+		return c;
+	return strcmp(a->to_id, b->to_id);
+}
+
+const pmbot_wg_node *pmbot_workgraph_find(const pmbot_workgraph *g, const char *stable_id)
+{
+	void *v = NULL;
+
+	return pmbot_strmap_get(&g->index, stable_id, &v) ? v : NULL;
+}
+
+const pmbot_wg_node *pmbot_workgraph_parent(const pmbot_workgraph *g,
+	const pmbot_wg_node *node)
+{
+	size_t i = (size_t)(node - g->nodes);
+
+	if (!g->parent || i >= g->n_nodes || g->parent[i] == PMBOT_WG_NONE)
+		return NULL;
+	return &g->nodes[g->parent[i]];
+}
+
+static size_t node_index(const pmbot_workgraph *g, const char *id)
+{
+	const pmbot_wg_node *n = pmbot_workgraph_find(g, id);
+
+	return n ? (size_t)(n - g->nodes) : PMBOT_WG_NONE;
+}
+
+static int add_diag_at(pmbot_diag_list *diags, const pmbot_workgraph *g, size_t node,
+	pmbot_severity sev, const char *code, const char *file, const char *msg)
+{
+	const pmbot_wg_node *n = &g->nodes[node];
+
+	return pmbot_diag_add(diags, sev, code, file, n->source_path ? n->source_path : "",
+		n->line, 0, "%s", msg);
+}
+
+/* Append "a -> b -> … -> a" for the cycle that starts at `stack[from]`. */
+static int cycle_path(pmbot_buf *out, const pmbot_workgraph *g, const size_t *stack,
+	size_t from, size_t depth)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = from; i < depth; i++)
+		err |= pmbot_buf_printf(out, "%s -> ", g->nodes[stack[i]].stable_id);
+	err |= pmbot_buf_puts(out, g->nodes[stack[from]].stable_id);
+	return err ? -1 : 0;
+}
+
+/* With at most one parent per node, following parents finds every cycle. */
+static int check_parents(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags,
+	int *errors)
+{
+	unsigned char *state = calloc(g->n_nodes ? g->n_nodes : 1, 1);
+	size_t *stack = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*stack));
+	pmbot_buf msg = PMBOT_BUF_INIT;
+	size_t i;
+	int err = PMBOT_ERROR;
+
+	if (!state || !stack)
+		goto done;
+	for (i = 0; i < g->n_nodes; i++) {
+		size_t cur = i, depth = 0, k;
+
+		/* 0 unvisited, 1 on the current walk, 2 finished */
+		while (cur != PMBOT_WG_NONE && state[cur] == 0) {
+			state[cur] = 1;
+			stack[depth++] = cur;
+			cur = g->parent[cur];
+		}
+		if (cur != PMBOT_WG_NONE && state[cur] == 1) {
+			for (k = 0; stack[k] != cur; k++)
+				;
+			pmbot_buf_clear(&msg);
+			if (pmbot_buf_puts(&msg, "parent/child cycle: ") < 0 ||
+			    cycle_path(&msg, g, stack, k, depth) < 0 ||
+			    add_diag_at(diags, g, cur, PMBOT_SEV_ERROR, "PARENT_CYCLE", file, msg.buf) < 0)
+				goto done;
+			(*errors)++;
+		}
+		for (k = 0; k < depth; k++)
+			state[stack[k]] = 2;
+	}
+	err = PMBOT_OK;
+done:
+	pmbot_buf_free(&msg);
+	free(state);
+	free(stack);
+	return err;
+}
+
+/*
+ * Iterative DFS over depends_on and blocked_by edges (both mean "waits on").
+ * Each back edge is one DEPENDENCY_CYCLE warning with its path.
+ */
+static int check_dependencies(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags)
+{
+	size_t n = g->n_nodes ? g->n_nodes : 1;
+	size_t *first = calloc(n + 1, sizeof(*first));  /* CSR offsets */
+	size_t *adj = malloc((g->n_edges ? g->n_edges : 1) * sizeof(*adj));
+	size_t *stack = malloc(n * sizeof(*stack)), *next = calloc(n, sizeof(*next));
+	unsigned char *state = calloc(n, 1);
+	pmbot_buf msg = PMBOT_BUF_INIT;
+	size_t i;
+	int err = PMBOT_ERROR;
+
+	if (!first || !adj || !stack || !next || !state)
+		goto done;
+	/* Edges are sorted by type, then from: group dependency edges by source. */
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_edge *e = &g->edges[i];
+		size_t from, to;
+
+		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
+			continue;
+		from = node_index(g, e->from_id);
+		to = node_index(g, e->to_id);
+		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
+			continue;
+		first[from + 1]++;
+	}
+	for (i = 0; i < g->n_nodes; i++)
+		first[i + 1] += first[i];
+	for (i = 0; i < g->n_nodes; i++)
+		next[i] = first[i];
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_edge *e = &g->edges[i];
+		size_t from, to;
+
+		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
+			continue;
+		from = node_index(g, e->from_id);
+		to = node_index(g, e->to_id);
+		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
+			continue;
+		adj[next[from]++] = to;
+	}
+	for (i = 0; i < g->n_nodes; i++)
+		next[i] = first[i];
+	for (i = 0; i < g->n_nodes; i++) {
+		size_t depth = 0;
+
+		if (state[i])
+			continue;
+		stack[depth++] = i;
+		state[i] = 1;
+		while (depth) {
+			size_t cur = stack[depth - 1];
+
+			if (next[cur] == first[cur + 1]) {
+				state[cur] = 2;
+				depth--;
+				continue;
+			}
+			{
+				size_t to = adj[next[cur]++], k;
+
+				if (state[to] == 0) {
+					state[to] = 1;
+					stack[depth++] = to;
+				} else if (state[to] == 1) {
+					for (k = 0; stack[k] != to; k++)
+						;
+					pmbot_buf_clear(&msg);
+					if (pmbot_buf_puts(&msg, "dependency cycle: ") < 0 ||
+					    cycle_path(&msg, g, stack, k, depth) < 0 ||
+					    add_diag_at(diags, g, to, PMBOT_SEV_WARNING, "DEPENDENCY_CYCLE",
+						file, msg.buf) < 0)
+						goto done;
+				}
+			}
+		}
+	}
+	err = PMBOT_OK;
+done:
+	pmbot_buf_free(&msg);
+	free(first);
+	free(adj);
+	free(stack);
+	free(next);
+	free(state);
+	return err;
+}
+
+int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags)
+{
+	size_t i, out;
+	int errors = 0;
+
+	/* qsort's pointer must not be NULL, even for zero items. */
+	if (g->n_nodes)
+		qsort(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp);
+	if (g->n_edges)
+		qsort(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp);
+	/* The same edge can come from both sides (epic.features and epic_id). */
+	for (i = 0, out = 0; i < g->n_edges; i++) {
+		if (out && !edge_cmp(&g->edges[out - 1], &g->edges[i])) {
+			free(g->edges[i].from_id);
+			free(g->edges[i].to_id);
+			continue;
+		}
+		g->edges[out++] = g->edges[i];
+	}
+	g->n_edges = out;
+
+	pmbot_strmap_free(&g->index);
+	for (i = 0; i < g->n_nodes; i++)
+		if (pmbot_strmap_put(&g->index, g->nodes[i].stable_id, &g->nodes[i], NULL) < 0)
+			return PMBOT_ERROR;
+	free(g->parent);
+	if (!(g->parent = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*g->parent))))
+		return PMBOT_ERROR;
+	for (i = 0; i < g->n_nodes; i++)
+		g->parent[i] = PMBOT_WG_NONE;
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_edge *e = &g->edges[i];
+		size_t from, to;
+
+		if (e->type != PMBOT_EDGE_PARENT_CHILD)
+			continue;
+		from = node_index(g, e->from_id);
+		to = node_index(g, e->to_id);
+		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
+			continue;
+		if (g->parent[to] != PMBOT_WG_NONE) {
+			if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "CONFLICTING_PARENT", file,
+				g->nodes[to].source_path ? g->nodes[to].source_path : "",
+				g->nodes[to].line, 0, "'%s' has two parents: '%s' and '%s'",
+				e->to_id, g->nodes[g->parent[to]].stable_id, e->from_id) < 0)
+				return PMBOT_ERROR;
+			errors++;
+			continue;
+		}
+		g->parent[to] = from;
+	}
+	if (check_parents(g, file, diags, &errors) < 0 ||
+	    check_dependencies(g, file, diags) < 0)
+		return PMBOT_ERROR;
+	return errors ? PMBOT_EINVALID : PMBOT_OK;
+}

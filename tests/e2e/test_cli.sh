@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# End to end: the pm-bot binary's commands, output formats and exit codes.
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+: "${PMBOT:?set PMBOT to the pm-bot binary}"
+EX=examples/plans/2026-q4-checkout.md
+F=tests/fixtures/cli
+
+CASE="version and help"
+run 0 "$PMBOT" --version && expect_in "$OUT" "pm-bot 0.1.0" && ok
+run 0 "$PMBOT" help && expect_in "$OUT" "validate" && expect_in "$OUT" "graph" && ok
+run 0 "$PMBOT" help graph && expect_in "$OUT" "--format json|mermaid|tree" && ok
+run 0 "$PMBOT" graph --help && expect_in "$OUT" "usage: pm-bot graph" && ok
+
+CASE="usage errors exit 2"
+run 2 "$PMBOT" && expect_in "$ERR" "usage: pm-bot <command>" && ok
+run 2 "$PMBOT" frobnicate && expect_in "$ERR" "unknown command 'frobnicate'" && ok
+run 2 "$PMBOT" validate --nope $EX && expect_in "$ERR" "unknown option '--nope'" && ok
+run 2 "$PMBOT" validate && expect_in "$ERR" "at least one FILE" && ok
+run 2 "$PMBOT" graph --format dot $EX && expect_in "$ERR" "unknown format 'dot'" && ok
+run 2 "$PMBOT" graph $EX --format && expect_in "$ERR" "option '--format' needs a value" && ok
+run 2 "$PMBOT" help nothing && ok
+
+CASE="validate the example"
+run 0 "$PMBOT" validate $EX && expect_eq "$OUT" "$EX: valid (0 errors, 0 warnings)" && expect_eq "$ERR" "" && ok
+
+CASE="validate reports errors with file, line and code; exit 2"
+run 2 "$PMBOT" validate $F/invalid.md && {
+	expect_in "$ERR" "$F/invalid.md:9:5: error UNKNOWN_EPIC /features/0/epic_id: epic_id 'epic:nope' names no epic" &&
+	expect_in "$ERR" "$F/invalid.md:13:5: error DUPLICATE_STABLE_ID /tasks/0/stable_id:" &&
+	expect_in "$ERR" "warning MISSING_PRIORITY /tasks/1:" &&
+	expect_in "$OUT" "$F/invalid.md: invalid (2 errors, 1 warning)"
+} && ok
+
+CASE="validate --json: one object for one file, an array for several"
+run 2 "$PMBOT" validate --json $F/invalid.md && {
+	expect_in "$OUT" '{"errors":[{"code":"UNKNOWN_EPIC","column":5,"line":9,"message":"epic_id '"'"'epic:nope'"'"' names no epic","path":"/features/0/epic_id"}' &&
+	expect_in "$OUT" '"file":"tests/fixtures/cli/invalid.md","valid":false' &&
+	expect_in "$OUT" '"warnings":[{"code":"MISSING_PRIORITY"'
+} && ok
+run 2 "$PMBOT" validate --json $EX $F/invalid.md && {
+	expect_in "$OUT" '[{"errors":[],"file":"examples/plans/2026-q4-checkout.md","valid":true,"warnings":[]},{' &&
+	expect_eq "$(printf '%s' "$OUT" | head -c 1)" "["
+} && ok
+
+CASE="validate reads standard input"
+run 0 "$PMBOT" validate - < $EX && expect_eq "$OUT" "<stdin>: valid (0 errors, 0 warnings)" && ok
+
+CASE="a file that cannot be read exits 1, even next to an invalid one"
+run 1 "$PMBOT" validate $F/does-not-exist.md $F/invalid.md && expect_in "$ERR" "cannot read $F/does-not-exist.md" && ok
+
+CASE="no block"
+run 2 "$PMBOT" validate $F/no-block.md && expect_in "$ERR" "error REPORT_NO_BLOCK" && ok
+
+CASE="graph json is canonical and stable"
+run 0 "$PMBOT" graph $EX && {
+	first=$OUT
+	expect_in "$OUT" '{"edges":[{"edge_type":"parent_child","from_id":"epic:checkout-reliability","provenance":"report_ir","to_id":"feat:checkout-tracing"}' &&
+	expect_in "$OUT" '"schema_version":"workgraph/v1"}'
+} && run 0 "$PMBOT" graph --format json $EX && expect_eq "$OUT" "$first" && ok
+
+CASE="graph tree and mermaid"
+run 0 "$PMBOT" graph --format tree $EX && {
+	expect_in "$OUT" "- epic:checkout-reliability [epic] Checkout survives deploys and explains its slow requests" &&
+	expect_in "$OUT" "  - feat:checkout-tracing [feature] Trace a checkout across the cart, payment and order services (depends on feat:graceful-drain)" &&
+	expect_in "$OUT" "    - test:drain-soak [test] Soak test a rolling deploy at 3x peak load (blocked by task:drain-hook)"
+} && ok
+run 0 "$PMBOT" graph --format mermaid $EX && expect_in "$OUT" "flowchart TD" && expect_in "$OUT" " -. depends on .-> " && ok
+
+CASE="graph of an invalid report exits 2 and prints nothing on stdout"
+run 2 "$PMBOT" graph $F/invalid.md && expect_eq "$OUT" "" && expect_in "$ERR" "UNKNOWN_EPIC" && ok
+
+finish

@@ -1,0 +1,1113 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cmocka.h>
+
+#include "pmbot/fs.h"
+#include "pmbot/render.h"
+
+#define ZEROS64 "0000000000000000000000000000000000000000000000000000000000000000"
+#define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static pmbot_body parse(const char *text, pmbot_diag_list *d)
+{
+	pmbot_body b;
+
+	assert_int_equal(pmbot_body_parse(&b, text, strlen(text), d), PMBOT_OK);
+	return b;
+}
+
+static char *neutral(int (*fn)(pmbot_buf *, const char *, size_t), const char *s)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	assert_int_equal(fn(&b, s, strlen(s)), 0);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+/* ---- headings and values --------------------------------------------------- */
+
+static void test_body__value_is_the_first_non_empty_line_trimmed(void **state)
+{
+	pmbot_body b = parse("intro\n### Area\n\n   core  \nsecond line\n### Priority\nP1", NULL);
+
+	(void)state;
+	assert_int_equal(b.n_fields, 2);
+	assert_string_equal(b.fields[0].heading, "Area");
+	assert_int_equal(b.fields[0].line, 2);
+	assert_string_equal(pmbot_body_get(&b, "Area"), "core");
+	assert_string_equal(pmbot_body_get(&b, "Priority"), "P1");
+	assert_null(pmbot_body_get(&b, "Size"));
+	assert_int_equal(b.marker, PMBOT_MARKER_NONE);
+	pmbot_body_free(&b);
+}
+
+static void test_body__reads_bodies_written_by_github_forms(void **state)
+{
+	/* What GitHub itself writes: a blank line after every heading. */
+	pmbot_body b = parse("### Goal\n\nFaster runs\n\n### Area\n\ncore\n\n### Size\n\n_No response_\n", NULL);
+
+	(void)state;
+	assert_string_equal(pmbot_body_get(&b, "Goal"), "Faster runs");
+	assert_string_equal(pmbot_body_get(&b, "Area"), "core");
+	assert_string_equal(pmbot_body_get(&b, "Size"), "");
+	pmbot_body_free(&b);
+}
+
+static void test_body__no_response_means_empty(void **state)
+{
+	pmbot_body b = parse("### Risk\n  _No response_  \n### Area\n\\_No response\\_\n", NULL);
+
+	(void)state;
+	assert_string_equal(pmbot_body_get(&b, "Risk"), "");
+	assert_string_equal(pmbot_body_get(&b, "Area"), "\\_No response\\_");
+	pmbot_body_free(&b);
+}
+
+static void test_body__crlf_and_cr_line_endings_work(void **state)
+{
+	pmbot_body a = parse("### Area\r\ncore\r\n\r\n### Priority\r\n\r\nP1\r\n", NULL);
+	pmbot_body b = parse("### Area\rcore\r\r### Priority\rP1\r", NULL);
+
+	(void)state;
+	assert_string_equal(pmbot_body_get(&a, "Area"), "core");
+	assert_string_equal(pmbot_body_get(&a, "Priority"), "P1");
+	assert_int_equal(a.fields[1].line, 4);
+	assert_string_equal(pmbot_body_get(&b, "Area"), "core");
+	assert_string_equal(pmbot_body_get(&b, "Priority"), "P1");
+	pmbot_body_free(&a);
+	pmbot_body_free(&b);
+}
+
+static void test_body__headings_match_ignoring_case_and_whitespace(void **state)
+{
+	pmbot_body b = parse("  ###   estimate   (HRS)  \n4\n###\tBlocked  by\n#1\n", NULL);
+
+	(void)state;
+	assert_string_equal(b.fields[0].heading, "estimate   (HRS)");
+	assert_string_equal(pmbot_body_get(&b, "Estimate (hrs)"), "4");
+	assert_string_equal(pmbot_body_get(&b, " blocked by "), "#1");
+	assert_true(pmbot_body_heading_eq("Blocked by", "BLOCKED\tBY"));
+	assert_false(pmbot_body_heading_eq("Blocked by", "Blockedby"));
+	assert_false(pmbot_body_heading_eq("Area", "Area 2"));
+	pmbot_body_free(&b);
+}
+
+static void test_body__size_epic_is_read_as_size(void **state)
+{
+	pmbot_body b = parse("### Size (Epic)\nXL\n", NULL);
+
+	(void)state;
+	assert_string_equal(pmbot_body_get(&b, "Size"), "XL");
+	assert_string_equal(pmbot_body_get(&b, "size (epic)"), "XL");
+	assert_true(pmbot_body_heading_eq("Size", "  size  (EPIC) "));
+	pmbot_body_free(&b);
+}
+
+static void test_body__a_heading_before_any_value_leaves_it_empty(void **state)
+{
+	pmbot_body b = parse("### Area\n\n### Priority\nP1\n### Size\n## Notes\nM\n"
+		"### Risk\n#### Deeper\nHigh\n", NULL);
+
+	(void)state;
+	assert_int_equal(b.n_fields, 4);
+	assert_string_equal(pmbot_body_get(&b, "Area"), "");
+	assert_string_equal(pmbot_body_get(&b, "Priority"), "P1");
+	assert_string_equal(pmbot_body_get(&b, "Size"), "");
+	assert_string_equal(pmbot_body_get(&b, "Risk"), "");
+	pmbot_body_free(&b);
+}
+
+static void test_body__escaped_and_inline_hashes_are_not_headings(void **state)
+{
+	pmbot_body b = parse("### Risk\n\\### Area\n### Blocked by\n#12, #13\n###Area\nx\n", NULL);
+
+	(void)state;
+	assert_int_equal(b.n_fields, 2);
+	assert_string_equal(pmbot_body_get(&b, "Risk"), "\\### Area");
+	assert_string_equal(pmbot_body_get(&b, "Blocked by"), "#12, #13");
+	pmbot_body_free(&b);
+}
+
+static void test_body__first_of_two_equal_headings_wins(void **state)
+{
+	pmbot_body b = parse("### Area\none\n### area\ntwo\n", NULL);
+
+	(void)state;
+	assert_int_equal(b.n_fields, 2);
+	assert_string_equal(pmbot_body_get(&b, "Area"), "one");
+	assert_string_equal(b.fields[1].value, "two");
+	pmbot_body_free(&b);
+}
+
+static void test_body__empty_body_has_nothing(void **state)
+{
+	pmbot_body b;
+
+	(void)state;
+	assert_int_equal(pmbot_body_parse(&b, "", 0, NULL), 0);
+	assert_int_equal(b.n_fields, 0);
+	assert_int_equal(b.marker, PMBOT_MARKER_NONE);
+	pmbot_body_free(&b);
+}
+
+static void test_body__length_is_respected_without_nul(void **state)
+{
+	const char text[] = "### Area\ncore\n### Priority\nP1";
+	pmbot_body b;
+
+	(void)state;
+	assert_int_equal(pmbot_body_parse(&b, text, 13, NULL), 0); /* "### Area\ncore" */
+	assert_int_equal(b.n_fields, 1);
+	assert_string_equal(b.fields[0].value, "core");
+	pmbot_body_free(&b);
+}
+
+/* ---- marker ------------------------------------------------------------------ */
+
+static void test_body__reads_the_marker(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_body b = parse("### Area\ncore\n\n<!-- pm-bot:id=feat:a rev=" HEX64 " -->", &d);
+
+	(void)state;
+	assert_int_equal(d.count, 0);
+	assert_int_equal(b.marker, PMBOT_MARKER_OK);
+	assert_string_equal(b.stable_id, "feat:a");
+	assert_string_equal(b.rev, HEX64);
+	assert_int_equal(b.marker_line, 4);
+	assert_string_equal(pmbot_body_get(&b, "Area"), "core");
+	pmbot_body_free(&b);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_body__marker_spacing_is_tolerated(void **state)
+{
+	pmbot_body a = parse("  <!--pm-bot:id=x rev=" HEX64 "-->  \r\n", NULL);
+	pmbot_body b = parse("<!--\tpm-bot:id=x\t rev=" HEX64 "\t-->", NULL);
+
+	(void)state;
+	assert_int_equal(a.marker, PMBOT_MARKER_OK);
+	assert_string_equal(a.stable_id, "x");
+	assert_int_equal(b.marker, PMBOT_MARKER_OK);
+	pmbot_body_free(&a);
+	pmbot_body_free(&b);
+}
+
+static void test_body__malformed_markers_are_reported(void **state)
+{
+	static const char *const bad[] = {
+		"<!-- pm-bot:id=x rev=" ZEROS64 "0 -->",          /* 65 hex */
+		"<!-- pm-bot:id=x rev=" "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef" " -->",
+		"<!-- pm-bot:id=x rev=abc -->",
+		"<!-- pm-bot:id=x -->",
+		"<!-- pm-bot:id= rev=" ZEROS64 " -->",
+		"<!-- pm-bot:id=a-->b rev=" ZEROS64 " -->",
+		"<!-- pm-bot:id=x rev=" ZEROS64 " --> trailing",
+		"<!-- pm-bot:id=x rev=" ZEROS64,
+		"<!-- pm-bot:identity=x -->",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+		char text[512];
+		pmbot_body b;
+		const pmbot_diag *w;
+
+		snprintf(text, sizeof(text), "### Area\ncore\n%s\n", bad[i]);
+		b = parse(text, &d);
+		assert_int_equal(b.marker, PMBOT_MARKER_MALFORMED);
+		assert_null(b.stable_id);
+		assert_string_equal(b.rev, "");
+		w = pmbot_diag_list_find(&d, "BODY_MARKER_MALFORMED");
+		assert_non_null(w);
+		assert_int_equal(w->severity, PMBOT_SEV_WARNING);
+		assert_int_equal(w->line, 3);
+		pmbot_body_free(&b);
+		pmbot_diag_list_free(&d);
+	}
+}
+
+static void test_body__two_markers_are_reported(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_body b = parse("<!-- pm-bot:id=a rev=" HEX64 " -->\n### Area\ncore\n"
+		"<!-- pm-bot:id=b rev=" HEX64 " -->\n", &d);
+	const pmbot_diag *w;
+
+	(void)state;
+	assert_int_equal(b.marker, PMBOT_MARKER_MULTIPLE);
+	assert_null(b.stable_id);
+	assert_int_equal(b.marker_line, 1);
+	w = pmbot_diag_list_find(&d, "BODY_MARKER_MULTIPLE");
+	assert_non_null(w);
+	assert_int_equal(w->line, 4);
+	pmbot_body_free(&b);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_body__a_marker_inside_a_line_is_text(void **state)
+{
+	pmbot_body b = parse("### Risk\nsee <!-- pm-bot:id=a rev=" HEX64 " -->\n"
+		"<!-- just a comment -->\n", NULL);
+
+	(void)state;
+	assert_int_equal(b.marker, PMBOT_MARKER_NONE);
+	pmbot_body_free(&b);
+}
+
+static void test_body__a_marker_line_is_never_a_value(void **state)
+{
+	pmbot_body b = parse("### Area\n<!-- pm-bot:id=a rev=" HEX64 " -->\ncore\n", NULL);
+
+	(void)state;
+	assert_string_equal(pmbot_body_get(&b, "Area"), "");
+	assert_int_equal(b.marker, PMBOT_MARKER_OK);
+	pmbot_body_free(&b);
+}
+
+/* ---- rev --------------------------------------------------------------------- */
+
+static void rev_of(char out[PMBOT_SHA256_HEX_SIZE], const char *body)
+{
+	assert_int_equal(pmbot_body_rev(out, body, strlen(body)), 0);
+}
+
+static void test_body__rev_hashes_the_body_without_its_marker(void **state)
+{
+	char want[PMBOT_SHA256_HEX_SIZE], got[PMBOT_SHA256_HEX_SIZE];
+	const char *content = "### Area\ncore\n\n### Risk\nLow";
+
+	(void)state;
+	assert_int_equal(pmbot_sha256_hex(want, content, strlen(content)), 0);
+	rev_of(got, "### Area\ncore\n\n### Risk\nLow\n\n<!-- pm-bot:id=a rev=" ZEROS64 " -->");
+	assert_string_equal(got, want);
+	rev_of(got, "### Area\r\ncore\r\n\r\n### Risk\r\nLow\r\n\r\n<!-- pm-bot:id=a rev=" ZEROS64 " -->\r\n");
+	assert_string_equal(got, want);
+	rev_of(got, "<!-- pm-bot:id=a rev=" ZEROS64 " -->\n### Area\ncore\n\n### Risk\nLow  \n\n");
+	assert_string_equal(got, want);
+	rev_of(got, content);
+	assert_string_equal(got, want);
+}
+
+static void test_body__rev_changes_when_a_human_edits_the_body(void **state)
+{
+	char a[PMBOT_SHA256_HEX_SIZE], b[PMBOT_SHA256_HEX_SIZE];
+
+	(void)state;
+	rev_of(a, "### Area\ncore\n\n<!-- pm-bot:id=a rev=" ZEROS64 " -->");
+	rev_of(b, "### Area\ncores\n\n<!-- pm-bot:id=a rev=" ZEROS64 " -->");
+	assert_string_not_equal(a, b);
+	rev_of(b, "### Area\ncore\n\n<!-- pm-bot:id=b rev=" HEX64 " -->");
+	assert_string_equal(a, b);
+	rev_of(b, "  ### Area\ncore\n\n<!-- pm-bot:id=a rev=" ZEROS64 " -->");
+	assert_string_not_equal(a, b);
+}
+
+/* ---- hours ------------------------------------------------------------------- */
+
+static void test_body__hours_accept_plain_approximate_and_unit_forms(void **state)
+{
+	static const struct {
+		const char *text;
+		double want;
+	} ok[] = {
+		{ "4", 4 }, { "4.5", 4.5 }, { "~4", 4 }, { "4 hrs", 4 }, { "4h", 4 },
+		{ "  ~ 12.25 Hours ", 12.25 }, { ".5", 0.5 }, { "3.", 3 }, { "1e3", 1000 },
+		{ "2.5e-1hr", 0.25 }, { "0", 0 }, { "7 hour", 7 }, { "-2", -2 }, { "10HRS", 10 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		double d = -99;
+
+		if (pmbot_body_parse_hours(&d, ok[i].text) != 0)
+			fail_msg("\"%s\" did not parse", ok[i].text);
+		assert_true(d == ok[i].want);
+	}
+}
+
+static void test_body__hours_reject_anything_else(void **state)
+{
+	static const char *const bad[] = { "", "  ", "abc", "4 days", "4..5", "inf", "nan",
+		"0x10", "~", "4 h r", "four", "4,5", "1e999", "h", "4 hrs!", "--4", "4e" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		double d = 123;
+
+		if (pmbot_body_parse_hours(&d, bad[i]) != PMBOT_EINVALID)
+			fail_msg("\"%s\" parsed", bad[i]);
+		assert_true(d == 123);
+	}
+}
+
+/* ---- neutralisation ---------------------------------------------------------- */
+
+static void expect_neutral(int (*fn)(pmbot_buf *, const char *, size_t), const char *in,
+	const char *want)
+{
+	char *got = neutral(fn, in);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_body__title_neutralisation_collapses_whitespace(void **state)
+{
+	(void)state;
+	expect_neutral(pmbot_render_neutralise_title, "  a\r\n\tb  c\xe2\x80\xa8" "d\x01 ", "a b c d");
+	expect_neutral(pmbot_render_neutralise_title, "### x --> y", "### x --> y");
+	expect_neutral(pmbot_render_neutralise_title, " \n ", "");
+}
+
+static void test_body__line_neutralisation_defuses_headings_and_comments(void **state)
+{
+	int (*fn)(pmbot_buf *, const char *, size_t) = pmbot_render_neutralise_line;
+
+	(void)state;
+	expect_neutral(fn, "Low\n### Priority\nP0", "Low ### Priority P0");
+	expect_neutral(fn, "### Priority", "\\### Priority");
+	expect_neutral(fn, "\n  #\n", "\\#");
+	expect_neutral(fn, "####### x", "####### x");
+	expect_neutral(fn, "#12, #13", "#12, #13");
+	expect_neutral(fn, "a --> b <!-- c --!> d", "a --&gt; b &lt;!-- c --!&gt; d");
+	expect_neutral(fn, "<!-->", "&lt;!--&gt;");
+	expect_neutral(fn, "```js", "\\```js");
+	expect_neutral(fn, "~~~", "\\~~~");
+	expect_neutral(fn, "<pre>", "&lt;pre>");
+	expect_neutral(fn, "<SCRIPT src=x>", "&lt;SCRIPT src=x>");
+	expect_neutral(fn, "<?php", "&lt;?php");
+	expect_neutral(fn, "<div>", "<div>");
+	expect_neutral(fn, "<preview>", "<preview>");
+	expect_neutral(fn, " _No response_ ", "");
+	expect_neutral(fn, "_No response_ x", "_No response_ x");
+}
+
+static void test_body__block_neutralisation_keeps_lines_but_defuses_them(void **state)
+{
+	int (*fn)(pmbot_buf *, const char *, size_t) = pmbot_render_neutralise_block;
+
+	(void)state;
+	expect_neutral(fn, "\n\n  first  \r\n\r\n\r\n  ## second\rthird\xc2\x85" "fourth\n\n",
+		"  first\n\n  \\## second\nthird\nfourth");
+	expect_neutral(fn, "_No response_\nmore", "\\_No response\\_\nmore");
+	expect_neutral(fn, "x\n<!-- pm-bot:id=a rev=" ZEROS64 " -->",
+		"x\n&lt;!-- pm-bot:id=a rev=" ZEROS64 " --&gt;");
+	expect_neutral(fn, "code:\n```\n### x\n```", "code:\n\\```\n\\### x\n\\```");
+	expect_neutral(fn, "a\tb\x01", "a\tb");
+	expect_neutral(fn, " \n\t\n", "");
+}
+
+static const char *const hostile[] = {
+	"", " ", "_No response_", "### Area", "<!-->", "<!--->", "--!>", "-->-->", "<!--<!--",
+	"\\### x", "\\\\### x", "#", "  #  ", "```", "  ~~~~", "<pre", "<!DOCTYPE html>",
+	"a\r\n### b\r\n<!-- pm-bot:id=x rev=" ZEROS64 " -->\r\n", "\xe2\x80\xa9###",
+	"--&gt;", "&lt;!--", "_No response_\n_No response_", "x\n\n\n\ny",
+};
+
+static void test_body__neutralisation_is_idempotent(void **state)
+{
+	int (*fns[])(pmbot_buf *, const char *, size_t) = { pmbot_render_neutralise_title,
+		pmbot_render_neutralise_line, pmbot_render_neutralise_block };
+	size_t i, f;
+
+	(void)state;
+	for (f = 0; f < 3; f++) {
+		for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+			char *once = neutral(fns[f], hostile[i]);
+			char *twice = neutral(fns[f], once);
+
+			assert_string_equal(once, twice);
+			free(once);
+			free(twice);
+		}
+	}
+}
+
+static void test_body__neutralised_values_hold_no_comment_delimiter(void **state)
+{
+	int (*fns[])(pmbot_buf *, const char *, size_t) = { pmbot_render_neutralise_line,
+		pmbot_render_neutralise_block };
+	size_t i, f;
+
+	(void)state;
+	for (f = 0; f < 2; f++) {
+		for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+			char *out = neutral(fns[f], hostile[i]);
+
+			assert_null(strstr(out, "<!--"));
+			assert_null(strstr(out, "-->"));
+			assert_null(strstr(out, "--!>"));
+			free(out);
+		}
+	}
+}
+
+/* ---- property: parse(render(item)) gives back the tracked fields ------------ */
+
+/*
+ * The reference model below restates docs/issue-format.md independently of
+ * src/render/: what a tracked value, a title and the "Blocked by" list look
+ * like after neutralisation.
+ */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64*: deterministic, no libc rand() state. */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ULL;
+}
+
+static size_t below(size_t n)
+{
+	return (size_t)(rnd() % n);
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	assert_non_null(p);
+	return p;
+}
+
+static char *replace_all(char *s, const char *from, const char *to)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t fl = strlen(from);
+	const char *p = s, *hit;
+
+	while ((hit = strstr(p, from))) {
+		assert_int_equal(pmbot_buf_put(&b, p, (size_t)(hit - p)), 0);
+		assert_int_equal(pmbot_buf_puts(&b, to), 0);
+		p = hit + fl;
+	}
+	assert_int_equal(pmbot_buf_puts(&b, p), 0);
+	free(s);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+static char *ref_collapse(const char *s)
+{
+	size_t n = strlen(s), i, o = 0;
+	char *tmp = malloc(n + 1), *out = malloc(n + 1);
+	size_t k = 0;
+
+	assert_non_null(tmp);
+	assert_non_null(out);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f) {
+			tmp[k++] = ' ';
+		} else if (c == 0xc2 && (unsigned char)s[i + 1] == 0x85) {
+			tmp[k++] = ' ';
+			i++;
+		} else if (c == 0xe2 && (unsigned char)s[i + 1] == 0x80 &&
+			   ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9)) {
+			tmp[k++] = ' ';
+			i += 2;
+		} else {
+			tmp[k++] = (char)c;
+		}
+	}
+	for (i = 0; i < k; i++) {
+		if (tmp[i] == ' ' && (o == 0 || out[o - 1] == ' '))
+			continue;
+		out[o++] = tmp[i];
+	}
+	while (o && out[o - 1] == ' ')
+		o--;
+	out[o] = '\0';
+	free(tmp);
+	return out;
+}
+
+static char *ref_line(const char *s)
+{
+	char *t = ref_collapse(s);
+	size_t h = 0;
+
+	if (!strcmp(t, "_No response_")) {
+		t[0] = '\0';
+		return t;
+	}
+	t = replace_all(t, "<!--", "&lt;!--");
+	t = replace_all(t, "-->", "--&gt;");
+	t = replace_all(t, "--!>", "--!&gt;");
+	while (t[h] == '#')
+		h++;
+	if ((h >= 1 && h <= 6 && (t[h] == ' ' || t[h] == '\0')) ||
+	    !strncmp(t, "```", 3) || !strncmp(t, "~~~", 3)) {
+		char *e = malloc(strlen(t) + 2);
+
+		assert_non_null(e);
+		e[0] = '\\';
+		memcpy(e + 1, t, strlen(t) + 1);
+		free(t);
+		return e;
+	}
+	if (t[0] == '<') {
+		static const char *const tags[] = { "pre", "script", "style", "textarea" };
+		int esc = t[1] == '!' || t[1] == '?';
+		size_t i;
+
+		for (i = 0; i < 4 && !esc; i++) {
+			size_t k = strlen(tags[i]);
+
+			esc = !strncasecmp(t + 1, tags[i], k) &&
+				(t[1 + k] == '\0' || t[1 + k] == ' ' || t[1 + k] == '>');
+		}
+		if (esc) {
+			char *e = malloc(strlen(t) + 4);
+
+			assert_non_null(e);
+			memcpy(e, "&lt;", 4);
+			memcpy(e + 4, t + 1, strlen(t));
+			free(t);
+			return e;
+		}
+	}
+	return t;
+}
+
+static size_t chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static const char *const frags[] = {
+	"\n", "\r\n", "\r", "###", "### Area", "## x", "#", "#12", "-->", "<!--", "--!>",
+	"<!-- pm-bot:id=evil rev=" ZEROS64 " -->", "_No response_", " ", "  ", "\t", "\v", "\f",
+	"\x01", "\x7f", "\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac", "\xf0\x9f\x99\x82",
+	"\xe2\x80\xa8", "\xe2\x80\xa9", "\xc2\x85", "\xc2\xa0", "```", "~~~", "<pre>", "<script>",
+	"<?php", "<!DOCTYPE", "<div>", "\\", "\\_", "&lt;", ",", ", ", "- [ ] ", "P1", "core",
+	">", "-", "--", "<", "!", "_", "*", "|", "[x]", "@user", "4.5", "~4", "Size (Epic)",
+	"https://github.com/acme/x/issues/7", "Low", "Med", "High",
+};
+
+static void put_word(pmbot_buf *b)
+{
+	size_t n = 1 + below(8), i;
+
+	for (i = 0; i < n; i++)
+		assert_int_equal(pmbot_buf_putc(b, (char)('a' + below(26))), 0);
+}
+
+/* A hostile string of up to about `max` bytes. */
+static char *gen_string(size_t max)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t mode = below(100), n, i;
+
+	if (mode < 8) {
+		static const char *const pads[] = { "", " ", "\t", "\n", " \r\n " };
+
+		assert_int_equal(pmbot_buf_printf(&b, "%s_No response_%s", pads[below(5)],
+			pads[below(5)]), 0);
+	} else if (mode < 12) {
+		static const char *const blank[] = { "", " ", "\n\n", "\t \r\n" };
+
+		assert_int_equal(pmbot_buf_puts(&b, blank[below(4)]), 0);
+	} else {
+		n = mode < 17 ? max / 4 : 1 + below(8);
+		for (i = 0; i < n && b.len < max; i++) {
+			if (below(3))
+				assert_int_equal(pmbot_buf_puts(&b, frags[below(sizeof(frags) /
+					sizeof(frags[0]))]), 0);
+			else
+				put_word(&b);
+		}
+	}
+	return pmbot_buf_detach(&b, NULL);
+}
+
+static void set_str(json_t *o, const char *key, char *s)
+{
+	assert_int_equal(json_object_set_new(o, key, json_string(s)), 0);
+	free(s);
+}
+
+typedef struct {
+	char *id;
+	int unsafe_id;
+	int huge;
+} gen_item;
+
+static json_t *gen_node(gen_item *it, size_t index)
+{
+	static const char *const unsafe[] = { "a b", "x-->", "t\tt", "<!--x", "y--!>",
+		"\xe2\x80\xa8", "z\n" };
+	json_t *o = json_object();
+	char id[64];
+
+	assert_non_null(o);
+	it->unsafe_id = below(50) == 0;
+	it->huge = below(200) == 0;
+	if (it->unsafe_id)
+		snprintf(id, sizeof(id), "n%zu%s", index, unsafe[below(sizeof(unsafe) / sizeof(unsafe[0]))]);
+	else
+		snprintf(id, sizeof(id), below(2) ? "task:n%zu" : "\xc3\xa9:%zu", index);
+	it->id = xstrdup(id);
+	assert_int_equal(json_object_set_new(o, "stable_id", json_string(id)), 0);
+	set_str(o, "title", gen_string(below(30) ? 120 : 600));
+	set_str(o, "area", gen_string(below(10) ? 30 : 120));
+	set_str(o, "priority", gen_string(below(10) ? 20 : 80));
+	if (below(3))
+		set_str(o, "size", gen_string(below(10) ? 20 : 80));
+	if (below(3))
+		set_str(o, "status", gen_string(30));
+	if (it->huge) {
+		char *big = malloc(70001);
+
+		assert_non_null(big);
+		memset(big, 'r', 70000);
+		big[70000] = '\0';
+		set_str(o, "risk", big);
+	} else if (below(3)) {
+		set_str(o, "risk", gen_string(below(5) ? 200 : 3000));
+	}
+	switch (below(5)) {
+	case 0:
+		assert_int_equal(json_object_set_new(o, "estimate_hrs",
+			json_integer((json_int_t)below(100000))), 0);
+		break;
+	case 1:
+		assert_int_equal(json_object_set_new(o, "estimate_hrs",
+			json_real((double)below(1000) / 8.0)), 0);
+		break;
+	case 2: {
+		double r = (double)(rnd() >> 11) / 9007199254740992.0;
+		static const double scale[] = { 1e-7, 1.0, 1e3, 1e6, 1e21 };
+
+		assert_int_equal(json_object_set_new(o, "estimate_hrs",
+			json_real(r * scale[below(5)])), 0);
+		break;
+	}
+	default:
+		break;
+	}
+	if (below(2))
+		set_str(o, "goal", gen_string(below(5) ? 300 : 3000));
+	if (below(3))
+		set_str(o, "objective", gen_string(300));
+	if (below(2)) {
+		json_t *ac = json_array();
+		size_t n = below(5), i;
+
+		for (i = 0; i < n; i++) {
+			char *c = gen_string(300);
+
+			assert_int_equal(json_array_append_new(ac, json_string(c)), 0);
+			free(c);
+		}
+		assert_int_equal(json_object_set_new(o, "acceptance_criteria", ac), 0);
+	}
+	assert_int_equal(json_object_set_new(o, "needs_human", json_boolean(below(2))), 0);
+	return o;
+}
+
+static char *ref_estimate(const json_t *v)
+{
+	char tmp[64];
+	int prec;
+
+	if (json_is_integer(v)) {
+		snprintf(tmp, sizeof(tmp), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return xstrdup(tmp);
+	}
+	if (!json_is_real(v))
+		return xstrdup("");
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, json_real_value(v));
+		if (strtod(tmp, NULL) == json_real_value(v))
+			break;
+	}
+	return xstrdup(tmp);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *ref_deps(const pmbot_workgraph *g, const char *id, const pmbot_strmap *refs)
+{
+	const char *list[64];
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t i, n = 0;
+	char *joined, *out;
+
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_edge *e = &g->edges[i];
+		void *r = NULL;
+
+		if (strcmp(e->from_id, id) || (e->type != PMBOT_EDGE_DEPENDS_ON &&
+					       e->type != PMBOT_EDGE_BLOCKED_BY))
+			continue;
+		assert_true(n < 64);
+		list[n++] = pmbot_strmap_get(refs, e->to_id, &r) ? r : e->to_id;
+	}
+	qsort(list, n, sizeof(list[0]), cmp_str);
+	for (i = 0; i < n; i++) {
+		if (i && !strcmp(list[i], list[i - 1]))
+			continue;
+		if (b.len)
+			assert_int_equal(pmbot_buf_puts(&b, ", "), 0);
+		assert_int_equal(pmbot_buf_puts(&b, list[i]), 0);
+	}
+	joined = pmbot_buf_detach(&b, NULL);
+	out = ref_line(joined);
+	free(joined);
+	return out;
+}
+
+static char *ref_member_line(const json_t *node, const char *key)
+{
+	const json_t *v = json_object_get(node, key);
+
+	return json_is_string(v) ? ref_line(json_string_value(v)) : xstrdup("");
+}
+
+static int label_too_long(const json_t *node, const char *key, const char *prefix)
+{
+	const json_t *v = json_object_get(node, key);
+	char *c;
+	int over;
+
+	if (!json_is_string(v))
+		return 0;
+	c = ref_collapse(json_string_value(v));
+	over = c[0] && strlen(prefix) + chars(c) > 50;
+	free(c);
+	return over;
+}
+
+typedef struct {
+	size_t renders, ok, unsafe_id, title_long, title_empty, label_long, body_long;
+} stats;
+
+static char *to_crlf(const char *s, size_t len, size_t *out_len)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '\n')
+			assert_int_equal(pmbot_buf_putc(&b, '\r'), 0);
+		assert_int_equal(pmbot_buf_putc(&b, s[i]), 0);
+	}
+	return pmbot_buf_detach(&b, out_len);
+}
+
+/* The expected value under one form heading, or NULL when not tracked. */
+static char *expected_value(const pmbot_form_field *f, const pmbot_workgraph *g,
+	const pmbot_wg_node *n, const pmbot_strmap *refs)
+{
+	switch (f->kind) {
+	case PMBOT_FIELD_AREA: return ref_member_line(n->json, "area");
+	case PMBOT_FIELD_PRIORITY: return ref_member_line(n->json, "priority");
+	case PMBOT_FIELD_SIZE: return ref_member_line(n->json, "size");
+	case PMBOT_FIELD_RISK: return ref_member_line(n->json, "risk");
+	case PMBOT_FIELD_STATUS: return ref_member_line(n->json, "status");
+	case PMBOT_FIELD_ESTIMATE: return ref_estimate(json_object_get(n->json, "estimate_hrs"));
+	case PMBOT_FIELD_BLOCKED_BY: return ref_deps(g, n->stable_id, refs);
+	case PMBOT_FIELD_ACTUAL:
+	case PMBOT_FIELD_OTHER: return xstrdup("");
+	default: return NULL;
+	}
+}
+
+static void check_round_trip(const pmbot_rendered_issue *iss, const pmbot_form *form,
+	const pmbot_workgraph *g, const pmbot_wg_node *n, const pmbot_strmap *refs)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	char rev[PMBOT_SHA256_HEX_SIZE], *title, *crlf;
+	const char *rest, *p, *last = NULL;
+	pmbot_body b, c;
+	size_t i, crlf_len;
+
+	assert_int_equal(pmbot_body_parse(&b, iss->body, iss->body_len, &d), 0);
+	assert_int_equal(d.count, 0);
+	crlf = to_crlf(iss->body, iss->body_len, &crlf_len);
+	assert_int_equal(pmbot_body_parse(&c, crlf, crlf_len, &d), 0);
+	assert_int_equal(d.count, 0);
+
+	/* Exactly the form's headings: nothing injected, nothing lost. */
+	assert_int_equal(b.n_fields, form->n_fields);
+	assert_int_equal(c.n_fields, form->n_fields);
+	for (i = 0; i < form->n_fields; i++) {
+		char *want = expected_value(&form->fields[i], g, n, refs);
+
+		assert_string_equal(b.fields[i].heading, form->fields[i].label);
+		assert_string_equal(pmbot_body_get(&b, form->fields[i].label), b.fields[i].value);
+		if (want) {
+			assert_string_equal(b.fields[i].value, want);
+			assert_string_equal(c.fields[i].value, want);
+			if (form->fields[i].kind == PMBOT_FIELD_ESTIMATE && want[0]) {
+				const json_t *e = json_object_get(n->json, "estimate_hrs");
+				double h;
+
+				assert_int_equal(pmbot_body_parse_hours(&h, want), 0);
+				assert_true(h == json_number_value(e));
+			}
+		}
+		free(want);
+	}
+	assert_int_equal(b.marker, PMBOT_MARKER_OK);
+	assert_int_equal(c.marker, PMBOT_MARKER_OK);
+	assert_string_equal(b.stable_id, n->stable_id);
+	assert_string_equal(b.rev, iss->rev);
+	assert_string_equal(c.rev, iss->rev);
+	assert_int_equal(pmbot_body_rev(rev, iss->body, iss->body_len), 0);
+	assert_string_equal(rev, iss->rev);
+	assert_int_equal(pmbot_body_rev(rev, crlf, crlf_len), 0);
+	assert_string_equal(rev, iss->rev);
+
+	/* Only the marker opens or closes an HTML comment. */
+	assert_ptr_equal(strstr(iss->body, "<!--"), strrchr(iss->body, '\n') + 1);
+	for (p = iss->body; (p = strstr(p, "-->")); p++)
+		last = p;
+	assert_ptr_equal(last, iss->body + iss->body_len - 3);
+
+	/* The title comes back without its prefix, neutralised. */
+	assert_int_equal(pmbot_render_title_strip(&rest, iss->title, form), PMBOT_OK);
+	title = ref_collapse(json_string_value(json_object_get(n->json, "title")));
+	assert_string_equal(rest, title);
+	free(title);
+	free(crlf);
+	pmbot_body_free(&b);
+	pmbot_body_free(&c);
+	pmbot_diag_list_free(&d);
+}
+
+static void render_and_check(stats *st, const pmbot_workgraph *g, const pmbot_wg_node *n,
+	const gen_item *it, const pmbot_form *form, const pmbot_render_opts *opts)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	const char *want[5];
+	size_t nwant = 0, i, k;
+	char *title = ref_collapse(json_string_value(json_object_get(n->json, "title")));
+	int rc;
+
+	if (it->unsafe_id)
+		want[nwant++] = "RENDER_UNSAFE_ID";
+	if (!title[0])
+		want[nwant++] = "RENDER_TITLE_EMPTY";
+	if (chars(form->title_prefix) + chars(title) > 256)
+		want[nwant++] = "RENDER_TITLE_TOO_LONG";
+	if (label_too_long(n->json, "area", "area:") || label_too_long(n->json, "priority", "prio:") ||
+	    label_too_long(n->json, "size", "size:") || label_too_long(n->json, "status", "status:"))
+		want[nwant++] = "RENDER_LABEL_TOO_LONG";
+	if (it->huge)
+		want[nwant++] = "RENDER_BODY_TOO_LONG";
+	free(title);
+
+	rc = pmbot_render_issue(&iss, g, n, form, opts, &d);
+	st->renders++;
+	assert_int_equal(rc, nwant ? PMBOT_EINVALID : PMBOT_OK);
+	for (i = 0; i < nwant; i++)
+		if (!pmbot_diag_list_find(&d, want[i]))
+			fail_msg("%s: expected %s", n->stable_id, want[i]);
+	for (i = 0; i < d.count; i++) {
+		for (k = 0; k < nwant && strcmp(d.items[i].code, want[k]); k++)
+			;
+		if (k == nwant)
+			fail_msg("%s: unexpected %s: %s", n->stable_id, d.items[i].code,
+				d.items[i].message);
+		st->unsafe_id += !strcmp(d.items[i].code, "RENDER_UNSAFE_ID");
+		st->title_long += !strcmp(d.items[i].code, "RENDER_TITLE_TOO_LONG");
+		st->title_empty += !strcmp(d.items[i].code, "RENDER_TITLE_EMPTY");
+		st->label_long += !strcmp(d.items[i].code, "RENDER_LABEL_TOO_LONG");
+		st->body_long += !strcmp(d.items[i].code, "RENDER_BODY_TOO_LONG");
+	}
+	if (rc == PMBOT_OK) {
+		pmbot_rendered_issue again;
+
+		st->ok++;
+		check_round_trip(&iss, form, g, n, opts->issue_refs);
+		/* Same input, same bytes. */
+		assert_int_equal(pmbot_render_issue(&again, g, n, form, opts, &d), PMBOT_OK);
+		assert_int_equal(again.body_len, iss.body_len);
+		assert_memory_equal(again.body, iss.body, iss.body_len);
+		assert_string_equal(again.title, iss.title);
+		pmbot_rendered_issue_free(&again);
+	} else {
+		assert_null(iss.body);
+		assert_null(iss.title);
+	}
+	pmbot_rendered_issue_free(&iss);
+	pmbot_diag_list_free(&d);
+}
+
+static pmbot_form *load_fixture(const char *name)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf b = PMBOT_BUF_INIT;
+	pmbot_form *f = NULL;
+	char path[256];
+
+	snprintf(path, sizeof(path), "tests/fixtures/forms/%s", name);
+	assert_int_equal(pmbot_fs_read(&b, path), 0);
+	assert_int_equal(pmbot_form_parse(&f, path, b.buf, b.len, NULL, &d), PMBOT_OK);
+	pmbot_buf_free(&b);
+	pmbot_diag_list_free(&d);
+	return f;
+}
+
+#define N_ITEMS 5000
+#define BATCH 50
+
+static void test_body__parse_of_render_gives_back_the_tracked_fields(void **state)
+{
+	pmbot_form *builtins[8], *custom[3];
+	stats st = { 0, 0, 0, 0, 0, 0, 0 };
+	size_t base, i, t;
+
+	(void)state;
+	rng_state = 0x9e3779b97f4a7c15ULL;
+	for (t = 0; t < 8; t++)
+		assert_int_equal(pmbot_form_builtin(&builtins[t], (pmbot_node_type)t), 0);
+	custom[0] = load_fixture("feature.yml");
+	custom[1] = load_fixture("epic.yml");
+	custom[2] = load_fixture("bug.yml");
+
+	for (base = 0; base < N_ITEMS; base += BATCH) {
+		pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+		pmbot_strmap items = PMBOT_STRMAP_INIT, refs = PMBOT_STRMAP_INIT;
+		pmbot_render_opts opts = { NULL, &refs };
+		gen_item gen[BATCH];
+		char *ref_texts[BATCH];
+		pmbot_workgraph *g = NULL;
+		size_t n_refs = 0;
+
+		assert_int_equal(pmbot_workgraph_new(&g), 0);
+		for (i = 0; i < BATCH; i++) {
+			pmbot_node_type type = (pmbot_node_type)below(8);
+
+			assert_int_equal(pmbot_workgraph_add_node(g, type, gen_node(&gen[i], base + i),
+				NULL, 0), 0);
+			assert_int_equal(pmbot_strmap_put(&items, gen[i].id, &gen[i], NULL), 0);
+		}
+		for (i = 0; i < BATCH; i++) {
+			size_t k, n = below(4);
+
+			for (k = 0; k < n; k++) {
+				pmbot_edge_type et = below(2) ? PMBOT_EDGE_DEPENDS_ON : PMBOT_EDGE_BLOCKED_BY;
+				size_t pick = below(10);
+
+				if (pick < 6) {
+					assert_int_equal(pmbot_workgraph_add_edge(g, et, gen[i].id,
+						gen[below(BATCH)].id, 0), 0);
+				} else if (pick < 8) {
+					char url[80];
+
+					snprintf(url, sizeof(url), "https://github.com/acme/x/issues/%zu",
+						below(1000));
+					assert_int_equal(pmbot_workgraph_add_edge(g, et, gen[i].id, url, 1), 0);
+				} else {
+					char *s = gen_string(40);
+
+					assert_int_equal(pmbot_workgraph_add_edge(g, et, gen[i].id, s, 1), 0);
+					free(s);
+				}
+			}
+			if (!below(3)) {
+				char num[32];
+
+				snprintf(num, sizeof(num), "#%zu", below(5000));
+				ref_texts[n_refs] = below(4) ? xstrdup(num) : gen_string(20);
+				assert_int_equal(pmbot_strmap_put(&refs, gen[i].id, ref_texts[n_refs], NULL), 0);
+				n_refs++;
+			}
+		}
+		assert_true(pmbot_workgraph_finish(g, NULL, &d) != PMBOT_ERROR);
+		for (i = 0; i < g->n_nodes; i++) {
+			const pmbot_wg_node *n = &g->nodes[i];
+			void *it = NULL;
+
+			assert_true(pmbot_strmap_get(&items, n->stable_id, &it));
+			render_and_check(&st, g, n, it, builtins[n->type], &opts);
+			for (t = 0; t < 3; t++)
+				render_and_check(&st, g, n, it, custom[t], &opts);
+		}
+		for (i = 0; i < BATCH; i++)
+			free(gen[i].id);
+		for (i = 0; i < n_refs; i++)
+			free(ref_texts[i]);
+		pmbot_strmap_free(&items);
+		pmbot_strmap_free(&refs);
+		pmbot_workgraph_free(g);
+		pmbot_diag_list_free(&d);
+	}
+	/* Every path was taken, and most renders were checked end to end. */
+	assert_int_equal(st.renders, 4 * N_ITEMS);
+	assert_true(st.ok >= N_ITEMS);
+	assert_true(st.unsafe_id > 0);
+	assert_true(st.title_long > 0);
+	assert_true(st.title_empty > 0);
+	assert_true(st.label_long > 0);
+	assert_true(st.body_long > 0);
+	print_message("renders %zu, round-tripped %zu, unsafe id %zu, long title %zu, "
+		"empty title %zu, long label %zu, long body %zu\n", st.renders, st.ok,
+		st.unsafe_id, st.title_long, st.title_empty, st.label_long, st.body_long);
+	for (t = 0; t < 8; t++)
+		pmbot_form_free(builtins[t]);
+	for (t = 0; t < 3; t++)
+		pmbot_form_free(custom[t]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_body__value_is_the_first_non_empty_line_trimmed),
+		cmocka_unit_test(test_body__reads_bodies_written_by_github_forms),
+		cmocka_unit_test(test_body__no_response_means_empty),
+		cmocka_unit_test(test_body__crlf_and_cr_line_endings_work),
+		cmocka_unit_test(test_body__headings_match_ignoring_case_and_whitespace),
+		cmocka_unit_test(test_body__size_epic_is_read_as_size),
+		cmocka_unit_test(test_body__a_heading_before_any_value_leaves_it_empty),
+		cmocka_unit_test(test_body__escaped_and_inline_hashes_are_not_headings),
+		cmocka_unit_test(test_body__first_of_two_equal_headings_wins),
+		cmocka_unit_test(test_body__empty_body_has_nothing),
+		cmocka_unit_test(test_body__length_is_respected_without_nul),
+		cmocka_unit_test(test_body__reads_the_marker),
+		cmocka_unit_test(test_body__marker_spacing_is_tolerated),
+		cmocka_unit_test(test_body__malformed_markers_are_reported),
+		cmocka_unit_test(test_body__two_markers_are_reported),
+		cmocka_unit_test(test_body__a_marker_inside_a_line_is_text),
+		cmocka_unit_test(test_body__a_marker_line_is_never_a_value),
+		cmocka_unit_test(test_body__rev_hashes_the_body_without_its_marker),
+		cmocka_unit_test(test_body__rev_changes_when_a_human_edits_the_body),
+		cmocka_unit_test(test_body__hours_accept_plain_approximate_and_unit_forms),
+		cmocka_unit_test(test_body__hours_reject_anything_else),
+		cmocka_unit_test(test_body__title_neutralisation_collapses_whitespace),
+		cmocka_unit_test(test_body__line_neutralisation_defuses_headings_and_comments),
+		cmocka_unit_test(test_body__block_neutralisation_keeps_lines_but_defuses_them),
+		cmocka_unit_test(test_body__neutralisation_is_idempotent),
+		cmocka_unit_test(test_body__neutralised_values_hold_no_comment_delimiter),
+		cmocka_unit_test(test_body__parse_of_render_gives_back_the_tracked_fields),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

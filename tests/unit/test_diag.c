@@ -1,0 +1,354 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmbot/buf.h"
+#include "pmbot/diag.h"
+
+static const char *format_one(pmbot_buf *out, const pmbot_diag *d)
+{
+	pmbot_buf_clear(out);
+	assert_int_equal(pmbot_diag_format(out, d), 0);
+	return out->buf;
+}
+
+static void test_diag__add_copies_strings_and_counts_severities(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	static const char code[] = "SOME_CODE";
+	char file[] = "plan.md", path[] = "/tasks/0";
+
+	(void)state;
+	assert_int_equal(pmbot_diag_add(&list, PMBOT_SEV_ERROR, code, file, path, 3, 5,
+		"bad %s #%d", "thing", 7), 0);
+	assert_int_equal(pmbot_diag_add(&list, PMBOT_SEV_WARNING, "W", NULL, NULL, 0, 0,
+		"%s", "careful"), 0);
+	/* The caller's buffers may change afterwards: the list has copies. */
+	memset(file, 'x', sizeof(file) - 1);
+	memset(path, 'x', sizeof(path) - 1);
+
+	assert_int_equal(list.count, 2);
+	assert_int_equal(list.errors, 1);
+	assert_int_equal(list.warnings, 1);
+	assert_ptr_equal(list.items[0].code, code);
+	assert_string_equal(list.items[0].file, "plan.md");
+	assert_string_equal(list.items[0].path, "/tasks/0");
+	assert_string_equal(list.items[0].message, "bad thing #7");
+	assert_int_equal(list.items[0].line, 3);
+	assert_int_equal(list.items[0].column, 5);
+	assert_int_equal(list.items[0].severity, PMBOT_SEV_ERROR);
+	assert_null(list.items[1].file);
+	assert_non_null(list.items[1].path);
+	assert_string_equal(list.items[1].path, "");
+	assert_string_equal(list.items[1].message, "careful");
+	assert_int_equal(list.items[1].severity, PMBOT_SEV_WARNING);
+	pmbot_diag_list_free(&list);
+}
+
+static void test_diag__add_grows_through_many_items_and_long_messages(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	char long_msg[3000];
+	size_t i;
+
+	(void)state;
+	memset(long_msg, 'm', sizeof(long_msg) - 1);
+	long_msg[sizeof(long_msg) - 1] = '\0';
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(pmbot_diag_add(&list, i % 3 ? PMBOT_SEV_ERROR : PMBOT_SEV_WARNING,
+			"C", "f.md", "/a", (int)i, 1, "%zu %s", i, long_msg), 0);
+	assert_int_equal(list.count, 1000);
+	assert_int_equal(list.warnings, 334);
+	assert_int_equal(list.errors, 666);
+	assert_int_equal(strlen(list.items[999].message), 4 + sizeof(long_msg) - 1);
+	assert_memory_equal(list.items[999].message, "999 mmm", 7);
+	pmbot_diag_list_free(&list);
+	assert_int_equal(list.count, 0);
+	assert_null(list.items);
+	assert_int_equal(list.errors, 0);
+	/* A freed list is reusable. */
+	assert_int_equal(pmbot_diag_add(&list, PMBOT_SEV_ERROR, "C", NULL, "", 0, 0, "x"), 0);
+	assert_int_equal(list.count, 1);
+	pmbot_diag_list_free(&list);
+}
+
+static void test_diag__format_writes_every_known_part(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_diag_add(&list, PMBOT_SEV_ERROR, "CODE", "a.md", "/x", 3, 5,
+		"msg"), 0);
+	assert_string_equal(format_one(&out, &list.items[0]), "a.md:3:5: error CODE /x: msg\n");
+	pmbot_diag_list_free(&list);
+	pmbot_buf_free(&out);
+}
+
+static void test_diag__format_leaves_out_unknown_parts(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	pmbot_diag_add(&list, PMBOT_SEV_WARNING, "W_CODE", "a.md", "/x/y", 3, 0, "no column");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "CODE", "a.md", "/x", 0, 7, "column alone");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "CODE", NULL, "/x", 4, 2, "no file");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "CODE", NULL, "/x", 0, 0, "nowhere");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "CODE", "b.md", "", 1, 1, "root");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "CODE", NULL, NULL, 0, 0, "root");
+	assert_int_equal(list.count, 6);
+
+	assert_string_equal(format_one(&out, &list.items[0]),
+		"a.md:3: warning W_CODE /x/y: no column\n");
+	assert_string_equal(format_one(&out, &list.items[1]),
+		"a.md: error CODE /x: column alone\n");
+	assert_string_equal(format_one(&out, &list.items[2]), "4:2: error CODE /x: no file\n");
+	assert_string_equal(format_one(&out, &list.items[3]), "error CODE /x: nowhere\n");
+	assert_string_equal(format_one(&out, &list.items[4]), "b.md:1:1: error CODE (root): root\n");
+	assert_string_equal(format_one(&out, &list.items[5]), "error CODE (root): root\n");
+	pmbot_diag_list_free(&list);
+	pmbot_buf_free(&out);
+}
+
+static void test_diag__format_appends_to_existing_output(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "A", "f", "/1", 1, 2, "one");
+	pmbot_diag_add(&list, PMBOT_SEV_WARNING, "B", "f", "/2", 3, 4, "two %d%%", 50);
+	assert_int_equal(pmbot_diag_format(&out, &list.items[0]), 0);
+	assert_int_equal(pmbot_diag_format(&out, &list.items[1]), 0);
+	assert_string_equal(out.buf, "f:1:2: error A /1: one\nf:3:4: warning B /2: two 50%\n");
+	pmbot_diag_list_free(&list);
+	pmbot_buf_free(&out);
+}
+
+static void test_diag__format_reports_a_full_output_buffer(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf out;
+
+	(void)state;
+	pmbot_buf_init(&out, 10);
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "CODE", "a.md", "/x", 3, 5, "msg");
+	assert_true(pmbot_diag_format(&out, &list.items[0]) < 0);
+	assert_true(out.len <= 10);
+	pmbot_diag_list_free(&list);
+	pmbot_buf_free(&out);
+}
+
+static void test_diag__move_appends_in_order_and_empties_the_source(void **state)
+{
+	pmbot_diag_list dst = PMBOT_DIAG_LIST_INIT, src = PMBOT_DIAG_LIST_INIT;
+	size_t i;
+
+	(void)state;
+	pmbot_diag_add(&dst, PMBOT_SEV_ERROR, "D0", NULL, "", 0, 0, "dst 0");
+	for (i = 0; i < 20; i++)
+		pmbot_diag_add(&src, i % 2 ? PMBOT_SEV_WARNING : PMBOT_SEV_ERROR, "S", NULL, "",
+			0, 0, "src %zu", i);
+	assert_int_equal(pmbot_diag_list_move(&dst, &src), 0);
+	assert_int_equal(dst.count, 21);
+	assert_int_equal(dst.errors, 11);
+	assert_int_equal(dst.warnings, 10);
+	assert_string_equal(dst.items[0].message, "dst 0");
+	for (i = 0; i < 20; i++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "src %zu", i);
+		assert_string_equal(dst.items[1 + i].message, want);
+	}
+	assert_int_equal(src.count, 0);
+	assert_int_equal(src.errors, 0);
+	assert_int_equal(src.warnings, 0);
+	assert_null(src.items);
+	/* The source is reusable and independent of the destination. */
+	pmbot_diag_add(&src, PMBOT_SEV_ERROR, "S2", NULL, "", 0, 0, "later");
+	assert_int_equal(src.count, 1);
+	assert_int_equal(dst.count, 21);
+	assert_int_equal(pmbot_diag_list_move(&dst, &src), 0);
+	assert_string_equal(dst.items[21].message, "later");
+	pmbot_diag_list_free(&src);
+	pmbot_diag_list_free(&dst);
+}
+
+static void test_diag__move_of_empty_source_changes_nothing(void **state)
+{
+	pmbot_diag_list dst = PMBOT_DIAG_LIST_INIT, src = PMBOT_DIAG_LIST_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_diag_list_move(&dst, &src), 0);
+	assert_int_equal(dst.count, 0);
+	pmbot_diag_add(&dst, PMBOT_SEV_WARNING, "D", NULL, "", 0, 0, "kept");
+	assert_int_equal(pmbot_diag_list_move(&dst, &src), 0);
+	assert_int_equal(dst.count, 1);
+	assert_int_equal(dst.warnings, 1);
+	assert_string_equal(dst.items[0].message, "kept");
+	pmbot_diag_list_free(&dst);
+}
+
+static void test_diag__set_file_fills_only_missing_files(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	char name[] = "default.md";
+
+	(void)state;
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "A", NULL, "", 0, 0, "a");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "B", "own.md", "", 0, 0, "b");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "C", NULL, "", 0, 0, "c");
+	assert_int_equal(pmbot_diag_list_set_file(&list, name), 0);
+	name[0] = 'X';
+	assert_string_equal(list.items[0].file, "default.md");
+	assert_string_equal(list.items[1].file, "own.md");
+	assert_string_equal(list.items[2].file, "default.md");
+	assert_ptr_not_equal(list.items[0].file, list.items[2].file);
+	pmbot_diag_list_free(&list);
+}
+
+static void test_diag__sort_orders_by_file_line_column_severity_code_path(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	static const char *const want[] = {
+		"no file", "a:1:1 err A /", "a:1:1 err A /x", "a:1:1 err B /", "a:1:1 warn A /",
+		"a:1:2", "a:2:0", "a:10:1", "b:0:0",
+	};
+	size_t i;
+
+	(void)state;
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "A", "b", "", 0, 0, "b:0:0");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "A", "a", "", 10, 1, "a:10:1");
+	pmbot_diag_add(&list, PMBOT_SEV_WARNING, "A", "a", "/", 1, 1, "a:1:1 warn A /");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "A", "a", "", 2, 0, "a:2:0");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "B", "a", "/", 1, 1, "a:1:1 err B /");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "A", "a", "/x", 1, 1, "a:1:1 err A /x");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "Z", "a", "", 1, 2, "a:1:2");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "A", "a", "/", 1, 1, "a:1:1 err A /");
+	pmbot_diag_add(&list, PMBOT_SEV_WARNING, "Z", NULL, "/z", 99, 9, "no file");
+	pmbot_diag_list_sort(&list);
+	assert_int_equal(list.count, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < list.count; i++)
+		assert_string_equal(list.items[i].message, want[i]);
+	assert_int_equal(list.errors, 7);
+	assert_int_equal(list.warnings, 2);
+	pmbot_diag_list_free(&list);
+}
+
+/* A deterministic pseudo-random sequence, so the test is repeatable. */
+static unsigned next_rand(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return (*s >> 16) & 0x7fff;
+}
+
+static void test_diag__sort_is_stable_for_equal_keys(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	static const char *const files[] = { "a.md", "b.md", "c.md" };
+	static const char *const codes[] = { "X", "Y" };
+	unsigned seed = 7;
+	size_t i;
+
+	(void)state;
+	/* Many equal keys across odd-sized runs exercise every merge width. */
+	for (i = 0; i < 777; i++) {
+		unsigned r = next_rand(&seed);
+
+		assert_int_equal(pmbot_diag_add(&list, (r & 1) ? PMBOT_SEV_WARNING : PMBOT_SEV_ERROR,
+			codes[(r >> 1) & 1], files[(r >> 2) % 3], (r >> 4) & 1 ? "/p" : "",
+			(int)((r >> 5) % 4), (int)((r >> 7) % 3), "%zu", i), 0);
+	}
+	pmbot_diag_list_sort(&list);
+	assert_int_equal(list.count, 777);
+	for (i = 1; i < list.count; i++) {
+		const pmbot_diag *a = &list.items[i - 1], *b = &list.items[i];
+		int c = strcmp(a->file, b->file);
+
+		if (!c)
+			c = a->line - b->line;
+		if (!c)
+			c = a->column - b->column;
+		if (!c)
+			c = (int)a->severity - (int)b->severity;
+		if (!c)
+			c = strcmp(a->code, b->code);
+		if (!c)
+			c = strcmp(a->path, b->path);
+		assert_true(c <= 0);
+		if (!c)
+			assert_true(strtoul(a->message, NULL, 10) < strtoul(b->message, NULL, 10));
+	}
+	pmbot_diag_list_free(&list);
+}
+
+static void test_diag__sort_of_short_lists_is_harmless(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+
+	(void)state;
+	pmbot_diag_list_sort(&list);
+	assert_int_equal(list.count, 0);
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "A", "f", "", 1, 1, "only");
+	pmbot_diag_list_sort(&list);
+	assert_int_equal(list.count, 1);
+	assert_string_equal(list.items[0].message, "only");
+	pmbot_diag_list_free(&list);
+}
+
+static void test_diag__find_returns_the_first_match_or_null(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	const pmbot_diag *d;
+	char code[] = "TWO";
+
+	(void)state;
+	assert_null(pmbot_diag_list_find(&list, "ONE"));
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "ONE", NULL, "", 0, 0, "first one");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "TWO", NULL, "", 0, 0, "first two");
+	pmbot_diag_add(&list, PMBOT_SEV_ERROR, "TWO", NULL, "", 0, 0, "second two");
+	/* Compared by content, not by pointer. */
+	d = pmbot_diag_list_find(&list, code);
+	assert_non_null(d);
+	assert_string_equal(d->message, "first two");
+	assert_ptr_equal(d, &list.items[1]);
+	assert_null(pmbot_diag_list_find(&list, "TW"));
+	assert_null(pmbot_diag_list_find(&list, "THREE"));
+	pmbot_diag_list_free(&list);
+}
+
+static void test_diag__severity_names(void **state)
+{
+	(void)state;
+	assert_string_equal(pmbot_severity_name(PMBOT_SEV_ERROR), "error");
+	assert_string_equal(pmbot_severity_name(PMBOT_SEV_WARNING), "warning");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_diag__add_copies_strings_and_counts_severities),
+		cmocka_unit_test(test_diag__add_grows_through_many_items_and_long_messages),
+		cmocka_unit_test(test_diag__format_writes_every_known_part),
+		cmocka_unit_test(test_diag__format_leaves_out_unknown_parts),
+		cmocka_unit_test(test_diag__format_appends_to_existing_output),
+		cmocka_unit_test(test_diag__format_reports_a_full_output_buffer),
+		cmocka_unit_test(test_diag__move_appends_in_order_and_empties_the_source),
+		cmocka_unit_test(test_diag__move_of_empty_source_changes_nothing),
+		cmocka_unit_test(test_diag__set_file_fills_only_missing_files),
+		cmocka_unit_test(test_diag__sort_orders_by_file_line_column_severity_code_path),
+		cmocka_unit_test(test_diag__sort_is_stable_for_equal_keys),
+		cmocka_unit_test(test_diag__sort_of_short_lists_is_harmless),
+		cmocka_unit_test(test_diag__find_returns_the_first_match_or_null),
+		cmocka_unit_test(test_diag__severity_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

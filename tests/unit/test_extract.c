@@ -1,0 +1,685 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmbot/buf.h"
+#include "pmbot/diag.h"
+#include "pmbot/fs.h"
+#include "pmbot/json.h"
+#include "pmbot/report.h"
+
+#include "../../src/report/extract.h"
+
+#define FIXTURES "tests/fixtures/reports/"
+
+static void read_fixture(pmbot_buf *out, const char *name)
+{
+	pmbot_buf path = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_buf_printf(&path, FIXTURES "%s", name), 0);
+	assert_int_equal(pmbot_fs_read(out, path.buf), 0);
+	pmbot_buf_free(&path);
+}
+
+/* Load a fixture with the default limits; the file name is its path. */
+static int load_fixture(pmbot_report **r, pmbot_diag_list *d, const char *name)
+{
+	pmbot_buf md = PMBOT_BUF_INIT, path = PMBOT_BUF_INIT;
+	int rc;
+
+	read_fixture(&md, name);
+	assert_int_equal(pmbot_buf_printf(&path, FIXTURES "%s", name), 0);
+	rc = pmbot_report_load(r, path.buf, md.buf, md.len, NULL, d);
+	pmbot_buf_free(&md);
+	pmbot_buf_free(&path);
+	return rc;
+}
+
+static int load_string(pmbot_report **r, pmbot_diag_list *d, const char *md)
+{
+	return pmbot_report_load(r, "mem.md", md, strlen(md), NULL, d);
+}
+
+/* The string at JSON Pointer-ish path a/b/c (object members only). */
+static const char *str_at(const json_t *root, const char *k1, const char *k2)
+{
+	const json_t *v = json_object_get(root, k1);
+
+	if (k2)
+		v = json_object_get(v, k2);
+	return json_string_value(v);
+}
+
+static void assert_position(const pmbot_report *r, const char *pointer, int line, int column)
+{
+	int l = -1, c = -1;
+
+	assert_int_equal(pmbot_srcmap_find(r->map, pointer, &l, &c), 1);
+	assert_int_equal(l, line);
+	if (column > 0)
+		assert_int_equal(c, column);
+}
+
+/* The only diagnostic is `code`, an error, at `line`; returns it. */
+static const pmbot_diag *assert_single_error(const pmbot_diag_list *d, const char *code, int line)
+{
+	const pmbot_diag *diag;
+
+	assert_int_equal(d->count, 1);
+	assert_int_equal(d->errors, 1);
+	diag = pmbot_diag_list_find(d, code);
+	assert_non_null(diag);
+	assert_int_equal(diag->severity, PMBOT_SEV_ERROR);
+	assert_int_equal(diag->line, line);
+	return diag;
+}
+
+/* Every LF becomes CRLF. */
+static void to_crlf(pmbot_buf *out, const pmbot_buf *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->len; i++) {
+		if (in->buf[i] == '\n')
+			assert_int_equal(pmbot_buf_putc(out, '\r'), 0);
+		assert_int_equal(pmbot_buf_putc(out, in->buf[i]), 0);
+	}
+}
+
+static void test_extract__loads_canonical_json_block(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "canonical-json.md"), PMBOT_OK);
+	assert_non_null(r);
+	assert_int_equal(d.count, 0);
+	assert_string_equal(r->file, FIXTURES "canonical-json.md");
+	assert_int_equal(r->block.canonical, 1);
+	assert_int_equal(r->block.format, PMBOT_FORMAT_JSON);
+	assert_string_equal(r->block.info, "pm-bot:report-ir/v1");
+	assert_int_equal(r->block.fence_line, 5);
+	assert_int_equal(r->block.content_line, 6);
+	assert_int_equal(r->block.content_column, 1);
+	assert_int_equal(r->block.len, strlen(r->block.text));
+	assert_int_equal(r->block.text[0], '{');
+	assert_string_equal(str_at(r->root, "report", "title"), "JSON plan");
+	assert_string_equal(json_string_value(json_object_get(
+		json_array_get(json_object_get(r->root, "features"), 0), "stable_id")),
+		"feat:extract");
+	assert_position(r, "/report/title", 9, 0);
+	assert_position(r, "/features/0", 14, 0);
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__loads_canonical_yaml_block(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "canonical-yaml.md"), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	assert_int_equal(r->block.canonical, 1);
+	assert_int_equal(r->block.format, PMBOT_FORMAT_YAML);
+	assert_int_equal(r->block.fence_line, 5);
+	assert_string_equal(str_at(r->root, "schema_version", NULL), "report_ir/v1");
+	assert_string_equal(str_at(r->root, "report", "generated_at"), "2026-02-22");
+	assert_string_equal(json_string_value(json_object_get(
+		json_array_get(json_object_get(r->root, "tasks"), 0), "title")), "Parse YAML");
+	assert_position(r, "/report/title", 8, 3);
+	assert_position(r, "/tasks/0/title", 14, 5);
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__accepts_legacy_alias(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "legacy-alias.md"), PMBOT_OK);
+	assert_int_equal(r->block.canonical, 1);
+	assert_string_equal(r->block.info, "pm-bot:report_ir/v1");
+	assert_int_equal(r->block.format, PMBOT_FORMAT_JSON);
+	assert_string_equal(str_at(r->root, "report", "title"), "Legacy");
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__accepts_tilde_fence(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "tilde-fence.md"), PMBOT_OK);
+	assert_int_equal(r->block.canonical, 1);
+	assert_int_equal(r->block.format, PMBOT_FORMAT_YAML);
+	assert_int_equal(r->block.fence_line, 3);
+	assert_string_equal(str_at(r->root, "report", "title"), "Tildes");
+	assert_position(r, "/report/title", 6, 3);
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__longer_fence_keeps_inner_backtick_lines(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	const char *note;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "longer-fence.md"), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	assert_int_equal(r->block.fence_line, 5);
+	assert_string_equal(str_at(r->root, "report", "title"), "Longer fence");
+	note = json_string_value(json_array_get(json_object_get(r->root, "notes"), 0));
+	assert_non_null(note);
+	assert_string_equal(note, "```json\n{\"inner\": true}\n```\n");
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__maps_lines_of_fence_in_list_item(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "list-item.md"), PMBOT_OK);
+	assert_int_equal(r->block.fence_line, 6);
+	assert_int_equal(r->block.content_line, 7);
+	assert_int_equal(r->block.content_column, 4);
+	/* The list item's indentation is not part of the block text. */
+	assert_memory_equal(r->block.text, "schema_version:", 15);
+	assert_string_equal(str_at(r->root, "report", "title"), "In a list");
+	assert_position(r, "/schema_version", 7, 4);
+	assert_position(r, "/report/title", 9, 6);
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__maps_lines_of_fence_in_block_quote(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "block-quote.md"), PMBOT_OK);
+	assert_int_equal(r->block.fence_line, 5);
+	assert_int_equal(r->block.content_column, 3);
+	assert_int_equal(r->block.format, PMBOT_FORMAT_JSON);
+	assert_null(strchr(r->block.text, '>'));
+	assert_string_equal(str_at(r->root, "report", "title"), "Quoted");
+	assert_position(r, "/schema_version", 7, 0);
+	assert_position(r, "/report/title", 8, 0);
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__ignores_indented_code_block(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = (pmbot_report *)&d; /* must be reset to NULL */
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "indented-code.md"), PMBOT_EINVALID);
+	assert_null(r);
+	assert_single_error(&d, "REPORT_NO_BLOCK", 1);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__info_string_with_extra_words_is_not_canonical(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	const pmbot_diag *diag;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "info-extra-words.md"), PMBOT_EINVALID);
+	assert_null(r);
+	diag = assert_single_error(&d, "REPORT_NO_BLOCK", 1);
+	/* The message teaches the canonical info string and names the near misses. */
+	assert_non_null(strstr(diag->message, "```pm-bot:report-ir/v1"));
+	assert_non_null(strstr(diag->message, "line 3: info string \"pm-bot:report-ir/v1 json\""));
+	assert_non_null(strstr(diag->message, "line 7: info string \"PM-BOT:REPORT-IR/V1\""));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__rejects_two_canonical_blocks(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	const pmbot_diag *diag;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "two-canonical.md"), PMBOT_EINVALID);
+	assert_null(r);
+	diag = assert_single_error(&d, "REPORT_AMBIGUOUS_BLOCK", 9);
+	assert_int_equal(diag->column, 1);
+	assert_string_equal(diag->file, FIXTURES "two-canonical.md");
+	assert_string_equal(diag->path, "");
+	assert_non_null(strstr(diag->message, "lines 3 and 9"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__names_every_line_of_three_canonical_blocks(void **state)
+{
+	static const char md[] =
+		"```pm-bot:report-ir/v1\n{}\n```\n"
+		"\n"
+		"- ```pm-bot:report-ir/v1\n  {}\n  ```\n"
+		"\n"
+		"```pm-bot:report_ir/v1\na: 1\n```\n";
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	const pmbot_diag *diag;
+
+	(void)state;
+	assert_int_equal(load_string(&r, &d, md), PMBOT_EINVALID);
+	assert_null(r);
+	diag = assert_single_error(&d, "REPORT_AMBIGUOUS_BLOCK", 5);
+	assert_int_equal(diag->column, 3);
+	assert_non_null(strstr(diag->message, "3 fenced blocks"));
+	assert_non_null(strstr(diag->message, "lines 1, 5 and 9"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__fallback_uses_single_candidate(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "fallback-one.md"), PMBOT_OK);
+	/* The broken json block was parsed quietly: nothing leaks out of it. */
+	assert_int_equal(d.count, 0);
+	assert_int_equal(r->block.canonical, 0);
+	assert_int_equal(r->block.format, PMBOT_FORMAT_JSON);
+	assert_string_equal(r->block.info, "JSON");
+	assert_int_equal(r->block.fence_line, 30);
+	assert_int_equal(r->block.content_line, 31);
+	assert_string_equal(str_at(r->root, "report", "title"), "Fallback");
+	assert_position(r, "/report", 33, 0);
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__fallback_rejects_two_candidates(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	const pmbot_diag *diag;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "fallback-two.md"), PMBOT_EINVALID);
+	assert_null(r);
+	diag = assert_single_error(&d, "REPORT_AMBIGUOUS_BLOCK", 7);
+	assert_non_null(strstr(diag->message, "lines 3 and 7"));
+	assert_non_null(strstr(diag->message, "pm-bot:report-ir/v1"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__fallback_without_candidate_is_no_block(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	const pmbot_diag *diag;
+
+	(void)state;
+	/* No schema_version, report_ir/v2, a top-level array, a python block. */
+	assert_int_equal(load_fixture(&r, &d, "fallback-none.md"), PMBOT_EINVALID);
+	assert_null(r);
+	diag = assert_single_error(&d, "REPORT_NO_BLOCK", 1);
+	assert_string_equal(diag->file, FIXTURES "fallback-none.md");
+	assert_non_null(strstr(diag->message, "pm-bot:report-ir/v1"));
+	/* Every block parsed, so no hint names one. */
+	assert_null(strstr(diag->message, "line "));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__no_block_message_names_unparsable_fallback_block(void **state)
+{
+	static const char md[] = "# Plan\n\n```yaml\nschema_version: [report_ir/v1\n```\n";
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	const pmbot_diag *diag;
+
+	(void)state;
+	assert_int_equal(load_string(&r, &d, md), PMBOT_EINVALID);
+	assert_null(r);
+	/* The YAML error itself stays quiet: the block was only a candidate. */
+	diag = assert_single_error(&d, "REPORT_NO_BLOCK", 1);
+	assert_non_null(strstr(diag->message, "line 3: fenced \"yaml\" block does not parse"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__canonical_block_wins_over_fallback_candidate(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "canonical-and-fallback.md"), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	assert_int_equal(r->block.canonical, 1);
+	assert_int_equal(r->block.fence_line, 7);
+	assert_string_equal(str_at(r->root, "report", "title"), "Canonical wins");
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__yaml_error_line_is_in_file_terms(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	const pmbot_diag *diag;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "yaml-error.md"), PMBOT_EINVALID);
+	assert_null(r);
+	diag = pmbot_diag_list_find(&d, "REPORT_PARSE_YAML");
+	assert_non_null(diag);
+	assert_int_equal(d.errors, 1);
+	assert_int_equal(diag->line, 8);
+	assert_int_equal(diag->column, 15);
+	assert_string_equal(diag->file, FIXTURES "yaml-error.md");
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__json_error_line_is_in_file_terms(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	const pmbot_diag *diag;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "json-error.md"), PMBOT_EINVALID);
+	assert_null(r);
+	diag = pmbot_diag_list_find(&d, "REPORT_PARSE_JSON");
+	assert_non_null(diag);
+	assert_int_equal(d.errors, 1);
+	assert_int_equal(diag->line, 8);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__empty_file_has_no_block(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r, &d, "empty.md"), PMBOT_EINVALID);
+	assert_null(r);
+	assert_single_error(&d, "REPORT_NO_BLOCK", 1);
+	pmbot_diag_list_free(&d);
+
+	assert_int_equal(pmbot_report_load(&r, NULL, NULL, 0, NULL, &d), PMBOT_EINVALID);
+	assert_null(r);
+	assert_null(assert_single_error(&d, "REPORT_NO_BLOCK", 1)->file);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__crlf_file_keeps_line_numbers(void **state)
+{
+	pmbot_buf lf = PMBOT_BUF_INIT, crlf = PMBOT_BUF_INIT;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+
+	(void)state;
+	read_fixture(&lf, "canonical-yaml.md");
+	to_crlf(&crlf, &lf);
+	assert_int_equal(pmbot_report_load(&r, "crlf.md", crlf.buf, crlf.len, NULL, &d), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	assert_int_equal(r->block.fence_line, 5);
+	assert_null(strchr(r->block.text, '\r'));
+	assert_string_equal(str_at(r->root, "report", "title"), "YAML plan");
+	assert_position(r, "/tasks/0/title", 14, 5);
+	pmbot_report_free(r);
+
+	pmbot_buf_clear(&lf);
+	pmbot_buf_clear(&crlf);
+	read_fixture(&lf, "json-error.md");
+	to_crlf(&crlf, &lf);
+	assert_int_equal(pmbot_report_load(&r, "crlf.md", crlf.buf, crlf.len, NULL, &d),
+		PMBOT_EINVALID);
+	assert_int_equal(pmbot_diag_list_find(&d, "REPORT_PARSE_JSON")->line, 8);
+	pmbot_diag_list_free(&d);
+	pmbot_buf_free(&lf);
+	pmbot_buf_free(&crlf);
+}
+
+static void test_extract__rejects_invalid_utf8_outside_block(void **state)
+{
+	pmbot_buf md = PMBOT_BUF_INIT;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	const pmbot_diag *diag;
+	char *narrative;
+
+	(void)state;
+	read_fixture(&md, "canonical-json.md");
+	/* Line 3 starts "Some narrative"; break the 'n' of "narrative" (column 6). */
+	narrative = strstr(md.buf, "narrative");
+	assert_non_null(narrative);
+	*narrative = (char)0xff;
+	assert_int_equal(pmbot_report_load(&r, "bad.md", md.buf, md.len, NULL, &d), PMBOT_EINVALID);
+	assert_null(r);
+	diag = assert_single_error(&d, "INVALID_UTF8", 3);
+	assert_int_equal(diag->column, 6);
+	assert_non_null(strstr(diag->message, "0xff"));
+	pmbot_diag_list_free(&d);
+	pmbot_buf_free(&md);
+}
+
+static void test_extract__rejects_nul_byte(void **state)
+{
+	static const char md[] = "# Plan\n\nab\0c\n```pm-bot:report-ir/v1\n{}\n```\n";
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	const pmbot_diag *diag;
+
+	(void)state;
+	assert_int_equal(pmbot_report_load(&r, "nul.md", md, sizeof(md) - 1, NULL, &d),
+		PMBOT_EINVALID);
+	assert_null(r);
+	diag = assert_single_error(&d, "INVALID_UTF8", 3);
+	assert_int_equal(diag->column, 3);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__rejects_file_over_size_limit(void **state)
+{
+	pmbot_buf md = PMBOT_BUF_INIT;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	pmbot_limits lim;
+
+	(void)state;
+	read_fixture(&md, "canonical-json.md");
+	pmbot_limits_default(&lim);
+	lim.max_bytes = md.len - 1;
+	assert_int_equal(pmbot_report_load(&r, "big.md", md.buf, md.len, &lim, &d), PMBOT_EINVALID);
+	assert_null(r);
+	assert_single_error(&d, "INPUT_TOO_LARGE", 0);
+	pmbot_diag_list_free(&d);
+
+	/* Exactly at the limit is fine. */
+	lim.max_bytes = md.len;
+	assert_int_equal(pmbot_report_load(&r, "big.md", md.buf, md.len, &lim, &d), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	pmbot_report_free(r);
+	pmbot_buf_free(&md);
+}
+
+static void test_extract__size_limit_comes_before_utf8_check(void **state)
+{
+	static const char md[] = "\xff\xff\xff\xff";
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+	pmbot_limits lim;
+
+	(void)state;
+	pmbot_limits_default(&lim);
+	lim.max_bytes = 3;
+	assert_int_equal(pmbot_report_load(&r, "big.md", md, 4, &lim, &d), PMBOT_EINVALID);
+	assert_single_error(&d, "INPUT_TOO_LARGE", 0);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__canonical_format_follows_first_character(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r = NULL;
+
+	(void)state;
+	assert_int_equal(load_string(&r, &d, "```pm-bot:report-ir/v1\n\n  [1, 2]\n```\n"), PMBOT_OK);
+	assert_int_equal(r->block.format, PMBOT_FORMAT_JSON);
+	assert_true(json_is_array(r->root));
+	assert_int_equal(json_array_size(r->root), 2);
+	pmbot_report_free(r);
+
+	/* A YAML flow mapping would also start with '{', so the rule is the
+	 * spec's, not a guess: anything else is YAML. */
+	assert_int_equal(load_string(&r, &d, "```pm-bot:report-ir/v1\n---\nschema_version: report_ir/v1\n```\n"),
+		PMBOT_OK);
+	assert_int_equal(r->block.format, PMBOT_FORMAT_YAML);
+	assert_string_equal(str_at(r->root, "schema_version", NULL), "report_ir/v1");
+	pmbot_report_free(r);
+	assert_int_equal(d.count, 0);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__same_input_gives_same_bytes(void **state)
+{
+	pmbot_buf a = PMBOT_BUF_INIT, b = PMBOT_BUF_INIT;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r1 = NULL, *r2 = NULL;
+
+	(void)state;
+	assert_int_equal(load_fixture(&r1, &d, "fallback-one.md"), PMBOT_OK);
+	assert_int_equal(load_fixture(&r2, &d, "fallback-one.md"), PMBOT_OK);
+	assert_int_equal(pmbot_json_canonical(&a, r1->root), 0);
+	assert_int_equal(pmbot_json_canonical(&b, r2->root), 0);
+	assert_true(a.len > 0);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.buf, b.buf, a.len);
+	assert_int_equal(r1->block.len, r2->block.len);
+	assert_memory_equal(r1->block.text, r2->block.text, r1->block.len);
+	assert_int_equal(r1->block.fence_line, r2->block.fence_line);
+	assert_int_equal(r1->block.content_column, r2->block.content_column);
+	pmbot_report_free(r1);
+	pmbot_report_free(r2);
+	pmbot_buf_free(&a);
+	pmbot_buf_free(&b);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_extract__blocks_lists_relevant_fences_in_document_order(void **state)
+{
+	static const char md[] =
+		"```c\nint x;\n```\n"                     /* 1: ignored */
+		"\n"
+		"> - ~~~~ yaml title=\"x\"\n"             /* 5: fallback, col 5 */
+		">   a: 1\n"
+		">   ~~~~\n"
+		"\n"
+		"    ```json\n    {}\n    ```\n"          /* 9: indented code, ignored */
+		"\n"
+		"  ```pm-bot:report_ir/v1  \n"            /* 13: canonical, col 3 */
+		"  [ ]\n"
+		"  ```\n"
+		"\n"
+		"```pm-bot:report-ir/v2\nx\n```\n";       /* 17: near miss */
+	pmbot_extract_list list = PMBOT_EXTRACT_LIST_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_extract_blocks(&list, md, sizeof(md) - 1), 0);
+	assert_int_equal(list.count, 3);
+
+	assert_int_equal(list.items[0].kind, PMBOT_EXTRACT_FALLBACK);
+	assert_string_equal(list.items[0].block.info, "yaml title=\"x\"");
+	assert_int_equal(list.items[0].block.format, PMBOT_FORMAT_YAML);
+	assert_int_equal(list.items[0].block.canonical, 0);
+	assert_int_equal(list.items[0].block.fence_line, 5);
+	assert_int_equal(list.items[0].block.content_line, 6);
+	assert_int_equal(list.items[0].block.content_column, 5);
+	assert_string_equal(list.items[0].block.text, "a: 1\n");
+
+	assert_int_equal(list.items[1].kind, PMBOT_EXTRACT_CANONICAL);
+	assert_int_equal(list.items[1].block.canonical, 1);
+	assert_string_equal(list.items[1].block.info, "pm-bot:report_ir/v1");
+	assert_int_equal(list.items[1].block.format, PMBOT_FORMAT_JSON);
+	assert_int_equal(list.items[1].block.fence_line, 13);
+	assert_int_equal(list.items[1].block.content_column, 3);
+	assert_string_equal(list.items[1].block.text, "[ ]\n");
+
+	assert_int_equal(list.items[2].kind, PMBOT_EXTRACT_NEAR_MISS);
+	assert_int_equal(list.items[2].block.fence_line, 17);
+	pmbot_extract_list_free(&list);
+}
+
+static void test_extract__fallback_info_word_is_case_insensitive_and_exact(void **state)
+{
+	static const char md[] =
+		"```YML\na: 1\n```\n"
+		"```Json5\n{}\n```\n"
+		"```jsonc\n{}\n```\n"
+		"```yaml-ish\n{}\n```\n"
+		"```JSON {.numberLines}\n{}\n```\n";
+	pmbot_extract_list list = PMBOT_EXTRACT_LIST_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_extract_blocks(&list, md, sizeof(md) - 1), 0);
+	assert_int_equal(list.count, 2);
+	assert_string_equal(list.items[0].block.info, "YML");
+	assert_int_equal(list.items[0].block.format, PMBOT_FORMAT_YAML);
+	assert_string_equal(list.items[1].block.info, "JSON {.numberLines}");
+	assert_int_equal(list.items[1].block.format, PMBOT_FORMAT_JSON);
+	pmbot_extract_list_free(&list);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_extract__loads_canonical_json_block),
+		cmocka_unit_test(test_extract__loads_canonical_yaml_block),
+		cmocka_unit_test(test_extract__accepts_legacy_alias),
+		cmocka_unit_test(test_extract__accepts_tilde_fence),
+		cmocka_unit_test(test_extract__longer_fence_keeps_inner_backtick_lines),
+		cmocka_unit_test(test_extract__maps_lines_of_fence_in_list_item),
+		cmocka_unit_test(test_extract__maps_lines_of_fence_in_block_quote),
+		cmocka_unit_test(test_extract__ignores_indented_code_block),
+		cmocka_unit_test(test_extract__info_string_with_extra_words_is_not_canonical),
+		cmocka_unit_test(test_extract__rejects_two_canonical_blocks),
+		cmocka_unit_test(test_extract__names_every_line_of_three_canonical_blocks),
+		cmocka_unit_test(test_extract__fallback_uses_single_candidate),
+		cmocka_unit_test(test_extract__fallback_rejects_two_candidates),
+		cmocka_unit_test(test_extract__fallback_without_candidate_is_no_block),
+		cmocka_unit_test(test_extract__no_block_message_names_unparsable_fallback_block),
+		cmocka_unit_test(test_extract__canonical_block_wins_over_fallback_candidate),
+		cmocka_unit_test(test_extract__yaml_error_line_is_in_file_terms),
+		cmocka_unit_test(test_extract__json_error_line_is_in_file_terms),
+		cmocka_unit_test(test_extract__empty_file_has_no_block),
+		cmocka_unit_test(test_extract__crlf_file_keeps_line_numbers),
+		cmocka_unit_test(test_extract__rejects_invalid_utf8_outside_block),
+		cmocka_unit_test(test_extract__rejects_nul_byte),
+		cmocka_unit_test(test_extract__rejects_file_over_size_limit),
+		cmocka_unit_test(test_extract__size_limit_comes_before_utf8_check),
+		cmocka_unit_test(test_extract__canonical_format_follows_first_character),
+		cmocka_unit_test(test_extract__same_input_gives_same_bytes),
+		cmocka_unit_test(test_extract__blocks_lists_relevant_fences_in_document_order),
+		cmocka_unit_test(test_extract__fallback_info_word_is_case_insensitive_and_exact),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

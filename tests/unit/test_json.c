@@ -1,0 +1,395 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmbot/buf.h"
+#include "pmbot/json.h"
+
+/* The canonical form of `v` (consumed), compared with `want`. */
+static void assert_canonical(json_t *v, const char *want)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	assert_non_null(v);
+	assert_int_equal(pmbot_json_canonical(&out, v), 0);
+	assert_string_equal(out.buf, want);
+	assert_int_equal(out.len, strlen(want));
+	json_decref(v);
+	pmbot_buf_free(&out);
+}
+
+/* The canonical form of the JSON text `text`. */
+static void assert_canonical_text(const char *text, const char *want)
+{
+	json_error_t err;
+	json_t *v = json_loads(text, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+
+	if (!v)
+		fail_msg("json_loads(%s): %s", text, err.text);
+	assert_canonical(v, want);
+}
+
+static void assert_real(double d, const char *want)
+{
+	assert_canonical(json_real(d), want);
+}
+
+static void test_json__object_keys_are_sorted_by_bytes(void **state)
+{
+	json_t *o = json_object();
+
+	(void)state;
+	/* Inserted out of order; byte order puts upper case before lower. */
+	json_object_set_new(o, "b", json_integer(1));
+	json_object_set_new(o, "ab", json_integer(2));
+	json_object_set_new(o, "a", json_integer(3));
+	json_object_set_new(o, "B", json_integer(4));
+	json_object_set_new(o, "", json_integer(5));
+	json_object_set_new(o, "_", json_integer(6));
+	assert_canonical(o, "{\"\":5,\"B\":4,\"_\":6,\"a\":3,\"ab\":2,\"b\":1}");
+}
+
+static void test_json__non_ascii_keys_sort_by_utf8_bytes_not_utf16(void **state)
+{
+	(void)state;
+	/*
+	 * U+FF61 (EF BD A1) sorts before U+1F600 (F0 9F 98 80) by bytes, although
+	 * UTF-16 order (D83D...) would put the emoji first. "z" (7A) comes
+	 * before U+00E9 (C3 A9) because bytes compare unsigned.
+	 */
+	assert_canonical_text("{\"\\ud83d\\ude00\":1,\"\\uff61\":2,\"\\u00e9\":3,\"z\":4}",
+		"{\"z\":4,\"\xc3\xa9\":3,\"\xef\xbd\xa1\":2,\"\xf0\x9f\x98\x80\":1}");
+}
+
+static void test_json__keys_with_nul_bytes_are_kept_whole_and_sorted(void **state)
+{
+	json_t *o = json_object();
+
+	(void)state;
+	/* jansson 2.14 allows such keys through json_object_setn; none may merge. */
+	assert_int_equal(json_object_setn_new(o, "a\0b", 3, json_integer(1)), 0);
+	assert_int_equal(json_object_setn_new(o, "a", 1, json_integer(2)), 0);
+	assert_int_equal(json_object_setn_new(o, "a\0a", 3, json_integer(3)), 0);
+	assert_int_equal(json_object_setn_new(o, "\0", 1, json_integer(4)), 0);
+	assert_canonical(o, "{\"\\u0000\":4,\"a\":2,\"a\\u0000a\":3,\"a\\u0000b\":1}");
+}
+
+static void test_json__output_does_not_depend_on_insertion_order(void **state)
+{
+	json_t *a = json_object(), *b = json_object();
+	pmbot_buf ca = PMBOT_BUF_INIT, cb = PMBOT_BUF_INIT;
+	char key[16];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 200; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		json_object_set_new(a, key, json_integer(i));
+		snprintf(key, sizeof(key), "k%d", 199 - i);
+		json_object_set_new(b, key, json_integer(199 - i));
+	}
+	assert_int_equal(pmbot_json_canonical(&ca, a), 0);
+	assert_int_equal(pmbot_json_canonical(&cb, b), 0);
+	assert_string_equal(ca.buf, cb.buf);
+	assert_memory_equal(ca.buf, "{\"k0\":0,\"k1\":1,\"k10\":10,\"k100\":100,", 35);
+	json_decref(a);
+	json_decref(b);
+	pmbot_buf_free(&ca);
+	pmbot_buf_free(&cb);
+}
+
+static void test_json__strings_escape_only_quote_backslash_and_controls(void **state)
+{
+	(void)state;
+	assert_canonical(json_string("a\"b\\c/d"), "\"a\\\"b\\\\c/d\"");
+	assert_canonical(json_string("\b\f\n\r\t"), "\"\\b\\f\\n\\r\\t\"");
+	assert_canonical(json_string("\x01\x02\x0b\x1f x"), "\"\\u0001\\u0002\\u000b\\u001f x\"");
+	/* DEL is not a JSON control character and stays raw. */
+	assert_canonical(json_string("\x7f"), "\"\x7f\"");
+	assert_canonical(json_stringn("a\0b", 3), "\"a\\u0000b\"");
+	assert_canonical_text("\"\\u00e9\\u2713\\ud83d\\ude00\\/\"",
+		"\"\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80/\"");
+	assert_canonical(json_string(""), "\"\"");
+}
+
+static void test_json__keys_are_escaped_like_strings(void **state)
+{
+	json_t *o = json_object();
+
+	(void)state;
+	json_object_set_new(o, "q\"\n", json_true());
+	json_object_set_new(o, "\xc3\xa9", json_false());
+	assert_canonical(o, "{\"q\\\"\\n\":true,\"\xc3\xa9\":false}");
+}
+
+static void test_json__quote_escapes_an_explicit_length(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_buf_puts(&out, "x="), 0);
+	assert_int_equal(pmbot_json_quote(&out, "ab\"cd", 3), 0);
+	assert_string_equal(out.buf, "x=\"ab\\\"\"");
+	pmbot_buf_clear(&out);
+	assert_int_equal(pmbot_json_quote(&out, "", 0), 0);
+	assert_string_equal(out.buf, "\"\"");
+	pmbot_buf_free(&out);
+}
+
+static void test_json__integers_print_as_integers(void **state)
+{
+	(void)state;
+	assert_canonical(json_integer(0), "0");
+	assert_canonical(json_integer(-1), "-1");
+	assert_canonical(json_integer(42), "42");
+	assert_canonical(json_integer(INT64_MAX), "9223372036854775807");
+	assert_canonical(json_integer(INT64_MIN), "-9223372036854775808");
+	assert_canonical_text("100", "100");
+}
+
+static void test_json__reals_keep_a_point_or_an_exponent(void **state)
+{
+	(void)state;
+	assert_real(1.0, "1.0");
+	assert_real(0.1, "0.1");
+	assert_real(-2.5, "-2.5");
+	assert_real(0.0, "0.0");
+	assert_real(-0.0, "-0.0");
+	assert_real(1e300, "1e+300");
+	assert_real(-1e300, "-1e+300");
+	assert_real(1.5e-300, "1.5e-300");
+	assert_real(0.30000000000000004, "0.30000000000000004");
+	assert_real(1.0 / 3.0, "0.3333333333333333");
+	assert_real(123.0, "123.0");
+	assert_real(123.456, "123.456");
+	assert_real(DBL_MAX, "1.7976931348623157e+308");
+	assert_real(5e-324, "5e-324");
+	assert_real(DBL_MIN, "2.2250738585072014e-308");
+	assert_canonical_text("[1.0,1,0.1,-0.0,1e300,2E2]", "[1.0,1,0.1,-0.0,1e+300,200.0]");
+}
+
+static void test_json__round_reals_are_plain_decimals_not_exponents(void **state)
+{
+	(void)state;
+	/* "%g" alone would print these as 1e+01, 1e+02, 1e+06, 1.2e+03. */
+	assert_real(10.0, "10.0");
+	assert_real(100.0, "100.0");
+	assert_real(1e6, "1000000.0");
+	assert_real(1200.0, "1200.0");
+	assert_real(-40.0, "-40.0");
+	assert_real(16.0, "16.0");
+}
+
+static void test_json__reals_switch_to_an_exponent_at_1e21_and_1e_minus_7(void **state)
+{
+	(void)state;
+	assert_real(1e20, "100000000000000000000.0");
+	assert_real(1.2345e20, "123450000000000000000.0");
+	assert_real(1e21, "1e+21");
+	assert_real(1.5e21, "1.5e+21");
+	assert_real(0.000001, "0.000001");
+	assert_real(0.0000012, "0.0000012");
+	assert_real(1e-7, "1e-7");
+	assert_real(-1.25e-7, "-1.25e-7");
+}
+
+/* A deterministic pseudo-random double with any exponent. */
+static double rand_double(uint64_t *s)
+{
+	double d;
+
+	do {
+		uint64_t bits;
+
+		*s ^= *s << 13;
+		*s ^= *s >> 7;
+		*s ^= *s << 17;
+		bits = *s;
+		memcpy(&d, &bits, sizeof(d));
+	} while (!isfinite(d));
+	return d;
+}
+
+static void test_json__reals_read_back_to_the_same_double(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 20000; i++) {
+		double d = i < 10000 ? rand_double(&seed) : (double)(i - 15000) / 64.0;
+		json_t *v = json_real(d), *back;
+		char *end;
+
+		assert_non_null(v);
+		pmbot_buf_clear(&out);
+		assert_int_equal(pmbot_json_canonical(&out, v), 0);
+		assert_true(strtod(out.buf, &end) == d);
+		assert_true(*end == '\0');
+		assert_true(signbit(strtod(out.buf, NULL)) == signbit(d));
+		assert_non_null(strpbrk(out.buf, ".e"));
+		/* jansson reads it back as a real, not an integer. */
+		back = json_loads(out.buf, JSON_DECODE_ANY, NULL);
+		assert_non_null(back);
+		assert_true(json_is_real(back));
+		json_decref(back);
+		json_decref(v);
+	}
+	pmbot_buf_free(&out);
+}
+
+static void test_json__literals(void **state)
+{
+	(void)state;
+	assert_canonical(json_true(), "true");
+	assert_canonical(json_false(), "false");
+	assert_canonical(json_null(), "null");
+}
+
+static void test_json__nested_values_have_no_whitespace(void **state)
+{
+	(void)state;
+	assert_canonical_text(
+		"{ \"b\" : [ 1 , { \"d\" : null , \"c\" : true } ],\n \"a\" : { \"y\" : false, \"x\" : [ ] } }",
+		"{\"a\":{\"x\":[],\"y\":false},\"b\":[1,{\"c\":true,\"d\":null}]}");
+	assert_canonical_text("[[[[]]],{\"a\":{\"a\":{}}}]", "[[[[]]],{\"a\":{\"a\":{}}}]");
+}
+
+static void test_json__empty_containers(void **state)
+{
+	(void)state;
+	assert_canonical(json_object(), "{}");
+	assert_canonical(json_array(), "[]");
+	assert_canonical_text("{\"\":{}}", "{\"\":{}}");
+}
+
+static void test_json__canonical_output_is_a_fixed_point(void **state)
+{
+	static const char *const docs[] = {
+		"{\"z\":[0.5,-3,\"\\u0007\"],\"a\":{\"\\u00e9\":1e-9,\"e\":12345678.9}}",
+		"[\"tab\\there\",{\"k\":[{},[]]},-0.0,9007199254740993]",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		pmbot_buf one = PMBOT_BUF_INIT, two = PMBOT_BUF_INIT;
+		json_t *v = json_loads(docs[i], JSON_DECODE_ANY, NULL), *w;
+
+		assert_non_null(v);
+		assert_int_equal(pmbot_json_canonical(&one, v), 0);
+		w = json_loads(one.buf, JSON_DECODE_ANY, NULL);
+		assert_non_null(w);
+		assert_true(pmbot_json_equal(v, w));
+		assert_int_equal(pmbot_json_canonical(&two, w), 0);
+		assert_string_equal(one.buf, two.buf);
+		json_decref(v);
+		json_decref(w);
+		pmbot_buf_free(&one);
+		pmbot_buf_free(&two);
+	}
+}
+
+static void test_json__canonical_appends_and_reports_the_buffer_cap(void **state)
+{
+	pmbot_buf out;
+	json_t *v = json_loads("{\"key\":[1,2,3],\"other\":\"value\"}", 0, NULL);
+
+	(void)state;
+	assert_non_null(v);
+	pmbot_buf_init(&out, 0);
+	assert_int_equal(pmbot_buf_puts(&out, "prefix:"), 0);
+	assert_int_equal(pmbot_json_canonical(&out, v), 0);
+	assert_string_equal(out.buf, "prefix:{\"key\":[1,2,3],\"other\":\"value\"}");
+	pmbot_buf_free(&out);
+
+	pmbot_buf_init(&out, 12);
+	assert_true(pmbot_json_canonical(&out, v) < 0);
+	assert_true(out.len <= 12);
+	pmbot_buf_free(&out);
+	json_decref(v);
+}
+
+static void test_json__pointer_tokens_escape_tilde_then_slash(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_json_pointer_push(&out, "tasks"), 0);
+	assert_int_equal(pmbot_json_pointer_push_index(&out, 0), 0);
+	assert_int_equal(pmbot_json_pointer_push(&out, "a/b"), 0);
+	assert_int_equal(pmbot_json_pointer_push(&out, "~"), 0);
+	assert_int_equal(pmbot_json_pointer_push(&out, "~1"), 0);
+	assert_int_equal(pmbot_json_pointer_push(&out, "/~/"), 0);
+	assert_int_equal(pmbot_json_pointer_push(&out, ""), 0);
+	assert_int_equal(pmbot_json_pointer_push_index(&out, 12345), 0);
+	assert_string_equal(out.buf, "/tasks/0/a~1b/~0/~01/~1~0~1//12345");
+	pmbot_buf_free(&out);
+}
+
+static void test_json__pointer_push_reports_the_buffer_cap(void **state)
+{
+	pmbot_buf out;
+
+	(void)state;
+	pmbot_buf_init(&out, 4);
+	assert_true(pmbot_json_pointer_push(&out, "abcdef") < 0);
+	assert_true(pmbot_json_pointer_push_index(&out, 123456) < 0);
+	pmbot_buf_free(&out);
+}
+
+static void test_json__equal_never_confuses_reals_and_integers(void **state)
+{
+	json_t *i1 = json_integer(1), *r1 = json_real(1.0);
+	json_t *a = json_loads("{\"x\":[1,{\"y\":null}],\"z\":\"s\"}", 0, NULL);
+	json_t *b = json_loads("{\"z\":\"s\",\"x\":[1,{\"y\":null}]}", 0, NULL);
+	json_t *c = json_loads("{\"z\":\"s\",\"x\":[1.0,{\"y\":null}]}", 0, NULL);
+
+	(void)state;
+	assert_false(pmbot_json_equal(i1, r1));
+	assert_true(pmbot_json_equal(i1, i1));
+	assert_true(pmbot_json_equal(a, b));
+	assert_false(pmbot_json_equal(a, c));
+	json_decref(i1);
+	json_decref(r1);
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json__object_keys_are_sorted_by_bytes),
+		cmocka_unit_test(test_json__non_ascii_keys_sort_by_utf8_bytes_not_utf16),
+		cmocka_unit_test(test_json__keys_with_nul_bytes_are_kept_whole_and_sorted),
+		cmocka_unit_test(test_json__output_does_not_depend_on_insertion_order),
+		cmocka_unit_test(test_json__strings_escape_only_quote_backslash_and_controls),
+		cmocka_unit_test(test_json__keys_are_escaped_like_strings),
+		cmocka_unit_test(test_json__quote_escapes_an_explicit_length),
+		cmocka_unit_test(test_json__integers_print_as_integers),
+		cmocka_unit_test(test_json__reals_keep_a_point_or_an_exponent),
+		cmocka_unit_test(test_json__round_reals_are_plain_decimals_not_exponents),
+		cmocka_unit_test(test_json__reals_switch_to_an_exponent_at_1e21_and_1e_minus_7),
+		cmocka_unit_test(test_json__reals_read_back_to_the_same_double),
+		cmocka_unit_test(test_json__literals),
+		cmocka_unit_test(test_json__nested_values_have_no_whitespace),
+		cmocka_unit_test(test_json__empty_containers),
+		cmocka_unit_test(test_json__canonical_output_is_a_fixed_point),
+		cmocka_unit_test(test_json__canonical_appends_and_reports_the_buffer_cap),
+		cmocka_unit_test(test_json__pointer_tokens_escape_tilde_then_slash),
+		cmocka_unit_test(test_json__pointer_push_reports_the_buffer_cap),
+		cmocka_unit_test(test_json__equal_never_confuses_reals_and_integers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,757 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmbot/fs.h"
+#include "pmbot/render.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static pmbot_workgraph *graph(void)
+{
+	pmbot_workgraph *g = NULL;
+
+	assert_int_equal(pmbot_workgraph_new(&g), PMBOT_OK);
+	return g;
+}
+
+/* Add a node from JSON text; its source path is /features/<n>. */
+static void node(pmbot_workgraph *g, pmbot_node_type type, const char *json)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(json, 0, &jerr);
+	char path[32];
+
+	if (!j)
+		fail_msg("bad test JSON: %s", jerr.text);
+	snprintf(path, sizeof(path), "/features/%zu", g->n_nodes);
+	assert_int_equal(pmbot_workgraph_add_node(g, type, j, path, 10 + (int)g->n_nodes), 0);
+}
+
+static void finish(pmbot_workgraph *g)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+
+	assert_int_equal(pmbot_workgraph_finish(g, "plan.md", &d), PMBOT_OK);
+	pmbot_diag_list_free(&d);
+}
+
+static pmbot_form *builtin(pmbot_node_type t)
+{
+	pmbot_form *f = NULL;
+
+	assert_int_equal(pmbot_form_builtin(&f, t), PMBOT_OK);
+	return f;
+}
+
+static pmbot_form *fixture(const char *name)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf b = PMBOT_BUF_INIT;
+	pmbot_form *f = NULL;
+	char path[256];
+
+	snprintf(path, sizeof(path), "tests/fixtures/forms/%s", name);
+	assert_int_equal(pmbot_fs_read(&b, path), 0);
+	assert_int_equal(pmbot_form_parse(&f, path, b.buf, b.len, NULL, &d), PMBOT_OK);
+	pmbot_buf_free(&b);
+	pmbot_diag_list_free(&d);
+	return f;
+}
+
+static int render(pmbot_rendered_issue *out, const pmbot_workgraph *g, const char *id,
+	const pmbot_form *form, const pmbot_render_opts *opts, pmbot_diag_list *d)
+{
+	const pmbot_wg_node *n = pmbot_workgraph_find(g, id);
+
+	assert_non_null(n);
+	return pmbot_render_issue(out, g, n, form, opts, d);
+}
+
+static char *repeat(const char *unit, size_t times)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < times; i++)
+		assert_int_equal(pmbot_buf_puts(&b, unit), 0);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+/* ---- body -------------------------------------------------------------- */
+
+static void test_render__body_lists_form_headings_with_values_on_the_next_line(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = builtin(PMBOT_NODE_FEATURE);
+	char rev[PMBOT_SHA256_HEX_SIZE], marker[128];
+	const char *content =
+		"### Goal\nShip the parser\n\n"
+		"### Acceptance criteria\n- [ ] parses\n- [ ] documented\n\n"
+		"### Links\n- https://example.com/design\n\n"
+		"### Area\ncore\n\n"
+		"### Priority\nP1\n\n"
+		"### Size\nM\n\n"
+		"### Estimate (hrs)\n4.5\n\n"
+		"### Risk\nLow\n\n"
+		"### Blocked by\nfeat:b, https://github.com/acme/x/issues/9\n\n"
+		"### Actual (hrs)\n_No response_";
+
+	(void)state;
+	node(g, PMBOT_NODE_FEATURE, "{\"stable_id\":\"feat:a\",\"title\":\"Parser\","
+		"\"goal\":\"Ship the parser\",\"area\":\"core\",\"priority\":\"P1\",\"size\":\"M\","
+		"\"estimate_hrs\":4.5,\"risk\":\"Low\",\"needs_human\":false,"
+		"\"acceptance_criteria\":[\"parses\",\"documented\"],"
+		"\"links\":[\"https://example.com/design\"]}");
+	node(g, PMBOT_NODE_FEATURE, "{\"stable_id\":\"feat:b\",\"title\":\"B\","
+		"\"area\":\"core\",\"priority\":\"P2\"}");
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_DEPENDS_ON, "feat:a", "feat:b", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_BLOCKED_BY, "feat:a",
+		"https://github.com/acme/x/issues/9", 1), 0);
+	finish(g);
+	assert_int_equal(render(&iss, g, "feat:a", f, NULL, &d), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+
+	assert_int_equal(pmbot_sha256_hex(rev, content, strlen(content)), 0);
+	snprintf(marker, sizeof(marker), "\n\n<!-- pm-bot:id=feat:a rev=%s -->", rev);
+	assert_int_equal(iss.body_len, strlen(content) + strlen(marker));
+	assert_memory_equal(iss.body, content, strlen(content));
+	assert_string_equal(iss.body + strlen(content), marker);
+	assert_string_equal(iss.rev, rev);
+	assert_string_equal(iss.title, "[feat] Parser");
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__missing_values_and_unmapped_headings_get_no_response(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = fixture("feature.yml");
+	pmbot_body b;
+
+	(void)state;
+	node(g, PMBOT_NODE_FEATURE, "{\"stable_id\":\"feat:a\",\"title\":\"T\","
+		"\"area\":\"core\",\"priority\":\"P1\"}");
+	finish(g);
+	assert_int_equal(render(&iss, g, "feat:a", f, NULL, &d), PMBOT_OK);
+	assert_non_null(strstr(iss.body, "### Goal\n_No response_\n\n"));
+	assert_non_null(strstr(iss.body, "### ADR impact?\n_No response_\n\n"));
+	assert_non_null(strstr(iss.body, "### Area\ncore\n\n"));
+	assert_int_equal(pmbot_body_parse(&b, iss.body, iss.body_len, NULL), 0);
+	assert_string_equal(pmbot_body_get(&b, "Size"), "");
+	assert_string_equal(pmbot_body_get(&b, "Blocked by"), "");
+	assert_string_equal(pmbot_body_get(&b, "Priority"), "P1");
+	pmbot_body_free(&b);
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__epic_form_maps_objective_size_epic_and_dependencies(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = fixture("epic.yml");
+
+	(void)state;
+	node(g, PMBOT_NODE_EPIC, "{\"stable_id\":\"epic:e\",\"title\":\"E\",\"area\":\"core\","
+		"\"priority\":\"P0\",\"size\":\"XL\",\"objective\":\"Why\\nand how\","
+		"\"milestones\":[{\"title\":\"M1\",\"target_date\":\"2026-03-01\"},{\"title\":\"M2\"}]}");
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_BLOCKED_BY, "epic:e",
+		"https://github.com/acme/x/issues/1", 1), 0);
+	finish(g);
+	assert_int_equal(render(&iss, g, "epic:e", f, NULL, &d), PMBOT_OK);
+	assert_non_null(strstr(iss.body, "### Objective (North Star)\nWhy\nand how\n\n"));
+	assert_non_null(strstr(iss.body, "### Size (Epic)\nXL\n\n"));
+	assert_non_null(strstr(iss.body,
+		"### Milestones (vertical slices)\n- M1 (2026-03-01)\n- M2\n\n"));
+	assert_non_null(strstr(iss.body, "### Dependencies (Blocked By / Blocks)\n"
+		"https://github.com/acme/x/issues/1\n\n"));
+	assert_non_null(strstr(iss.body, "### Scope In / Out\n_No response_\n\n"));
+	assert_string_equal(iss.title, "[epic] E");
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__goal_falls_back_to_objective_and_back(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *feat = builtin(PMBOT_NODE_FEATURE), *epic = builtin(PMBOT_NODE_EPIC);
+
+	(void)state;
+	node(g, PMBOT_NODE_FEATURE, "{\"stable_id\":\"a\",\"title\":\"T\",\"objective\":\"O\"}");
+	node(g, PMBOT_NODE_EPIC, "{\"stable_id\":\"b\",\"title\":\"T\",\"goal\":\"G\"}");
+	finish(g);
+	assert_int_equal(render(&iss, g, "a", feat, NULL, &d), PMBOT_OK);
+	assert_non_null(strstr(iss.body, "### Goal\nO\n\n"));
+	pmbot_rendered_issue_free(&iss);
+	assert_int_equal(render(&iss, g, "b", epic, NULL, &d), PMBOT_OK);
+	assert_non_null(strstr(iss.body, "### Objective\nG\n\n"));
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(feat);
+	pmbot_form_free(epic);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__estimates_render_as_the_shortest_exact_number(void **state)
+{
+	static const struct {
+		const char *json;
+		const char *text;
+		double value;
+	} cases[] = {
+		{ "4", "4", 4 }, { "4.0", "4", 4 }, { "4.5", "4.5", 4.5 }, { "0.1", "0.1", 0.1 },
+		{ "1e21", "1e+21", 1e21 }, { "0.30000000000000004", "0.30000000000000004",
+			0.30000000000000004 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+		pmbot_rendered_issue iss;
+		pmbot_workgraph *g = graph();
+		pmbot_form *f = builtin(PMBOT_NODE_TASK);
+		char json[128];
+		pmbot_body b;
+		double h = -1;
+
+		snprintf(json, sizeof(json), "{\"stable_id\":\"t\",\"title\":\"T\","
+			"\"estimate_hrs\":%s}", cases[i].json);
+		node(g, PMBOT_NODE_TASK, json);
+		finish(g);
+		assert_int_equal(render(&iss, g, "t", f, NULL, &d), PMBOT_OK);
+		assert_int_equal(pmbot_body_parse(&b, iss.body, iss.body_len, NULL), 0);
+		assert_string_equal(pmbot_body_get(&b, "Estimate (hrs)"), cases[i].text);
+		assert_int_equal(pmbot_body_parse_hours(&h, pmbot_body_get(&b, "Estimate (hrs)")), 0);
+		assert_true(h == cases[i].value);
+		pmbot_body_free(&b);
+		pmbot_rendered_issue_free(&iss);
+		pmbot_form_free(f);
+		pmbot_workgraph_free(g);
+		pmbot_diag_list_free(&d);
+	}
+}
+
+static void test_render__dependencies_merge_sort_dedupe_and_use_issue_refs(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = builtin(PMBOT_NODE_TASK);
+	pmbot_strmap refs = PMBOT_STRMAP_INIT;
+	pmbot_render_opts opts = { NULL, &refs };
+
+	(void)state;
+	node(g, PMBOT_NODE_TASK, "{\"stable_id\":\"t:a\",\"title\":\"A\"}");
+	node(g, PMBOT_NODE_TASK, "{\"stable_id\":\"t:b\",\"title\":\"B\"}");
+	node(g, PMBOT_NODE_TASK, "{\"stable_id\":\"t:c\",\"title\":\"C\"}");
+	node(g, PMBOT_NODE_TASK, "{\"stable_id\":\"t:d\",\"title\":\"D\"}");
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_DEPENDS_ON, "t:a", "t:c", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_BLOCKED_BY, "t:a", "t:b", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_DEPENDS_ON, "t:a", "t:b", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_RELATED, "t:a", "t:d", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_PARENT_CHILD, "t:a", "t:d", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_DEPENDS_ON, "t:d", "t:a", 0), 0);
+	finish(g);
+	assert_int_equal(render(&iss, g, "t:a", f, NULL, &d), PMBOT_OK);
+	assert_non_null(strstr(iss.body, "### Blocked by\nt:b, t:c\n\n"));
+	pmbot_rendered_issue_free(&iss);
+
+	assert_int_equal(pmbot_strmap_put(&refs, "t:c", "#12", NULL), 0);
+	assert_int_equal(render(&iss, g, "t:a", f, &opts, &d), PMBOT_OK);
+	assert_non_null(strstr(iss.body, "### Blocked by\n#12, t:b\n\n"));
+	pmbot_rendered_issue_free(&iss);
+	pmbot_strmap_free(&refs);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__hostile_values_cannot_inject_headings_or_markers(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = builtin(PMBOT_NODE_FEATURE);
+	pmbot_body b;
+	char rev[PMBOT_SHA256_HEX_SIZE];
+	size_t i;
+	const char *p, *last;
+
+	(void)state;
+	node(g, PMBOT_NODE_FEATURE, "{\"stable_id\":\"feat:a\",\"title\":\"T\\n### Priority\","
+		"\"area\":\"core\\n### Priority\\nP0\",\"priority\":\"P2\","
+		"\"risk\":\"### Area\","
+		"\"goal\":\"ok\\n### Area\\nevil\\n<!-- pm-bot:id=feat:evil rev="
+		"0000000000000000000000000000000000000000000000000000000000000000 -->\\n-->\\n"
+		"```\\n<pre>\","
+		"\"acceptance_criteria\":[\"a\\r\\n### Risk\", \"--!> x\"]}");
+	finish(g);
+	assert_int_equal(render(&iss, g, "feat:a", f, NULL, &d), PMBOT_OK);
+	assert_int_equal(pmbot_body_parse(&b, iss.body, iss.body_len, &d), 0);
+	assert_int_equal(d.count, 0);
+	/* The headings are the form's, no more. */
+	assert_int_equal(b.n_fields, f->n_fields);
+	for (i = 0; i < f->n_fields; i++)
+		assert_string_equal(b.fields[i].heading, f->fields[i].label);
+	assert_int_equal(b.marker, PMBOT_MARKER_OK);
+	assert_string_equal(b.stable_id, "feat:a");
+	assert_string_equal(pmbot_body_get(&b, "Area"), "core ### Priority P0");
+	assert_string_equal(pmbot_body_get(&b, "Priority"), "P2");
+	assert_string_equal(pmbot_body_get(&b, "Risk"), "\\### Area");
+	assert_non_null(strstr(iss.body, "### Goal\nok\n\\### Area\nevil\n&lt;!-- pm-bot:id=feat:evil"));
+	assert_non_null(strstr(iss.body, "--&gt;\n\\```\n&lt;pre>\n\n"));
+	assert_non_null(strstr(iss.body, "- [ ] a ### Risk\n- [ ] --!&gt; x\n"));
+	/* Only the marker opens or closes a comment. */
+	assert_ptr_equal(strstr(iss.body, "<!--"), strrchr(iss.body, '\n') + 1);
+	for (p = iss.body, last = NULL; (p = strstr(p, "-->")); p++)
+		last = p;
+	assert_ptr_equal(last, iss.body + iss.body_len - 3);
+	assert_string_equal(iss.title, "[feat] T ### Priority");
+	assert_int_equal(pmbot_body_rev(rev, iss.body, iss.body_len), 0);
+	assert_string_equal(rev, b.rev);
+	pmbot_body_free(&b);
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__same_node_renders_the_same_bytes(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue a, b;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = fixture("feature.yml");
+	size_t i;
+
+	(void)state;
+	node(g, PMBOT_NODE_FEATURE, "{\"stable_id\":\"f\",\"title\":\"T\",\"area\":\"x\","
+		"\"priority\":\"P1\",\"goal\":\"g\",\"estimate_hrs\":2}");
+	finish(g);
+	assert_int_equal(render(&a, g, "f", f, NULL, &d), PMBOT_OK);
+	assert_int_equal(render(&b, g, "f", f, NULL, &d), PMBOT_OK);
+	assert_int_equal(a.body_len, b.body_len);
+	assert_memory_equal(a.body, b.body, a.body_len);
+	assert_string_equal(a.title, b.title);
+	assert_int_equal(a.n_labels, b.n_labels);
+	for (i = 0; i < a.n_labels; i++)
+		assert_string_equal(a.labels[i], b.labels[i]);
+	pmbot_rendered_issue_free(&a);
+	pmbot_rendered_issue_free(&b);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+#define PLAN_HEAD "```pm-bot:report-ir/v1\n" \
+	"schema_version: report_ir/v1\n" \
+	"report: {title: T, generated_at: 2026-02-22, scope: {org: acme}}\n"
+
+static void test_render__report_order_does_not_change_the_bodies(void **state)
+{
+	static const char *plans[2] = {
+		PLAN_HEAD "features:\n"
+		"  - {stable_id: 'feat:f', title: F, area: core, priority: P1, depends_on: ['feat:g', 'feat:h']}\n"
+		"  - {stable_id: 'feat:g', title: G, goal: 'do g'}\n"
+		"  - {stable_id: 'feat:h', title: H, area: cli, priority: P2}\n```\n",
+		PLAN_HEAD "features:\n"
+		"  - {stable_id: 'feat:h', priority: P2, title: H, area: cli}\n"
+		"  - {stable_id: 'feat:g', goal: 'do g', title: G}\n"
+		"  - {priority: P1, stable_id: 'feat:f', depends_on: ['feat:h', 'feat:g'], title: F, area: core}\n```\n",
+	};
+	char *bodies[2][3];
+	int p;
+	size_t i;
+
+	(void)state;
+	for (p = 0; p < 2; p++) {
+		pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+		pmbot_workgraph *g = NULL;
+		pmbot_form *f = builtin(PMBOT_NODE_FEATURE);
+
+		assert_int_equal(pmbot_workgraph_load(&g, "plan.md", plans[p], strlen(plans[p]),
+			NULL, &d), PMBOT_OK);
+		assert_int_equal(g->n_nodes, 3);
+		for (i = 0; i < 3; i++) {
+			pmbot_rendered_issue iss;
+
+			assert_int_equal(pmbot_render_issue(&iss, g, &g->nodes[i], f, NULL, &d), 0);
+			bodies[p][i] = iss.body;
+			iss.body = NULL;
+			pmbot_rendered_issue_free(&iss);
+		}
+		pmbot_form_free(f);
+		pmbot_workgraph_free(g);
+		pmbot_diag_list_free(&d);
+	}
+	for (i = 0; i < 3; i++) {
+		assert_string_equal(bodies[0][i], bodies[1][i]);
+		free(bodies[0][i]);
+		free(bodies[1][i]);
+	}
+}
+
+/* ---- title ------------------------------------------------------------ */
+
+static void test_render__title_is_prefix_plus_title_with_newlines_as_spaces(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = fixture("feature.yml");
+	const char *rest;
+
+	(void)state;
+	node(g, PMBOT_NODE_FEATURE, "{\"stable_id\":\"f\",\"title\":\"  Two\\r\\nlines \\t here \"}");
+	finish(g);
+	assert_int_equal(render(&iss, g, "f", f, NULL, &d), PMBOT_OK);
+	assert_string_equal(iss.title, "[feat] Two lines here");
+	assert_int_equal(pmbot_render_title_strip(&rest, iss.title, f), PMBOT_OK);
+	assert_string_equal(rest, "Two lines here");
+	assert_int_equal(pmbot_render_title_strip(&rest, "Other title", f), PMBOT_ENOTFOUND);
+	assert_string_equal(rest, "Other title");
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static int render_title_of(const char *title, pmbot_diag_list *d)
+{
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = builtin(PMBOT_NODE_FEATURE); /* prefix "[feat] ": 7 characters */
+	json_t *j = json_pack("{s:s,s:s}", "stable_id", "f", "title", title);
+	int rc;
+
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_FEATURE, j, "/features/3", 42), 0);
+	finish(g);
+	rc = render(&iss, g, "f", f, NULL, d);
+	if (rc) {
+		assert_null(iss.title);
+		assert_null(iss.body);
+	} else {
+		assert_int_equal(strncmp(iss.title, "[feat] ", 7), 0);
+	}
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	return rc;
+}
+
+static void test_render__title_of_256_characters_fits_257_is_reported(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	char *fits = repeat("x", 249), *over = repeat("x", 250);
+	const pmbot_diag *diag;
+
+	(void)state;
+	assert_int_equal(render_title_of(fits, &d), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	assert_int_equal(render_title_of(over, &d), PMBOT_EINVALID);
+	diag = pmbot_diag_list_find(&d, "RENDER_TITLE_TOO_LONG");
+	assert_non_null(diag);
+	assert_string_equal(diag->path, "/features/3/title");
+	assert_int_equal(diag->line, 42);
+	assert_non_null(strstr(diag->message, "257"));
+	free(fits);
+	free(over);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__title_length_counts_characters_not_bytes(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	char *fits = repeat("\xc3\xa9", 249), *over = repeat("\xf0\x9f\x99\x82", 250);
+
+	(void)state;
+	assert_int_equal(render_title_of(fits, &d), PMBOT_OK);
+	assert_int_equal(render_title_of(over, &d), PMBOT_EINVALID);
+	assert_non_null(pmbot_diag_list_find(&d, "RENDER_TITLE_TOO_LONG"));
+	free(fits);
+	free(over);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__title_of_only_whitespace_is_reported(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+
+	(void)state;
+	assert_int_equal(render_title_of(" \n\t ", &d), PMBOT_EINVALID);
+	assert_non_null(pmbot_diag_list_find(&d, "RENDER_TITLE_EMPTY"));
+	pmbot_diag_list_free(&d);
+}
+
+/* ---- limits and ids --------------------------------------------------- */
+
+static void test_render__body_over_65536_characters_is_reported_not_cut(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = builtin(PMBOT_NODE_TASK);
+	char *goal = repeat("\xe6\x97\xa5", 65536); /* 3 bytes, 1 character each */
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK,
+		json_pack("{s:s,s:s,s:s}", "stable_id", "t", "title", "T", "goal", goal), NULL, 0), 0);
+	finish(g);
+	assert_int_equal(render(&iss, g, "t", f, NULL, &d), PMBOT_EINVALID);
+	assert_non_null(pmbot_diag_list_find(&d, "RENDER_BODY_TOO_LONG"));
+	assert_null(iss.body);
+	pmbot_rendered_issue_free(&iss);
+	pmbot_diag_list_free(&d);
+
+	/* 60,000 characters (180,000 bytes) fit. */
+	goal[60000 * 3] = '\0';
+	pmbot_workgraph_free(g);
+	g = graph();
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK,
+		json_pack("{s:s,s:s,s:s}", "stable_id", "t", "title", "T", "goal", goal), NULL, 0), 0);
+	finish(g);
+	assert_int_equal(render(&iss, g, "t", f, NULL, &d), PMBOT_OK);
+	assert_true(iss.body_len > 180000);
+	pmbot_rendered_issue_free(&iss);
+	free(goal);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__rejects_stable_ids_unsafe_in_the_marker(void **state)
+{
+	static const char *const bad[] = { "feat: x", "feat:a-->", "a\tb", "a<!--b", "a--!>",
+		"a\xe2\x80\xa8" "b", "a\xc2\xa0" "b", "" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+		pmbot_rendered_issue iss;
+		pmbot_workgraph *g = graph();
+		pmbot_form *f = builtin(PMBOT_NODE_TASK);
+		const pmbot_diag *diag;
+
+		assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK,
+			json_pack("{s:s,s:s}", "stable_id", bad[i], "title", "T"), "/tasks/0", 7), 0);
+		finish(g);
+		assert_int_equal(render(&iss, g, bad[i], f, NULL, &d), PMBOT_EINVALID);
+		diag = pmbot_diag_list_find(&d, "RENDER_UNSAFE_ID");
+		assert_non_null(diag);
+		assert_string_equal(diag->path, "/tasks/0/stable_id");
+		pmbot_form_free(f);
+		pmbot_workgraph_free(g);
+		pmbot_diag_list_free(&d);
+	}
+}
+
+static void test_render__accepts_ordinary_stable_ids(void **state)
+{
+	static const char *const good[] = { "feat:docs-contracts", "bug:a_b:c", "t-1", "épique:x" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+		pmbot_rendered_issue iss;
+		pmbot_workgraph *g = graph();
+		pmbot_form *f = builtin(PMBOT_NODE_TASK);
+		pmbot_body b;
+
+		assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK,
+			json_pack("{s:s,s:s}", "stable_id", good[i], "title", "T"), NULL, 0), 0);
+		finish(g);
+		assert_int_equal(render(&iss, g, good[i], f, NULL, &d), PMBOT_OK);
+		assert_int_equal(pmbot_body_parse(&b, iss.body, iss.body_len, NULL), 0);
+		assert_int_equal(b.marker, PMBOT_MARKER_OK);
+		assert_string_equal(b.stable_id, good[i]);
+		pmbot_body_free(&b);
+		pmbot_rendered_issue_free(&iss);
+		pmbot_form_free(f);
+		pmbot_workgraph_free(g);
+		pmbot_diag_list_free(&d);
+	}
+}
+
+/* ---- labels ----------------------------------------------------------- */
+
+static void expect_labels(const pmbot_rendered_issue *iss, const char *const *want, size_t n)
+{
+	size_t i;
+
+	assert_int_equal(iss->n_labels, n);
+	for (i = 0; i < n; i++)
+		assert_string_equal(iss->labels[i], want[i]);
+}
+
+static void test_render__labels_follow_the_scheme_sorted_and_unique(void **state)
+{
+	static const char *const want[] = { "area:core", "needs-human", "prio:Triage",
+		"size:M", "status:in progress", "type:bug" };
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = builtin(PMBOT_NODE_BUG);
+
+	(void)state;
+	node(g, PMBOT_NODE_BUG, "{\"stable_id\":\"bug:x\",\"title\":\"X\",\"area\":\"core\","
+		"\"priority\":\"Triage\",\"size\":\"M\",\"status\":\"in\\nprogress\",\"needs_human\":true}");
+	finish(g);
+	assert_int_equal(render(&iss, g, "bug:x", f, NULL, &d), PMBOT_OK);
+	expect_labels(&iss, want, sizeof(want) / sizeof(want[0]));
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__form_default_labels_yield_to_the_nodes_values(void **state)
+{
+	static const char *const with_status[] = { "area:core", "prio:P1", "roadmap",
+		"status:done", "type:feature" };
+	static const char *const without[] = { "area:core", "prio:P1", "roadmap",
+		"status:backlog", "type:feature" };
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = fixture("feature.yml"); /* type:feature, status:backlog, roadmap */
+
+	(void)state;
+	node(g, PMBOT_NODE_FEATURE, "{\"stable_id\":\"a\",\"title\":\"A\",\"area\":\"core\","
+		"\"priority\":\"P1\",\"status\":\"done\",\"needs_human\":false}");
+	node(g, PMBOT_NODE_FEATURE, "{\"stable_id\":\"b\",\"title\":\"B\",\"area\":\"core\","
+		"\"priority\":\"P1\"}");
+	finish(g);
+	assert_int_equal(render(&iss, g, "a", f, NULL, &d), PMBOT_OK);
+	expect_labels(&iss, with_status, 5);
+	pmbot_rendered_issue_free(&iss);
+	assert_int_equal(render(&iss, g, "b", f, NULL, &d), PMBOT_OK);
+	expect_labels(&iss, without, 5);
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__labels_use_a_custom_scheme(void **state)
+{
+	static const char *const want[] = { "Area/core", "P/P0", "kind/task" };
+	pmbot_label_scheme s = { "kind/", "Area/", "P/", "S/", "St/" };
+	pmbot_render_opts opts = { &s, NULL };
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = builtin(PMBOT_NODE_TASK);
+
+	(void)state;
+	node(g, PMBOT_NODE_TASK, "{\"stable_id\":\"a\",\"title\":\"A\",\"area\":\"core\","
+		"\"priority\":\"P0\"}");
+	finish(g);
+	assert_int_equal(render(&iss, g, "a", f, &opts, &d), PMBOT_OK);
+	expect_labels(&iss, want, 3);
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__label_over_50_characters_is_reported(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = builtin(PMBOT_NODE_TASK);
+	char *fits = repeat("a", 45), *over = repeat("\xc3\xa9", 46); /* "area:" is 5 */
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK,
+		json_pack("{s:s,s:s,s:s}", "stable_id", "a", "title", "A", "area", fits), NULL, 0), 0);
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK,
+		json_pack("{s:s,s:s,s:s}", "stable_id", "b", "title", "B", "area", over), NULL, 0), 0);
+	finish(g);
+	assert_int_equal(render(&iss, g, "a", f, NULL, &d), PMBOT_OK);
+	pmbot_rendered_issue_free(&iss);
+	assert_int_equal(d.count, 0);
+	assert_int_equal(render(&iss, g, "b", f, NULL, &d), PMBOT_EINVALID);
+	assert_non_null(pmbot_diag_list_find(&d, "RENDER_LABEL_TOO_LONG"));
+	assert_int_equal(iss.n_labels, 0);
+	free(fits);
+	free(over);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__reports_every_problem_of_an_item(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = builtin(PMBOT_NODE_TASK);
+	char *title = repeat("t", 300), *area = repeat("a", 60);
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK,
+		json_pack("{s:s,s:s,s:s}", "stable_id", "a b", "title", title, "area", area), NULL, 0), 0);
+	finish(g);
+	assert_int_equal(render(&iss, g, "a b", f, NULL, &d), PMBOT_EINVALID);
+	assert_non_null(pmbot_diag_list_find(&d, "RENDER_UNSAFE_ID"));
+	assert_non_null(pmbot_diag_list_find(&d, "RENDER_TITLE_TOO_LONG"));
+	assert_non_null(pmbot_diag_list_find(&d, "RENDER_LABEL_TOO_LONG"));
+	assert_int_equal(d.errors, 3);
+	free(title);
+	free(area);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_render__body_lists_form_headings_with_values_on_the_next_line),
+		cmocka_unit_test(test_render__missing_values_and_unmapped_headings_get_no_response),
+		cmocka_unit_test(test_render__epic_form_maps_objective_size_epic_and_dependencies),
+		cmocka_unit_test(test_render__goal_falls_back_to_objective_and_back),
+		cmocka_unit_test(test_render__estimates_render_as_the_shortest_exact_number),
+		cmocka_unit_test(test_render__dependencies_merge_sort_dedupe_and_use_issue_refs),
+		cmocka_unit_test(test_render__hostile_values_cannot_inject_headings_or_markers),
+		cmocka_unit_test(test_render__same_node_renders_the_same_bytes),
+		cmocka_unit_test(test_render__report_order_does_not_change_the_bodies),
+		cmocka_unit_test(test_render__title_is_prefix_plus_title_with_newlines_as_spaces),
+		cmocka_unit_test(test_render__title_of_256_characters_fits_257_is_reported),
+		cmocka_unit_test(test_render__title_length_counts_characters_not_bytes),
+		cmocka_unit_test(test_render__title_of_only_whitespace_is_reported),
+		cmocka_unit_test(test_render__body_over_65536_characters_is_reported_not_cut),
+		cmocka_unit_test(test_render__rejects_stable_ids_unsafe_in_the_marker),
+		cmocka_unit_test(test_render__accepts_ordinary_stable_ids),
+		cmocka_unit_test(test_render__labels_follow_the_scheme_sorted_and_unique),
+		cmocka_unit_test(test_render__form_default_labels_yield_to_the_nodes_values),
+		cmocka_unit_test(test_render__labels_use_a_custom_scheme),
+		cmocka_unit_test(test_render__label_over_50_characters_is_reported),
+		cmocka_unit_test(test_render__reports_every_problem_of_an_item),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

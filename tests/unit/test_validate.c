@@ -1,0 +1,364 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmbot/report.h"
+
+/* Loads `md` and validates it; returns the validate result, diagnostics in *d. */
+static int check(const char *md, pmbot_diag_list *d)
+{
+	pmbot_report *r = NULL;
+	int rc = pmbot_report_load(&r, "r.md", md, strlen(md), NULL, d);
+
+	if (rc == 0)
+		rc = pmbot_report_validate(r, d);
+	pmbot_report_free(r);
+	return rc;
+}
+
+static const pmbot_diag *find_at(const pmbot_diag_list *d, const char *code, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < d->count; i++)
+		if (!strcmp(d->items[i].code, code) && !strcmp(d->items[i].path, path))
+			return &d->items[i];
+	return NULL;
+}
+
+static size_t count_code(const pmbot_diag_list *d, const char *code)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < d->count; i++)
+		n += !strcmp(d->items[i].code, code);
+	return n;
+}
+
+#define HEAD "```pm-bot:report-ir/v1\n" \
+	"schema_version: report_ir/v1\n" \
+	"report: {title: T, generated_at: 2026-02-22, scope: {org: acme}}\n"
+#define TAIL "```\n"
+
+static void test_validate__accepts_a_complete_plan_without_diagnostics(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"epics:\n"
+		"  - {stable_id: 'epic:a', title: A, area: x, priority: P1, features: ['feat:b']}\n"
+		"features:\n"
+		"  - {stable_id: 'feat:b', title: B, area: x, priority: P1, epic_id: 'epic:a'}\n"
+		"tasks:\n"
+		"  - {stable_id: 'task:c', title: C, area: x, priority: P2, feature_id: 'feat:b',\n"
+		"     blocked_by: ['https://github.com/acme/widgets/issues/12'], estimate_hrs: 2.5}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__reports_every_schema_error_at_once_with_lines(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = "# title\n\n"
+		"```pm-bot:report-ir/v1\n"             /* line 3 */
+		"{\n"                                   /* 4 */
+		"  \"schema_version\": \"report_ir/v1\",\n"
+		"  \"report\": {\"title\": 5, \"scope\": {}},\n" /* 6 */
+		"  \"features\": [\n"                   /* 7 */
+		"    {\"title\": \"x\", \"area\": \"a\", \"priority\": \"p\"},\n" /* 8 */
+		"    {\"stable_id\": \"feat:y\", \"title\": \"\", \"estimate_hrs\": \"3h\"}\n" /* 9 */
+		"  ]\n"
+		"}\n"
+		"```\n";
+	const pmbot_diag *x;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	assert_non_null(x = find_at(&d, "SCHEMA_TYPE", "/report/title"));
+	assert_int_equal(x->line, 6);
+	assert_non_null(x = find_at(&d, "SCHEMA_REQUIRED", "/report"));
+	assert_non_null(strstr(x->message, "generated_at"));
+	assert_non_null(x = find_at(&d, "SCHEMA_REQUIRED", "/report/scope"));
+	assert_non_null(strstr(x->message, "org"));
+	assert_non_null(x = find_at(&d, "SCHEMA_REQUIRED", "/features/0"));
+	assert_int_equal(x->line, 8);
+	assert_non_null(strstr(x->message, "stable_id"));
+	assert_non_null(x = find_at(&d, "SCHEMA_VALUE", "/features/1/title"));
+	assert_int_equal(x->line, 9);
+	assert_non_null(find_at(&d, "SCHEMA_TYPE", "/features/1/estimate_hrs"));
+	assert_string_equal(x->file, "r.md");
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__rejects_other_schema_versions(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = "```pm-bot:report-ir/v1\n"
+		"schema_version: report_ir/v2\n"
+		"report: {title: T, generated_at: 2026-02-22, scope: {org: acme}}\n"
+		"```\n";
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	assert_non_null(find_at(&d, "SCHEMA_VERSION", "/schema_version"));
+	assert_int_equal(find_at(&d, "SCHEMA_VERSION", "/schema_version")->line, 2);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__rejects_a_document_that_is_not_an_object(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+
+	(void)state;
+	assert_int_equal(check("```pm-bot:report-ir/v1\n[1, 2]\n```\n", &d), PMBOT_EINVALID);
+	assert_non_null(find_at(&d, "SCHEMA_TYPE", ""));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__checks_dates_calendar_and_format(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *ok[] = { "2026-02-22", "2024-02-29", "2026-02-22T10:00:00Z",
+		"2026-02-22T10:00:00.123+02:00", "2026-02-22T10:00" };
+	const char *bad[] = { "2026-02-30", "2025-02-29", "22/02/2026", "2026-13-01",
+		"2026-02-22T25:00:00Z", "2026-02-22Tnoon", "yesterday" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char md[256];
+
+		snprintf(md, sizeof(md), "```pm-bot:report-ir/v1\nschema_version: report_ir/v1\n"
+			"report: {title: T, generated_at: '%s', scope: {org: a}}\n```\n", ok[i]);
+		assert_int_equal(check(md, &d), PMBOT_OK);
+		assert_null(pmbot_diag_list_find(&d, "SCHEMA_FORMAT"));
+		pmbot_diag_list_free(&d);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char md[256];
+
+		snprintf(md, sizeof(md), "```pm-bot:report-ir/v1\nschema_version: report_ir/v1\n"
+			"report: {title: T, generated_at: '%s', scope: {org: a}}\n```\n", bad[i]);
+		assert_int_equal(check(md, &d), PMBOT_EINVALID);
+		assert_non_null(find_at(&d, "SCHEMA_FORMAT", "/report/generated_at"));
+		pmbot_diag_list_free(&d);
+	}
+}
+
+static void test_validate__finds_duplicate_stable_ids_across_lists(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"features:\n"
+		"  - {stable_id: 'x:dup', title: A, area: a, priority: p}\n" /* line 5 */
+		"tasks:\n"
+		"  - {stable_id: 'x:dup', title: B, area: a, priority: p}\n" /* line 7 */
+		"  - {stable_id: 'x:dup', title: C, area: a, priority: p}\n"
+		TAIL;
+	const pmbot_diag *x;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	assert_int_equal(count_code(&d, "DUPLICATE_STABLE_ID"), 2);
+	assert_non_null(x = find_at(&d, "DUPLICATE_STABLE_ID", "/tasks/0/stable_id"));
+	assert_int_equal(x->line, 7);
+	assert_non_null(strstr(x->message, "/features/0"));
+	assert_non_null(strstr(x->message, "line 5"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__resolves_parent_and_dependency_references(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"epics:\n"
+		"  - {stable_id: 'epic:a', title: A, area: a, priority: p, features: ['feat:nope', 'task:t']}\n"
+		"features:\n"
+		"  - {stable_id: 'feat:b', title: B, area: a, priority: p, epic_id: 'epic:missing',\n"
+		"     tasks: ['task:ghost'], depends_on: ['feat:c', 'https://github.com/a/b/issues/3', 'a/b#3']}\n"
+		"  - {stable_id: 'feat:c', title: C, area: a, priority: p, epic_id: 'feat:b'}\n"
+		"tasks:\n"
+		"  - {stable_id: 'task:t', title: T, area: a, priority: p, feature_id: 'epic:a',\n"
+		"     blocked_by: ['https://github.com/a/b/pull/3']}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	assert_non_null(find_at(&d, "UNKNOWN_FEATURE", "/epics/0/features/0"));
+	assert_non_null(find_at(&d, "UNKNOWN_FEATURE", "/epics/0/features/1"));
+	assert_non_null(find_at(&d, "UNKNOWN_EPIC", "/features/0/epic_id"));
+	assert_non_null(find_at(&d, "UNKNOWN_TASK", "/features/0/tasks/0"));
+	assert_non_null(find_at(&d, "UNKNOWN_DEPENDENCY", "/features/0/depends_on/2"));
+	assert_null(find_at(&d, "UNKNOWN_DEPENDENCY", "/features/0/depends_on/0"));
+	assert_null(find_at(&d, "UNKNOWN_DEPENDENCY", "/features/0/depends_on/1"));
+	assert_non_null(strstr(find_at(&d, "UNKNOWN_EPIC", "/features/1/epic_id")->message,
+		"names a feature"));
+	assert_non_null(find_at(&d, "UNKNOWN_FEATURE", "/tasks/0/feature_id"));
+	assert_non_null(find_at(&d, "UNKNOWN_DEPENDENCY", "/tasks/0/blocked_by/0"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__parent_lists_must_agree_with_child_ids(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"epics:\n"
+		"  - {stable_id: 'epic:a', title: A, area: a, priority: p, features: ['feat:x']}\n"
+		"  - {stable_id: 'epic:b', title: B, area: a, priority: p, features: ['feat:y']}\n"
+		"  - {stable_id: 'epic:c', title: C, area: a, priority: p, features: ['feat:y']}\n"
+		"features:\n"
+		"  - {stable_id: 'feat:x', title: X, area: a, priority: p, epic_id: 'epic:b'}\n"
+		"  - {stable_id: 'feat:y', title: Y, area: a, priority: p}\n"
+		"  - {stable_id: 'feat:z', title: Z, area: a, priority: p, epic_id: 'epic:a', tasks: ['task:t']}\n"
+		"tasks:\n"
+		"  - {stable_id: 'task:t', title: T, area: a, priority: p, feature_id: 'feat:z'}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	/* feat:x: listed by epic:a, but its epic_id says epic:b */
+	assert_int_equal(count_code(&d, "CONFLICTING_PARENT"), 2);
+	assert_non_null(find_at(&d, "CONFLICTING_PARENT", "/features/0/epic_id"));
+	/* feat:y listed by two epics */
+	assert_non_null(find_at(&d, "CONFLICTING_PARENT", "/epics/2/features/0"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__missing_area_and_priority_are_triage_warnings(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"tasks:\n"
+		"  - {stable_id: 'task:a', title: A}\n"
+		"  - {stable_id: 'task:b', title: B, area: '', priority: P2}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_OK);
+	assert_int_equal(d.errors, 0);
+	assert_non_null(find_at(&d, "MISSING_AREA", "/tasks/0"));
+	assert_non_null(find_at(&d, "MISSING_PRIORITY", "/tasks/0"));
+	assert_non_null(find_at(&d, "MISSING_AREA", "/tasks/1"));
+	assert_null(find_at(&d, "MISSING_PRIORITY", "/tasks/1"));
+	assert_int_equal(find_at(&d, "MISSING_AREA", "/tasks/0")->severity, PMBOT_SEV_WARNING);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__stable_id_recommendations_are_warnings(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"features:\n"
+		"  - {stable_id: 'Feature One', title: A, area: a, priority: p}\n"
+		"  - {stable_id: 'task:misfiled', title: B, area: a, priority: p}\n"
+		"tasks:\n"
+		"  - {stable_id: 'bug:crash', type: bug, title: C, area: a, priority: p}\n"
+		"  - {stable_id: 'bench:load', type: benchmark, title: D, area: a, priority: p}\n"
+		"  - {stable_id: 'task:UPPER', title: E, area: a, priority: p}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_OK);
+	assert_non_null(find_at(&d, "STABLE_ID_FORMAT", "/features/0/stable_id"));
+	assert_non_null(find_at(&d, "STABLE_ID_FORMAT", "/features/1/stable_id"));
+	assert_null(find_at(&d, "STABLE_ID_FORMAT", "/tasks/0/stable_id"));
+	assert_null(find_at(&d, "STABLE_ID_FORMAT", "/tasks/1/stable_id"));
+	assert_non_null(find_at(&d, "STABLE_ID_FORMAT", "/tasks/2/stable_id"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__unknown_fields_warn_with_a_suggestion_and_x_keys_pass(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"x_org: {anything: [1, 2]}\n"
+		"tasks:\n"
+		"  - {stable_id: 'task:a', title: A, area: a, priorty: p, x_team: core}\n"
+		TAIL;
+	const pmbot_diag *x;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_OK);
+	assert_non_null(x = find_at(&d, "UNKNOWN_FIELD", "/tasks/0/priorty"));
+	assert_non_null(strstr(x->message, "did you mean 'priority'"));
+	assert_null(find_at(&d, "UNKNOWN_FIELD", "/x_org"));
+	assert_null(find_at(&d, "UNKNOWN_FIELD", "/tasks/0/x_team"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__task_type_must_be_known(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"tasks:\n"
+		"  - {stable_id: 'task:a', title: A, area: a, priority: p, type: story}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	assert_non_null(find_at(&d, "SCHEMA_ENUM", "/tasks/0/type"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__detects_duplicates_in_a_large_report(void **state)
+{
+	pmbot_buf md = PMBOT_BUF_INIT;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pmbot_buf_puts(&md, HEAD "tasks:\n"), 0);
+	for (i = 0; i < 20000; i++)
+		assert_int_equal(pmbot_buf_printf(&md,
+			"  - {stable_id: 'task:t%zu', title: T, area: a, priority: p}\n",
+			i == 19999 ? (size_t)7 : i), 0);
+	assert_int_equal(pmbot_buf_puts(&md, TAIL), 0);
+	assert_int_equal(check(md.buf, &d), PMBOT_EINVALID);
+	assert_int_equal(d.count, 1);
+	assert_non_null(find_at(&d, "DUPLICATE_STABLE_ID", "/tasks/19999/stable_id"));
+	pmbot_diag_list_free(&d);
+	pmbot_buf_free(&md);
+}
+
+static void test_validate__issue_urls(void **state)
+{
+	(void)state;
+	assert_true(pmbot_report_is_issue_url("https://github.com/acme/widgets/issues/12"));
+	assert_true(pmbot_report_is_issue_url("https://github.com/a-b/c.d_e/issues/1"));
+	assert_false(pmbot_report_is_issue_url("https://github.com/acme/widgets/issues/0"));
+	assert_false(pmbot_report_is_issue_url("https://github.com/acme/widgets/pull/12"));
+	assert_false(pmbot_report_is_issue_url("https://github.com/acme/issues/12"));
+	assert_false(pmbot_report_is_issue_url("http://github.com/acme/widgets/issues/12"));
+	assert_false(pmbot_report_is_issue_url("https://github.com/acme/widgets/issues/12x"));
+	assert_false(pmbot_report_is_issue_url("acme/widgets#12"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_validate__accepts_a_complete_plan_without_diagnostics),
+		cmocka_unit_test(test_validate__reports_every_schema_error_at_once_with_lines),
+		cmocka_unit_test(test_validate__rejects_other_schema_versions),
+		cmocka_unit_test(test_validate__rejects_a_document_that_is_not_an_object),
+		cmocka_unit_test(test_validate__checks_dates_calendar_and_format),
+		cmocka_unit_test(test_validate__finds_duplicate_stable_ids_across_lists),
+		cmocka_unit_test(test_validate__resolves_parent_and_dependency_references),
+		cmocka_unit_test(test_validate__parent_lists_must_agree_with_child_ids),
+		cmocka_unit_test(test_validate__missing_area_and_priority_are_triage_warnings),
+		cmocka_unit_test(test_validate__stable_id_recommendations_are_warnings),
+		cmocka_unit_test(test_validate__unknown_fields_warn_with_a_suggestion_and_x_keys_pass),
+		cmocka_unit_test(test_validate__task_type_must_be_known),
+		cmocka_unit_test(test_validate__detects_duplicates_in_a_large_report),
+		cmocka_unit_test(test_validate__issue_urls),
+	};
+
+	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
+}

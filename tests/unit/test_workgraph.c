@@ -1,0 +1,251 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmbot/json.h"
+#include "pmbot/workgraph.h"
+
+static pmbot_workgraph *load(const char *md, pmbot_diag_list *d, int expect)
+{
+	pmbot_workgraph *g = NULL;
+
+	assert_int_equal(pmbot_workgraph_load(&g, "plan.md", md, strlen(md), NULL, d), expect);
+	return g;
+}
+
+static char *canonical(const pmbot_workgraph *g)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	json_t *doc = NULL;
+
+	assert_int_equal(pmbot_workgraph_to_json(&doc, g), 0);
+	assert_int_equal(pmbot_json_canonical(&b, doc), 0);
+	json_decref(doc);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+#define HEAD "```pm-bot:report-ir/v1\n" \
+	"schema_version: report_ir/v1\n" \
+	"report: {title: T, generated_at: 2026-02-22, scope: {org: acme}}\n"
+
+static const char *plan_a = HEAD
+	"epics:\n"
+	"  - {stable_id: 'epic:e', title: E, area: core, priority: P1, features: ['feat:f']}\n"
+	"features:\n"
+	"  - {stable_id: 'feat:f', title: F, area: core, priority: P1, epic_id: 'epic:e', size: M,\n"
+	"     depends_on: ['feat:g']}\n"
+	"  - {stable_id: 'feat:g', title: G, goal: 'do g', estimate_hrs: 4}\n"
+	"tasks:\n"
+	"  - {stable_id: 'bug:b', type: bug, title: B, area: core, priority: P2, feature_id: 'feat:f',\n"
+	"     blocked_by: ['https://github.com/acme/x/issues/9']}\n"
+	"```\n";
+
+/* The same plan with items and lists in another order. */
+static const char *plan_b = HEAD
+	"tasks:\n"
+	"  - {stable_id: 'bug:b', feature_id: 'feat:f', type: bug, title: B, priority: P2, area: core,\n"
+	"     blocked_by: ['https://github.com/acme/x/issues/9']}\n"
+	"features:\n"
+	"  - {stable_id: 'feat:g', estimate_hrs: 4, title: G, goal: 'do g'}\n"
+	"  - {stable_id: 'feat:f', depends_on: ['feat:g'], title: F, area: core, priority: P1, size: M}\n"
+	"epics:\n"
+	"  - {stable_id: 'epic:e', title: E, area: core, priority: P1, features: ['feat:f']}\n"
+	"```\n";
+
+static void test_workgraph__maps_items_edges_and_triage_defaults(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *g = load(plan_a, &d, PMBOT_OK);
+	char *json = canonical(g);
+
+	(void)state;
+	assert_string_equal(json,
+		"{\"edges\":["
+		"{\"edge_type\":\"parent_child\",\"from_id\":\"epic:e\",\"provenance\":\"report_ir\",\"to_id\":\"feat:f\"},"
+		"{\"edge_type\":\"parent_child\",\"from_id\":\"feat:f\",\"provenance\":\"report_ir\",\"to_id\":\"bug:b\"},"
+		"{\"edge_type\":\"depends_on\",\"from_id\":\"feat:f\",\"provenance\":\"report_ir\",\"to_id\":\"feat:g\"},"
+		"{\"edge_type\":\"blocked_by\",\"external\":true,\"from_id\":\"bug:b\",\"provenance\":\"report_ir\","
+		"\"to_id\":\"https://github.com/acme/x/issues/9\"}],"
+		"\"nodes\":["
+		"{\"area\":\"core\",\"needs_human\":false,\"priority\":\"P2\",\"stable_id\":\"bug:b\",\"title\":\"B\",\"type\":\"bug\"},"
+		"{\"area\":\"core\",\"needs_human\":false,\"priority\":\"P1\",\"stable_id\":\"epic:e\",\"title\":\"E\",\"type\":\"epic\"},"
+		"{\"area\":\"core\",\"needs_human\":false,\"priority\":\"P1\",\"size\":\"M\",\"stable_id\":\"feat:f\",\"title\":\"F\",\"type\":\"feature\"},"
+		"{\"area\":\"triage\",\"estimate_hrs\":4,\"goal\":\"do g\",\"needs_human\":true,\"priority\":\"Triage\",\"stable_id\":\"feat:g\",\"title\":\"G\",\"type\":\"feature\"}],"
+		"\"schema_version\":\"workgraph/v1\"}");
+	assert_non_null(pmbot_diag_list_find(&d, "MISSING_AREA"));
+	assert_string_equal(pmbot_workgraph_parent(g, pmbot_workgraph_find(g, "bug:b"))->stable_id, "feat:f");
+	assert_null(pmbot_workgraph_parent(g, pmbot_workgraph_find(g, "epic:e")));
+	free(json);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_workgraph__output_does_not_depend_on_report_order(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *a = load(plan_a, &d, PMBOT_OK), *b = load(plan_b, &d, PMBOT_OK);
+	char *ja = canonical(a), *jb = canonical(b);
+
+	(void)state;
+	assert_string_equal(ja, jb);
+	free(ja);
+	free(jb);
+	pmbot_workgraph_free(a);
+	pmbot_workgraph_free(b);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_workgraph__dependency_cycles_are_warnings_with_their_path(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"tasks:\n"
+		"  - {stable_id: 'task:a', title: A, area: x, priority: p, depends_on: ['task:b']}\n"
+		"  - {stable_id: 'task:b', title: B, area: x, priority: p, blocked_by: ['task:c']}\n"
+		"  - {stable_id: 'task:c', title: C, area: x, priority: p, depends_on: ['task:a']}\n"
+		"  - {stable_id: 'task:d', title: D, area: x, priority: p, depends_on: ['task:d']}\n"
+		"```\n";
+	pmbot_workgraph *g = load(md, &d, PMBOT_OK);
+	const pmbot_diag *x;
+	size_t i, n = 0;
+
+	(void)state;
+	assert_non_null(g);
+	for (i = 0; i < d.count; i++)
+		n += !strcmp(d.items[i].code, "DEPENDENCY_CYCLE");
+	assert_int_equal(n, 2);
+	x = pmbot_diag_list_find(&d, "DEPENDENCY_CYCLE");
+	assert_int_equal(x->severity, PMBOT_SEV_WARNING);
+	assert_string_equal(x->message, "dependency cycle: task:a -> task:b -> task:c -> task:a");
+	assert_string_equal(x->path, "/tasks/0");
+	assert_int_equal(x->line, 5);
+	assert_string_equal(d.items[d.count - 1].message, "dependency cycle: task:d -> task:d");
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static json_t *node(const char *id)
+{
+	return json_pack("{s:s, s:s}", "stable_id", id, "title", id);
+}
+
+static void test_workgraph__parent_cycles_and_two_parents_are_errors(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *g = NULL;
+	const pmbot_diag *x;
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_new(&g), 0);
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_EPIC, node("a"), "/epics/0", 3), 0);
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_FEATURE, node("b"), "/features/0", 4), 0);
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK, node("c"), "/tasks/0", 5), 0);
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK, node("d"), "/tasks/1", 6), 0);
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK, node("a"), NULL, 0), PMBOT_EINVALID);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_PARENT_CHILD, "a", "b", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_PARENT_CHILD, "b", "c", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_PARENT_CHILD, "c", "a", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_PARENT_CHILD, "a", "d", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_PARENT_CHILD, "b", "d", 0), 0);
+	assert_int_equal(pmbot_workgraph_finish(g, "p.md", &d), PMBOT_EINVALID);
+	assert_non_null(x = pmbot_diag_list_find(&d, "PARENT_CYCLE"));
+	assert_int_equal(x->severity, PMBOT_SEV_ERROR);
+	assert_string_equal(x->message, "parent/child cycle: a -> c -> b -> a");
+	assert_non_null(x = pmbot_diag_list_find(&d, "CONFLICTING_PARENT"));
+	assert_string_equal(x->path, "/tasks/1");
+	assert_string_equal(x->message, "'d' has two parents: 'a' and 'b'");
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_workgraph__tree_lists_children_under_parents_with_dependencies(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *g = load(plan_a, &d, PMBOT_OK);
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_tree(&out, g), 0);
+	assert_string_equal(out.buf,
+		"- epic:e [epic] E\n"
+		"  - feat:f [feature] F (depends on feat:g)\n"
+		"    - bug:b [bug] B (blocked by https://github.com/acme/x/issues/9)\n"
+		"- feat:g [feature] G\n");
+	pmbot_buf_free(&out);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_workgraph__mermaid_is_a_flowchart_with_escaped_labels(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"features:\n"
+		"  - {stable_id: 'feat:a', title: 'Say \"hi\" <b>#1</b>', area: x, priority: p}\n"
+		"tasks:\n"
+		"  - {stable_id: 'task:b', title: B, area: x, priority: p, feature_id: 'feat:a',\n"
+		"     depends_on: ['https://github.com/o/r/issues/2']}\n"
+		"```\n";
+	pmbot_workgraph *g = load(md, &d, PMBOT_OK);
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_mermaid(&out, g), 0);
+	assert_non_null(strstr(out.buf, "flowchart TD\n"));
+	assert_non_null(strstr(out.buf,
+		"  n0[\"feat:a<br/>Say #quot;hi#quot; #lt;b#gt;#35;1#lt;/b#gt;\"]:::feature\n"));
+	assert_non_null(strstr(out.buf, "  n0 --> n1\n"));
+	assert_non_null(strstr(out.buf, "  x0[\"https://github.com/o/r/issues/2\"]:::external\n"));
+	assert_non_null(strstr(out.buf, "  n1 -. depends on .-> x0\n"));
+	assert_null(strstr(out.buf, "\"Say"));
+	pmbot_buf_free(&out);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_workgraph__invalid_report_gives_no_graph(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *g = load(HEAD "tasks: [{title: no-id}]\n```\n", &d, PMBOT_EINVALID);
+
+	(void)state;
+	assert_null(g);
+	assert_non_null(pmbot_diag_list_find(&d, "SCHEMA_REQUIRED"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_workgraph__type_names_round_trip(void **state)
+{
+	pmbot_node_type t;
+	int i;
+
+	(void)state;
+	for (i = PMBOT_NODE_EPIC; i <= PMBOT_NODE_BENCHMARK; i++) {
+		assert_int_equal(pmbot_node_type_parse(&t, pmbot_node_type_name((pmbot_node_type)i)), 0);
+		assert_int_equal(t, i);
+	}
+	assert_int_equal(pmbot_node_type_parse(&t, "story"), -1);
+	assert_null(pmbot_node_type_name((pmbot_node_type)99));
+	assert_string_equal(pmbot_edge_type_name(PMBOT_EDGE_BLOCKED_BY), "blocked_by");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_workgraph__maps_items_edges_and_triage_defaults),
+		cmocka_unit_test(test_workgraph__output_does_not_depend_on_report_order),
+		cmocka_unit_test(test_workgraph__dependency_cycles_are_warnings_with_their_path),
+		cmocka_unit_test(test_workgraph__parent_cycles_and_two_parents_are_errors),
+		cmocka_unit_test(test_workgraph__tree_lists_children_under_parents_with_dependencies),
+		cmocka_unit_test(test_workgraph__mermaid_is_a_flowchart_with_escaped_labels),
+		cmocka_unit_test(test_workgraph__invalid_report_gives_no_graph),
+		cmocka_unit_test(test_workgraph__type_names_round_trip),
+	};
+
+	return cmocka_run_group_tests_name("workgraph", tests, NULL, NULL);
+}
