@@ -78,6 +78,13 @@ const char *cmd_display_name(const char *file);
  */
 char *cmd_current_repo(pmbot_repo *repo);
 
+/*
+ * libgit2 is initialised only by commands that open a repository: its
+ * start-up loads the system's CA certificates, a cost `validate FILE` need
+ * not pay. cmd_git_shutdown() undoes cmd_open_repo()'s initialisation.
+ */
+void cmd_git_shutdown(void);
+
 /* Open the repository at `path`; prints why on failure. EXIT_OK or EXIT_RUNTIME. */
 int cmd_open_repo(pmbot_repo **out, const char *path);
 

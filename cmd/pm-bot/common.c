@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <git2.h>
+
 #include "cmd.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
@@ -98,9 +100,27 @@ char *cmd_current_repo(pmbot_repo *repo)
 	return slug;
 }
 
+static int git_ready;
+
+void cmd_git_shutdown(void)
+{
+	if (git_ready)
+		git_libgit2_shutdown();
+	git_ready = 0;
+}
+
 int cmd_open_repo(pmbot_repo **out, const char *path)
 {
 	pmbot_buf err = PMBOT_BUF_INIT;
+
+	*out = NULL;
+	if (!git_ready) {
+		if (git_libgit2_init() < 0) {
+			fputs("pm-bot: cannot initialise libgit2\n", stderr);
+			return EXIT_RUNTIME;
+		}
+		git_ready = 1;
+	}
 
 	if (pmbot_repo_open(out, path, &err) < 0) {
 		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "cannot open the repository");

@@ -157,12 +157,7 @@ int main(int argc, char **argv)
 		fputs(c->usage, stdout);
 		return EXIT_OK;
 	}
-	if (git_libgit2_init() < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		fputs("pm-bot: could not initialise libgit2 or libcurl\n", stderr);
-		return EXIT_RUNTIME;
-	}
 	rc = c->fn(argc - 1, argv + 1);
-	curl_global_cleanup();
-	git_libgit2_shutdown();
+	cmd_git_shutdown();
 	return rc;
 }

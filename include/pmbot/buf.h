@@ -34,7 +34,11 @@ void pmbot_buf_free(pmbot_buf *b);
 /* Make room for `extra` more bytes. 0, PMBOT_BUF_ENOMEM or PMBOT_BUF_ETOOBIG. */
 int pmbot_buf_grow(pmbot_buf *b, size_t extra);
 
-/* Append bytes / a C string / one byte / formatted text. Same returns as grow. */
+/*
+ * Append bytes / a C string / one byte / formatted text. Same returns as
+ * grow. put/puts may append a buffer's own content; the printf arguments
+ * must not point into `b` (growing it would free what they point to).
+ */
 int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len);
 int pmbot_buf_puts(pmbot_buf *b, const char *s);
 int pmbot_buf_putc(pmbot_buf *b, char c);

@@ -66,8 +66,9 @@ const pmbot_diag *pmbot_diag_list_find(const pmbot_diag_list *list,
 const char *pmbot_severity_name(pmbot_severity sev);
 
 /*
- * Append "file:line:column: error CODE path: message\n" (parts that are
- * unknown are left out) to `out`.
+ * Append "file:line:column: error CODE path: message\n" to `out`. An
+ * unknown file, line or column is left out; the empty (root) pointer is
+ * written "(root)".
  */
 int pmbot_diag_format(pmbot_buf *out, const pmbot_diag *d);
 

@@ -8,8 +8,10 @@
 /*
  * Canonical JSON: object keys sorted by their UTF-8 bytes, no whitespace,
  * UTF-8 written as is (only '"', '\\' and control characters are escaped),
- * integers as integers, reals in the shortest form that reads back to the
- * same double and always with a '.' or an exponent so they stay reals.
+ * integers as integers, reals in the shortest digits that read back to the
+ * same double, laid out as JavaScript does (plain decimals from 1e-7 up to
+ * 1e21, else an exponent: 1e+21, 1e-7) and always with a '.' or an
+ * exponent so they stay reals (10.0 prints as 10.0).
  * The same value always gives the same bytes: documents, hashes and plan
  * identities are built on this.
  */

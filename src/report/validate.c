@@ -63,6 +63,7 @@ static const char *const task_types[] = {
 
 struct item {
 	enum kind kind;
+	char *ptr;             /* owned: "/<list>/<index>" */
 	const char *list;      /* "epics", "features", "tasks" */
 	size_t index;
 	json_t *obj;           /* borrowed */
@@ -420,52 +421,62 @@ static void check_milestones(struct ctx *c, json_t *v, const char *scratch_path)
 	free(path);
 }
 
-static void check_item_field(struct ctx *c, const struct field *f, json_t *v, const char *path)
+/* The path of a member is built only when there is something to report. */
+#define MEMBER_PATH child(c, base, f->name)
+
+static void check_item_field(struct ctx *c, const struct field *f, json_t *v, const char *base)
 {
 	size_t i;
+	json_t *e;
 
 	switch (f->type) {
 	case F_STRING:
 	case F_TEXT:
 		if (!json_is_string(v))
-			err(c, "SCHEMA_TYPE", path, "'%s' must be a string, not %s", f->name, type_name(v));
+			err(c, "SCHEMA_TYPE", MEMBER_PATH, "'%s' must be a string, not %s", f->name, type_name(v));
 		else if (f->type == F_STRING && !json_string_length(v))
-			err(c, "SCHEMA_VALUE", path, "'%s' must not be empty", f->name);
+			err(c, "SCHEMA_VALUE", MEMBER_PATH, "'%s' must not be empty", f->name);
 		break;
 	case F_STRING_OR_NULL:
 		if (!json_is_string(v) && !json_is_null(v))
-			err(c, "SCHEMA_TYPE", path, "'%s' must be a string or null, not %s", f->name,
+			err(c, "SCHEMA_TYPE", MEMBER_PATH, "'%s' must be a string or null, not %s", f->name,
 				type_name(v));
 		else if (json_is_string(v) && !json_string_length(v))
-			err(c, "SCHEMA_VALUE", path, "'%s' must not be empty (use null for none)", f->name);
+			err(c, "SCHEMA_VALUE", MEMBER_PATH, "'%s' must not be empty (use null for none)", f->name);
 		break;
 	case F_NUMBER_NONNEG:
 		if (!json_is_number(v))
-			err(c, "SCHEMA_TYPE", path, "'%s' must be a number of hours without units, not %s",
+			err(c, "SCHEMA_TYPE", MEMBER_PATH, "'%s' must be a number of hours without units, not %s",
 				f->name, type_name(v));
 		else if (json_number_value(v) < 0)
-			err(c, "SCHEMA_VALUE", path, "'%s' must not be negative", f->name);
+			err(c, "SCHEMA_VALUE", MEMBER_PATH, "'%s' must not be negative", f->name);
 		break;
 	case F_STRING_LIST:
-		check_string_list(c, v, path, f->name);
+		json_array_foreach(v, i, e)
+			if (!json_is_string(e) || !json_string_length(e))
+				break;
+		if (!json_is_array(v) || i < json_array_size(v))
+			check_string_list(c, v, MEMBER_PATH, f->name);
 		break;
 	case F_MILESTONES:
-		check_milestones(c, v, path);
+		check_milestones(c, v, MEMBER_PATH);
 		break;
 	case F_TASK_TYPE:
 		if (!json_is_string(v)) {
-			err(c, "SCHEMA_TYPE", path, "'type' must be a string, not %s", type_name(v));
+			err(c, "SCHEMA_TYPE", MEMBER_PATH, "'type' must be a string, not %s", type_name(v));
 			break;
 		}
 		for (i = 0; i < sizeof(task_types) / sizeof(task_types[0]); i++)
 			if (!strcmp(json_string_value(v), task_types[i]))
 				return;
-		err(c, "SCHEMA_ENUM", path,
+		err(c, "SCHEMA_ENUM", MEMBER_PATH,
 			"task type '%s' is not one of task, bug, spike, test, chore, benchmark",
 			json_string_value(v));
 		break;
 	}
 }
+
+#undef MEMBER_PATH
 
 static void check_item(struct ctx *c, struct item *it, const char *base)
 {
@@ -486,7 +497,7 @@ static void check_item(struct ctx *c, struct item *it, const char *base)
 				err(c, "SCHEMA_REQUIRED", base, "missing required field '%s'", f->name);
 			continue;
 		}
-		check_item_field(c, f, v, child(c, base, f->name));
+		check_item_field(c, f, v, base);
 	}
 	json_object_foreach(it->obj, key, v) {
 		for (i = 0; i < n; i++)
@@ -562,21 +573,21 @@ static const char *kind_name(enum kind k)
 }
 
 /* Recommended ids: <prefix>:<slug>, prefix matching the item, slug [a-z0-9-:_]+. */
-static void check_id_format(struct ctx *c, const struct item *it, const char *path)
+static void check_id_format(struct ctx *c, const struct item *it, const char *base)
 {
 	const char *colon = strchr(it->id, ':'), *p;
 	size_t plen;
 	const char *want;
 
 	if (!colon || colon == it->id || !colon[1]) {
-		warn(c, "STABLE_ID_FORMAT", path,
+		warn(c, "STABLE_ID_FORMAT", child(c, base, "stable_id"),
 			"stable_id '%s' should look like '<prefix>:<slug>' (e.g. '%s:%s')", it->id,
 			it->kind == K_FEATURE ? "feat" : it->kind == K_EPIC ? "epic" : "task", "my-item");
 		return;
 	}
 	for (p = colon + 1; *p; p++) {
 		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && !strchr("-:_", *p)) {
-			warn(c, "STABLE_ID_FORMAT", path,
+			warn(c, "STABLE_ID_FORMAT", child(c, base, "stable_id"),
 				"stable_id '%s' should use only lowercase letters, digits, '-', ':' and '_' after its prefix",
 				it->id);
 			return;
@@ -592,7 +603,7 @@ static void check_id_format(struct ctx *c, const struct item *it, const char *pa
 	else
 		want = it->type;
 	if (strlen(want) != plen || strncmp(it->id, want, plen))
-		warn(c, "STABLE_ID_FORMAT", path, "stable_id '%s' of a %s should start with '%s:'",
+		warn(c, "STABLE_ID_FORMAT", child(c, base, "stable_id"), "stable_id '%s' of a %s should start with '%s:'",
 			it->id, it->kind == K_TASK ? it->type : kind_name(it->kind), want);
 }
 
@@ -600,8 +611,11 @@ static char *item_ptr(const struct item *it)
 {
 	pmbot_buf b = PMBOT_BUF_INIT;
 
-	if (pmbot_buf_printf(&b, "/%s/%zu", it->list, it->index) < 0)
+	if (pmbot_buf_putc(&b, '/') < 0 || pmbot_buf_puts(&b, it->list) < 0 ||
+	    pmbot_json_pointer_push_index(&b, it->index) < 0) {
+		pmbot_buf_free(&b);
 		return NULL;
+	}
 	return pmbot_buf_detach(&b, NULL);
 }
 
@@ -696,11 +710,17 @@ static void check_child_lists(struct ctx *c, struct item *it, pmbot_strmap *ids,
 
 		if (!ref || !*ref)
 			continue;
+		t = lookup(ids, ref);
+		if (t && t->kind == want && (!t->parent || !strcmp(t->parent, it->id))) {
+			t->parent = it->id;
+			t->parent_src = it->kind == K_EPIC ? "an epic's features list"
+				: "a feature's tasks list";
+			continue;
+		}
 		if (!(p = ptr_join(child(c, base, key), NULL, i, 1))) {
 			c->oom = 1;
 			return;
 		}
-		t = lookup(ids, ref);
 		if (!t || t->kind != want)
 			err(c, want == K_FEATURE ? "UNKNOWN_FEATURE" : "UNKNOWN_TASK", p, t ?
 				"%s lists '%s', which is a %s, not a %s" : "%s lists '%s', which names no %s%s",
@@ -710,6 +730,15 @@ static void check_child_lists(struct ctx *c, struct item *it, pmbot_strmap *ids,
 				: "a feature's tasks list", p);
 		free(p);
 	}
+}
+
+static void free_items(struct item *items, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(items[i].ptr);
+	free(items);
 }
 
 static int collect_items(struct ctx *c, json_t *root, struct item **out, size_t *n_out)
@@ -742,15 +771,15 @@ static int collect_items(struct ctx *c, json_t *root, struct item **out, size_t 
 			items[n].index = i;
 			items[n].obj = obj;
 			if (!(p = item_ptr(&items[n]))) {
-				free(items);
+				free_items(items, n);
 				return -1;
 			}
+			items[n].ptr = p;
 			if (!json_is_object(obj))
 				err(c, "SCHEMA_TYPE", p, "an item of '%s' must be an object, not %s",
 					lists[k], type_name(obj));
 			else
 				check_item(c, &items[n], p);
-			free(p);
 			n++;
 		}
 	}
@@ -807,28 +836,23 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 
 		if (!items[i].id)
 			continue;
-		if (!(p = item_ptr(&items[i])))
-			goto done;
+		p = items[i].ptr;
 		switch (pmbot_strmap_put(&ids, items[i].id, &items[i], (void **)&prev)) {
 		case -1:
-			free(p);
 			goto done;
 		case 1: {
 			int line = 0, col = 0;
-			char *pp = item_ptr(prev);
 
-			pmbot_srcmap_find(report->map, pp ? pp : "", &line, &col);
+			pmbot_srcmap_find(report->map, prev->ptr, &line, &col);
 			err(&c, "DUPLICATE_STABLE_ID", child(&c, p, "stable_id"),
 				"stable_id '%s' is already used by %s (line %d); ids must be unique across epics, features and tasks",
-				items[i].id, pp ? pp : "another item", line);
-			free(pp);
+				items[i].id, prev->ptr, line);
 			items[i].id = NULL;
 			break;
 		}
 		default:
-			check_id_format(&c, &items[i], child(&c, p, "stable_id"));
+			check_id_format(&c, &items[i], p);
 		}
-		free(p);
 	}
 	for (i = 0; i < n; i++) {
 		char *p;
@@ -836,8 +860,7 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 
 		if (!items[i].id)
 			continue;
-		if (!(p = item_ptr(&items[i])))
-			goto done;
+		p = items[i].ptr;
 		check_child_lists(&c, &items[i], &ids, p);
 		check_refs(&c, &items[i], &ids, p);
 		a = json_object_get(items[i].obj, "area");
@@ -848,14 +871,13 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 		if (!json_is_string(pr) || !json_string_length(pr))
 			warn(&c, "MISSING_PRIORITY", p,
 				"'%s' has no priority: it is set to 'Triage' and labelled needs-human", items[i].id);
-		free(p);
 	}
 	rc = c.errors ? PMBOT_EINVALID : PMBOT_OK;
 done:
 	if (c.oom)
 		rc = PMBOT_ERROR;
 	pmbot_strmap_free(&ids);
-	free(items);
+	free_items(items, n);
 	pmbot_buf_free(&c.path);
 	return rc;
 }

@@ -34,9 +34,10 @@ int pmbot_buf_grow(pmbot_buf *b, size_t extra)
 	need = b->len + extra + 1;
 	if (need <= b->cap)
 		return 0;
-	cap = b->cap ? b->cap : 64;
-	while (cap < need)
-		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	/* Doubling keeps appends amortized O(1); one big request gets what it asks. */
+	cap = !b->cap ? 64 : b->cap > SIZE_MAX / 2 ? need : b->cap * 2;
+	if (cap < need)
+		cap = need;
 	p = b->cap ? realloc(b->buf, cap) : malloc(cap);
 	if (!p)
 		return PMBOT_BUF_ENOMEM;

@@ -94,15 +94,29 @@ int pmbot_fs_read(pmbot_buf *out, const char *path)
 	int fd, err = -1, saved;
 	int is_stdin = !strcmp(path, "-");
 
+	struct stat st;
+
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	/*
+	 * Size a regular file's buffer once (and one byte more for the final
+	 * 0-byte read) instead of doubling towards it: reports can be large.
+	 */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (unsigned long long)st.st_size < out->max - out->len &&
+	    pmbot_buf_grow(out, (size_t)st.st_size + 1) < 0) {
+		errno = ENOMEM;
+		goto done;
+	}
 	for (;;) {
 		size_t room = out->max - out->len;
 		ssize_t n;
 
 		if (room > 65536)
 			room = 65536;
+		if (out->cap - out->len > 1 && out->cap - out->len - 1 < room)
+			room = out->cap - out->len - 1;
 		if (!room) {
 			/* A file that fits exactly still ends with a 0-byte read. */
 			char probe;

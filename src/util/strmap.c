@@ -63,15 +63,19 @@ int pmbot_strmap_put(pmbot_strmap *m, const char *key, void *value, void **exist
 {
 	size_t slot;
 
+	/* Look first: a duplicate must be reported even when growing would fail. */
+	if (m->cap) {
+		slot = find_slot(m->keys, m->cap, key);
+		if (m->keys[slot]) {
+			if (existing)
+				*existing = m->values[slot];
+			return 1;
+		}
+	}
 	if ((m->count + 1) * 2 > m->cap &&
 	    rehash(m, m->cap ? m->cap * 2 : 16) < 0)
 		return -1;
 	slot = find_slot(m->keys, m->cap, key);
-	if (m->keys[slot]) {
-		if (existing)
-			*existing = m->values[slot];
-		return 1;
-	}
 	m->keys[slot] = key;
 	m->values[slot] = value;
 	m->count++;

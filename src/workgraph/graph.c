@@ -183,15 +183,23 @@ static int add_diag_at(pmbot_diag_list *diags, const pmbot_workgraph *g, size_t 
 		n->line, 0, "%s", msg);
 }
 
-/* Append "a -> b -> … -> a" for the cycle that starts at `stack[from]`. */
+/*
+ * Append "a -> b -> … -> a" for the cycle that starts at `stack[from]`. A
+ * long cycle is shortened in the middle so one warning stays one line.
+ */
 static int cycle_path(pmbot_buf *out, const pmbot_workgraph *g, const size_t *stack,
 	size_t from, size_t depth)
 {
-	size_t i;
+	size_t i, n = depth - from;
 	int err = 0;
 
-	for (i = from; i < depth; i++)
+	for (i = from; i < depth; i++) {
+		if (n > 12 && i == from + 8) {
+			err |= pmbot_buf_printf(out, "… (%zu more) -> ", n - 10);
+			i = depth - 3;
+		}
 		err |= pmbot_buf_printf(out, "%s -> ", g->nodes[stack[i]].stable_id);
+	}
 	err |= pmbot_buf_puts(out, g->nodes[stack[from]].stable_id);
 	return err ? -1 : 0;
 }

@@ -70,4 +70,10 @@ run 0 "$PMBOT" graph --format mermaid $EX && expect_in "$OUT" "flowchart TD" && 
 CASE="graph of an invalid report exits 2 and prints nothing on stdout"
 run 2 "$PMBOT" graph $F/invalid.md && expect_eq "$OUT" "" && expect_in "$ERR" "UNKNOWN_EPIC" && ok
 
+CASE="inputs the fuzzer once crashed on are handled"
+for f in tests/fixtures/fuzz-regressions/*.md; do
+	"$PMBOT" validate "$f" >/dev/null 2>"$TMP/err"; st=$?
+	if [ "$st" -eq 0 ] || [ "$st" -eq 2 ]; then ok; else fail "$f: exit $st: $(cat "$TMP/err")"; fi
+done
+
 finish

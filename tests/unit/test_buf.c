@@ -93,26 +93,45 @@ static void test_buf__write_past_cap_fails_and_leaves_content_unchanged(void **s
 static void test_buf__printf_into_spare_room_still_respects_the_cap(void **state)
 {
 	pmbot_buf b;
-	char text[251];
+	char text[601];
 
 	(void)state;
-	memset(text, 't', 250);
-	text[250] = '\0';
-	pmbot_buf_init(&b, 300);
-	/* Plenty of allocated room (512), but only 200 bytes left under the cap. */
-	assert_int_equal(pmbot_buf_grow(&b, 299), 0);
-	assert_true(b.cap >= 400);
-	memset(text, 'h', 100);
+	memset(text, 'h', 600);
+	text[600] = '\0';
+	pmbot_buf_init(&b, 1000);
+	assert_int_equal(pmbot_buf_put(&b, text, 40), 0);
+	assert_int_equal(pmbot_buf_put(&b, text, 600), 0);
 	assert_int_equal(pmbot_buf_put(&b, text, 100), 0);
-	memset(text, 't', 100);
+	/* Doubling left more room allocated (>= 256) than the cap allows (260). */
+	assert_int_equal(b.len, 740);
+	assert_true(b.cap - b.len > 300);
+	memset(text, 't', 300);
+	text[300] = '\0';
 	assert_int_equal(pmbot_buf_printf(&b, "%s", text), PMBOT_BUF_ETOOBIG);
-	assert_int_equal(b.len, 100);
-	assert_int_equal(b.buf[100], '\0');
-	assert_int_equal(strlen(b.buf), 100);
-	assert_int_equal(pmbot_buf_printf(&b, "%.200s", text), 0);
-	assert_int_equal(b.len, 300);
-	assert_int_equal(b.buf[299], 't');
-	assert_int_equal(b.buf[300], '\0');
+	assert_int_equal(b.len, 740);
+	assert_int_equal(b.buf[740], '\0');
+	assert_int_equal(strlen(b.buf), 740);
+	assert_int_equal(pmbot_buf_printf(&b, "%.260s", text), 0);
+	assert_int_equal(b.len, 1000);
+	assert_int_equal(b.buf[999], 't');
+	assert_int_equal(b.buf[1000], '\0');
+	pmbot_buf_free(&b);
+}
+
+static void test_buf__one_large_reservation_is_not_rounded_up(void **state)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t i, cap;
+
+	(void)state;
+	assert_int_equal(pmbot_buf_grow(&b, 1000000), 0);
+	assert_int_equal(b.cap, 1000001);
+	/* Small appends after it still double, so n appends cost O(n). */
+	for (i = 0; i < 1000001; i++)
+		assert_int_equal(pmbot_buf_putc(&b, 'x'), 0);
+	cap = b.cap;
+	assert_int_equal(cap, 2000002);
+	assert_int_equal(b.len, 1000001);
 	pmbot_buf_free(&b);
 }
 
@@ -301,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_buf__keeps_embedded_nul_bytes),
 		cmocka_unit_test(test_buf__write_past_cap_fails_and_leaves_content_unchanged),
 		cmocka_unit_test(test_buf__printf_into_spare_room_still_respects_the_cap),
+		cmocka_unit_test(test_buf__one_large_reservation_is_not_rounded_up),
 		cmocka_unit_test(test_buf__huge_grow_is_refused_without_overflow),
 		cmocka_unit_test(test_buf__buf_is_never_null_after_free),
 		cmocka_unit_test(test_buf__detach_hands_over_the_content),

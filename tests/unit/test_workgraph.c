@@ -163,6 +163,29 @@ static void test_workgraph__parent_cycles_and_two_parents_are_errors(void **stat
 	pmbot_diag_list_free(&d);
 }
 
+static void test_workgraph__a_long_cycle_is_shortened_to_one_line(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *g = NULL;
+	char id[16], next[16];
+	int i;
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_new(&g), 0);
+	for (i = 0; i < 20; i++) {
+		snprintf(id, sizeof(id), "t%02d", i);
+		snprintf(next, sizeof(next), "t%02d", (i + 1) % 20);
+		assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK, node(id), NULL, 0), 0);
+		assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_DEPENDS_ON, id, next, 0), 0);
+	}
+	assert_int_equal(pmbot_workgraph_finish(g, NULL, &d), PMBOT_OK);
+	assert_int_equal(d.count, 1);
+	assert_string_equal(d.items[0].message, "dependency cycle: t00 -> t01 -> t02 -> t03 -> "
+		"t04 -> t05 -> t06 -> t07 -> … (10 more) -> t17 -> t18 -> t19 -> t00");
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
 static void test_workgraph__tree_lists_children_under_parents_with_dependencies(void **state)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
@@ -241,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_workgraph__output_does_not_depend_on_report_order),
 		cmocka_unit_test(test_workgraph__dependency_cycles_are_warnings_with_their_path),
 		cmocka_unit_test(test_workgraph__parent_cycles_and_two_parents_are_errors),
+		cmocka_unit_test(test_workgraph__a_long_cycle_is_shortened_to_one_line),
 		cmocka_unit_test(test_workgraph__tree_lists_children_under_parents_with_dependencies),
 		cmocka_unit_test(test_workgraph__mermaid_is_a_flowchart_with_escaped_labels),
 		cmocka_unit_test(test_workgraph__invalid_report_gives_no_graph),
