@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(build-essential pkg-config libgit2-dev libcurl4-openssl-dev libjansson-dev
-	libyaml-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libssl-dev libcmocka-dev git)
+	libyaml-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libssl-dev libcmocka-dev git
+	python3 python3-jsonschema)
 # Extra tools some targets need: named on the command line (for example `clang` for make fuzz).
 packages+=("$@")
 

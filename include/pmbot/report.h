@@ -66,7 +66,7 @@ int pmbot_srcmap_add(pmbot_srcmap *map, const char *pointer, int line, int colum
 int pmbot_srcmap_find(const pmbot_srcmap *map, const char *pointer, int *line, int *column);
 
 /*
- * Parse `len` bytes of JSON (RFC 8259; jansson with JSON_REJECT_DUPLICATES)
+ * Parse `len` bytes of JSON (strict RFC 8259, duplicate keys rejected)
  * or YAML 1.2 (libyaml, core schema resolution of plain scalars) into `*out`
  * (a new reference the caller owns). Line 1 of `text` is line `line_base` of
  * the source file and its columns are shifted by `col_base`, so diagnostics
@@ -87,10 +87,13 @@ int pmbot_srcmap_find(const pmbot_srcmap *map, const char *pointer, int *line, i
  * pmbot_limits_default(). `text` need not be NUL-terminated (and may be
  * NULL when `len` is 0).
  *
- * JSON: any value may be the root (JSON_DECODE_ANY). Nesting is checked by
- * a pre-scan before jansson sees the text. An escaped \u0000 is
- * INVALID_UTF8, since the strings are C strings downstream. The map is
- * built only after jansson accepted the text.
+ * JSON: one pass of pm-bot's own parser builds the jansson values and the
+ * map together (jansson's loader reads a character at a time and would
+ * need a second pass for positions); on a rejection its error code, line,
+ * column and message are jansson's. Any value may be the root. Recursion
+ * stops at lim->max_depth. An escaped \u0000 is INVALID_UTF8, since the
+ * strings are C strings downstream. After a failure the map may hold
+ * entries for what was read; discard it.
  *
  * YAML: exactly one document (an empty stream or a second document is
  * REPORT_PARSE_YAML). Untagged plain scalars resolve by the YAML 1.2 core

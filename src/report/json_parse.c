@@ -1,5 +1,9 @@
 #include "pmbot/report.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +12,20 @@
 #include "pmbot/buf.h"
 #include "pmbot/json.h"
 #include "pmbot/utf8.h"
+
+/*
+ * One pass over the text builds the jansson value and the source map
+ * together. The fast path only decides "fine" or "stopped here, expecting
+ * that"; everything a diagnostic needs (jansson's message and position,
+ * the check order of the header) is worked out afterwards on the error
+ * path, which may rescan the text as often as it likes.
+ */
+
+#if JSON_INTEGER_IS_LONG_LONG
+#define INT_MAX_U ((unsigned long long)LLONG_MAX)
+#else
+#define INT_MAX_U ((unsigned long long)LONG_MAX)
+#endif
 
 void pmbot_limits_default(pmbot_limits *lim)
 {
@@ -53,237 +71,66 @@ done:
 	return err;
 }
 
-static int is_cont(unsigned char c)
+static int is_digit(int c)
 {
-	return (c & 0xc0) == 0x80;
+	return c >= '0' && c <= '9';
 }
 
-/*
- * A cursor over text known to be valid UTF-8, counting lines on '\n' and
- * columns in characters like jansson and pmbot_utf8_valid do.
- */
-typedef struct {
-	const unsigned char *s;
-	size_t end;
-	size_t pos;
-	int line;
-	int col;
-} cursor;
-
-static void adv(cursor *c)
+/* jansson's l_isalpha: ASCII letters, whatever the locale. */
+static int is_alpha(int c)
 {
-	if (c->s[c->pos] == '\n') {
-		c->line++;
-		c->col = 1;
-	} else if (!is_cont(c->s[c->pos])) {
-		c->col++;
-	}
-	c->pos++;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-static void skip_ws(cursor *c)
+static int hexval(int c)
 {
-	while (c->pos < c->end && (c->s[c->pos] == ' ' || c->s[c->pos] == '\t' ||
-			c->s[c->pos] == '\n' || c->s[c->pos] == '\r'))
-		adv(c);
-}
-
-/*
- * Depth check before jansson sees the text, so hostile nesting fails at the
- * first bracket past the limit with its position. Strings are skipped;
- * the text may be invalid JSON here, so unbalanced closers only floor at 0.
- */
-static int find_too_deep(const char *text, size_t len, size_t max_depth, cursor *at)
-{
-	cursor c = { (const unsigned char *)text, len, 0, 1, 1 };
-	size_t depth = 0;
-	int in_str = 0;
-
-	while (c.pos < c.end) {
-		unsigned char ch = c.s[c.pos];
-
-		if (in_str) {
-			if (ch == '\\' && c.pos + 1 < c.end)
-				adv(&c);
-			else if (ch == '"')
-				in_str = 0;
-		} else if (ch == '"') {
-			in_str = 1;
-		} else if (ch == '[' || ch == '{') {
-			if (++depth > max_depth) {
-				*at = c;
-				return 1;
-			}
-		} else if ((ch == ']' || ch == '}') && depth) {
-			depth--;
-		}
-		adv(&c);
-	}
-	return 0;
-}
-
-/*
- * The source-map scanner. It walks JSON that jansson accepted (or a prefix
- * that jansson accepted, when explaining an error) and never builds values:
- * it only tracks the JSON Pointer of each value and where it starts. It is
- * iterative with a heap stack, and checks bounds at every step so a
- * malformed tail stops it instead of misleading it.
- */
-enum { SCAN_DONE, SCAN_STOPPED, SCAN_DUP, SCAN_MALFORMED };
-
-typedef struct {
-	int is_obj;
-	size_t index;
-	size_t base;  /* pointer length of the container itself */
-	json_t *keys; /* duplicate mode: key -> line of its first occurrence */
-} sframe;
-
-typedef struct {
-	cursor c;
-	pmbot_srcmap *map; /* entries are added here when not NULL */
-	int line_base;     /* ...at these file positions */
-	int col_base;
-	size_t stop_at;    /* stop at the first token starting at or past it */
-	int check_dups;
-	int track_last;    /* keep `last`: the latest key or value started */
-	pmbot_buf ptr;
-	pmbot_buf last;
-	pmbot_buf key;
-	sframe *frames;
-	size_t nframes;
-	size_t aframes;
-	int dup_line, dup_col, first_line; /* SCAN_DUP */
-} scanner;
-
-static void scanner_init(scanner *sc, const char *text, size_t len)
-{
-	memset(sc, 0, sizeof(*sc));
-	sc->c.s = (const unsigned char *)text;
-	sc->c.end = len;
-	sc->c.line = 1;
-	sc->c.col = 1;
-	sc->stop_at = SIZE_MAX;
-	pmbot_buf_init(&sc->ptr, SIZE_MAX / 2);
-	pmbot_buf_init(&sc->last, SIZE_MAX / 2);
-	pmbot_buf_init(&sc->key, SIZE_MAX / 2);
-}
-
-static void scanner_free(scanner *sc)
-{
-	size_t i;
-
-	for (i = 0; i < sc->nframes; i++)
-		json_decref(sc->frames[i].keys);
-	free(sc->frames);
-	pmbot_buf_free(&sc->ptr);
-	pmbot_buf_free(&sc->last);
-	pmbot_buf_free(&sc->key);
-}
-
-static int push_frame(scanner *sc, int is_obj)
-{
-	sframe *f;
-
-	if (sc->nframes == sc->aframes) {
-		size_t n = sc->aframes ? sc->aframes * 2 : 16;
-		sframe *p = realloc(sc->frames, n * sizeof(*p));
-
-		if (!p)
-			return -1;
-		sc->frames = p;
-		sc->aframes = n;
-	}
-	f = &sc->frames[sc->nframes];
-	f->is_obj = is_obj;
-	f->index = 0;
-	f->base = sc->ptr.len;
-	f->keys = NULL;
-	if (is_obj && sc->check_dups && !(f->keys = json_object()))
-		return -1;
-	sc->nframes++;
-	return 0;
-}
-
-static void pop_frame(scanner *sc)
-{
-	sc->nframes--;
-	json_decref(sc->frames[sc->nframes].keys);
-}
-
-/*
- * Explaining an error, the path is the innermost thing last seen: the key
- * or value that started last, or the container that closed last.
- */
-static int set_last(scanner *sc)
-{
-	if (!sc->track_last)
-		return 0;
-	pmbot_buf_clear(&sc->last);
-	return pmbot_buf_put(&sc->last, sc->ptr.buf, sc->ptr.len);
-}
-
-/* A value starts at the cursor: record it. 0, or -1 out of memory. */
-static int mark(scanner *sc)
-{
-	if (set_last(sc) < 0)
-		return -1;
-	if (sc->map && pmbot_srcmap_add(sc->map, sc->ptr.buf,
-			sc->line_base + sc->c.line - 1, sc->col_base + sc->c.col) < 0)
-		return -1;
-	return 0;
-}
-
-/*
- * pmbot_json_pointer_push* with fast paths, same bytes: most keys need no
- * escaping and indices need no printf. At ~15 values per report item the
- * general functions were a third of the source map's cost.
- */
-static int push_key(pmbot_buf *ptr, const char *key, size_t len)
-{
-	if (memchr(key, '~', len) || memchr(key, '/', len))
-		return pmbot_json_pointer_push(ptr, key);
-	return pmbot_buf_putc(ptr, '/') < 0 || pmbot_buf_put(ptr, key, len) < 0 ? -1 : 0;
-}
-
-static int push_index(pmbot_buf *ptr, size_t index)
-{
-	char tmp[24];
-	size_t i = sizeof(tmp);
-
-	do {
-		tmp[--i] = (char)('0' + index % 10);
-		index /= 10;
-	} while (index);
-	tmp[--i] = '/';
-	return pmbot_buf_put(ptr, tmp + i, sizeof(tmp) - i);
-}
-
-static int hexval(unsigned char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
 	return -1;
 }
 
-/* Four hex digits after "\u" at the cursor; -1 when malformed. */
-static long read_hex4(cursor *c)
+/* Four hex digits at `s` (all readable); 0x10000 when one is not hex. */
+static unsigned long hex4(const unsigned char *s)
 {
-	long v = 0;
+	unsigned long v = 0;
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		int h;
+		int h = hexval(s[i]);
 
-		if (c->pos >= c->end || (h = hexval(c->s[c->pos])) < 0)
-			return -1;
-		v = v * 16 + h;
-		adv(c);
+		if (h < 0)
+			return 0x10000;
+		v = v * 16 + (unsigned long)h;
 	}
 	return v;
+}
+
+/* Length of the well-formed UTF-8 sequence at `s` (RFC 3629), 0 if none. */
+static size_t utf8_seq(const unsigned char *s, size_t left)
+{
+	size_t n = pmbot_utf8_seqlen(s[0]), i;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (n == 1 || n > left)
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
 }
 
 static int put_utf8(pmbot_buf *b, unsigned long cp)
@@ -314,247 +161,912 @@ static int put_utf8(pmbot_buf *b, unsigned long cp)
 }
 
 /*
- * Read the string literal at the cursor (on its '"'), decoding it into
- * `out` when not NULL. 1 when read, 0 when malformed, -1 out of memory.
+ * pmbot_json_pointer_push* with the same bytes, but on counted keys (a key
+ * is a slice of the text, not a C string) and written in place after one
+ * grow: the map takes a pointer per value, so this is on the hot path.
  */
-static int read_string(cursor *c, pmbot_buf *out)
+static int push_key(pmbot_buf *ptr, const char *key, size_t len)
 {
-	adv(c);
-	while (c->pos < c->end) {
-		size_t run = c->pos;
-		unsigned char ch;
-		long cp, lo;
+	size_t i;
+	char *o;
 
-		while (c->pos < c->end && c->s[c->pos] != '"' && c->s[c->pos] != '\\')
-			adv(c);
-		if (out && pmbot_buf_put(out, c->s + run, c->pos - run) < 0)
-			return -1;
-		if (c->pos >= c->end)
-			return 0;
-		if (c->s[c->pos] == '"') {
-			adv(c);
-			return 1;
+	if (len > SIZE_MAX / 4 || pmbot_buf_grow(ptr, 1 + 2 * len) < 0)
+		return -1;
+	o = ptr->buf + ptr->len;
+	*o++ = '/';
+	for (i = 0; i < len; i++) {
+		if (key[i] == '~' || key[i] == '/') {
+			*o++ = '~';
+			*o++ = key[i] == '~' ? '0' : '1';
+		} else {
+			*o++ = key[i];
 		}
-		adv(c);
-		if (c->pos >= c->end)
-			return 0;
-		ch = c->s[c->pos];
-		adv(c);
-		if (!out)
-			continue;
-		switch (ch) {
-		case '"': case '\\': case '/': cp = ch; break;
-		case 'b': cp = '\b'; break;
-		case 'f': cp = '\f'; break;
-		case 'n': cp = '\n'; break;
-		case 'r': cp = '\r'; break;
-		case 't': cp = '\t'; break;
-		case 'u':
-			if ((cp = read_hex4(c)) < 0)
-				return 0;
-			if (cp >= 0xd800 && cp <= 0xdbff) {
-				if (c->pos + 1 >= c->end || c->s[c->pos] != '\\' ||
-				    c->s[c->pos + 1] != 'u')
-					return 0;
-				adv(c);
-				adv(c);
-				if ((lo = read_hex4(c)) < 0xdc00 || lo > 0xdfff)
-					return 0;
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-			} else if (cp >= 0xdc00 && cp <= 0xdfff) {
-				return 0;
-			}
+	}
+	ptr->len = (size_t)(o - ptr->buf);
+	ptr->buf[ptr->len] = '\0';
+	return 0;
+}
+
+static int push_index(pmbot_buf *ptr, size_t index)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + index % 10);
+		index /= 10;
+	} while (index);
+	tmp[--i] = '/';
+	return pmbot_buf_put(ptr, tmp + i, sizeof(tmp) - i);
+}
+
+/* Why the fast path stopped. */
+enum { STOP_NONE, STOP_SYNTAX, STOP_DUP, STOP_DEEP, STOP_NOMEM };
+
+/*
+ * What it expected where it stopped: jansson words its error after this
+ * (an array item at the end of input is "']' expected", a member value
+ * there is "unexpected token").
+ */
+enum { WANT_VALUE, WANT_ITEM, WANT_KEY, WANT_COLON, WANT_ARRAY_NEXT,
+	WANT_OBJECT_NEXT, WANT_END };
+
+typedef struct {
+	const unsigned char *text;
+	const unsigned char *end;
+	const unsigned char *p;
+	const unsigned char *line_start;
+	size_t cont;           /* UTF-8 continuation bytes in [line_start, p) */
+	int line;
+	size_t depth;
+	size_t max_depth;
+	pmbot_srcmap *map;     /* NULL: no map wanted */
+	int line_base;
+	int col_base;
+	char point;            /* the C library's decimal point; 0 until needed */
+	/*
+	 * The pointer of the value being parsed. A finished item or member
+	 * stays on it until the next one starts, so a stop at the end of
+	 * input names the last thing read, as the old two-pass parser did.
+	 */
+	pmbot_buf ptr;
+	pmbot_buf str;         /* decoded string values that had escapes */
+	pmbot_buf num;         /* real-number tokens too long for the stack */
+	int stop;
+	int want;
+	const unsigned char *at; /* where the stop is: token, bracket or key */
+	int first_line;        /* STOP_DUP: text line of the first key */
+} parser;
+
+static void parser_init(parser *ps, const char *text, size_t len, size_t max_depth)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->text = (const unsigned char *)text;
+	ps->end = ps->text + len;
+	ps->p = ps->text;
+	ps->line_start = ps->text;
+	ps->line = 1;
+	ps->max_depth = max_depth;
+	pmbot_buf_init(&ps->ptr, SIZE_MAX / 2);
+	pmbot_buf_init(&ps->str, SIZE_MAX / 2);
+	pmbot_buf_init(&ps->num, SIZE_MAX / 2);
+}
+
+static void parser_free(parser *ps)
+{
+	pmbot_buf_free(&ps->ptr);
+	pmbot_buf_free(&ps->str);
+	pmbot_buf_free(&ps->num);
+}
+
+static int halt(parser *ps, int stop, int want, const unsigned char *at)
+{
+	ps->stop = stop;
+	ps->want = want;
+	ps->at = at;
+	return -1;
+}
+
+/* Only the four JSON whitespace characters; lines end at '\n'. */
+static void skip_ws(parser *ps)
+{
+	const unsigned char *p = ps->p, *end = ps->end;
+
+	while (p < end) {
+		if (*p == ' ') {
+			/* Indentation comes in runs: eight spaces per compare. */
+			while (end - p >= 8 && !memcmp(p, "        ", 8))
+				p += 8;
+			while (p < end && *p == ' ')
+				p++;
+		} else if (*p == '\t' || *p == '\r') {
+			p++;
+		} else if (*p == '\n') {
+			p++;
+			ps->line++;
+			ps->line_start = p;
+			ps->cont = 0;
+		} else {
 			break;
-		default:
-			return 0;
 		}
-		if (put_utf8(out, (unsigned long)cp) < 0)
+	}
+	ps->p = p;
+}
+
+/* 1-based column of `at` on the current line, in characters. */
+static int column_of(const parser *ps, const unsigned char *at)
+{
+	return (int)((size_t)(at - ps->line_start) - ps->cont) + 1;
+}
+
+/* Record the current pointer at file position (line, col). 0, or -1 out of memory. */
+static int mark(parser *ps, int line, int col)
+{
+	if (!ps->map)
+		return 0;
+	return pmbot_srcmap_add(ps->map, ps->ptr.buf, ps->line_base + line - 1,
+		ps->col_base + col);
+}
+
+/*
+ * Does the 8-byte word hold '"', '\\', a control character or a non-ASCII
+ * byte? The classic has-zero-byte tricks: never a false "no", and a false
+ * "yes" only costs a look at the bytes one by one.
+ */
+static int word_special(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+
+	return ((((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w)
+		& highs) != 0;
+}
+
+static int is_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/*
+ * Decode the escape at `p` (on its '\\') into `dec`. Bytes consumed, 0 when
+ * jansson would refuse it (unknown escape, bad hex, lone surrogate) or it
+ * is \u0000, -1 when out of memory.
+ */
+static long unescape(pmbot_buf *dec, const unsigned char *p, const unsigned char *end)
+{
+	unsigned long cp, lo;
+	char c;
+
+	if (end - p < 2)
+		return 0;
+	switch (p[1]) {
+	case '"': case '\\': case '/': c = (char)p[1]; break;
+	case 'b': c = '\b'; break;
+	case 'f': c = '\f'; break;
+	case 'n': c = '\n'; break;
+	case 'r': c = '\r'; break;
+	case 't': c = '\t'; break;
+	case 'u':
+		if (end - p < 6 || (cp = hex4(p + 2)) > 0xffff || cp == 0)
+			return 0;
+		if (cp >= 0xdc00 && cp <= 0xdfff)
+			return 0;
+		if (cp < 0xd800 || cp > 0xdbff)
+			return put_utf8(dec, cp) < 0 ? -1 : 6;
+		if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
+			return 0;
+		lo = hex4(p + 8);
+		if (lo < 0xdc00 || lo > 0xdfff)
+			return 0;
+		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+		return put_utf8(dec, cp) < 0 ? -1 : 12;
+	default:
+		return 0;
+	}
+	return pmbot_buf_putc(dec, c) < 0 ? -1 : 2;
+}
+
+/*
+ * The string literal at ps->p (on its '"'). `*s`/`*n` get the decoded
+ * bytes: a slice of the text when there is no escape (the common case, no
+ * copy), else `dec`. UTF-8 is validated here, so jansson's checks can be
+ * skipped (json_stringn_nocheck). 1 when read (ps->p after the closing
+ * quote), 0 when refused, -1 when out of memory.
+ */
+static int scan_string(parser *ps, pmbot_buf *dec, const char **s, size_t *n)
+{
+	const unsigned char *start = ps->p + 1, *p = start, *run = start, *end = ps->end;
+	int escaped = 0;
+
+	for (;;) {
+		size_t k;
+		long used;
+
+		while (end - p >= 8) {
+			uint64_t w;
+
+			memcpy(&w, p, 8);
+			if (word_special(w))
+				break;
+			p += 8;
+		}
+		while (p < end && is_plain(*p))
+			p++;
+		if (p >= end)
+			return 0;
+		if (*p == '"')
+			break;
+		if (*p >= 0x80) {
+			if (!(k = utf8_seq(p, (size_t)(end - p))))
+				return 0;
+			ps->cont += k - 1;
+			p += k;
+			continue;
+		}
+		if (*p != '\\')
+			return 0; /* a control character */
+		if (!escaped) {
+			pmbot_buf_clear(dec);
+			escaped = 1;
+		}
+		if (pmbot_buf_put(dec, run, (size_t)(p - run)) < 0)
 			return -1;
+		if ((used = unescape(dec, p, end)) <= 0)
+			return used < 0 ? -1 : 0;
+		p += used;
+		run = p;
+	}
+	if (escaped) {
+		if (pmbot_buf_put(dec, run, (size_t)(p - run)) < 0)
+			return -1;
+		*s = dec->buf;
+		*n = dec->len;
+	} else {
+		*s = (const char *)start;
+		*n = (size_t)(p - start);
+	}
+	ps->p = p + 1;
+	return 1;
+}
+
+static char decimal_point(void)
+{
+	const struct lconv *lc = localeconv();
+
+	return lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
+}
+
+/*
+ * strtod on exactly the token, as jansson does (with the locale's decimal
+ * point, as jansson does), so both give the same double. 1, 0 on overflow,
+ * -1 out of memory.
+ */
+static int make_real(parser *ps, const unsigned char *s, size_t n, json_t **out)
+{
+	char small[64], *tok = small, *dot;
+	double d;
+
+	if (n >= sizeof(small)) {
+		pmbot_buf_clear(&ps->num);
+		if (pmbot_buf_put(&ps->num, s, n) < 0)
+			return -1;
+		tok = ps->num.buf;
+	} else {
+		memcpy(small, s, n);
+		small[n] = '\0';
+	}
+	if (!ps->point)
+		ps->point = decimal_point();
+	if (ps->point != '.' && (dot = memchr(tok, '.', n)))
+		*dot = ps->point;
+	errno = 0;
+	d = strtod(tok, NULL);
+	if ((d == HUGE_VAL || d == -HUGE_VAL) && errno == ERANGE)
+		return 0;
+	*out = json_real(d);
+	return *out ? 1 : -1;
+}
+
+/* RFC 8259 number at ps->p. 1 when read, 0 when refused, -1 out of memory. */
+static int parse_number(parser *ps, json_t **out)
+{
+	const unsigned char *start = ps->p, *p = start, *end = ps->end;
+	unsigned long long u = 0;
+	int neg = 0, real = 0, big = 0, rc;
+
+	if (*p == '-') {
+		neg = 1;
+		p++;
+	}
+	if (p >= end || !is_digit(*p))
+		return 0;
+	if (*p == '0') {
+		if (++p < end && is_digit(*p))
+			return 0;
+	} else {
+		do {
+			unsigned d = (unsigned)(*p - '0');
+
+			if (u > (ULLONG_MAX - d) / 10)
+				big = 1;
+			else
+				u = u * 10 + d;
+		} while (++p < end && is_digit(*p));
+	}
+	if (p < end && *p == '.') {
+		real = 1;
+		if (++p >= end || !is_digit(*p))
+			return 0;
+		while (++p < end && is_digit(*p))
+			;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		real = 1;
+		if (++p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= end || !is_digit(*p))
+			return 0;
+		while (++p < end && is_digit(*p))
+			;
+	}
+	if (real) {
+		if ((rc = make_real(ps, start, (size_t)(p - start), out)) <= 0)
+			return rc;
+	} else {
+		/* jansson refuses what strtoll cannot hold. */
+		if (big || u > INT_MAX_U + (unsigned)neg)
+			return 0;
+		if (!(*out = json_integer(neg ? (json_int_t)(0 - u) : (json_int_t)u)))
+			return -1;
+	}
+	ps->p = p;
+	return 1;
+}
+
+/* true/false/null at ps->p; jansson reads a whole run of letters as one word. */
+static int parse_word(parser *ps, const char *word, size_t n, json_t *v, json_t **out)
+{
+	const unsigned char *p = ps->p;
+
+	if ((size_t)(ps->end - p) < n || memcmp(p, word, n) ||
+	    (p + n < ps->end && is_alpha(p[n])))
+		return 0;
+	ps->p = p + n;
+	*out = v;
+	return 1;
+}
+
+static int parse_value(parser *ps, json_t **out, int want);
+
+static int parse_array(parser *ps, json_t **out)
+{
+	json_t *arr = NULL, *v;
+	size_t base = ps->ptr.len, i;
+	int err = -1;
+
+	if (++ps->depth > ps->max_depth)
+		return halt(ps, STOP_DEEP, WANT_VALUE, ps->p);
+	if (!(arr = json_array()))
+		return halt(ps, STOP_NOMEM, 0, ps->p);
+	ps->p++;
+	skip_ws(ps);
+	if (ps->p < ps->end && *ps->p == ']') {
+		ps->p++;
+	} else {
+		for (i = 0;; i++) {
+			if (ps->p >= ps->end) {
+				halt(ps, STOP_SYNTAX, WANT_ITEM, ps->p);
+				goto done;
+			}
+			pmbot_buf_truncate(&ps->ptr, base);
+			if (push_index(&ps->ptr, i) < 0 ||
+			    mark(ps, ps->line, column_of(ps, ps->p)) < 0) {
+				halt(ps, STOP_NOMEM, 0, ps->p);
+				goto done;
+			}
+			if (parse_value(ps, &v, WANT_ITEM) < 0)
+				goto done;
+			if (json_array_append_new(arr, v) < 0) {
+				halt(ps, STOP_NOMEM, 0, ps->p);
+				goto done;
+			}
+			skip_ws(ps);
+			if (ps->p < ps->end && *ps->p == ',') {
+				ps->p++;
+				skip_ws(ps);
+			} else if (ps->p < ps->end && *ps->p == ']') {
+				ps->p++;
+				break;
+			} else {
+				halt(ps, STOP_SYNTAX, WANT_ARRAY_NEXT, ps->p);
+				goto done;
+			}
+		}
+	}
+	pmbot_buf_truncate(&ps->ptr, base);
+	ps->depth--;
+	*out = arr;
+	arr = NULL;
+	err = 0;
+done:
+	json_decref(arr);
+	return err;
+}
+
+static int first_key_line(const parser *ps, const unsigned char *open,
+	const char *key, size_t klen, int *line);
+
+static int parse_object(parser *ps, json_t **out)
+{
+	const unsigned char *open = ps->p, *key_at;
+	pmbot_buf kbuf = PMBOT_BUF_INIT; /* escaped keys only: allocates on first use */
+	json_t *obj = NULL, *v;
+	size_t base = ps->ptr.len, klen;
+	const char *k;
+	int err = -1, rc, line, col;
+
+	if (++ps->depth > ps->max_depth)
+		return halt(ps, STOP_DEEP, WANT_VALUE, ps->p);
+	if (!(obj = json_object()))
+		return halt(ps, STOP_NOMEM, 0, ps->p);
+	ps->p++;
+	skip_ws(ps);
+	if (ps->p < ps->end && *ps->p == '}') {
+		ps->p++;
+	} else {
+		for (;;) {
+			if (ps->p >= ps->end || *ps->p != '"') {
+				halt(ps, STOP_SYNTAX, WANT_KEY, ps->p);
+				goto done;
+			}
+			key_at = ps->p;
+			line = ps->line;
+			col = column_of(ps, key_at);
+			if ((rc = scan_string(ps, &kbuf, &k, &klen)) <= 0) {
+				halt(ps, rc < 0 ? STOP_NOMEM : STOP_SYNTAX, WANT_KEY, key_at);
+				goto done;
+			}
+			if (json_object_getn(obj, k, klen)) {
+				pmbot_buf_truncate(&ps->ptr, base);
+				if (push_key(&ps->ptr, k, klen) < 0 ||
+				    first_key_line(ps, open, k, klen, &ps->first_line) < 0)
+					halt(ps, STOP_NOMEM, 0, key_at);
+				else
+					halt(ps, STOP_DUP, WANT_KEY, key_at);
+				goto done;
+			}
+			pmbot_buf_truncate(&ps->ptr, base);
+			if (push_key(&ps->ptr, k, klen) < 0 || mark(ps, line, col) < 0) {
+				halt(ps, STOP_NOMEM, 0, key_at);
+				goto done;
+			}
+			skip_ws(ps);
+			if (ps->p >= ps->end || *ps->p != ':') {
+				halt(ps, STOP_SYNTAX, WANT_COLON, ps->p);
+				goto done;
+			}
+			ps->p++;
+			skip_ws(ps);
+			/* `k` stays valid: it is the text or kbuf, never ps->str. */
+			if (parse_value(ps, &v, WANT_VALUE) < 0)
+				goto done;
+			if (json_object_setn_new_nocheck(obj, k, klen, v) < 0) {
+				halt(ps, STOP_NOMEM, 0, ps->p);
+				goto done;
+			}
+			skip_ws(ps);
+			if (ps->p < ps->end && *ps->p == ',') {
+				ps->p++;
+				skip_ws(ps);
+			} else if (ps->p < ps->end && *ps->p == '}') {
+				ps->p++;
+				break;
+			} else {
+				halt(ps, STOP_SYNTAX, WANT_OBJECT_NEXT, ps->p);
+				goto done;
+			}
+		}
+	}
+	pmbot_buf_truncate(&ps->ptr, base);
+	ps->depth--;
+	*out = obj;
+	obj = NULL;
+	err = 0;
+done:
+	json_decref(obj);
+	pmbot_buf_free(&kbuf);
+	return err;
+}
+
+/*
+ * The value at ps->p (whitespace skipped). Containers recurse, so the C
+ * stack holds two frames per nesting level, max_depth levels at most.
+ */
+static int parse_value(parser *ps, json_t **out, int want)
+{
+	const unsigned char *at = ps->p;
+	const char *s;
+	size_t n;
+	int rc;
+
+	if (at >= ps->end)
+		return halt(ps, STOP_SYNTAX, want, at);
+	switch (*at) {
+	case '{':
+		return parse_object(ps, out);
+	case '[':
+		return parse_array(ps, out);
+	case '"':
+		if ((rc = scan_string(ps, &ps->str, &s, &n)) > 0 &&
+		    !(*out = json_stringn_nocheck(s, n)))
+			rc = -1;
+		break;
+	case '-': case '0': case '1': case '2': case '3': case '4':
+	case '5': case '6': case '7': case '8': case '9':
+		rc = parse_number(ps, out);
+		break;
+	case 't':
+		rc = parse_word(ps, "true", 4, json_true(), out);
+		break;
+	case 'f':
+		rc = parse_word(ps, "false", 5, json_false(), out);
+		break;
+	case 'n':
+		rc = parse_word(ps, "null", 4, json_null(), out);
+		break;
+	default:
+		rc = 0;
+		break;
+	}
+	if (rc > 0)
+		return 0;
+	return halt(ps, rc < 0 ? STOP_NOMEM : STOP_SYNTAX, want, at);
+}
+
+/* The whole text: one value and nothing after it but whitespace. */
+static int parse_root(parser *ps, json_t **out)
+{
+	*out = NULL;
+	skip_ws(ps);
+	if (ps->p < ps->end && mark(ps, ps->line, column_of(ps, ps->p)) < 0)
+		return halt(ps, STOP_NOMEM, 0, ps->p);
+	if (parse_value(ps, out, WANT_VALUE) < 0)
+		return -1;
+	skip_ws(ps);
+	if (ps->p < ps->end) {
+		json_decref(*out);
+		*out = NULL;
+		return halt(ps, STOP_SYNTAX, WANT_END, ps->p);
 	}
 	return 0;
 }
 
-static int ends_scalar(unsigned char ch)
+/*
+ * Everything below runs only when the text was refused.
+ */
+
+/* 1-based line of byte `off`. */
+static int line_at(const unsigned char *text, size_t off)
 {
-	return ch == ',' || ch == ']' || ch == '}' || ch == ' ' || ch == '\t' ||
-		ch == '\n' || ch == '\r';
+	int line = 1;
+	size_t i;
+
+	for (i = 0; i < off; i++)
+		line += text[i] == '\n';
+	return line;
 }
 
-static int at_stop(const scanner *sc)
+/*
+ * jansson's position after reading `off` bytes: the line, and the column
+ * of the last character read (0 right after a line break). For the
+ * position *of* the character at byte i, ask for i + 1.
+ */
+static void pos_at(const unsigned char *text, size_t off, int *line, int *col)
 {
-	return sc->c.pos >= sc->stop_at;
-}
+	size_t i;
 
-/* An object key at the cursor: push it onto the pointer and record it. */
-static int scan_key(scanner *sc)
-{
-	sframe *top = &sc->frames[sc->nframes - 1];
-	int line = sc->c.line, col = sc->c.col, rc;
-
-	if (sc->c.s[sc->c.pos] != '"')
-		return SCAN_MALFORMED;
-	pmbot_buf_clear(&sc->key);
-	if ((rc = read_string(&sc->c, &sc->key)) <= 0)
-		return rc < 0 ? -1 : SCAN_MALFORMED;
-	if (memchr(sc->key.buf, '\0', sc->key.len))
-		return SCAN_MALFORMED;
-	if (push_key(&sc->ptr, sc->key.buf, sc->key.len) < 0)
-		return -1;
-	if (top->keys) {
-		json_t *first = json_object_get(top->keys, sc->key.buf);
-
-		if (first) {
-			sc->dup_line = line;
-			sc->dup_col = col;
-			sc->first_line = (int)json_integer_value(first);
-			return SCAN_DUP;
-		}
-		if (json_object_set_new(top->keys, sc->key.buf, json_integer(line)) < 0)
-			return -1;
-	}
-	if (set_last(sc) < 0)
-		return -1;
-	if (sc->map && pmbot_srcmap_add(sc->map, sc->ptr.buf,
-			sc->line_base + line - 1, sc->col_base + col) < 0)
-		return -1;
-	skip_ws(&sc->c);
-	if (sc->c.pos >= sc->c.end || sc->c.s[sc->c.pos] != ':')
-		return SCAN_MALFORMED;
-	adv(&sc->c);
-	return SCAN_DONE;
-}
-
-enum { ST_VALUE, ST_KEY, ST_AFTER };
-
-/* Returns one of SCAN_*, or -1 when out of memory. */
-static int scan(scanner *sc)
-{
-	cursor *c = &sc->c;
-	int state = ST_VALUE, record = 1, rc;
-
-	for (;;) {
-		switch (state) {
-		case ST_VALUE:
-			skip_ws(c);
-			if (at_stop(sc))
-				return SCAN_STOPPED;
-			if (c->pos >= c->end)
-				return SCAN_MALFORMED;
-			if (record && mark(sc) < 0)
-				return -1;
-			if (c->s[c->pos] == '{' || c->s[c->pos] == '[') {
-				int is_obj = c->s[c->pos] == '{';
-
-				if (push_frame(sc, is_obj) < 0)
-					return -1;
-				adv(c);
-				skip_ws(c);
-				if (c->pos < c->end && c->s[c->pos] == (is_obj ? '}' : ']')) {
-					adv(c);
-					pop_frame(sc);
-					state = ST_AFTER;
-				} else if (is_obj) {
-					state = ST_KEY;
-				} else {
-					if (push_index(&sc->ptr, 0) < 0)
-						return -1;
-					record = 1;
-				}
-			} else if (c->s[c->pos] == '"') {
-				if ((rc = read_string(c, NULL)) <= 0)
-					return rc < 0 ? -1 : SCAN_MALFORMED;
-				state = ST_AFTER;
-			} else {
-				size_t start = c->pos;
-
-				while (c->pos < c->end && !ends_scalar(c->s[c->pos]))
-					adv(c);
-				if (c->pos == start)
-					return SCAN_MALFORMED;
-				state = ST_AFTER;
-			}
-			break;
-		case ST_KEY:
-			skip_ws(c);
-			if (at_stop(sc))
-				return SCAN_STOPPED;
-			if (c->pos >= c->end)
-				return SCAN_MALFORMED;
-			if ((rc = scan_key(sc)) != SCAN_DONE)
-				return rc;
-			record = 0;
-			state = ST_VALUE;
-			break;
-		case ST_AFTER: {
-			sframe *top;
-
-			if (!sc->nframes)
-				return set_last(sc) < 0 ? -1 : SCAN_DONE;
-			top = &sc->frames[sc->nframes - 1];
-			pmbot_buf_truncate(&sc->ptr, top->base);
-			skip_ws(c);
-			if (at_stop(sc))
-				return SCAN_STOPPED;
-			if (c->pos >= c->end)
-				return SCAN_MALFORMED;
-			if (c->s[c->pos] == ',') {
-				adv(c);
-				if (top->is_obj) {
-					state = ST_KEY;
-				} else {
-					if (push_index(&sc->ptr, ++top->index) < 0)
-						return -1;
-					record = 1;
-					state = ST_VALUE;
-				}
-			} else if (c->s[c->pos] == (top->is_obj ? '}' : ']')) {
-				adv(c);
-				pop_frame(sc);
-				if (set_last(sc) < 0)
-					return -1;
-			} else {
-				return SCAN_MALFORMED;
-			}
-			break;
-		}
+	*line = 1;
+	*col = 0;
+	for (i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 0;
+		} else if ((text[i] & 0xc0) != 0x80) {
+			(*col)++;
 		}
 	}
 }
 
 /*
- * The pointer of the last key or value that starts before byte `stop` of
- * the text, for a diagnostic's path. `*path` is malloc'd ("" when unknown);
- * -1 when out of memory.
+ * The line of the first occurrence of `key` in the object opening at
+ * `open`. That stretch of text was parsed already, so it is read again
+ * with the same functions (no map, values dropped). 0, or -1 when out of
+ * memory or the text is not what it was.
  */
-static int path_before(char **path, const char *text, size_t len, size_t stop)
+static int first_key_line(const parser *ps, const unsigned char *open,
+	const char *key, size_t klen, int *line)
 {
-	scanner sc;
-	int rc;
+	pmbot_buf kb = PMBOT_BUF_INIT;
+	parser sub;
+	json_t *v;
+	const char *k;
+	size_t n;
+	int err = -1;
 
-	*path = NULL;
-	scanner_init(&sc, text, len);
-	sc.stop_at = stop;
-	sc.track_last = 1;
-	rc = scan(&sc);
-	if (rc >= 0)
-		*path = pmbot_buf_detach(&sc.last, NULL);
-	scanner_free(&sc);
-	return *path ? 0 : -1;
+	parser_init(&sub, (const char *)ps->text, (size_t)(ps->end - ps->text), ps->max_depth);
+	sub.p = open + 1;
+	for (;;) {
+		const unsigned char *key_at;
+
+		skip_ws(&sub);
+		key_at = sub.p;
+		if (key_at >= sub.end || *key_at != '"' || scan_string(&sub, &kb, &k, &n) <= 0)
+			goto done;
+		if (n == klen && !memcmp(k, key, n)) {
+			*line = line_at(sub.text, (size_t)(key_at - sub.text));
+			break;
+		}
+		skip_ws(&sub);
+		if (sub.p >= sub.end || *sub.p != ':')
+			goto done;
+		sub.p++;
+		skip_ws(&sub);
+		if (parse_value(&sub, &v, WANT_VALUE) < 0)
+			goto done;
+		json_decref(v);
+		skip_ws(&sub);
+		if (sub.p >= sub.end || *sub.p != ',')
+			goto done;
+		sub.p++;
+	}
+	err = 0;
+done:
+	pmbot_buf_free(&kb);
+	parser_free(&sub);
+	return err;
 }
 
-static int report_too_deep(const where *w, const char *text, size_t len,
-	const cursor *at, size_t max_depth)
+/*
+ * The old nesting pre-scan, now run only on refused text: the header
+ * promises nesting is reported before syntax, so a too-deep bracket
+ * anywhere wins over an earlier syntax error. Strings are skipped; the
+ * text may be invalid JSON, so unbalanced closers only floor at 0.
+ */
+static int find_too_deep(const unsigned char *s, size_t len, size_t max_depth, size_t *at)
 {
-	char *path = NULL;
-	int err;
+	size_t depth = 0, i;
+	int in_str = 0;
 
-	/* One past the bracket, so the bracket itself is the last value started. */
-	if (path_before(&path, text, len, at->pos + 1) < 0)
-		return PMBOT_ERROR;
-	err = fail(w, "INPUT_TOO_DEEP", path, at->line, at->col,
-		"nesting deeper than %zu levels", max_depth);
-	free(path);
-	return err;
+	for (i = 0; i < len; i++) {
+		unsigned char ch = s[i];
+
+		if (in_str) {
+			if (ch == '\\' && i + 1 < len)
+				i++;
+			else if (ch == '"')
+				in_str = 0;
+		} else if (ch == '"') {
+			in_str = 1;
+		} else if (ch == '[' || ch == '{') {
+			if (++depth > max_depth) {
+				*at = i;
+				return 1;
+			}
+		} else if ((ch == ']' || ch == '}') && depth) {
+			depth--;
+		}
+	}
+	return 0;
+}
+
+/* jansson's tokens, as far as its error messages tell them apart. */
+enum { T_EOF, T_PUNCT, T_STRING, T_NUMBER, T_WORD, T_INVALID };
+
+typedef struct {
+	int kind;
+	size_t start;      /* first byte of the token */
+	size_t end;        /* jansson's position: bytes read, after push-backs */
+	const char *err;   /* the lexer's own complaint, or NULL */
+	char errbuf[48];
+	int nul;           /* T_STRING that decodes to a U+0000 */
+	int oom;           /* out of memory while reading it */
+} jtok;
+
+static int jget(const unsigned char *s, size_t len, size_t *q)
+{
+	return *q < len ? s[(*q)++] : -1;
+}
+
+static void junget(size_t *q, int c)
+{
+	if (c >= 0)
+		(*q)--;
+}
+
+/* jansson's lex_scan_string, for its message and where it stops. */
+static void jlex_string(jtok *t, const unsigned char *s, size_t len)
+{
+	size_t q = t->start + 1, r;
+	int c, i;
+
+	t->kind = T_INVALID;
+	for (;;) {
+		if ((c = jget(s, len, &q)) < 0) {
+			t->err = "premature end of input";
+			t->end = len;
+			return;
+		}
+		if (c == '"')
+			break;
+		if (c < 0x20) {
+			t->end = q - 1;
+			if (c == '\n') {
+				t->err = "unexpected newline";
+			} else {
+				snprintf(t->errbuf, sizeof(t->errbuf), "control character 0x%x", c);
+				t->err = t->errbuf;
+			}
+			return;
+		}
+		if (c != '\\')
+			continue;
+		c = jget(s, len, &q);
+		if (c == 'u') {
+			for (i = 0; i < 4; i++) {
+				c = jget(s, len, &q);
+				if (c < 0 || hexval(c) < 0)
+					break;
+			}
+			if (i == 4)
+				continue;
+		} else if (c > 0 && strchr("\"\\/bfnrt", c)) {
+			continue;
+		}
+		t->err = "invalid escape";
+		t->end = q;
+		return;
+	}
+	t->end = q;
+	/* The whole literal is read; jansson decodes it in a second pass. */
+	for (r = t->start + 1; r + 1 < q;) {
+		unsigned long v, v2;
+
+		if (s[r] != '\\') {
+			r++;
+			continue;
+		}
+		if (s[r + 1] != 'u') {
+			r += 2;
+			continue;
+		}
+		v = hex4(s + r + 2);
+		r += 6;
+		if (v >= 0xd800 && v <= 0xdbff) {
+			if (s[r] != '\\' || s[r + 1] != 'u') {
+				snprintf(t->errbuf, sizeof(t->errbuf), "invalid Unicode '\\u%04lX'", v);
+				t->err = t->errbuf;
+				return;
+			}
+			v2 = hex4(s + r + 2);
+			r += 6;
+			if (v2 < 0xdc00 || v2 > 0xdfff) {
+				snprintf(t->errbuf, sizeof(t->errbuf),
+					"invalid Unicode '\\u%04lX\\u%04lX'", v, v2);
+				t->err = t->errbuf;
+				return;
+			}
+		} else if (v >= 0xdc00 && v <= 0xdfff) {
+			snprintf(t->errbuf, sizeof(t->errbuf), "invalid Unicode '\\u%04lX'", v);
+			t->err = t->errbuf;
+			return;
+		} else if (v == 0) {
+			t->nul = 1;
+		}
+	}
+	t->kind = T_STRING;
+}
+
+/* jansson's lex_scan_number: an invalid token, a number, or an overflow. */
+static void jlex_number(jtok *t, const unsigned char *s, size_t len)
+{
+	size_t q = t->start;
+	int c = jget(s, len, &q), neg = c == '-', real = 0, rc;
+	json_t *v = NULL;
+	parser tmp;
+
+	t->kind = T_INVALID;
+	if (neg)
+		c = jget(s, len, &q);
+	if (c == '0') {
+		c = jget(s, len, &q);
+		if (is_digit(c)) {
+			junget(&q, c);
+			goto done;
+		}
+	} else if (is_digit(c)) {
+		do
+			c = jget(s, len, &q);
+		while (is_digit(c));
+	} else {
+		junget(&q, c);
+		goto done;
+	}
+	if (c == '.') {
+		real = 1;
+		c = jget(s, len, &q);
+		if (!is_digit(c)) {
+			junget(&q, c);
+			goto done;
+		}
+		do
+			c = jget(s, len, &q);
+		while (is_digit(c));
+	}
+	if (c == 'e' || c == 'E') {
+		real = 1;
+		c = jget(s, len, &q);
+		if (c == '+' || c == '-')
+			c = jget(s, len, &q);
+		if (!is_digit(c)) {
+			junget(&q, c);
+			goto done;
+		}
+		do
+			c = jget(s, len, &q);
+		while (is_digit(c));
+	}
+	junget(&q, c);
+	/* Well formed, so only range can fail, and the fast path knows range. */
+	parser_init(&tmp, (const char *)s, q, 0);
+	tmp.p = s + t->start;
+	rc = parse_number(&tmp, &v);
+	parser_free(&tmp);
+	json_decref(v);
+	if (rc > 0)
+		t->kind = T_NUMBER;
+	else if (rc < 0)
+		t->oom = 1;
+	else
+		t->err = real ? "real number overflow" :
+			neg ? "too big negative integer" : "too big integer";
+done:
+	t->end = q;
+}
+
+/* One token as jansson's lex_scan reads it from byte `i`. */
+static void jlex(jtok *t, const unsigned char *s, size_t len, size_t i)
+{
+	unsigned char c;
+	size_t n;
+
+	memset(t, 0, sizeof(*t));
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	t->start = t->end = i;
+	if (i >= len) {
+		t->kind = T_EOF;
+		return;
+	}
+	c = s[i];
+	if (c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ',') {
+		t->kind = T_PUNCT;
+		t->end = i + 1;
+	} else if (c == '"') {
+		jlex_string(t, s, len);
+	} else if (is_digit(c) || c == '-') {
+		jlex_number(t, s, len);
+	} else if (is_alpha(c)) {
+		for (n = i; n < len && is_alpha(s[n]); n++)
+			;
+		t->end = n;
+		t->kind = (n - i == 4 && (!memcmp(s + i, "true", 4) || !memcmp(s + i, "null", 4))) ||
+			(n - i == 5 && !memcmp(s + i, "false", 5)) ? T_WORD : T_INVALID;
+	} else {
+		/* jansson reads the rest of the character along (valid UTF-8 by now). */
+		n = pmbot_utf8_seqlen(c);
+		t->kind = T_INVALID;
+		t->end = i + (n <= len - i ? n : 1);
+	}
 }
 
 /*
@@ -570,74 +1082,111 @@ static size_t whole_chars(const char *msg)
 	return len;
 }
 
-static int report_duplicate(const where *w, const char *text, size_t len,
-	const json_error_t *jerr)
+/*
+ * A syntax stop, worded and placed as jansson would: its message, "near"
+ * the text of the token it was reading (when 20 bytes or less), at the
+ * last character it read. An escaped U+0000 is INVALID_UTF8.
+ */
+static int explain(const where *w, parser *ps)
 {
-	scanner sc;
-	int rc, err = PMBOT_ERROR;
+	const char *code = "REPORT_PARSE_JSON", *msg;
+	size_t len = (size_t)(ps->end - ps->text), saved;
+	pmbot_buf text = PMBOT_BUF_INIT;
+	int line, col, err = PMBOT_ERROR;
+	jtok t;
 
-	scanner_init(&sc, text, len);
-	sc.check_dups = 1;
-	rc = scan(&sc);
-	if (rc < 0)
-		goto done;
-	if (rc == SCAN_DUP)
-		err = fail(w, "DUPLICATE_KEY", sc.ptr.buf, sc.dup_line, sc.dup_col,
-			"duplicate key; first defined on line %d",
-			w->line_base + sc.first_line - 1);
-	else
-		err = fail(w, "DUPLICATE_KEY", "", jerr->line, jerr->column, "%.*s",
-			(int)whole_chars(jerr->text), jerr->text);
-done:
-	scanner_free(&sc);
-	return err;
-}
-
-static int report_jansson(const where *w, const char *text, size_t len,
-	const json_error_t *jerr)
-{
-	const char *code = "REPORT_PARSE_JSON";
-	char *path = NULL;
-	int err;
-
-	switch (json_error_code(jerr)) {
-	case json_error_out_of_memory:
+	jlex(&t, ps->text, len, (size_t)(ps->at - ps->text));
+	if (t.oom)
 		return PMBOT_ERROR;
-	case json_error_duplicate_key:
-		return report_duplicate(w, text, len, jerr);
-	case json_error_stack_overflow:
-		code = "INPUT_TOO_DEEP";
-		break;
-	case json_error_invalid_utf8:
-	case json_error_null_character:
-		/* An escaped \u0000: C strings downstream cannot hold it. */
-		code = "INVALID_UTF8";
-		break;
-	default:
-		break;
+	if (t.err) {
+		msg = t.err;
+	} else {
+		switch (ps->want) {
+		case WANT_ITEM:
+		case WANT_VALUE:
+			if (ps->want == WANT_ITEM && t.kind == T_EOF)
+				msg = "']' expected";
+			else if (t.kind == T_INVALID)
+				msg = "invalid token";
+			else if (t.kind == T_STRING && t.nul)
+				msg = "\\u0000 is not allowed without JSON_ALLOW_NUL";
+			else
+				msg = "unexpected token";
+			break;
+		case WANT_KEY:
+			msg = t.kind == T_STRING && t.nul ? "NUL byte in object key not supported" :
+				"string or '}' expected";
+			break;
+		case WANT_COLON:
+			msg = "':' expected";
+			break;
+		case WANT_ARRAY_NEXT:
+			msg = "']' expected";
+			break;
+		case WANT_OBJECT_NEXT:
+			msg = "'}' expected";
+			break;
+		default:
+			msg = "end of file expected";
+			break;
+		}
+		if (t.kind == T_STRING && t.nul && (ps->want == WANT_VALUE ||
+				ps->want == WANT_ITEM || ps->want == WANT_KEY))
+			/* C strings downstream cannot hold U+0000. */
+			code = "INVALID_UTF8";
 	}
-	if (path_before(&path, text, len, jerr->position > 0 ? (size_t)jerr->position : 0) < 0)
-		return PMBOT_ERROR;
-	err = fail(w, code, path, jerr->line, jerr->column, "%.*s",
-		(int)whole_chars(jerr->text), jerr->text);
-	free(path);
+	saved = t.end - t.start;
+	if (!saved && pmbot_buf_printf(&text, "%s near end of file", msg) < 0)
+		goto done;
+	if (saved && saved <= 20 && pmbot_buf_printf(&text, "%s near '%.*s'", msg,
+			(int)saved, (const char *)ps->text + t.start) < 0)
+		goto done;
+	if (saved > 20 && pmbot_buf_puts(&text, msg) < 0)
+		goto done;
+	pos_at(ps->text, t.end, &line, &col);
+	err = fail(w, code, ps->ptr.buf, line, col, "%.*s", (int)whole_chars(text.buf), text.buf);
+done:
+	pmbot_buf_free(&text);
 	return err;
 }
 
-static int build_map(pmbot_srcmap *map, const char *text, size_t len,
-	int line_base, int col_base)
+/*
+ * Turn a stop into the one diagnostic, in the order the header promises:
+ * invalid UTF-8 anywhere, then nesting anywhere, then what stopped us.
+ */
+static int report_stop(const where *w, parser *ps)
 {
-	scanner sc;
-	int rc;
+	const char *text = (const char *)ps->text;
+	size_t len = (size_t)(ps->end - ps->text), bad = 0, at = 0;
+	int line = 0, col = 0, deep = 0;
 
-	scanner_init(&sc, text, len);
-	sc.map = map;
-	sc.line_base = line_base;
-	sc.col_base = col_base;
-	rc = scan(&sc);
-	scanner_free(&sc);
-	/* jansson accepted the text, so anything but a full walk is our bug. */
-	return rc == SCAN_DONE ? 0 : -1;
+	if (ps->stop == STOP_NOMEM)
+		return PMBOT_ERROR;
+	if (!pmbot_utf8_valid(text, len, &bad, &line, &col)) {
+		if (text[bad])
+			return fail(w, "INVALID_UTF8", "", line, col,
+				"invalid UTF-8 (byte 0x%02x)", (unsigned char)text[bad]);
+		return fail(w, "INVALID_UTF8", "", line, col, "NUL byte");
+	}
+	if (find_too_deep(ps->text, len, ps->max_depth, &at)) {
+		deep = 1;
+	} else if (ps->stop == STOP_DEEP) {
+		/* Not reached: on a valid prefix the scan finds the same bracket. */
+		deep = 1;
+		at = (size_t)(ps->at - ps->text);
+	}
+	if (deep) {
+		pos_at(ps->text, at + 1, &line, &col);
+		return fail(w, "INPUT_TOO_DEEP", ps->ptr.buf, line, col,
+			"nesting deeper than %zu levels", ps->max_depth);
+	}
+	if (ps->stop == STOP_DUP) {
+		pos_at(ps->text, (size_t)(ps->at - ps->text) + 1, &line, &col);
+		return fail(w, "DUPLICATE_KEY", ps->ptr.buf, line, col,
+			"duplicate key; first defined on line %d",
+			w->line_base + ps->first_line - 1);
+	}
+	return explain(w, ps);
 }
 
 int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const char *file,
@@ -646,11 +1195,9 @@ int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const char *file,
 {
 	where w = { file, line_base, col_base, diags };
 	pmbot_limits deflim;
-	json_error_t jerr;
 	json_t *root = NULL;
-	size_t bad = 0;
-	cursor at = { NULL, 0, 0, 0, 0 };
-	int line = 0, col = 0, err;
+	parser ps;
+	int err;
 
 	*out = NULL;
 	if (!text && len)
@@ -661,35 +1208,24 @@ int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const char *file,
 		pmbot_limits_default(&deflim);
 		lim = &deflim;
 	}
+	parser_init(&ps, text, len, lim->max_depth);
 	if (len > lim->max_bytes) {
 		err = fail(&w, "INPUT_TOO_LARGE", "", 1, 1,
 			"%zu bytes of JSON; the limit is %zu", len, lim->max_bytes);
 		goto done;
 	}
-	if (!pmbot_utf8_valid(text, len, &bad, &line, &col)) {
-		if (text[bad])
-			err = fail(&w, "INVALID_UTF8", "", line, col,
-				"invalid UTF-8 (byte 0x%02x)", (unsigned char)text[bad]);
-		else
-			err = fail(&w, "INVALID_UTF8", "", line, col, "NUL byte");
+	ps.map = map;
+	ps.line_base = line_base;
+	ps.col_base = col_base;
+	if (parse_root(&ps, &root) < 0) {
+		err = report_stop(&w, &ps);
 		goto done;
 	}
-	if (find_too_deep(text, len, lim->max_depth, &at)) {
-		err = report_too_deep(&w, text, len, &at, lim->max_depth);
-		goto done;
-	}
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-	if (!root) {
-		err = report_jansson(&w, text, len, &jerr);
-		goto done;
-	}
-	err = PMBOT_ERROR;
-	if (map && build_map(map, text, len, line_base, col_base) < 0)
-		goto done;
 	*out = root;
 	root = NULL;
 	err = PMBOT_OK;
 done:
 	json_decref(root);
+	parser_free(&ps);
 	return err;
 }

@@ -11,6 +11,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/json.h"
 #include "pmbot/report.h"
+#include "pmbot/utf8.h"
 
 #define FILE_NAME "plans/q3.md"
 
@@ -377,6 +378,705 @@ static void test_json_parse__maps_a_large_report(void **state)
 	pmbot_buf_free(&flat);
 }
 
+/*
+ * Differential testing against jansson: for every text below,
+ * pmbot_json_parse and json_loadb(JSON_REJECT_DUPLICATES | JSON_DECODE_ANY)
+ * must agree on accept/reject; accepted values must have the same canonical
+ * bytes; refused ones get jansson's message, line and column.
+ *
+ * Intended differences, each the documented contract of pmbot_json_parse:
+ * - Invalid UTF-8 or a NUL byte anywhere is INVALID_UTF8 at the first bad
+ *   byte, before any other check (jansson reports whatever it meets first).
+ * - Nesting past max_depth anywhere is INPUT_TOO_DEEP at the first bracket
+ *   past it, before syntax (jansson accepts up to 2048 levels).
+ * - DUPLICATE_KEY sits at the second key's first character and names the
+ *   first key's line (jansson: "duplicate object key" after the key).
+ * - An escaped U+0000 in an object key is INVALID_UTF8 like one in a value
+ *   (jansson 2.14 calls it json_error_null_byte_in_key; the jansson-based
+ *   parser let that through as REPORT_PARSE_JSON, against its own header).
+ * - Messages drop a broken UTF-8 tail (jansson can quote half a character).
+ */
+
+enum { DIFF_MAX_DEPTH = 64 };
+
+/* The nesting rule of the header, written out independently. */
+static int nests_too_deep(const char *s, size_t len)
+{
+	size_t depth = 0, i;
+	int in_str = 0;
+
+	for (i = 0; i < len; i++) {
+		if (in_str) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				in_str = 0;
+		} else if (s[i] == '"') {
+			in_str = 1;
+		} else if (s[i] == '[' || s[i] == '{') {
+			if (++depth > DIFF_MAX_DEPTH)
+				return 1;
+		} else if ((s[i] == ']' || s[i] == '}') && depth) {
+			depth--;
+		}
+	}
+	return 0;
+}
+
+/* jansson's message as the diagnostic carries it: cut before a broken character. */
+static void trimmed_message(char *out, size_t size, const char *msg)
+{
+	size_t len = strlen(msg), bad = len;
+
+	if (!pmbot_utf8_valid(msg, len, &bad, NULL, NULL))
+		len = bad;
+	snprintf(out, size, "%.*s", (int)len, msg);
+}
+
+static void print_text(const char *what, const char *s, size_t len)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < len && i < 300; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			pmbot_buf_putc(&b, (char)c);
+		else
+			pmbot_buf_printf(&b, "\\x%02x", c);
+	}
+	print_message("%s (%zu bytes): %s%s\n", what, len, b.buf, len > 300 ? "..." : "");
+	pmbot_buf_free(&b);
+}
+
+/* Byte offset of a 1-based line and character column; SIZE_MAX if outside. */
+static size_t offset_of(const char *s, size_t len, int line, int col)
+{
+	size_t i = 0;
+
+	for (; line > 1 && i < len; i++)
+		if (s[i] == '\n')
+			line--;
+	if (line != 1)
+		return SIZE_MAX;
+	for (; col > 1 && i < len; col--) {
+		i++;
+		while (i < len && ((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+	}
+	return i < len ? i : SIZE_MAX;
+}
+
+/*
+ * Every value has its own map entry, at the character it starts with
+ * (members: at the key's opening quote). The map falls back to ancestors,
+ * so a missing entry shows up as a position holding the wrong character.
+ */
+static int map_covers(const json_t *v, pmbot_buf *ptr, int member,
+	const pmbot_srcmap *map, const char *s, size_t len)
+{
+	size_t base = ptr->len, off, i;
+	int line, col, ok = 1;
+	char want = 0, at;
+	const char *key;
+	json_t *child;
+
+	assert_int_equal(pmbot_srcmap_find(map, ptr->buf, &line, &col), 1);
+	off = offset_of(s, len, line, col);
+	at = off == SIZE_MAX ? 0 : s[off];
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: want = '{'; break;
+	case JSON_ARRAY: want = '['; break;
+	case JSON_STRING: want = '"'; break;
+	case JSON_INTEGER: case JSON_REAL: want = at == '-' ? '-' : (at >= '0' && at <= '9' ? at : '#'); break;
+	case JSON_TRUE: want = 't'; break;
+	case JSON_FALSE: want = 'f'; break;
+	case JSON_NULL: want = 'n'; break;
+	}
+	if (member)
+		want = '"';
+	if (at != want) {
+		print_message("map: %s at %d:%d holds '%c', expected '%c'\n", ptr->buf, line, col,
+			at ? at : '?', want);
+		return 0;
+	}
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, key, child) {
+			pmbot_buf_truncate(ptr, base);
+			assert_int_equal(pmbot_json_pointer_push(ptr, key), 0);
+			ok &= map_covers(child, ptr, 1, map, s, len);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, child) {
+			pmbot_buf_truncate(ptr, base);
+			assert_int_equal(pmbot_json_pointer_push_index(ptr, i), 0);
+			ok &= map_covers(child, ptr, 0, map, s, len);
+		}
+	}
+	pmbot_buf_truncate(ptr, base);
+	return ok;
+}
+
+typedef struct {
+	size_t accepted;
+	size_t refused;
+	size_t failures;
+} tally;
+
+/*
+ * Run both parsers on an exact-size copy (ASan then catches any read past
+ * `len`); 1 when they agree, else 0 with the case printed.
+ */
+static int agrees(tally *t, const char *text, size_t len)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf a = PMBOT_BUF_INIT, b = PMBOT_BUF_INIT, ptr = PMBOT_BUF_INIT;
+	pmbot_srcmap *map = pmbot_srcmap_new();
+	char *copy = malloc(len ? len : 1);
+	const char *want = NULL;
+	char jmsg[JSON_ERROR_TEXT_LENGTH];
+	json_error_t jerr;
+	json_t *expect, *got = NULL;
+	int rc, ok, positions = 0;
+
+	assert_non_null(copy);
+	assert_non_null(map);
+	memcpy(copy, text, len);
+	expect = json_loadb(copy, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	rc = pmbot_json_parse(&got, map, FILE_NAME, copy, len, 1, 0, NULL, &diags);
+	if (!pmbot_utf8_valid(copy, len, NULL, NULL, NULL)) {
+		want = "INVALID_UTF8";
+	} else if (nests_too_deep(copy, len)) {
+		want = "INPUT_TOO_DEEP";
+	} else if (!expect) {
+		positions = 1;
+		switch (json_error_code(&jerr)) {
+		case json_error_duplicate_key:
+			want = "DUPLICATE_KEY";
+			positions = 0;
+			break;
+		case json_error_null_character:
+		case json_error_null_byte_in_key:
+			want = "INVALID_UTF8";
+			break;
+		default:
+			want = "REPORT_PARSE_JSON";
+			break;
+		}
+	}
+	if (want) {
+		trimmed_message(jmsg, sizeof(jmsg), expect ? "(accepted)" : jerr.text);
+		ok = rc == PMBOT_EINVALID && !got && diags.count == 1 &&
+			!strcmp(diags.items[0].code, want);
+		if (ok && positions)
+			ok = diags.items[0].line == jerr.line &&
+				diags.items[0].column == (jerr.column < 1 ? 1 : jerr.column) &&
+				!strcmp(diags.items[0].message, jmsg);
+		if (!ok) {
+			print_text("disagreement on", copy, len);
+			print_message("  jansson: %s at %d:%d; expected %s\n", jmsg, jerr.line,
+				jerr.column, want);
+			print_message("  pm-bot: rc %d, %s %s at %d:%d: %s\n", rc,
+				diags.count ? diags.items[0].code : "-",
+				diags.count ? diags.items[0].path : "-",
+				diags.count ? diags.items[0].line : 0,
+				diags.count ? diags.items[0].column : 0,
+				diags.count ? diags.items[0].message : "-");
+		}
+		t->refused++;
+	} else {
+		ok = rc == PMBOT_OK && got && diags.count == 0;
+		if (ok) {
+			assert_int_equal(pmbot_json_canonical(&a, expect), 0);
+			assert_int_equal(pmbot_json_canonical(&b, got), 0);
+			ok = a.len == b.len && !memcmp(a.buf, b.buf, a.len);
+			if (ok)
+				ok = map_covers(got, &ptr, 0, map, copy, len);
+		}
+		if (!ok) {
+			print_text("disagreement on", copy, len);
+			print_message("  jansson accepts: %s\n  pm-bot: rc %d %s: %s\n", a.buf, rc,
+				diags.count ? diags.items[0].code : "", got ? b.buf :
+				diags.count ? diags.items[0].message : "-");
+		}
+		t->accepted++;
+	}
+	t->failures += !ok;
+	json_decref(expect);
+	json_decref(got);
+	pmbot_diag_list_free(&diags);
+	pmbot_srcmap_free(map);
+	pmbot_buf_free(&a);
+	pmbot_buf_free(&b);
+	pmbot_buf_free(&ptr);
+	free(copy);
+	return ok;
+}
+
+static int agrees_str(tally *t, const char *text)
+{
+	return agrees(t, text, strlen(text));
+}
+
+static void test_json_parse__matches_jansson_on_edge_cases(void **state)
+{
+	static const char *const cases[] = {
+		/* accepted */
+		"0", "-0", "7", "-12", "[]", "{}", " [ ] ", "\"\"", "true", "false", "null",
+		"[true,false,null]", "1.5e+10", "1E-2", "0e0", "0.0", "-0.0", "[-0.0]", "1e5",
+		"{\"a\":{\"b\":{\"c\":[]}}}", "\"\\u00e9\\ud83d\\ude00\\uD83D\\uDE00\"",
+		"\"\\/\\\\\\\"\\b\\f\\n\\r\\t\"", "[1,\n2,\r\n3\t]", "\r\n\t 5 \r\n\t",
+		"9223372036854775807", "-9223372036854775808", "1e-400", "4.9e-324",
+		"2.2250738585072014e-308", "1.7976931348623157e308", "0.1", "3.141592653589793",
+		"123456789012345678901234567890.5",
+		"1.00000000000000011102230246251565404236316680908203125",
+		"[0.30000000000000004, 1e22, 1e21, 123e-20]",
+		"\"a\\u0041\\u004a\\u004A\"", "{\"\":1}", "{\"a\":1,\"A\":2}",
+		"[[[[[[[[[[1]]]]]]]]]]", "\"\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\"",
+		"{\"a/b\":1,\"a~b\":2,\"~1\":3}", "\"\\uffff\\u0001\\u001f\\u007f\"",
+		"\"\x7f\"", "{\"k\":[{},[],\"\",0]}",
+		"\"a long string of plain ASCII that spans many eight-byte words\"",
+		/* refused: structure */
+		"", " ", "\n\n", "[", "]", "{", "}", ":", ",", "[1,]", "[,1]", "[1,,2]",
+		"{\"a\"}", "{\"a\":}", "{\"a\" 1}", "{1:2}", "{\"a\":1,}", "{,}", "[1 2]",
+		"{\"a\":1 \"b\":2}", "[1}", "{\"a\":1]", "[1]x", "1 2", "[1] [2]", "{\"a\" :",
+		"[\"a\",", "[1,\n", "{\"a\":[1,2,\n", "{\"a\":{\"b\":1}", "[[1]", "[[1],",
+		"{\"a\":", "{\"a\"", "{\"a\":1,", "{\"a\":1", "[null", "[{\"a\":1},",
+		/* refused: numbers */
+		"01", "-01", "00", "+1", ".5", "1.", "1.e5", "1e", "1e+", "1E-", "-", "--1",
+		"0x10", "1.5.3", "Infinity", "NaN", "-Infinity", "-a", "1ex", "2.x", "[2.]",
+		"[-]", "[01]", "{\"a\":-}", "1e+x", "-.5", "0.e1",
+		"9223372036854775808", "-9223372036854775809", "99999999999999999999",
+		"[1, 99999999999999999999]", "1e309", "-1e309", "{\"e\": 1e400}",
+		"123456789012345678901234567890",
+		/* refused: words */
+		"tru", "truex", "nul", "nulls", "True", "NULL", "[nul]", "falsey", "t", "[true1]",
+		"undefined", "[true false]",
+		/* refused: strings */
+		"'a'", "\"abc", "\"a\nb\"", "\"a\tb\"", "\"a\x01\"", "\"a\x1f\"", "\"\\x\"",
+		"\"\\u12\"", "\"\\u12G4\"", "\"\\uZZZZ\"", "\"\\", "\"\\u", "\"\\u00",
+		"\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"\\ud800\\ud800\"",
+		"\"\\udbff\"", "\"\\ud800x\"", "\"\\ud800\\\\u0041\"", "\"\\ud800\\",
+		"\"\\u0000\"", "{\"\\u0000\":1}", "{\"a\":\"x\\u0000y\"}",
+		"{\"a\":\"\\u0000\\x\"}", "[\"\\u0000\" 1]", "{\"a\\u0000\" 1}",
+		"\"\\\xc3\xa9\"", "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		"[\"aaaaaaaaaaaaaaaaaaaaaaaaaa\" \"bbbbbbbbbbbbbbbbbbbbbbbbbbb\"]",
+		"{\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" 1}", "[\"aaaaaaaaaaaaaaaaaaa\" 2]",
+		"\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\\q\"",
+		/* refused: keys */
+		"{\"a\":1,\"a\":2}", "{\"a\":1,\"\\u0061\":2}", "{\"a\":{\"a\":1},\"b\":[{\"a\":2}],\n\"a\":3}",
+		/* refused: other characters */
+		"\f1", "\v1", "[1]\f", "\xef\xbb\xbf[]", "[\"\xc3\xa9\" @]", "@", "\xc3\xa9",
+		"[\xc3\xa9]", "/* c */ 1", "# 1", "[1,\n\xe4\xb8\xad]", "{\"a\":\xf0\x9f\x98\x80}",
+		/* refused: encoding and depth (checked before syntax) */
+		"[\"\xff\"]", "[1,,\"\xc3\"]", "\xed\xa0\x80", "[\"\xc0\xaf\"]",
+		"[1,, [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+	};
+	static const struct { const char *s; size_t len; } sized[] = {
+		{ "[\"a\0\"]", 6 }, { "\0", 1 }, { "[1]\0", 4 }, { "[1,\0", 4 }, { "\"\0", 2 },
+		/* Not NUL-terminated in spirit: only the prefix counts. */
+		{ "[1]]", 3 }, { "123", 2 }, { "\"ab\"", 3 }, { "truex", 4 }, { "1e5", 2 },
+		{ "-1", 1 }, { "\"\\u0041\"", 5 }, { "{\"a\":1}", 6 },
+	};
+	tally t = { 0, 0, 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		agrees_str(&t, cases[i]);
+	for (i = 0; i < sizeof(sized) / sizeof(sized[0]); i++)
+		agrees(&t, sized[i].s, sized[i].len);
+	assert_int_equal(t.failures, 0);
+	/* The corpus exercises both outcomes. */
+	assert_true(t.accepted >= 45);
+	assert_true(t.refused >= 140);
+}
+
+/* splitmix64: a fixed seed gives the same corpus on every run. */
+typedef struct {
+	uint64_t s;
+} rng;
+
+static uint64_t rng_next(rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static size_t rnd(rng *r, size_t n)
+{
+	return (size_t)(rng_next(r) % n);
+}
+
+#define PICK(r, arr) ((arr)[rnd((r), sizeof(arr) / sizeof((arr)[0]))])
+
+static void gen_ws(rng *r, pmbot_buf *b)
+{
+	static const char *const ws[] = { "", "", "", "", " ", " ", "\n", "\t", "\r\n",
+		"\n    ", "  ", "\n\t\t" };
+
+	assert_int_equal(pmbot_buf_puts(b, PICK(r, ws)), 0);
+}
+
+static void gen_string(rng *r, pmbot_buf *b, int key)
+{
+	static const char *const pieces[] = { "a", "b", "k", "id", "~", "/", "x y", "~1",
+		"\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\\\"", "\\\\", "\\/", "\\b",
+		"\\f", "\\n", "\\r", "\\t", "\\u00e9", "\\u00E9", "\\u002f", "\\u007e",
+		"\\ud83d\\ude00", "\\uD83D\\uDE00", "\\u4e2d", "\\uffff", "\\u0041", "\\u001F",
+		"[{", "]}", ":,", "0123456789abcdef", "a long run of plain text, longer than a word" };
+	static const char *const rare[] = { "\\u0000", "\\ud800", "\\udc00",
+		"\\ud800\\u0041", "\\ud800x", "\\x", "\\u12", "\x01", "\n", "\x7f" };
+	static const char *const keys[] = { "a", "b", "c", "a/b", "t~y", "\\u0061", "",
+		"\xc3\xa9", "\\u00e9" };
+	size_t n, i;
+
+	assert_int_equal(pmbot_buf_putc(b, '"'), 0);
+	if (key && rnd(r, 2)) {
+		assert_int_equal(pmbot_buf_puts(b, PICK(r, keys)), 0);
+	} else {
+		n = rnd(r, key ? 3 : 6);
+		for (i = 0; i < n; i++)
+			assert_int_equal(pmbot_buf_puts(b, rnd(r, 150) ? PICK(r, pieces) :
+				PICK(r, rare)), 0);
+	}
+	assert_int_equal(pmbot_buf_putc(b, '"'), 0);
+}
+
+static void gen_digits(rng *r, pmbot_buf *b, size_t max, int lead_zero_ok)
+{
+	size_t n = 1 + rnd(r, max), i;
+
+	for (i = 0; i < n; i++)
+		assert_int_equal(pmbot_buf_putc(b, (char)('0' + (i || lead_zero_ok ? rnd(r, 10) :
+			1 + rnd(r, 9)))), 0);
+}
+
+static void gen_number(rng *r, pmbot_buf *b)
+{
+	static const char *const fixed[] = { "0", "-0", "1", "-1", "42", "0.5", "-0.0",
+		"1e5", "1E+5", "1e-5", "2.5e-3", "9223372036854775807", "-9223372036854775808",
+		"9223372036854775808", "-9223372036854775809", "99999999999999999999",
+		"1e308", "1e309", "-1e309", "1e-400", "4.9e-324", "2.2250738585072014e-308",
+		"1.7976931348623157e308", "1.7976931348623159e308", "0.1", "3.141592653589793",
+		"5e-324", "2.4703282292062327e-324", "1e-323", "100", "1000000", "123456789012" };
+
+	if (rnd(r, 3) == 0) {
+		assert_int_equal(pmbot_buf_puts(b, PICK(r, fixed)), 0);
+		return;
+	}
+	if (rnd(r, 3) == 0)
+		assert_int_equal(pmbot_buf_putc(b, '-'), 0);
+	if (rnd(r, 4) == 0)
+		assert_int_equal(pmbot_buf_putc(b, '0'), 0);
+	else
+		gen_digits(r, b, rnd(r, 8) ? 4 : 22, 0);
+	if (rnd(r, 3) == 0) {
+		assert_int_equal(pmbot_buf_putc(b, '.'), 0);
+		gen_digits(r, b, rnd(r, 8) ? 4 : 25, 1);
+	}
+	if (rnd(r, 4) == 0) {
+		assert_int_equal(pmbot_buf_putc(b, rnd(r, 2) ? 'e' : 'E'), 0);
+		if (rnd(r, 2))
+			assert_int_equal(pmbot_buf_putc(b, rnd(r, 2) ? '+' : '-'), 0);
+		gen_digits(r, b, 3, 1);
+	}
+}
+
+static void gen_value(rng *r, pmbot_buf *b, int depth)
+{
+	static const char *const words[] = { "true", "false", "null" };
+	size_t kind = rnd(r, depth < 6 ? 10 : 6), n, i;
+
+	if (kind >= 8) {
+		int obj = kind == 8;
+
+		assert_int_equal(pmbot_buf_putc(b, obj ? '{' : '['), 0);
+		gen_ws(r, b);
+		n = rnd(r, 6);
+		for (i = 0; i < n; i++) {
+			if (i) {
+				assert_int_equal(pmbot_buf_putc(b, ','), 0);
+				gen_ws(r, b);
+			}
+			if (obj) {
+				gen_string(r, b, 1);
+				gen_ws(r, b);
+				assert_int_equal(pmbot_buf_putc(b, ':'), 0);
+				gen_ws(r, b);
+			}
+			gen_value(r, b, depth + 1);
+			gen_ws(r, b);
+		}
+		assert_int_equal(pmbot_buf_putc(b, obj ? '}' : ']'), 0);
+	} else if (kind >= 5) {
+		gen_string(r, b, 0);
+	} else if (kind >= 2) {
+		gen_number(r, b);
+	} else {
+		assert_int_equal(pmbot_buf_puts(b, PICK(r, words)), 0);
+	}
+}
+
+static void gen_document(rng *r, pmbot_buf *b)
+{
+	pmbot_buf_clear(b);
+	gen_ws(r, b);
+	gen_value(r, b, 0);
+	gen_ws(r, b);
+}
+
+static void test_json_parse__matches_jansson_on_generated_documents(void **state)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	rng r = { 20260222 };
+	tally t = { 0, 0, 0 };
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		gen_document(&r, &b);
+		if (!agrees(&t, b.buf, b.len) && t.failures > 5)
+			break;
+	}
+	assert_int_equal(t.failures, 0);
+	/* Mostly valid, with the rare bad escapes and duplicate keys refused. */
+	assert_true(t.accepted > 2500);
+	assert_true(t.refused > 150);
+	pmbot_buf_free(&b);
+}
+
+/* Delete, insert, replace, duplicate or swap bytes, or cut the text short. */
+static void mutate(rng *r, pmbot_buf *b)
+{
+	static const char bytes[] = "{}[]:,\"\\ -+.eE0123456789tfnulax\x01\x7f\f\v\n\t\r\xc3\xa9\xff/~";
+	size_t n = 1 + rnd(r, 3), i;
+
+	for (i = 0; i < n && b->len; i++) {
+		size_t at = rnd(r, b->len), k;
+		char c = bytes[rnd(r, sizeof(bytes))]; /* may pick the NUL terminator */
+		pmbot_buf tail = PMBOT_BUF_INIT;
+
+		switch (rnd(r, 6)) {
+		case 0:
+			memmove(b->buf + at, b->buf + at + 1, b->len - at - 1);
+			pmbot_buf_truncate(b, b->len - 1);
+			break;
+		case 1:
+			assert_int_equal(pmbot_buf_put(&tail, b->buf + at, b->len - at), 0);
+			pmbot_buf_truncate(b, at);
+			assert_int_equal(pmbot_buf_putc(b, c), 0);
+			assert_int_equal(pmbot_buf_put(b, tail.buf, tail.len), 0);
+			break;
+		case 2:
+			b->buf[at] = c;
+			break;
+		case 3:
+			pmbot_buf_truncate(b, at);
+			break;
+		case 4:
+			k = 1 + rnd(r, b->len - at);
+			assert_int_equal(pmbot_buf_put(&tail, b->buf + at, b->len - at), 0);
+			pmbot_buf_truncate(b, at);
+			assert_int_equal(pmbot_buf_put(b, tail.buf, k), 0);
+			assert_int_equal(pmbot_buf_put(b, tail.buf, tail.len), 0);
+			break;
+		default:
+			k = rnd(r, b->len);
+			c = b->buf[at];
+			b->buf[at] = b->buf[k];
+			b->buf[k] = c;
+			break;
+		}
+		pmbot_buf_free(&tail);
+	}
+}
+
+static void test_json_parse__matches_jansson_on_mutated_documents(void **state)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	rng r = { 77793 };
+	tally t = { 0, 0, 0 };
+	int i;
+
+	(void)state;
+	for (i = 0; i < 4000; i++) {
+		gen_document(&r, &b);
+		mutate(&r, &b);
+		if (!agrees(&t, b.buf, b.len) && t.failures > 5)
+			break;
+	}
+	assert_int_equal(t.failures, 0);
+	assert_true(t.accepted > 500);
+	assert_true(t.refused > 2500);
+	pmbot_buf_free(&b);
+}
+
+/* Runs of JSON tokens, good and bad, in any order. */
+static void test_json_parse__matches_jansson_on_token_soup(void **state)
+{
+	static const char *const tokens[] = { "{", "}", "[", "]", ":", ",", "\"s\"",
+		"\"k\"", "\"\\u0000\"", "\"\\ud800\"", "\"a\\x\"", "\"unterminated", "1", "-1",
+		"1.5", "1e5", "0", "-", "01", "1.", ".5", "+1", "99999999999999999999",
+		"1e999", "true", "false", "null", "tru", "nul", "nullx", "@", "'", "\\",
+		"\xc3\xa9", " ", "\n", "\t", "\r", "\f", "\"\xc3\xa9\"", "\"a\nb\"" };
+	pmbot_buf b = PMBOT_BUF_INIT;
+	rng r = { 42 };
+	tally t = { 0, 0, 0 };
+	size_t n, j;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		pmbot_buf_clear(&b);
+		n = 1 + rnd(&r, 8);
+		for (j = 0; j < n; j++)
+			assert_int_equal(pmbot_buf_puts(&b, PICK(&r, tokens)), 0);
+		if (!agrees(&t, b.buf, b.len) && t.failures > 5)
+			break;
+	}
+	assert_int_equal(t.failures, 0);
+	assert_true(t.accepted > 100);
+	assert_true(t.refused > 2500);
+	pmbot_buf_free(&b);
+}
+
+static void test_json_parse__an_escaped_nul_in_a_key_is_invalid_utf8(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	const char *text = "{\"ok\": 1,\n \"a\\u0000\": 2}";
+	const pmbot_diag *d;
+
+	(void)state;
+	d = parse_fail(&diags, text, strlen(text), 1, 0, NULL, "INVALID_UTF8");
+	/* After the key, as jansson reads it; the path is the last member read. */
+	assert_diag(d, "/ok", 2, 10);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_json_parse__nesting_is_reported_before_an_earlier_syntax_error(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_limits lim;
+	const char *text = "[1,,\n [[[2]]]]";
+
+	(void)state;
+	pmbot_limits_default(&lim);
+	lim.max_depth = 3;
+	assert_diag(parse_fail(&diags, text, strlen(text), 1, 0, &lim, "INPUT_TOO_DEEP"),
+		"/1", 2, 4);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_json_parse__invalid_utf8_is_reported_before_an_earlier_syntax_error(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	const char *text = "[1,,\n \"\xc3(\"]";
+
+	(void)state;
+	assert_diag(parse_fail(&diags, text, strlen(text), 1, 0, NULL, "INVALID_UTF8"),
+		"", 2, 3);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_json_parse__end_of_input_names_the_last_value_read(void **state)
+{
+	static const struct { const char *text, *path, *message; } cases[] = {
+		{ "[1,", "/0", "']' expected near end of file" },
+		{ "[[1],\n", "/0", "']' expected near end of file" },
+		{ "[", "", "']' expected near end of file" },
+		{ "{\"a\": 1,", "/a", "string or '}' expected near end of file" },
+		{ "{\"a\": {\"b\": [", "/a/b", "']' expected near end of file" },
+		{ "{\"a\":", "/a", "unexpected token near end of file" },
+		{ "{", "", "string or '}' expected near end of file" },
+	};
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	const pmbot_diag *d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		d = parse_fail(&diags, cases[i].text, strlen(cases[i].text), 1, 0, NULL,
+			"REPORT_PARSE_JSON");
+		assert_string_equal(d->path, cases[i].path);
+		assert_string_equal(d->message, cases[i].message);
+		pmbot_diag_list_free(&diags);
+	}
+}
+
+static void test_json_parse__syntax_errors_name_the_value_they_are_in(void **state)
+{
+	static const struct { const char *text, *path; int col; } cases[] = {
+		{ "{\"a\": [1, 2 3]}", "/a/1", 13 },
+		{ "{\"a\": {\"b\" 1}}", "/a/b", 12 },
+		{ "{\"a\": tru}", "/a", 9 },
+		{ "[0, \"x\\qy\"]", "/1", 8 },
+		{ "[0, {\"k\": 1} 2]", "/1", 14 },
+		{ "{\"a\": 1} x", "", 10 },
+	};
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_diag(parse_fail(&diags, cases[i].text, strlen(cases[i].text), 1, 0,
+			NULL, "REPORT_PARSE_JSON"), cases[i].path, 1, cases[i].col);
+		pmbot_diag_list_free(&diags);
+	}
+}
+
+static void test_json_parse__duplicate_key_skips_nested_keys_of_the_same_name(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	const char *text = "{\"x\": {\"a\": 1},\n \"a\": [{\"a\": 2}],\n \"b\": \"a\",\n \"a\": 3}";
+	const pmbot_diag *d;
+
+	(void)state;
+	d = parse_fail(&diags, text, strlen(text), 5, 0, NULL, "DUPLICATE_KEY");
+	assert_diag(d, "/a", 8, 2);
+	assert_string_equal(d->message, "duplicate key; first defined on line 6");
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_json_parse__integers_fill_json_int_t_and_no_more(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	json_t *root;
+
+	(void)state;
+	root = parse_ok("[9223372036854775807, -9223372036854775808, -0]", NULL, 1, 0);
+	assert_int_equal(json_integer_value(json_array_get(root, 0)), INT64_MAX);
+	assert_int_equal(json_integer_value(json_array_get(root, 1)), INT64_MIN);
+	assert_true(json_is_integer(json_array_get(root, 2)));
+	json_decref(root);
+	assert_string_equal(parse_fail(&diags, "9223372036854775808", 19, 1, 0, NULL,
+		"REPORT_PARSE_JSON")->message, "too big integer near '9223372036854775808'");
+	pmbot_diag_list_free(&diags);
+	assert_string_equal(parse_fail(&diags, "-9223372036854775809", 20, 1, 0, NULL,
+		"REPORT_PARSE_JSON")->message, "too big negative integer near '-9223372036854775809'");
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_json_parse__columns_count_characters_after_long_strings(void **state)
+{
+	pmbot_srcmap *map = pmbot_srcmap_new();
+	json_t *root;
+
+	(void)state;
+	/* Long strings go eight bytes at a time; multibyte characters still count once. */
+	root = parse_ok("{\"k\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\": "
+		"\"\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad plain ascii text here\", \"n\": 1}",
+		map, 1, 0);
+	assert_pos(map, "/k\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 1, 2);
+	assert_pos(map, "/n", 1, 44);
+	json_decref(root);
+	pmbot_srcmap_free(map);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +1099,18 @@ int main(void)
 		cmocka_unit_test(test_json_parse__rejects_empty_input),
 		cmocka_unit_test(test_json_parse__file_may_be_null),
 		cmocka_unit_test(test_json_parse__maps_a_large_report),
+		cmocka_unit_test(test_json_parse__matches_jansson_on_edge_cases),
+		cmocka_unit_test(test_json_parse__matches_jansson_on_generated_documents),
+		cmocka_unit_test(test_json_parse__matches_jansson_on_mutated_documents),
+		cmocka_unit_test(test_json_parse__matches_jansson_on_token_soup),
+		cmocka_unit_test(test_json_parse__an_escaped_nul_in_a_key_is_invalid_utf8),
+		cmocka_unit_test(test_json_parse__nesting_is_reported_before_an_earlier_syntax_error),
+		cmocka_unit_test(test_json_parse__invalid_utf8_is_reported_before_an_earlier_syntax_error),
+		cmocka_unit_test(test_json_parse__end_of_input_names_the_last_value_read),
+		cmocka_unit_test(test_json_parse__syntax_errors_name_the_value_they_are_in),
+		cmocka_unit_test(test_json_parse__duplicate_key_skips_nested_keys_of_the_same_name),
+		cmocka_unit_test(test_json_parse__integers_fill_json_int_t_and_no_more),
+		cmocka_unit_test(test_json_parse__columns_count_characters_after_long_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
