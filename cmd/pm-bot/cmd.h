@@ -95,4 +95,60 @@ int cmd_open_repo(pmbot_repo **out, const char *path);
  */
 int cmd_load_config(pmbot_config **out, pmbot_repo *repo, const char *rev);
 
+/* Inputs of `plan` and `apply` (cmd/pm-bot/plan_inputs.c). */
+#include "pmbot/plan.h"
+#include "pmbot/state.h"
+
+struct plan_opts {
+	const char *repo;        /* NULL: reports are files named in `paths` */
+	const char *rev;         /* with repo */
+	const char *config_rev;  /* with repo; NULL: rev */
+	const char *state;       /* NULL: <repo or .>/.pm-bot/state.json */
+	const char *backend;     /* NULL or "file" */
+	const char *target;      /* NULL: from the reports' scope or the config */
+	char **paths;            /* report paths (in git with repo, else files) */
+	size_t n_paths;
+};
+
+struct plan_inputs {
+	pmbot_repo *repo;
+	pmbot_config *config;
+	pmbot_formset *forms;
+	pmbot_workgraph *graph;  /* every report merged */
+	json_t *source;          /* {commit, reports[{path, blob}], config_blob} */
+	char *target;
+	char *scope_target;
+	int scope_conflict;
+	char *state_path;
+	pmbot_backend *backend;
+	pmbot_state *state;
+};
+
+/* Load config, forms, reports, target and state; prints I/O failures. EXIT_*. */
+int plan_inputs_load(struct plan_inputs *in, const struct plan_opts *o, pmbot_diag_list *diags);
+
+/* Plan from loaded inputs: `*bundle` set unless EXIT_RUNTIME. */
+int plan_inputs_plan(json_t **bundle, struct plan_inputs *in, pmbot_diag_list *diags);
+
+void plan_inputs_free(struct plan_inputs *in);
+
+int cmd_plan(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+
+/* Long options shared by plan and apply (handled by plan_opts_parse). */
+#define PLAN_INPUT_OPTIONS \
+	{ "repo", required_argument, NULL, 'R' }, \
+	{ "rev", required_argument, NULL, 'r' }, \
+	{ "config-rev", required_argument, NULL, 'c' }, \
+	{ "state", required_argument, NULL, 's' }, \
+	{ "backend", required_argument, NULL, 'B' }, \
+	{ "target", required_argument, NULL, 't' }
+
+/* Apply one shared option; 0, or -1 when `c` is not one of them. */
+int plan_opts_parse(struct plan_opts *o, int c, const char *arg);
+
+/* Write a bundle as canonical JSON to `path` atomically; prints failures. EXIT_*. */
+int write_bundle(const char *path, const json_t *bundle);
+
 #endif

@@ -62,6 +62,46 @@ static const struct cmd commands[] = {
 	  "with dependency annotations.\n"
 	  "\n"
 	  "Exit status: 0 printed, 2 the report is invalid, 1 a read failed.\n" },
+	{ "plan", cmd_plan, NEEDS_REPO, "propose the changes that make GitHub match the reports",
+	  "usage: pm-bot plan [--repo DIR] [--rev REV] [--config-rev REV] [--state FILE]\n"
+	  "                   [--target OWNER/NAME] [--out FILE] [--format md|json]\n"
+	  "                   [--detailed-exitcode] [--audit FILE] [PATH...]\n"
+	  "\n"
+	  "Reads the reports (from git at REV, default HEAD, in DIR, default .; or the\n"
+	  "Markdown FILEs named when --repo is not given), the configuration and issue\n"
+	  "forms, and the current state, and prints a ChangesetBundle: only the real\n"
+	  "differences, in a stable order, with its plan hash. Nothing is written.\n"
+	  "\n"
+	  "  --state FILE        the file backend's state (default DIR/.pm-bot/state.json;\n"
+	  "                      a missing file is an empty state)\n"
+	  "  --backend file      the only backend of this build\n"
+	  "  --target OWNER/NAME the repository the issues live in (default: the\n"
+	  "                      reports' scope, else the config's first `repos` entry)\n"
+	  "  --out FILE          also write the bundle as JSON (give it to `apply`)\n"
+	  "  --format md|json    Markdown for people (default) or the JSON bundle\n"
+	  "  --detailed-exitcode 0 no changes, 3 changes pending, 2 invalid, 1 error\n"
+	  "  --audit FILE        append a `proposal` event to this audit ledger\n"
+	  "\n"
+	  "Exit status: 0 planned, 2 invalid input, 1 failure (3: see above).\n" },
+	{ "apply", cmd_apply, NEEDS_REPO, "apply an approved plan",
+	  "usage: pm-bot apply --plan FILE --approve HASH [--audit FILE] [--actor NAME]\n"
+	  "                    [--out FILE] [plan input options] [PATH...]\n"
+	  "\n"
+	  "Re-plans from the plan's own inputs (its commit, reports and target unless\n"
+	  "given again) and applies only when HASH is the plan's hash and the fresh plan\n"
+	  "still matches it: the same hash, or a resumed apply whose remaining changes\n"
+	  "were all approved and whose missing ones are visibly applied. Anything else is\n"
+	  "a stale plan and nothing is written. Every approval, denial, attempt, success\n"
+	  "and failure goes to the audit ledger (default DIR/.pm-bot/audit.jsonl).\n"
+	  "\n"
+	  "Exit status: 0 applied, 2 stale plan, wrong hash or denied, 1 failure.\n" },
+	{ "audit", cmd_audit, 0, "verify the audit ledger's hash chain",
+	  "usage: pm-bot audit verify FILE\n"
+	  "\n"
+	  "Checks that every line of the ledger carries the SHA-256 of the line before\n"
+	  "and reports the first broken line.\n"
+	  "\n"
+	  "Exit status: 0 intact, 2 broken, 1 unreadable.\n" },
 	{ "help", cmd_help, 0, "show help for pm-bot or one command",
 	  "usage: pm-bot help [COMMAND]\n" },
 	{ "version", cmd_version, 0, "print the version",

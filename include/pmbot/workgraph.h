@@ -54,6 +54,7 @@ typedef struct {
 	json_t *json;
 	char *source_path;     /* owned: JSON Pointer of the item in the report */
 	int line;              /* line of the item in the report, 0 if unknown */
+	char *file;            /* owned: the report it came from, may be NULL */
 } pmbot_wg_node;
 
 typedef struct {
@@ -126,6 +127,15 @@ int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *repor
 int pmbot_workgraph_load(pmbot_workgraph **out, const char *file,
 	const char *markdown, size_t len, const pmbot_limits *lim,
 	pmbot_diag_list *diags);
+
+/*
+ * Move every node and edge of `src` into `dst` (several reports planned
+ * together); `src` is left empty and still needs pmbot_workgraph_free().
+ * A stable_id in both is DUPLICATE_STABLE_ID (naming both reports) and the
+ * second node is dropped. Call pmbot_workgraph_finish() on `dst` after the
+ * last merge. Returns PMBOT_OK, PMBOT_EINVALID or PMBOT_ERROR.
+ */
+int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag_list *diags);
 
 /* Node by stable_id (borrowed), or NULL. Valid after finish. */
 const pmbot_wg_node *pmbot_workgraph_find(const pmbot_workgraph *g, const char *stable_id);

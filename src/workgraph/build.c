@@ -99,6 +99,9 @@ int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *repor
 				rc = r;
 				goto done;
 			}
+			if (report->file &&
+			    !(g->nodes[g->n_nodes - 1].file = strdup(report->file)))
+				goto done;
 		}
 	}
 	for (k = 0; k < 3; k++) {

@@ -51,6 +51,7 @@ void pmbot_workgraph_free(pmbot_workgraph *g)
 	for (i = 0; i < g->n_nodes; i++) {
 		json_decref(g->nodes[i].json);
 		free(g->nodes[i].source_path);
+		free(g->nodes[i].file);
 	}
 	for (i = 0; i < g->n_edges; i++) {
 		free(g->edges[i].from_id);
@@ -104,6 +105,7 @@ int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *j
 	n->type = type;
 	n->json = json;
 	n->line = line;
+	n->file = NULL;
 	g->n_nodes++;
 	return PMBOT_OK;
 done:
@@ -394,4 +396,56 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 	    check_dependencies(g, file, diags) < 0)
 		return PMBOT_ERROR;
 	return errors ? PMBOT_EINVALID : PMBOT_OK;
+}
+
+int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag_list *diags)
+{
+	size_t i;
+	int rc = PMBOT_OK;
+
+	for (i = 0; i < src->n_nodes; i++) {
+		pmbot_wg_node *n = &src->nodes[i];
+		void *prev = NULL;
+
+		if (grow((void **)&dst->nodes, &dst->alloc_nodes, dst->n_nodes, sizeof(*dst->nodes)) < 0)
+			return PMBOT_ERROR;
+		switch (pmbot_strmap_put(&dst->index, n->stable_id, NULL, &prev)) {
+		case -1:
+			return PMBOT_ERROR;
+		case 1: {
+			/* Rare: a linear search, since growing dst moved its nodes. */
+			const pmbot_wg_node *first = NULL;
+			size_t k;
+
+			for (k = 0; k < dst->n_nodes && !first; k++)
+				if (!strcmp(dst->nodes[k].stable_id, n->stable_id))
+					first = &dst->nodes[k];
+
+			if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "DUPLICATE_STABLE_ID", n->file,
+				n->source_path ? n->source_path : "", n->line, 0,
+				"stable_id '%s' is also used by %s", n->stable_id,
+				first && first->file ? first->file : "another report") < 0)
+				return PMBOT_ERROR;
+			rc = PMBOT_EINVALID;
+			json_decref(n->json);
+			free(n->source_path);
+			free(n->file);
+			continue;
+		}
+		}
+		dst->nodes[dst->n_nodes++] = *n;
+	}
+	src->n_nodes = 0;
+	/* Rebuild dst's index from its own array: src's entries are gone. */
+	pmbot_strmap_free(&dst->index);
+	for (i = 0; i < dst->n_nodes; i++)
+		if (pmbot_strmap_put(&dst->index, dst->nodes[i].stable_id, &dst->nodes[i], NULL) < 0)
+			return PMBOT_ERROR;
+	for (i = 0; i < src->n_edges; i++) {
+		if (grow((void **)&dst->edges, &dst->alloc_edges, dst->n_edges, sizeof(*dst->edges)) < 0)
+			return PMBOT_ERROR;
+		dst->edges[dst->n_edges++] = src->edges[i];
+	}
+	src->n_edges = 0;
+	return rc;
 }

@@ -1,0 +1,229 @@
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "pmbot/apply.h"
+#include "pmbot/fs.h"
+
+/*
+ * PMBOT_TEST_KILL_AFTER=N makes the process SIGKILL itself once N
+ * changesets have finished, so tests can prove an interrupted apply
+ * converges when run again. It lives here, not in src/: only the tool
+ * decides to end the process.
+ */
+struct kill_switch {
+	long after;
+	long done;
+};
+
+static void after_changeset(void *ctx, const json_t *changeset, const char *status)
+{
+	struct kill_switch *k = ctx;
+
+	(void)changeset;
+	(void)status;
+	if (k->after > 0 && ++k->done >= k->after)
+		raise(SIGKILL);
+}
+
+static int read_bundle(json_t **out, const char *path)
+{
+	json_error_t jerr;
+	const char *sv;
+
+	*out = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!*out) {
+		fprintf(stderr, "pm-bot: cannot read the plan %s: %s (line %d)\n", path, jerr.text,
+			jerr.line);
+		return errno == ENOENT ? EXIT_RUNTIME : EXIT_INVALID;
+	}
+	sv = json_string_value(json_object_get(*out, "schema_version"));
+	if (!sv || strcmp(sv, "changeset_bundle/v1") ||
+	    !json_is_string(json_object_get(*out, "plan_hash"))) {
+		fprintf(stderr, "pm-bot: %s is not a changeset_bundle/v1 plan\n", path);
+		return EXIT_INVALID;
+	}
+	return EXIT_OK;
+}
+
+/* Inputs not given on the command line come from the plan itself. */
+static void defaults_from_plan(struct plan_opts *o, const json_t *bundle, char ***owned)
+{
+	const json_t *source = json_object_get(bundle, "source"), *reports, *r;
+	const char *commit = json_string_value(json_object_get(source, "commit"));
+	size_t i, n;
+
+	if (!o->target)
+		o->target = json_string_value(json_object_get(bundle, "target"));
+	if (o->n_paths)
+		return;
+	reports = json_object_get(source, "reports");
+	n = json_array_size(reports);
+	if (commit && !o->repo)
+		o->repo = ".";
+	if (commit && !o->rev)
+		o->rev = commit;
+	if (!n || !(*owned = calloc(n, sizeof(**owned))))
+		return;
+	json_array_foreach(reports, i, r)
+		(*owned)[i] = (char *)json_string_value(json_object_get(r, "path"));
+	o->paths = *owned;
+	o->n_paths = n;
+}
+
+static void print_results(const json_t *results)
+{
+	const char *names[] = { "applied", "already_applied", "denied", "failed", "pending" };
+	size_t counts[5] = { 0 }, i, k;
+	json_t *r;
+
+	json_array_foreach(results, i, r) {
+		const char *st = json_string_value(json_object_get(r, "status"));
+
+		for (k = 0; k < 5; k++)
+			if (st && !strcmp(st, names[k]))
+				counts[k]++;
+		if (st && (!strcmp(st, "denied") || !strcmp(st, "failed")))
+			fprintf(stderr, "pm-bot: %s %s: %s\n", json_string_value(json_object_get(r,
+				"changeset_id")), st, json_string_value(json_object_get(r, "reason")) ?
+				json_string_value(json_object_get(r, "reason")) : "");
+	}
+	printf("applied %zu, already applied %zu, denied %zu, failed %zu, pending %zu\n",
+		counts[0], counts[1], counts[2], counts[3], counts[4]);
+}
+
+int cmd_apply(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		PLAN_INPUT_OPTIONS,
+		{ "plan", required_argument, NULL, 'p' },
+		{ "approve", required_argument, NULL, 'A' },
+		{ "audit", required_argument, NULL, 'a' },
+		{ "actor", required_argument, NULL, 'u' },
+		{ "out", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct cmd *self = cmd_lookup("apply");
+	struct plan_opts o;
+	struct plan_inputs in;
+	struct kill_switch ks = { 0, 0 };
+	pmbot_apply_hooks hooks = { NULL, after_changeset, NULL, &ks };
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_audit *audit = NULL;
+	pmbot_buf err = PMBOT_BUF_INIT, audit_default = PMBOT_BUF_INIT;
+	const char *plan_path = NULL, *approve = NULL, *audit_path = NULL, *out_path = NULL;
+	const char *actor = getenv("USER"), *env;
+	char **owned_paths = NULL;
+	json_t *approved = NULL, *fresh = NULL, *results = NULL, *ev = NULL;
+	int c, rc, r;
+
+	memset(&o, 0, sizeof(o));
+	memset(&in, 0, sizeof(in));
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (plan_opts_parse(&o, c, optarg) == 0)
+			continue;
+		switch (c) {
+		case 'p': plan_path = optarg; break;
+		case 'A': approve = optarg; break;
+		case 'a': audit_path = optarg; break;
+		case 'u': actor = optarg; break;
+		case 'o': out_path = optarg; break;
+		default: return cmd_bad_option(self, c, argv);
+		}
+	}
+	if (!plan_path || !approve)
+		return cmd_usage_error(self, "apply needs --plan FILE and --approve HASH");
+	if (!actor || !*actor)
+		actor = "unknown";
+	if ((env = getenv("PMBOT_TEST_KILL_AFTER")))
+		ks.after = strtol(env, NULL, 10);
+	o.paths = argv + optind;
+	o.n_paths = (size_t)(argc - optind);
+
+	if ((rc = read_bundle(&approved, plan_path)) != EXIT_OK)
+		goto done;
+	defaults_from_plan(&o, approved, &owned_paths);
+	if (o.repo && !o.rev)
+		o.rev = "HEAD";
+	if (!audit_path) {
+		if (pmbot_buf_printf(&audit_default, "%s/.pm-bot/audit.jsonl", o.repo ? o.repo : ".") < 0) {
+			rc = EXIT_RUNTIME;
+			goto done;
+		}
+		audit_path = audit_default.buf;
+	}
+	{
+		pmbot_buf dir = PMBOT_BUF_INIT;
+		const char *slash = strrchr(audit_path, '/');
+
+		if (slash && pmbot_buf_put(&dir, audit_path, (size_t)(slash - audit_path)) == 0 && dir.len)
+			pmbot_fs_mkdirs(dir.buf, 0755);
+		pmbot_buf_free(&dir);
+	}
+	if (pmbot_audit_open(&audit, audit_path, &diags) < 0) {
+		cmd_print_diags(stderr, &diags);
+		fprintf(stderr, "pm-bot: cannot open the audit ledger %s\n", audit_path);
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	if (strcmp(approve, json_string_value(json_object_get(approved, "plan_hash")))) {
+		ev = json_pack("{s:s, s:s, s:s, s:O}", "reason", "APPROVAL_MISMATCH", "actor", actor,
+			"approved_hash", approve, "plan_hash", json_object_get(approved, "plan_hash"));
+		pmbot_audit_append(audit, "denial", ev);
+		fprintf(stderr, "pm-bot: the approval names %s but the plan's hash is %s: nothing applied\n",
+			approve, json_string_value(json_object_get(approved, "plan_hash")));
+		rc = EXIT_INVALID;
+		goto done;
+	}
+	rc = plan_inputs_load(&in, &o, &diags);
+	if (rc == EXIT_OK)
+		rc = plan_inputs_plan(&fresh, &in, &diags);
+	if (rc != EXIT_OK) {
+		cmd_print_diags(stderr, &diags);
+		goto done;
+	}
+	r = pmbot_apply_check(approved, fresh, in.state, in.config, &diags);
+	cmd_print_diags(stderr, &diags);
+	if (r != PMBOT_OK) {
+		ev = json_pack("{s:s, s:s, s:s, s:O}", "reason", "STALE_PLAN", "actor", actor,
+			"approved_hash", approve, "fresh_hash", json_object_get(fresh, "plan_hash"));
+		pmbot_audit_append(audit, "denial", ev);
+		fprintf(stderr, "pm-bot: the plan is stale: the repository or the state changed since "
+			"it was made. Plan again and approve the new hash.\n");
+		rc = r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
+		goto done;
+	}
+	ev = json_pack("{s:s, s:s, s:s, s:O, s:I}", "actor", actor, "how", "pm-bot apply --approve",
+		"plan_hash", approve, "fresh_hash", json_object_get(fresh, "plan_hash"),
+		"changesets", (json_int_t)pmbot_plan_count(fresh));
+	if (pmbot_audit_append(audit, "approval", ev) < 0) {
+		fprintf(stderr, "pm-bot: cannot write the audit ledger %s\n", audit_path);
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	r = pmbot_apply_run(&results, fresh, NULL, in.backend, in.config, audit, actor, &hooks, &err);
+	if (results)
+		print_results(results);
+	if (r != PMBOT_OK)
+		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "apply stopped");
+	if (out_path && results && write_bundle(out_path, results) != EXIT_OK)
+		r = PMBOT_ERROR;
+	rc = r == PMBOT_OK ? EXIT_OK : r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
+done:
+	json_decref(ev);
+	json_decref(approved);
+	json_decref(fresh);
+	json_decref(results);
+	free(owned_paths);
+	pmbot_audit_close(audit);
+	plan_inputs_free(&in);
+	pmbot_buf_free(&err);
+	pmbot_buf_free(&audit_default);
+	pmbot_diag_list_free(&diags);
+	return rc;
+}

@@ -1,0 +1,316 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd.h"
+#include "pmbot/fs.h"
+#include "pmbot/source.h"
+
+void plan_inputs_free(struct plan_inputs *in)
+{
+	pmbot_workgraph_free(in->graph);
+	pmbot_formset_free(in->forms);
+	pmbot_config_free(in->config);
+	pmbot_state_free(in->state);
+	if (in->backend)
+		in->backend->free(in->backend);
+	pmbot_repo_free(in->repo);
+	json_decref(in->source);
+	free(in->target);
+	free(in->state_path);
+	free(in->scope_target);
+	memset(in, 0, sizeof(*in));
+}
+
+/* "ORG/REPO" from a report's scope when it names exactly one repository. */
+static char *scope_target(const json_t *root)
+{
+	const json_t *scope = json_object_get(json_object_get(root, "report"), "scope");
+	const json_t *repos = json_object_get(scope, "repos");
+	const char *org = json_string_value(json_object_get(scope, "org"));
+	const char *repo;
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	if (!org || json_array_size(repos) != 1 ||
+	    !(repo = json_string_value(json_array_get(repos, 0))))
+		return NULL;
+	if (strchr(repo, '/') ? pmbot_buf_puts(&b, repo) < 0
+			      : pmbot_buf_printf(&b, "%s/%s", org, repo) < 0) {
+		pmbot_buf_free(&b);
+		return NULL;
+	}
+	return pmbot_buf_detach(&b, NULL);
+}
+
+/* Load one report's bytes into the merged graph; remembers its scope target. */
+static int add_report(struct plan_inputs *in, const char *name, const char *text, size_t len,
+	const char *blob, pmbot_diag_list *diags)
+{
+	pmbot_limits lim;
+	pmbot_report *r = NULL;
+	pmbot_workgraph *g = NULL;
+	char *scope;
+	int rc;
+
+	pmbot_limits_default(&lim);
+	rc = pmbot_report_load(&r, name, text, len, &lim, diags);
+	if (rc == PMBOT_OK)
+		rc = pmbot_report_validate(r, diags);
+	if (rc == PMBOT_OK)
+		rc = pmbot_workgraph_from_report(&g, r, diags);
+	if (rc == PMBOT_OK) {
+		scope = scope_target(r->root);
+		if (!in->scope_conflict && scope) {
+			if (!in->scope_target)
+				in->scope_target = scope, scope = NULL;
+			else if (strcasecmp(in->scope_target, scope))
+				in->scope_conflict = 1;
+		}
+		free(scope);
+		rc = pmbot_workgraph_merge(in->graph, g, diags);
+	}
+	if (rc != PMBOT_ERROR &&
+	    json_array_append_new(json_object_get(in->source, "reports"),
+		blob ? json_pack("{s:s, s:s}", "path", name, "blob", blob)
+		     : json_pack("{s:s}", "path", name)) < 0)
+		rc = PMBOT_ERROR;
+	pmbot_workgraph_free(g);
+	pmbot_report_free(r);
+	return rc;
+}
+
+static int load_reports_from_git(struct plan_inputs *in, const struct plan_opts *o,
+	pmbot_diag_list *diags)
+{
+	pmbot_repo_files files = PMBOT_REPO_FILES_INIT;
+	pmbot_limits lim;
+	pmbot_buf text;
+	const char *const *globs = (const char *const *)in->config->reports.items;
+	size_t n = in->config->reports.count, i;
+	int rc = EXIT_OK, r;
+
+	pmbot_limits_default(&lim);
+	pmbot_buf_init(&text, lim.max_bytes);
+	if (o->n_paths) {
+		globs = (const char *const *)o->paths;
+		n = o->n_paths;
+	}
+	if ((r = pmbot_repo_list(&files, in->repo, o->rev, globs, n)) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(in->repo));
+		rc = r == PMBOT_ERROR ? EXIT_RUNTIME : EXIT_INVALID;
+		goto done;
+	}
+	if (!files.count)
+		fprintf(stderr, "pm-bot: no reports match at %s\n", o->rev);
+	if (json_object_set_new(in->source, "commit", json_string(files.commit_id)) < 0) {
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	for (i = 0; i < files.count; i++) {
+		pmbot_buf_clear(&text);
+		r = pmbot_repo_read_blob(&text, in->repo, files.items[i].blob_id);
+		if (r == PMBOT_REPO_ETOOBIG) {
+			pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", files.items[i].path, "",
+				0, 0, "the report is larger than %zu bytes", lim.max_bytes);
+			rc = EXIT_INVALID;
+			continue;
+		}
+		if (r < 0) {
+			fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(in->repo));
+			rc = EXIT_RUNTIME;
+			goto done;
+		}
+		r = add_report(in, files.items[i].path, text.buf, text.len, files.items[i].blob_id, diags);
+		if (r == PMBOT_ERROR) {
+			rc = EXIT_RUNTIME;
+			goto done;
+		}
+		if (r == PMBOT_EINVALID)
+			rc = EXIT_INVALID;
+	}
+done:
+	pmbot_buf_free(&text);
+	pmbot_repo_files_free(&files);
+	return rc;
+}
+
+static int load_reports_from_files(struct plan_inputs *in, const struct plan_opts *o,
+	pmbot_diag_list *diags)
+{
+	pmbot_limits lim;
+	pmbot_buf text;
+	size_t i;
+	int rc = EXIT_OK, r;
+
+	pmbot_limits_default(&lim);
+	pmbot_buf_init(&text, lim.max_bytes);
+	for (i = 0; i < o->n_paths; i++) {
+		pmbot_buf_clear(&text);
+		if (pmbot_fs_read(&text, o->paths[i]) < 0) {
+			fprintf(stderr, "pm-bot: cannot read %s: %s\n", o->paths[i], strerror(errno));
+			rc = EXIT_RUNTIME;
+			break;
+		}
+		r = add_report(in, cmd_display_name(o->paths[i]), text.buf, text.len, NULL, diags);
+		if (r == PMBOT_ERROR) {
+			rc = EXIT_RUNTIME;
+			break;
+		}
+		if (r == PMBOT_EINVALID)
+			rc = EXIT_INVALID;
+	}
+	pmbot_buf_free(&text);
+	return rc;
+}
+
+static int pick_target(struct plan_inputs *in, const struct plan_opts *o, pmbot_diag_list *diags)
+{
+	const char *t = o->target;
+
+	if (!t && !in->scope_conflict)
+		t = in->scope_target;
+	if (!t && in->config->repos.count)
+		t = in->config->repos.items[0];
+	if (!t) {
+		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "NO_TARGET_REPO", NULL, "", 0, 0,
+			"no target repository: pass --target OWNER/NAME, name exactly one repository "
+			"in report.scope.repos, or list one under `repos` in .github/pm-bot.yml");
+		return EXIT_INVALID;
+	}
+	if (!(in->target = strdup(t)))
+		return EXIT_RUNTIME;
+	return EXIT_OK;
+}
+
+static int open_state(struct plan_inputs *in, const struct plan_opts *o, pmbot_diag_list *diags)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	const char *repos[1];
+	int r, rc = EXIT_OK;
+
+	if (o->backend && strcmp(o->backend, "file")) {
+		fprintf(stderr, "pm-bot: backend '%s' is not available in this build "
+			"(the GitHub backend is not implemented yet); use the file backend\n", o->backend);
+		return EXIT_RUNTIME;
+	}
+	if (o->state) {
+		in->state_path = strdup(o->state);
+	} else {
+		pmbot_buf p = PMBOT_BUF_INIT;
+
+		if (pmbot_buf_printf(&p, "%s/.pm-bot/state.json", o->repo ? o->repo : ".") == 0)
+			in->state_path = pmbot_buf_detach(&p, NULL);
+		pmbot_buf_free(&p);
+	}
+	if (!in->state_path)
+		return EXIT_RUNTIME;
+	r = pmbot_file_backend_open(&in->backend, in->state_path, NULL, diags);
+	if (r == PMBOT_EINVALID)
+		return EXIT_INVALID;
+	if (r < 0) {
+		fprintf(stderr, "pm-bot: cannot open the state file %s\n", in->state_path);
+		return EXIT_RUNTIME;
+	}
+	repos[0] = in->target;
+	r = in->backend->read(&in->state, in->backend, repos, 1, in->config->project_owner,
+		in->config->project_number, &err);
+	if (r < 0) {
+		fprintf(stderr, "pm-bot: cannot read the state: %s\n", err.len ? err.buf : "unknown error");
+		rc = r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
+	}
+	pmbot_buf_free(&err);
+	return rc;
+}
+
+int plan_inputs_load(struct plan_inputs *in, const struct plan_opts *o, pmbot_diag_list *diags)
+{
+	char config_blob[PMBOT_OID_HEX_SIZE] = "";
+	int rc, r;
+
+	memset(in, 0, sizeof(*in));
+	if (!(in->source = json_pack("{s:n, s:[], s:s}", "commit", "reports", "config_blob", "")) ||
+	    pmbot_workgraph_new(&in->graph) < 0)
+		return EXIT_RUNTIME;
+	if (o->repo) {
+		char *current;
+
+		if ((rc = cmd_open_repo(&in->repo, o->repo)) != EXIT_OK)
+			return rc;
+		current = cmd_current_repo(in->repo);
+		r = pmbot_source_config(&in->config, config_blob, in->repo,
+			o->config_rev ? o->config_rev : o->rev, current, diags);
+		free(current);
+		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
+			fprintf(stderr, "pm-bot: cannot read %s: %s\n", PMBOT_CONFIG_PATH,
+				pmbot_repo_last_error(in->repo));
+			return r == PMBOT_ENOTFOUND ? EXIT_INVALID : EXIT_RUNTIME;
+		}
+		if (r == PMBOT_EINVALID)
+			return EXIT_INVALID;
+		if (json_object_set_new(in->source, "config_blob", json_string(config_blob)) < 0)
+			return EXIT_RUNTIME;
+		r = pmbot_source_forms(&in->forms, in->repo, o->config_rev ? o->config_rev : o->rev,
+			in->config, diags);
+		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
+			fprintf(stderr, "pm-bot: cannot read issue forms: %s\n",
+				pmbot_repo_last_error(in->repo));
+			return EXIT_RUNTIME;
+		}
+		if (r == PMBOT_EINVALID)
+			return EXIT_INVALID;
+		rc = load_reports_from_git(in, o, diags);
+	} else {
+		if (pmbot_config_default(&in->config, NULL) < 0 ||
+		    pmbot_formset_new(&in->forms, &in->config->labels) < 0)
+			return EXIT_RUNTIME;
+		rc = load_reports_from_files(in, o, diags);
+	}
+	if (rc != EXIT_OK)
+		return rc;
+	/* Each report's warnings were given when it was loaded: keep only new errors. */
+	{
+		pmbot_diag_list scratch = PMBOT_DIAG_LIST_INIT;
+		size_t i;
+
+		r = pmbot_workgraph_finish(in->graph, NULL, &scratch);
+		for (i = 0; i < scratch.count; i++) {
+			const pmbot_diag *d = &scratch.items[i];
+
+			if (d->severity == PMBOT_SEV_ERROR)
+				pmbot_diag_add(diags, d->severity, d->code, d->file, d->path, d->line,
+					d->column, "%s", d->message);
+		}
+		pmbot_diag_list_free(&scratch);
+		if (r == PMBOT_EINVALID)
+			return EXIT_INVALID;
+		if (r < 0)
+			return EXIT_RUNTIME;
+	}
+	if ((rc = pick_target(in, o, diags)) != EXIT_OK)
+		return rc;
+	return open_state(in, o, diags);
+}
+
+int plan_inputs_plan(json_t **bundle, struct plan_inputs *in, pmbot_diag_list *diags)
+{
+	pmbot_plan_input pi;
+
+	pi.graph = in->graph;
+	pi.config = in->config;
+	pi.forms = in->forms;
+	pi.state = in->state;
+	pi.target = in->target;
+	pi.source = in->source;
+	pi.self_login = NULL;
+	switch (pmbot_plan_build(bundle, &pi, diags)) {
+	case PMBOT_OK:
+		return EXIT_OK;
+	case PMBOT_EINVALID:
+		return EXIT_INVALID;
+	default:
+		fputs("pm-bot: planning failed (out of memory)\n", stderr);
+		return EXIT_RUNTIME;
+	}
+}

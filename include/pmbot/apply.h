@@ -1,0 +1,243 @@
+#ifndef PMBOT_APPLY_H
+#define PMBOT_APPLY_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "pmbot/buf.h"
+#include "pmbot/config.h"
+#include "pmbot/diag.h"
+#include "pmbot/hash.h"
+#include "pmbot/state.h"
+
+/*
+ * Applying an approved ChangesetBundle (include/pmbot/plan.h): approval
+ * checks, compilation to the apply flow, execution, and the audit ledger.
+ * docs/apply.md describes it for users.
+ *
+ * Managed issues are found by their identity marker (pmbot_body_parse) on
+ * issues whose author `config` trusts (pmbot_config_author_trusted); a
+ * NULL config trusts only the default, github-actions[bot]. A caller that
+ * also trusts the token's own login (the planner's self_login) adds it to
+ * config->trusted_authors first.
+ */
+
+/*
+ * Decide whether a fresh plan may execute under the approval of `approved`
+ * (the bundle a human approved by its plan_hash). Both bundles' plan_hash
+ * must be the SHA-256 of their own changesets and fingerprint (plan.h's
+ * rule), so an edited plan file is refused (PLAN_HASH_MISMATCH; a bundle
+ * without plan_hash or changesets[] is BUNDLE_INVALID). Then:
+ *  - same plan_hash: everything is approved;
+ *  - a resumed apply: every changeset of `fresh` is in `approved` with the
+ *    same idempotency key, operation, target and payload (changeset ids may
+ *    differ: they are renumbered), `fresh` has no conflict `approved` did
+ *    not have (compared whole), and every approved changeset missing from
+ *    `fresh` is visibly applied in `state` (pmbot_changeset_is_applied
+ *    with `config`): the approval still holds for what is left;
+ *  - anything else is stale: PMBOT_EINVALID with one STALE_PLAN diagnostic
+ *    naming the first difference (path: /changesets/N or /conflicts/N).
+ * Returns PMBOT_OK when `fresh` may run, PMBOT_ERROR when out of memory.
+ * Costs O(issues + changesets).
+ */
+int pmbot_apply_check(const json_t *approved, const json_t *fresh, const pmbot_state *state,
+	const pmbot_config *config, pmbot_diag_list *diags);
+
+/*
+ * Is changeset `cs` already true in `state`?
+ *   create_issue        a trusted issue in target.repo carries the marker
+ *                       (one or more: a second create would be wrong either way)
+ *   update_issue_title  the title is payload.title, byte for byte
+ *   update_issue_body   the body is payload.body, byte for byte
+ *   add_labels          every label present (names compare case-insensitively,
+ *                       as GitHub does)
+ *   remove_labels       no label present
+ *   set_parent          the issue's parent is payload.parent
+ *   add_dependency      payload.blocker is in blocked_by
+ *   remove_dependency   payload.blocker is not in blocked_by
+ *   add_to_project      the state's project is payload.project and has an
+ *                       item for the issue
+ *   set_project_field   the item's value of the field (looked up by name,
+ *                       case-insensitively) equals payload.value: numbers by
+ *                       value, single-select option names case-insensitively,
+ *                       other strings exactly; null means unset
+ * A target or binding that does not resolve (no trusted marker, two trusted
+ * issues with the marker, no such number) is not applied. Builds a marker
+ * index of the whole state on every call (O(issues)); the executor and
+ * pmbot_apply_check build it once. 1 yes, 0 no (also for malformed input).
+ */
+int pmbot_changeset_is_applied(const json_t *cs, const pmbot_state *state,
+	const pmbot_config *config);
+
+/*
+ * The apply flow: the bundle compiled into a Flow IR 1.0.0 document (spec
+ * 001; docs/schemas/apply-flow.v1.schema.json):
+ *   {"version":"1.0.0",
+ *    "flow":{"name":"pm-bot.apply.<bundle_id>","timeout_ms":<sum of the
+ *            nodes' worst cases, capped at 2^31-1>},
+ *    "constants":{"policyRef":"pm-bot.yml#<16 hex of the policy's SHA-256>",
+ *                 "policy":<pmbot_config_to_json(config), {} when NULL>},
+ *    "inputs_schema":{},
+ *    "graph":{"nodes":[{id, type, with, timeout_ms, retry:{max, backoff_ms}}],
+ *             "edges":[{from, to, on:"success"}]},
+ *    "metadata":{generated_at, source_file, bundle_id, plan_hash}}
+ * One node per changeset, in bundle order: id = changeset_id, type
+ * "github.<operation>", with = {idempotency_key, operation, target,
+ * payload} (deep copies), timeout_ms 30000; a success edge from each node
+ * to the next. Only operations that are safe to repeat (every one but
+ * create_issue; spec 002's purity rule) get retry {max 2, backoff_ms 1000};
+ * creates and unknown operations get {0, 0}. Unknown operations compile
+ * (the executor denies them, audited). `source_file` NULL or "" is "-".
+ * `generated_at` is $PMBOT_NOW (which must be RFC 3339 UTC) or the clock;
+ * everything else is a function of the inputs.
+ * `*out` is a new reference the caller owns. PMBOT_EINVALID when `bundle`
+ * has no bundle_id, no changesets[] or a changeset without an operation
+ * string; PMBOT_ERROR when out of memory or PMBOT_NOW is malformed.
+ */
+int pmbot_flow_compile(json_t **out, const json_t *bundle, const pmbot_config *config,
+	const char *source_file);
+
+/*
+ * Validate a flow document against spec 001's rules, reporting every
+ * problem as an error with its JSON Pointer: FLOW_VERSION (not
+ * major.minor.patch, or a major other than 1), FLOW_MISSING (a required
+ * member), FLOW_TYPE (wrong JSON type), FLOW_EMPTY_STRING (any empty string
+ * outside the opaque constants.policy, inputs_schema and nodes' `with`),
+ * FLOW_ID (flow.name or a node id not matching ^[a-zA-Z0-9_.-]+$),
+ * FLOW_DUPLICATE_ID, FLOW_NO_NODES, FLOW_EDGE_REF (an edge end naming no
+ * node), FLOW_EDGE_ON (`on` not success|failure), FLOW_RANGE (timeout_ms,
+ * retry.max, retry.backoff_ms not an integer in 0..2^31-1), FLOW_TIMESTAMP
+ * (generated_at not RFC 3339 UTC), FLOW_CYCLE (the message names the
+ * cycle, "a -> b -> a"), FLOW_RETRY_UNSAFE (retry.max > 0 on a type that is
+ * not "github.<operation safe to repeat>"). Unknown members are ignored.
+ * PMBOT_OK, PMBOT_EINVALID, or PMBOT_ERROR when out of memory.
+ */
+int pmbot_flow_validate(const json_t *flow, pmbot_diag_list *diags);
+
+/*
+ * Audit ledger: JSON Lines. Each line is the canonical JSON (json.h) of one
+ * event object holding the caller's fields plus
+ *   "event"  proposal | approval | denial | attempt | success | failure |
+ *            dead_letter
+ *   "seq"    1-based line number
+ *   "at"     RFC 3339 UTC ($PMBOT_NOW fixes it)
+ *   "prev"   hex SHA-256 of the previous line's bytes without its newline;
+ *            64 zeros on the first line
+ * so that editing, removing, inserting or reordering any line but the last
+ * breaks the chain. (Rewriting or dropping the last lines is only caught
+ * against a head hash kept elsewhere: pmbot_audit_head.)
+ */
+typedef struct pmbot_audit pmbot_audit;
+
+/*
+ * Open (create, with missing parent directories) the ledger at `path` for
+ * appending; the chain continues from its last line. The file is locked
+ * (flock) while open. `*out` is new; pmbot_audit_close() frees it.
+ * PMBOT_EINVALID when the existing chain is broken (AUDIT_BROKEN, as
+ * pmbot_audit_verify), another process holds the ledger (AUDIT_LOCKED) or
+ * $PMBOT_NOW is malformed (AUDIT_CLOCK); PMBOT_ERROR on I/O failure
+ * (AUDIT_IO). `*out` is NULL on failure.
+ */
+int pmbot_audit_open(pmbot_audit **out, const char *path, pmbot_diag_list *diags);
+
+/* Close the ledger and free `audit`. NULL is a no-op. */
+void pmbot_audit_close(pmbot_audit *audit);
+
+/*
+ * Append one event: `fields` (borrowed; an object or NULL; it must not hold
+ * the keys event, seq, at or prev) plus the four chain members. Written
+ * with one write() on an O_APPEND descriptor and fsync'd before returning,
+ * so a crash never loses an event that was reported done; a failed write is
+ * truncated away. 0; PMBOT_EINVALID for an unknown event or bad `fields`;
+ * PMBOT_ERROR on I/O failure.
+ */
+int pmbot_audit_append(pmbot_audit *audit, const char *event, const json_t *fields);
+
+/*
+ * The SHA-256 of the ledger's last line (64 zeros when empty) and, when
+ * `lines` is not NULL, how many lines it has: an anchor to publish (e.g. in
+ * the apply comment) so that a truncated or rewritten tail is detectable.
+ */
+void pmbot_audit_head(char out[PMBOT_SHA256_HEX_SIZE], size_t *lines, const pmbot_audit *audit);
+
+/*
+ * Verify a ledger's chain. `*lines` (may be NULL) gets the number of lines
+ * when it holds. PMBOT_OK; PMBOT_EINVALID with one AUDIT_BROKEN diagnostic
+ * (file `path`, `line` = the first broken line, 1-based, path the member
+ * at fault) saying why: not a JSON object, not canonical JSON, prev not the
+ * SHA-256 of the line before, seq not the line number, unknown event, bad
+ * `at`, or a last line without its newline (a cut-off write); PMBOT_ERROR
+ * with AUDIT_IO when the file cannot be read.
+ */
+int pmbot_audit_verify(const char *path, size_t *lines, pmbot_diag_list *diags);
+
+/*
+ * Callbacks for the command line and for tests (e.g. a kill -9 between
+ * changesets). Every member may be NULL.
+ */
+typedef struct {
+	/* Called before each selected changeset is looked at; nonzero stops the run. */
+	int (*before)(void *ctx, const json_t *changeset);
+	/*
+	 * Called once a changeset's outcome is durable (the backend has written
+	 * it and its audit event is fsync'd): status applied, already_applied,
+	 * denied or failed.
+	 */
+	void (*after)(void *ctx, const json_t *changeset, const char *status);
+	/* Waits between retries; NULL sleeps for real (nanosleep). */
+	void (*sleep_ms)(void *ctx, long ms);
+	void *ctx;
+} pmbot_apply_hooks;
+
+/*
+ * Execute `bundle`'s changesets that are in `run` (an array of changeset
+ * ids, every one of which must be in the bundle; NULL: all) in bundle
+ * order through `backend`, after compiling and validating the flow.
+ *
+ * 1. Denials first, for every selected changeset, before anything is
+ *    written: the operation is unknown (UNKNOWN_OPERATION), in
+ *    deny_operations (OPERATION_DENIED), or the target repository (for
+ *    set_parent also the parent's, which GitHub writes) is not in the
+ *    allowlist (REPO_NOT_ALLOWED). Each is a `denial` audit event and status
+ *    "denied"; if any, nothing runs and the return is PMBOT_EINVALID.
+ * 2. The state is read once through backend->read: every repository a
+ *    selected changeset's target, parent or blocker names, and the project
+ *    of the first add_to_project payload, else config's project when a
+ *    set_project_field needs it. Trusted markers are indexed and the index
+ *    follows every create_issue and add_to_project result.
+ * 3. Per changeset: hooks->before; skipped as "already_applied" (a
+ *    `success` event with status already_applied) when
+ *    pmbot_changeset_is_applied() says so, which makes a re-run after an
+ *    interruption converge; args built as state.h documents (stable ids
+ *    resolved by trusted marker; project field and option resolved by name;
+ *    failures ISSUE_NOT_FOUND, AMBIGUOUS_MARKER, BAD_BINDING, BAD_PAYLOAD,
+ *    NO_PROJECT, NO_PROJECT_ITEM, UNKNOWN_FIELD, UNKNOWN_OPTION naming the
+ *    options, BAD_VALUE); an `attempt` event per try; backend->perform.
+ *    A failed create is never retried: the state is re-read and, when the
+ *    marker is now there, the create counts as applied ("recovered").
+ *    Repeat-safe operations that fail with PMBOT_ERROR are retried up to
+ *    the node's retry.max after its backoff, re-reading the state first and
+ *    stopping when the change turns out to have landed; a refusal
+ *    (PMBOT_EINVALID: BACKEND_REFUSED) is not retried. Then a `success` or
+ *    `failure` event (and `dead_letter` when the retries ran out), and
+ *    hooks->after. The first failure stops the run.
+ * Every event carries bundle_id, plan_hash, changeset_id, idempotency_key,
+ * operation, target and `actor` (when not NULL). `audit` may be NULL (no
+ * ledger). Proposal and approval events are the caller's to append.
+ *
+ * `*results` (new; the caller owns it) is an array, one entry per selected
+ * changeset in order: {changeset_id, idempotency_key, status: applied |
+ * already_applied | denied | failed | pending, reason?, message?, result?,
+ * attempts?, recovered?}. It is NULL only when the arguments are unusable
+ * or memory ran out. Returns PMBOT_OK when every selected changeset is
+ * applied or already applied (also when none is selected), PMBOT_EINVALID
+ * when something was denied or the arguments are unusable (not a bundle,
+ * `run` naming an unknown id, an invalid flow), PMBOT_ERROR on failure
+ * (including a stop by hooks->before and the flow's timeout running out);
+ * `err` (may be NULL) says why.
+ */
+int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
+	pmbot_backend *backend, const pmbot_config *config, pmbot_audit *audit,
+	const char *actor, const pmbot_apply_hooks *hooks, pmbot_buf *err);
+
+#endif

@@ -1,0 +1,282 @@
+#ifndef PMBOT_STATE_H
+#define PMBOT_STATE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "pmbot/buf.h"
+#include "pmbot/common.h"
+#include "pmbot/diag.h"
+
+/*
+ * State snapshot v1 (docs/schemas/state.v1.schema.json, docs/state.md): what
+ * pm-bot knows of the live world, the same shape whether it was read from
+ * GitHub or from a local state file. Issues are referred to across the
+ * state by "OWNER/NAME#NUMBER" strings ("issue refs").
+ *
+ * Repository names compare ASCII case-insensitively, as on GitHub: lookups
+ * of "Acme/Widgets#3" find "acme/widgets#3", and a snapshot may not hold
+ * both spellings. Issue numbers are 1..2^31-1, database ids 1..2^53-1.
+ *
+ * Everything reachable from a pmbot_state is owned by it: every string and
+ * array is malloc'd, so code that edits a state in place (the file backend)
+ * replaces them with malloc'd values and keeps the orders stated below.
+ */
+
+typedef struct {
+	char *repo;            /* "OWNER/NAME" */
+	long number;
+	long long database_id; /* what sub-issue and dependency endpoints take */
+	char *node_id;         /* GraphQL id */
+	char *title;
+	char *body;
+	char **labels;         /* sorted by bytes, unique */
+	size_t n_labels;
+	int closed;            /* 0 open, 1 closed */
+	char *author;          /* login as REST shows it ("github-actions[bot]") */
+	int author_is_bot;
+	char *updated_at;      /* RFC 3339 */
+	char *parent;          /* issue ref of the parent, NULL for none */
+	char **blocked_by;     /* issue refs, sorted like issues, unique */
+	size_t n_blocked_by;
+} pmbot_issue;
+
+typedef enum {
+	PMBOT_PFIELD_TEXT,
+	PMBOT_PFIELD_NUMBER,
+	PMBOT_PFIELD_SINGLE_SELECT,
+	PMBOT_PFIELD_DATE
+} pmbot_pfield_type;
+
+typedef struct {
+	char *id;
+	char *name;
+} pmbot_pfield_option;
+
+typedef struct {
+	char *id;
+	char *name;
+	pmbot_pfield_type type;
+	pmbot_pfield_option *options; /* single select only */
+	size_t n_options;
+} pmbot_pfield;
+
+typedef struct {
+	char *id;              /* project item id */
+	char *issue;           /* issue ref */
+	json_t *values;        /* owned: field name -> string (text, date,
+	                          option name) or number */
+} pmbot_pitem;
+
+typedef struct {
+	char *owner;
+	long number;
+	char *node_id;
+	pmbot_pfield *fields;
+	size_t n_fields;
+	pmbot_pitem *items;    /* sorted like issues: by the repo (case
+	                          folded), then the number of `issue` */
+	size_t n_items;
+} pmbot_project;
+
+typedef struct {
+	pmbot_issue *issues;   /* sorted by repo (ASCII case folded), then
+	                          number; one spelling per repo */
+	size_t n_issues;
+	size_t alloc_issues;
+	pmbot_project *project; /* NULL when there is none */
+	json_t *extra;         /* owned, may be NULL: backend bookkeeping kept
+	                          in the file (e.g. id counters); opaque to
+	                          the planner */
+} pmbot_state;
+
+/* A new empty state (no issues, no project). PMBOT_OK or PMBOT_ERROR. */
+int pmbot_state_new(pmbot_state **out);
+void pmbot_state_free(pmbot_state *state);
+
+/* Largest state document parse accepts (and the file backend writes). */
+#define PMBOT_STATE_MAX_BYTES ((size_t)256 << 20)
+
+/*
+ * Parse and validate a State snapshot v1 document (`len` bytes of JSON;
+ * `text` need not be NUL-terminated). Every problem is reported, each with
+ * `file` (may be NULL), JSON Pointer, line and column:
+ *   STATE_PARSE      not JSON (also a duplicate key, invalid UTF-8, more
+ *                    than PMBOT_STATE_MAX_BYTES or 64 levels of nesting);
+ *                    parsing stops there
+ *   STATE_VERSION    schema_version is not "state/v1"; nothing else is checked
+ *   STATE_SCHEMA     a shape, type, format or enum error, an unknown key, a
+ *                    project value that does not fit its field, an issue
+ *                    that is its own parent or blocker
+ *   STATE_DUPLICATE  a repository, issue number, database id, node id,
+ *                    label, blocked_by ref, field (name, case-insensitive,
+ *                    or id), option, item id or item issue listed twice
+ *   STATE_REF        (warning) a parent, blocked_by or item ref naming no
+ *                    issue of the snapshot (GitHub refs may point outside
+ *                    it); checked only when there is no error
+ * Input order does not matter: issues, labels, blocked_by and items are
+ * sorted, so to_json is the same for any order and parse(to_json(s))
+ * gives `s` again.
+ * `*out` is new, caller frees; NULL unless PMBOT_OK. PMBOT_EINVALID with
+ * diagnostics, PMBOT_ERROR when out of memory. Warnings leave it PMBOT_OK.
+ */
+int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, size_t len,
+	pmbot_diag_list *diags);
+
+/*
+ * The state as a State snapshot v1 document (new reference, caller owns):
+ * repositories in issue order, each issue with every key (parent null and
+ * blocked_by [] included), "project" null when there is none, "extra" only
+ * when not NULL (a deep copy). Its canonical JSON is the stable form of a
+ * state. PMBOT_OK or PMBOT_ERROR.
+ */
+int pmbot_state_to_json(json_t **out, const pmbot_state *state);
+
+/*
+ * Append the canonical JSON of pmbot_state_to_json(state) to `out`, byte
+ * for byte the same, written straight from the structs (several times
+ * faster: the file backend writes the whole state after every operation).
+ * 0, or negative (out of memory, or past out->max) with `out` as it was.
+ */
+int pmbot_state_canonical(pmbot_buf *out, const pmbot_state *state);
+
+/*
+ * The issue with that ref / repo+number (borrowed, valid until the state
+ * changes), or NULL (also for a malformed ref). O(log n).
+ */
+const pmbot_issue *pmbot_state_issue(const pmbot_state *state, const char *ref);
+const pmbot_issue *pmbot_state_issue_at(const pmbot_state *state, const char *repo, long number);
+
+/*
+ * Index in state->issues of the first issue at or after repo#number
+ * (n_issues when there is none). With number 0 it is where `repo`'s issues
+ * start: they run while the repo compares equal (case-insensitively).
+ * O(log n).
+ */
+size_t pmbot_state_lower_bound(const pmbot_state *state, const char *repo, long number);
+
+/* The project item of issue `ref` (borrowed), or NULL. O(log n). */
+const pmbot_pitem *pmbot_state_item(const pmbot_state *state, const char *ref);
+
+/*
+ * The project field called `name` (ASCII case-insensitive; borrowed), or
+ * NULL. Linear in the fields: GitHub allows 50 per project.
+ */
+const pmbot_pfield *pmbot_state_field(const pmbot_state *state, const char *name);
+
+/* Write "OWNER/NAME#N" into `out` (appended). 0 or -1. */
+int pmbot_issue_ref(pmbot_buf *out, const char *repo, long number);
+
+/*
+ * Split an issue ref "OWNER/NAME#N" (owner [A-Za-z0-9_-]{1,39} not starting
+ * with '-', name [A-Za-z0-9._-]{1,100} other than "." and "..", N 1..2^31-1
+ * without leading zeros). `repo` receives "OWNER/NAME" (appended).
+ * 0, PMBOT_EINVALID when malformed, PMBOT_ERROR when out of memory.
+ */
+int pmbot_issue_ref_parse(pmbot_buf *repo, long *number, const char *ref);
+
+/*
+ * Order two issue refs the way a state sorts issues: repository (ASCII case
+ * folded), then number; malformed refs after every valid one, by bytes.
+ * 0 means the same issue ("Acme/W#2" and "acme/w#2"). <0, 0 or >0.
+ */
+int pmbot_issue_ref_cmp(const char *a, const char *b);
+
+/*
+ * Seconds since 1970-01-01T00:00:00Z of an RFC 3339 date-time
+ * ("2026-11-02T10:00:00Z"; a fraction, which is dropped, and a numeric
+ * offset are allowed; the calendar is checked; seconds 00..59).
+ * 0 or PMBOT_EINVALID.
+ */
+int pmbot_state_time_parse(long long *out, const char *s);
+
+/* Append `t` (seconds since the epoch, years 0000..9999) as
+ * "YYYY-MM-DDTHH:MM:SSZ". 0, PMBOT_EINVALID out of range, PMBOT_ERROR. */
+int pmbot_state_time_format(pmbot_buf *out, long long t);
+
+/*
+ * The backend interface: where state is read from and where changesets
+ * are performed. The file backend (pmbot_file_backend_open) keeps a State
+ * snapshot in a local file; the GitHub backend speaks REST and GraphQL.
+ *
+ * Operations and their `args` (a JSON object built by the executor, with
+ * every stable id already resolved to issue numbers and ids):
+ *   create_issue        {repo, title, body, labels[]}
+ *                       result {number, database_id, node_id}
+ *   update_issue_title  {repo, number, title}
+ *   update_issue_body   {repo, number, body}
+ *   add_labels          {repo, number, labels[]}
+ *   remove_labels       {repo, number, labels[]}
+ *   set_parent          {repo, number, database_id, parent_repo,
+ *                        parent_number, replace}       (child -> parent)
+ *   add_dependency      {repo, number, blocker_repo, blocker_number,
+ *                        blocker_database_id}          (number blocked by blocker)
+ *   remove_dependency   same as add_dependency
+ *   add_to_project      {repo, number, node_id}        result {item_id}
+ *   set_project_field   {repo, number, item_id, field, field_id, value,
+ *                        option_id}  (value: string or number; option_id
+ *                        for single-select fields)
+ * A result, when there is none, is an empty object. Every key listed is
+ * required (`replace` a boolean, `option_id` a string for single-select
+ * values, else null or absent); `value` null clears the field.
+ */
+typedef struct pmbot_backend pmbot_backend;
+
+struct pmbot_backend {
+	const char *name; /* "file", "github" */
+	/*
+	 * Read the issues of `repos` (every issue, open and closed) and, when
+	 * `project_owner` is not NULL, the project with its fields and items.
+	 * A repo with no issues, or a project that does not match, is simply
+	 * absent (project NULL). `repos` NULL: every repository the backend
+	 * holds. `*out` is new; the caller frees it. On failure `err` says why
+	 * (appended).
+	 */
+	int (*read)(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+		size_t n_repos, const char *project_owner, long project_number, pmbot_buf *err);
+	/*
+	 * Perform one operation. `*result` is a new object the caller frees
+	 * (NULL unless PMBOT_OK). PMBOT_EINVALID when the backend refuses the
+	 * request (e.g. a limit; GitHub's 404/422), PMBOT_ERROR on failure;
+	 * `err` says why, appended, starting with the operation's name. A
+	 * backend must leave its store consistent whatever happens: the file
+	 * backend writes the whole state atomically after each operation, and
+	 * a refused or failed operation changes nothing.
+	 */
+	int (*perform)(json_t **result, pmbot_backend *b, const char *operation,
+		const json_t *args, pmbot_buf *err);
+	void (*free)(pmbot_backend *b);
+};
+
+/*
+ * The file backend over the State snapshot at `path` (docs/state.md). A
+ * missing file is an empty state (created on the first write, parent
+ * directories too). It assigns numbers per repository (highest + 1) and
+ * database ids from one counter (extra.next_database_id, from 1000001,
+ * shared with project items), derives node ids ("I_"/"PVTI_" + base64url
+ * of the id), stamps updated_at on every change to an issue (strictly
+ * increasing across the file; `PMBOT_NOW`, an RFC 3339 time, fixes the
+ * clock for reproducible runs), and authors issues as `login` (NULL or "":
+ * "github-actions[bot]"; a login ending in "[bot]" is a bot). Enforces
+ * GitHub's limits like GitHub would: 100 sub-issues per parent, 8 levels
+ * (a root is level 1), no cycles, one parent unless replaced, 50
+ * dependencies each way, no duplicate or missing edges, titles 1..256 and
+ * bodies up to 65,536 characters, labels up to 50 characters and 100 per
+ * issue, project values that fit their field.
+ *
+ * Every read and operation sees the file as it is on disk then (it is read
+ * again when it changed); operations hold an exclusive flock on
+ * "<path>.lock" while they read, change and write, and write the whole
+ * state (canonical JSON and "\n") with pmbot_fs_write_atomic after each
+ * success. A file that is not a valid state fails reads and operations
+ * with PMBOT_EINVALID and is never overwritten.
+ *
+ * `*out` is new; free it with b->free(b). PMBOT_EINVALID (with diagnostics)
+ * when the file is not a valid state; PMBOT_ERROR (a STATE_IO diagnostic
+ * when the file cannot be read) otherwise. Warnings about the file (STATE_REF)
+ * are added to `diags` too.
+ */
+int pmbot_file_backend_open(pmbot_backend **out, const char *path, const char *login,
+	pmbot_diag_list *diags);
+
+#endif

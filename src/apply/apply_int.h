@@ -1,0 +1,116 @@
+#ifndef PMBOT_APPLY_INT_H
+#define PMBOT_APPLY_INT_H
+
+#include <jansson.h>
+
+#include "pmbot/apply.h"
+#include "pmbot/buf.h"
+#include "pmbot/config.h"
+#include "pmbot/state.h"
+#include "pmbot/strmap.h"
+
+/*
+ * Internal to src/apply/: the marker index and the clock shared by the
+ * approval check, the flow compiler, the executor and the ledger. Not part
+ * of the public API.
+ */
+
+/* Longest timestamp pmbot_apply_now() writes, with its NUL. */
+#define PMBOT_APPLY_TIME_SIZE 64
+
+/*
+ * The current time as RFC 3339 UTC: $PMBOT_NOW when set (it must itself be
+ * RFC 3339 UTC, or this fails), else the clock to the second
+ * ("2025-01-02T03:04:05Z"). 0 or -1.
+ */
+int pmbot_apply_now(char out[PMBOT_APPLY_TIME_SIZE]);
+
+/*
+ * Is `s` an RFC 3339 date-time in UTC ("Z", "z" or "+00:00"), on the
+ * calendar (leap years, 60 only as a leap second)? 1 or 0.
+ */
+int pmbot_apply_time_valid(const char *s);
+
+/* An issue as the executor addresses it. Strings borrowed from the index. */
+typedef struct {
+	const char *repo;
+	long number;
+	long long database_id;
+	const char *node_id;
+} pmbot_apply_issue;
+
+/* One stable id in one repository. Strings owned by the index. */
+typedef struct {
+	char *key;             /* lower-case repo, '\n', stable_id */
+	char *repo;            /* as the state spells it */
+	long number;
+	long long database_id;
+	char *node_id;
+	int count;             /* trusted issues carrying the marker; >1: ambiguous */
+} pmbot_apply_entry;
+
+/*
+ * Trusted markers of a state: (repo, stable_id) -> issue, plus issue ref
+ * -> project item id. Built once per state (O(n) body parses), so that a
+ * bundle of m changesets costs O(n + m), not O(n·m).
+ */
+typedef struct {
+	pmbot_strmap map;      /* key -> pmbot_apply_entry* */
+	pmbot_apply_entry **entries;
+	size_t n_entries, alloc_entries;
+	pmbot_strmap items;    /* lower-case issue ref -> item id (char*) */
+	char **item_keys;      /* owned keys and ids, pairwise */
+	size_t n_items, alloc_items;
+} pmbot_apply_index;
+
+/*
+ * Index every issue of `state` whose body has a well-formed marker and
+ * whose author `config` trusts (NULL config: the default trust list,
+ * github-actions[bot]). `*idx` is filled; release it with
+ * pmbot_apply_index_free(). 0 or PMBOT_ERROR.
+ */
+int pmbot_apply_index_build(pmbot_apply_index *idx, const pmbot_state *state,
+	const pmbot_config *config);
+void pmbot_apply_index_free(pmbot_apply_index *idx);
+
+/* Record an issue the executor created (a second one makes it ambiguous). */
+int pmbot_apply_index_add(pmbot_apply_index *idx, const char *repo, const char *stable_id,
+	long number, long long database_id, const char *node_id);
+
+/* Record a project item the executor added. 0 or PMBOT_ERROR. */
+int pmbot_apply_index_add_item(pmbot_apply_index *idx, const char *ref, const char *item_id);
+
+/* The entry for `stable_id` in `repo` (borrowed), or NULL. */
+const pmbot_apply_entry *pmbot_apply_index_find(const pmbot_apply_index *idx,
+	const char *repo, const char *stable_id);
+
+/* The project item id of issue `ref` (borrowed), or NULL. */
+const char *pmbot_apply_index_item(const pmbot_apply_index *idx, const char *ref);
+
+/*
+ * Resolve a binding ({"repo","stable_id"} or {"repo","number"}) to an issue.
+ * 0; PMBOT_ENOTFOUND (no such issue); PMBOT_EINVALID (a malformed binding,
+ * or a marker two trusted issues carry). `why` (may be NULL) gets a reason
+ * on failure, and `code` (may be NULL) its reason code.
+ */
+int pmbot_apply_resolve(pmbot_apply_issue *out, const json_t *binding,
+	const pmbot_state *state, const pmbot_apply_index *idx, const char **code,
+	pmbot_buf *why);
+
+/* pmbot_changeset_is_applied() over a prebuilt index. 1 or 0. */
+int pmbot_apply_is_applied(const json_t *cs, const pmbot_state *state,
+	const pmbot_apply_index *idx);
+
+/* Is `p` the project "OWNER/NUMBER" names (owner case-insensitive)? 1 or 0. */
+int pmbot_apply_project_is(const pmbot_project *p, const char *spec);
+
+/* Split "OWNER/NUMBER": `*owner_len` bytes of owner, then the number. 0 or -1. */
+int pmbot_apply_project_parse(const char *spec, size_t *owner_len, long *number);
+
+/* Can `op` be performed twice with the effect of once (spec 002's purity)? */
+int pmbot_apply_repeat_safe(pmbot_operation op);
+
+/* ASCII case-insensitive equality. */
+int pmbot_apply_ieq(const char *a, const char *b);
+
+#endif

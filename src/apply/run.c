@@ -1,0 +1,866 @@
+#include "apply_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "pmbot/json.h"
+
+typedef struct {
+	pmbot_backend *backend;
+	const pmbot_config *config;
+	pmbot_audit *audit;
+	const char *actor;
+	const pmbot_apply_hooks *hooks;
+	const json_t *bundle;
+	const char **repos;          /* borrowed from the bundle, sorted, unique */
+	size_t n_repos, alloc_repos;
+	char *project_owner;         /* NULL: no project needed */
+	long project_number;
+	pmbot_state *state;
+	pmbot_apply_index idx;
+	int have_idx;
+} run_ctx;
+
+/* What happened to one changeset. */
+typedef struct {
+	const char *status;          /* applied, already_applied, denied, failed */
+	const char *reason;          /* reason code when not applied */
+	pmbot_buf message;
+	json_t *result;              /* owned */
+	int attempts;
+	int recovered;               /* the write landed although the call failed */
+	int exhausted;               /* retries ran out */
+} outcome;
+
+static void say(pmbot_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(pmbot_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!b)
+		return;
+	pmbot_buf_clear(b);
+	va_start(ap, fmt);
+	pmbot_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* Case-insensitive first, as GitHub compares names, so spellings of one repo end up adjacent. */
+static int cmp_repo(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	int c = strcasecmp(x, y);
+
+	return c ? c : strcmp(x, y);
+}
+
+static int repos_add(run_ctx *c, const char *repo)
+{
+	const char **p;
+
+	if (!repo)
+		return 0;
+	if (c->n_repos == c->alloc_repos) {
+		size_t alloc = c->alloc_repos ? c->alloc_repos * 2 : 8;
+
+		if (!(p = realloc(c->repos, alloc * sizeof(*p))))
+			return -1;
+		c->repos = p;
+		c->alloc_repos = alloc;
+	}
+	c->repos[c->n_repos++] = repo;
+	return 0;
+}
+
+/* Which repositories and which project the selected changesets touch. */
+static int plan_reads(run_ctx *c, const json_t *sel)
+{
+	size_t i, n = 0;
+	const json_t *cs;
+
+	json_array_foreach(sel, i, cs) {
+		const json_t *payload = json_object_get(cs, "payload");
+		const char *op = str(cs, "operation");
+
+		if (repos_add(c, str(json_object_get(cs, "target"), "repo")) < 0 ||
+		    repos_add(c, str(json_object_get(payload, "parent"), "repo")) < 0 ||
+		    repos_add(c, str(json_object_get(payload, "blocker"), "repo")) < 0)
+			return -1;
+		if (c->project_owner || !op)
+			continue;
+		if (!strcmp(op, "add_to_project")) {
+			const char *spec = str(payload, "project");
+			size_t olen;
+			long num;
+
+			if (pmbot_apply_project_parse(spec, &olen, &num) == 0) {
+				if (!(c->project_owner = strndup(spec, olen)))
+					return -1;
+				c->project_number = num;
+			}
+		}
+	}
+	json_array_foreach(sel, i, cs) {
+		const char *op = str(cs, "operation");
+
+		if (!c->project_owner && op && !strcmp(op, "set_project_field") &&
+		    c->config->project_owner) {
+			if (!(c->project_owner = strdup(c->config->project_owner)))
+				return -1;
+			c->project_number = c->config->project_number;
+		}
+	}
+	if (c->n_repos)
+		qsort(c->repos, c->n_repos, sizeof(*c->repos), cmp_repo);
+	for (i = 0; i < c->n_repos; i++)
+		if (!n || strcasecmp(c->repos[n - 1], c->repos[i]))
+			c->repos[n++] = c->repos[i];
+	c->n_repos = n;
+	return 0;
+}
+
+/* (Re-)read the state and index its trusted markers. */
+static int load(run_ctx *c, pmbot_buf *why)
+{
+	pmbot_buf berr = PMBOT_BUF_INIT;
+	pmbot_state *st = NULL;
+	int rc;
+
+	rc = c->backend->read(&st, c->backend, c->repos, c->n_repos, c->project_owner,
+		c->project_number, &berr);
+	while (berr.len && berr.buf[berr.len - 1] == '\n')
+		pmbot_buf_truncate(&berr, berr.len - 1);
+	if (rc != PMBOT_OK || !st) {
+		say(why, "cannot read the state through the %s backend: %s", c->backend->name,
+			berr.len ? berr.buf : "unknown error");
+		pmbot_buf_free(&berr);
+		if (st)
+			pmbot_state_free(st);
+		return PMBOT_ERROR;
+	}
+	pmbot_buf_free(&berr);
+	if (c->have_idx)
+		pmbot_apply_index_free(&c->idx);
+	c->have_idx = 0;
+	if (c->state)
+		pmbot_state_free(c->state);
+	c->state = st;
+	if (pmbot_apply_index_build(&c->idx, st, c->config) < 0) {
+		say(why, "out of memory");
+		return PMBOT_ERROR;
+	}
+	c->have_idx = 1;
+	return PMBOT_OK;
+}
+
+static json_t *event_fields(const run_ctx *c, const json_t *cs)
+{
+	json_t *o = json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
+		"bundle_id", json_object_get(c->bundle, "bundle_id"),
+		"plan_hash", json_object_get(c->bundle, "plan_hash"),
+		"changeset_id", json_object_get(cs, "changeset_id"),
+		"idempotency_key", json_object_get(cs, "idempotency_key"),
+		"operation", json_object_get(cs, "operation"),
+		"target", json_object_get(cs, "target"));
+
+	if (o && c->actor && json_object_set_new(o, "actor", json_string(c->actor)) < 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	return o;
+}
+
+/* Append one event; `extra` (consumed) adds members. 0 or PMBOT_ERROR. */
+static int audit(const run_ctx *c, const char *event, const json_t *cs, json_t *extra)
+{
+	json_t *o;
+	int err = PMBOT_ERROR;
+
+	if (!c->audit) {
+		json_decref(extra);
+		return PMBOT_OK;
+	}
+	o = event_fields(c, cs);
+	if (o && (!extra || json_object_update(o, extra) == 0))
+		err = pmbot_audit_append(c->audit, event, o) == PMBOT_OK ? PMBOT_OK : PMBOT_ERROR;
+	json_decref(o);
+	json_decref(extra);
+	return err;
+}
+
+/* Why a changeset may not run at all, or NULL. */
+static const char *denial(const pmbot_config *cfg, const json_t *cs, pmbot_buf *why)
+{
+	const char *opname = str(cs, "operation");
+	const char *repo = str(json_object_get(cs, "target"), "repo");
+	const char *parent = str(json_object_get(json_object_get(cs, "payload"), "parent"), "repo");
+	pmbot_operation op;
+
+	if (!opname || pmbot_operation_parse(&op, opname) != PMBOT_OK) {
+		say(why, "'%s' is not an operation pm-bot knows", opname ? opname : "(none)");
+		return "UNKNOWN_OPERATION";
+	}
+	if (pmbot_config_operation_denied(cfg, op)) {
+		say(why, "%s is in deny_operations", opname);
+		return "OPERATION_DENIED";
+	}
+	if (!repo || !pmbot_config_repo_allowed(cfg, repo)) {
+		say(why, "%s is not in the repos allowlist", repo ? repo : "(no repository)");
+		return "REPO_NOT_ALLOWED";
+	}
+	/* A sub-issue is added through its parent, so the parent's repository is written too. */
+	if (op == PMBOT_OP_SET_PARENT && parent && !pmbot_config_repo_allowed(cfg, parent)) {
+		say(why, "%s (the parent's repository) is not in the repos allowlist", parent);
+		return "REPO_NOT_ALLOWED";
+	}
+	return NULL;
+}
+
+static int set_issue(json_t *args, const pmbot_apply_issue *is)
+{
+	return json_object_set_new(args, "repo", json_string(is->repo)) |
+		json_object_set_new(args, "number", json_integer(is->number));
+}
+
+static int option_names(pmbot_buf *b, const pmbot_pfield *f)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < f->n_options; i++)
+		err |= pmbot_buf_printf(b, "%s'%s'", i ? ", " : "", f->options[i].name);
+	if (!f->n_options)
+		err |= pmbot_buf_puts(b, "(none)");
+	return err;
+}
+
+/* The project-field part of set_project_field's args. */
+static int field_args(run_ctx *c, json_t *args, const json_t *payload, const char *ref,
+	outcome *out)
+{
+	const char *fname = str(payload, "field");
+	const json_t *value = json_object_get(payload, "value");
+	const char *item = pmbot_apply_index_item(&c->idx, ref);
+	const pmbot_pfield *f;
+	size_t i;
+
+	if (!c->state->project) {
+		out->reason = "NO_PROJECT";
+		say(&out->message, "no project was read: set project.owner and project.number in the config");
+		return PMBOT_EINVALID;
+	}
+	if (!item) {
+		out->reason = "NO_PROJECT_ITEM";
+		say(&out->message, "%s is not in the project (add_to_project comes first)", ref);
+		return PMBOT_EINVALID;
+	}
+	if (!fname || !(f = pmbot_state_field(c->state, fname))) {
+		pmbot_buf names = PMBOT_BUF_INIT;
+
+		for (i = 0; i < c->state->project->n_fields; i++)
+			pmbot_buf_printf(&names, "%s'%s'", i ? ", " : "", c->state->project->fields[i].name);
+		out->reason = "UNKNOWN_FIELD";
+		say(&out->message, "the project has no field '%s' (fields: %s)", fname ? fname : "",
+			names.len ? names.buf : "(none)");
+		pmbot_buf_free(&names);
+		return PMBOT_EINVALID;
+	}
+	if (json_object_set_new(args, "item_id", json_string(item)) < 0 ||
+	    json_object_set_new(args, "field", json_string(f->name)) < 0 ||
+	    json_object_set_new(args, "field_id", json_string(f->id)) < 0)
+		return PMBOT_ERROR;
+	if (!value || json_is_null(value))
+		return json_object_set_new(args, "value", json_null()) < 0 ? PMBOT_ERROR : PMBOT_OK;
+	if (f->type == PMBOT_PFIELD_SINGLE_SELECT) {
+		const pmbot_pfield_option *o = NULL;
+
+		/* Exact name first; a case-only difference is accepted when it is unique. */
+		for (i = 0; json_is_string(value) && i < f->n_options && !o; i++)
+			if (!strcmp(f->options[i].name, json_string_value(value)))
+				o = &f->options[i];
+		for (i = 0; json_is_string(value) && i < f->n_options && !o; i++)
+			if (pmbot_apply_ieq(f->options[i].name, json_string_value(value)))
+				o = &f->options[i];
+		if (!o) {
+			pmbot_buf names = PMBOT_BUF_INIT;
+
+			option_names(&names, f);
+			out->reason = "UNKNOWN_OPTION";
+			say(&out->message, "field '%s' has no option '%s' (options: %s)", f->name,
+				json_is_string(value) ? json_string_value(value) : "(not a string)", names.buf);
+			pmbot_buf_free(&names);
+			return PMBOT_EINVALID;
+		}
+		return json_object_set_new(args, "value", json_string(o->name)) < 0 ||
+			json_object_set_new(args, "option_id", json_string(o->id)) < 0 ?
+			PMBOT_ERROR : PMBOT_OK;
+	}
+	if (f->type == PMBOT_PFIELD_NUMBER ? !json_is_number(value) : !json_is_string(value)) {
+		out->reason = "BAD_VALUE";
+		say(&out->message, "field '%s' takes a %s", f->name,
+			f->type == PMBOT_PFIELD_NUMBER ? "number" : "string");
+		return PMBOT_EINVALID;
+	}
+	return json_object_set_new(args, "value", json_deep_copy(value)) < 0 ? PMBOT_ERROR : PMBOT_OK;
+}
+
+static int resolve(run_ctx *c, pmbot_apply_issue *is, const json_t *binding, outcome *out)
+{
+	int rc = pmbot_apply_resolve(is, binding, c->state, &c->idx, &out->reason, &out->message);
+
+	return rc == PMBOT_OK ? PMBOT_OK : PMBOT_EINVALID;
+}
+
+/* The backend `args` of state.h for `cs`, every stable id resolved. */
+static int build_args(json_t **out, run_ctx *c, const json_t *cs, pmbot_operation op,
+	outcome *o)
+{
+	const json_t *target = json_object_get(cs, "target");
+	const json_t *payload = json_object_get(cs, "payload");
+	pmbot_buf ref = PMBOT_BUF_INIT;
+	pmbot_apply_issue t, other;
+	json_t *args = json_object();
+	int err = PMBOT_ERROR, rc;
+
+	*out = NULL;
+	if (!args)
+		goto done;
+	if (op == PMBOT_OP_CREATE_ISSUE) {
+		if (!str(target, "repo") || !str(payload, "title") || !json_is_string(json_object_get(payload, "body"))) {
+			o->reason = "BAD_PAYLOAD";
+			say(&o->message, "create_issue needs target.repo, payload.title and payload.body");
+			err = PMBOT_EINVALID;
+			goto done;
+		}
+		if (json_object_set_new(args, "repo", json_string(str(target, "repo"))) < 0 ||
+		    json_object_set_new(args, "title", json_deep_copy(json_object_get(payload, "title"))) < 0 ||
+		    json_object_set_new(args, "body", json_deep_copy(json_object_get(payload, "body"))) < 0 ||
+		    json_object_set_new(args, "labels", json_is_array(json_object_get(payload, "labels")) ?
+			    json_deep_copy(json_object_get(payload, "labels")) : json_array()) < 0)
+			goto done;
+		goto ok;
+	}
+	if ((rc = resolve(c, &t, target, o)) != PMBOT_OK) {
+		err = rc;
+		goto done;
+	}
+	if (set_issue(args, &t) < 0 || pmbot_issue_ref(&ref, t.repo, t.number) < 0)
+		goto done;
+	switch (op) {
+	case PMBOT_OP_UPDATE_ISSUE_TITLE:
+	case PMBOT_OP_UPDATE_ISSUE_BODY: {
+		const char *key = op == PMBOT_OP_UPDATE_ISSUE_TITLE ? "title" : "body";
+
+		if (!json_is_string(json_object_get(payload, key))) {
+			o->reason = "BAD_PAYLOAD";
+			say(&o->message, "%s needs payload.%s", str(cs, "operation"), key);
+			err = PMBOT_EINVALID;
+			goto done;
+		}
+		if (json_object_set_new(args, key, json_deep_copy(json_object_get(payload, key))) < 0)
+			goto done;
+		break;
+	}
+	case PMBOT_OP_ADD_LABELS:
+	case PMBOT_OP_REMOVE_LABELS:
+		if (!json_is_array(json_object_get(payload, "labels"))) {
+			o->reason = "BAD_PAYLOAD";
+			say(&o->message, "%s needs payload.labels", str(cs, "operation"));
+			err = PMBOT_EINVALID;
+			goto done;
+		}
+		if (json_object_set_new(args, "labels", json_deep_copy(json_object_get(payload, "labels"))) < 0)
+			goto done;
+		break;
+	case PMBOT_OP_SET_PARENT:
+		if ((rc = resolve(c, &other, json_object_get(payload, "parent"), o)) != PMBOT_OK) {
+			err = rc;
+			goto done;
+		}
+		if (json_object_set_new(args, "database_id", json_integer(t.database_id)) < 0 ||
+		    json_object_set_new(args, "parent_repo", json_string(other.repo)) < 0 ||
+		    json_object_set_new(args, "parent_number", json_integer(other.number)) < 0 ||
+		    json_object_set_new(args, "replace",
+			    json_boolean(json_is_true(json_object_get(payload, "replace")))) < 0)
+			goto done;
+		break;
+	case PMBOT_OP_ADD_DEPENDENCY:
+	case PMBOT_OP_REMOVE_DEPENDENCY:
+		if ((rc = resolve(c, &other, json_object_get(payload, "blocker"), o)) != PMBOT_OK) {
+			err = rc;
+			goto done;
+		}
+		if (json_object_set_new(args, "blocker_repo", json_string(other.repo)) < 0 ||
+		    json_object_set_new(args, "blocker_number", json_integer(other.number)) < 0 ||
+		    json_object_set_new(args, "blocker_database_id", json_integer(other.database_id)) < 0)
+			goto done;
+		break;
+	case PMBOT_OP_ADD_TO_PROJECT:
+		if (!pmbot_apply_project_is(c->state->project, str(payload, "project"))) {
+			o->reason = "NO_PROJECT";
+			say(&o->message, "project %s was not found", str(payload, "project") ?
+				str(payload, "project") : "(none)");
+			err = PMBOT_EINVALID;
+			goto done;
+		}
+		if (json_object_set_new(args, "node_id", json_string(t.node_id)) < 0)
+			goto done;
+		break;
+	case PMBOT_OP_SET_PROJECT_FIELD:
+		if ((err = field_args(c, args, payload, ref.buf, o)) != PMBOT_OK)
+			goto done;
+		break;
+	default:
+		goto done;
+	}
+ok:
+	*out = args;
+	args = NULL;
+	err = PMBOT_OK;
+done:
+	if (err == PMBOT_ERROR && !o->reason) {
+		o->reason = "INTERNAL";
+		say(&o->message, "out of memory");
+	}
+	json_decref(args);
+	pmbot_buf_free(&ref);
+	return err;
+}
+
+static void nap(const run_ctx *c, long ms)
+{
+	struct timespec ts;
+
+	if (ms <= 0)
+		return;
+	if (c->hooks && c->hooks->sleep_ms) {
+		c->hooks->sleep_ms(c->hooks->ctx, ms);
+		return;
+	}
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) < 0)
+		;
+}
+
+/* After a failed create: did it land anyway? 1 yes (result filled), 0 no, -1 unknown. */
+static int create_landed(run_ctx *c, const json_t *cs, outcome *o)
+{
+	const json_t *target = json_object_get(cs, "target");
+	const pmbot_apply_entry *e;
+	pmbot_buf why = PMBOT_BUF_INIT;
+
+	if (load(c, &why) != PMBOT_OK) {
+		pmbot_buf_printf(&o->message, "; and then %s", why.buf);
+		pmbot_buf_free(&why);
+		return -1;
+	}
+	pmbot_buf_free(&why);
+	e = pmbot_apply_index_find(&c->idx, str(target, "repo"), str(target, "stable_id"));
+	if (!e)
+		return 0;
+	json_decref(o->result);
+	o->result = json_pack("{s:I, s:I, s:s}", "number", (json_int_t)e->number,
+		"database_id", (json_int_t)e->database_id, "node_id", e->node_id);
+	return o->result ? 1 : -1;
+}
+
+/* Note what a success taught us, so later changesets resolve against it. */
+static int remember(run_ctx *c, const json_t *cs, pmbot_operation op, const json_t *args,
+	const json_t *result)
+{
+	if (op == PMBOT_OP_CREATE_ISSUE) {
+		const json_t *target = json_object_get(cs, "target");
+
+		/* A create the index already knows (recovered by a re-read) is not a second one. */
+		if (pmbot_apply_index_find(&c->idx, str(target, "repo"), str(target, "stable_id")))
+			return 0;
+		return pmbot_apply_index_add(&c->idx, str(target, "repo"), str(target, "stable_id"),
+			(long)json_integer_value(json_object_get(result, "number")),
+			(long long)json_integer_value(json_object_get(result, "database_id")),
+			str(result, "node_id"));
+	}
+	if (op == PMBOT_OP_ADD_TO_PROJECT && str(result, "item_id")) {
+		pmbot_buf ref = PMBOT_BUF_INIT;
+		int err = pmbot_issue_ref(&ref, str(args, "repo"),
+			(long)json_integer_value(json_object_get(args, "number")));
+
+		if (!err)
+			err = pmbot_apply_index_add_item(&c->idx, ref.buf, str(result, "item_id"));
+		pmbot_buf_free(&ref);
+		return err;
+	}
+	return 0;
+}
+
+static int result_ok(pmbot_operation op, const json_t *r)
+{
+	if (op == PMBOT_OP_CREATE_ISSUE)
+		return json_is_integer(json_object_get(r, "number")) &&
+			json_is_integer(json_object_get(r, "database_id")) &&
+			json_is_string(json_object_get(r, "node_id"));
+	if (op == PMBOT_OP_ADD_TO_PROJECT)
+		return json_is_string(json_object_get(r, "item_id"));
+	return json_is_object(r);
+}
+
+/* Perform one changeset that is neither denied nor already true. */
+static int execute(run_ctx *c, const json_t *cs, const json_t *node, pmbot_operation op,
+	outcome *o)
+{
+	const char *opname = str(cs, "operation");
+	const json_t *retry = json_object_get(node, "retry");
+	long max = (long)json_integer_value(json_object_get(retry, "max"));
+	long backoff = (long)json_integer_value(json_object_get(retry, "backoff_ms"));
+	pmbot_buf berr = PMBOT_BUF_INIT;
+	json_t *args = NULL, *res = NULL;
+	int rc, err = PMBOT_ERROR;
+
+	if (!pmbot_apply_repeat_safe(op))
+		max = 0; /* whatever the flow says: a blind repeat could duplicate */
+	if ((rc = build_args(&args, c, cs, op, o)) != PMBOT_OK) {
+		o->status = "failed";
+		err = rc == PMBOT_ERROR ? PMBOT_ERROR : PMBOT_EINVALID;
+		goto done;
+	}
+	for (;;) {
+		o->attempts++;
+		if (audit(c, "attempt", cs, json_pack("{s:i}", "attempt", o->attempts)) < 0) {
+			o->reason = "AUDIT_FAILED";
+			say(&o->message, "the attempt could not be written to the audit ledger");
+			goto failed;
+		}
+		pmbot_buf_clear(&berr);
+		json_decref(res);
+		res = NULL;
+		rc = c->backend->perform(&res, c->backend, opname, args, &berr);
+		if (rc == PMBOT_OK && result_ok(op, res))
+			break;
+		if (rc == PMBOT_OK) {
+			rc = PMBOT_ERROR;
+			say(&berr, "the %s backend answered without the expected result", c->backend->name);
+		}
+		while (berr.len && (berr.buf[berr.len - 1] == '\n' || berr.buf[berr.len - 1] == ' '))
+			pmbot_buf_truncate(&berr, berr.len - 1);
+		o->reason = rc == PMBOT_EINVALID ? "BACKEND_REFUSED" : "BACKEND_ERROR";
+		say(&o->message, "%s", berr.len ? berr.buf : "the backend failed without a reason");
+		if (op == PMBOT_OP_CREATE_ISSUE) {
+			/* Never retried blindly: only the state says whether it landed. */
+			if (create_landed(c, cs, o) == 1) {
+				o->recovered = 1;
+				o->status = "applied";
+				o->reason = NULL;
+				say(&o->message, "the issue exists although the request failed: %s", berr.buf);
+				err = PMBOT_OK;
+				goto done;
+			}
+			goto failed;
+		}
+		if (rc == PMBOT_EINVALID)
+			goto failed;
+		if (o->attempts > max) {
+			o->exhausted = max > 0;
+			goto failed;
+		}
+		nap(c, backoff);
+		/* The failed call may have landed: look before repeating it. */
+		{
+			pmbot_buf why = PMBOT_BUF_INIT;
+
+			if (load(c, &why) != PMBOT_OK) {
+				pmbot_buf_printf(&o->message, "; and then %s", why.buf);
+				pmbot_buf_free(&why);
+				goto failed;
+			}
+			pmbot_buf_free(&why);
+		}
+		if (pmbot_apply_is_applied(cs, c->state, &c->idx)) {
+			o->recovered = 1;
+			json_decref(res);
+			res = json_object();
+			break;
+		}
+		json_decref(args);
+		if (build_args(&args, c, cs, op, o) != PMBOT_OK)
+			goto failed;
+	}
+	if (remember(c, cs, op, args, res) < 0) {
+		o->reason = "INTERNAL";
+		say(&o->message, "out of memory");
+		goto failed;
+	}
+	o->status = "applied";
+	o->reason = NULL;
+	if (o->recovered)
+		say(&o->message, "the change is visible although the request failed: %s", berr.buf);
+	else
+		pmbot_buf_clear(&o->message);
+	json_decref(o->result);
+	o->result = res;
+	res = NULL;
+	err = PMBOT_OK;
+	goto done;
+failed:
+	o->status = "failed";
+	err = PMBOT_ERROR;
+done:
+	json_decref(args);
+	json_decref(res);
+	pmbot_buf_free(&berr);
+	return err;
+}
+
+static double elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static int set_status(json_t *r, const outcome *o)
+{
+	int err = json_object_set_new(r, "status", json_string(o->status));
+
+	if (o->reason)
+		err |= json_object_set_new(r, "reason", json_string(o->reason));
+	if (o->message.len)
+		err |= json_object_set_new(r, "message", json_string(o->message.buf));
+	if (o->result)
+		err |= json_object_set_new(r, "result", json_deep_copy(o->result));
+	if (o->recovered)
+		err |= json_object_set_new(r, "recovered", json_true());
+	if (o->attempts)
+		err |= json_object_set_new(r, "attempts", json_integer(o->attempts));
+	return err ? PMBOT_ERROR : PMBOT_OK;
+}
+
+static void after(const run_ctx *c, const json_t *cs, const char *status)
+{
+	if (c->hooks && c->hooks->after)
+		c->hooks->after(c->hooks->ctx, cs, status);
+}
+
+/*
+ * The selected changesets (borrowed), their positions in the bundle and
+ * their result objects ("pending"), in bundle order.
+ */
+static int select_changesets(json_t *sel, json_t *pos, json_t *results,
+	const json_t *changesets, const json_t *run, pmbot_buf *err)
+{
+	pmbot_strmap want = PMBOT_STRMAP_INIT, have = PMBOT_STRMAP_INIT;
+	const json_t *cs, *id;
+	size_t i;
+	int rc = PMBOT_ERROR;
+
+	json_array_foreach(run, i, id) {
+		if (!json_is_string(id)) {
+			say(err, "`run` must list changeset ids");
+			rc = PMBOT_EINVALID;
+			goto done;
+		}
+		if (pmbot_strmap_put(&want, json_string_value(id), NULL, NULL) < 0)
+			goto done;
+	}
+	json_array_foreach(changesets, i, cs) {
+		const char *cid = str(cs, "changeset_id");
+
+		if (run && (!cid || !pmbot_strmap_get(&want, cid, NULL)))
+			continue;
+		if ((cid && pmbot_strmap_put(&have, cid, NULL, NULL) < 0) ||
+		    json_array_append(sel, (json_t *)cs) < 0 ||
+		    json_array_append_new(pos, json_integer((json_int_t)i)) < 0 ||
+		    json_array_append_new(results, json_pack("{s:s?, s:O?, s:s}",
+			    "changeset_id", cid, "idempotency_key", json_object_get(cs, "idempotency_key"),
+			    "status", "pending")) < 0)
+			goto done;
+	}
+	json_array_foreach(run, i, id) {
+		if (!pmbot_strmap_get(&have, json_string_value(id), NULL)) {
+			say(err, "`run` names %s, which is not in the bundle", json_string_value(id));
+			rc = PMBOT_EINVALID;
+			goto done;
+		}
+	}
+	rc = PMBOT_OK;
+done:
+	pmbot_strmap_free(&want);
+	pmbot_strmap_free(&have);
+	return rc;
+}
+
+int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
+	pmbot_backend *backend, const pmbot_config *config, pmbot_audit *audit_log,
+	const char *actor, const pmbot_apply_hooks *hooks, pmbot_buf *err)
+{
+	run_ctx c;
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	json_t *res = json_array(), *sel = json_array(), *pos = json_array(), *flow = NULL;
+	const json_t *changesets = json_object_get(bundle, "changesets"), *cs, *flow_nodes;
+	long long flow_timeout;
+	struct timespec t0;
+	outcome o;
+	size_t i, denied = 0;
+	int rc = PMBOT_ERROR;
+
+	memset(&c, 0, sizeof(c));
+	memset(&o, 0, sizeof(o));
+	pmbot_buf_init(&o.message, 0);
+	c.backend = backend;
+	c.config = config;
+	c.audit = audit_log;
+	c.actor = actor;
+	c.hooks = hooks;
+	c.bundle = bundle;
+	*results = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!res || !sel || !pos)
+		goto done;
+	if (!json_is_object(bundle) || !json_is_array(changesets) || !backend || !config ||
+	    (run && !json_is_array(run))) {
+		say(err, "apply needs a ChangesetBundle, a backend and a configuration");
+		rc = PMBOT_EINVALID;
+		goto done;
+	}
+	if ((rc = select_changesets(sel, pos, res, changesets, run, err)) != PMBOT_OK)
+		goto done;
+	if (!json_array_size(sel)) {
+		rc = PMBOT_OK;
+		goto out;
+	}
+	if ((rc = pmbot_flow_compile(&flow, bundle, config, NULL)) != PMBOT_OK) {
+		say(err, rc == PMBOT_EINVALID ? "the bundle cannot be compiled into a flow" :
+			"cannot compile the apply flow (out of memory, or PMBOT_NOW is not RFC 3339 UTC)");
+		goto out;
+	}
+	if ((rc = pmbot_flow_validate(flow, &diags)) != PMBOT_OK) {
+		if (diags.count)
+			say(err, "the apply flow is invalid: %s %s: %s", diags.items[0].code,
+				diags.items[0].path, diags.items[0].message);
+		goto out;
+	}
+	flow_timeout = json_integer_value(json_object_get(json_object_get(flow, "flow"), "timeout_ms"));
+	flow_nodes = json_object_get(json_object_get(flow, "graph"), "nodes");
+
+	/* Denials are decided by policy alone, so all of them come before any write. */
+	json_array_foreach(sel, i, cs) {
+		const char *code = denial(config, cs, &o.message);
+
+		if (!code)
+			continue;
+		denied++;
+		o.status = "denied";
+		o.reason = code;
+		if (set_status(json_array_get(res, i), &o) < 0 ||
+		    audit(&c, "denial", cs, json_pack("{s:s, s:s}", "reason", code, "message",
+			    o.message.buf)) < 0) {
+			say(err, "cannot record the denial of %s", str(cs, "changeset_id"));
+			rc = PMBOT_ERROR;
+			goto out;
+		}
+		if (denied == 1)
+			say(err, "%s denied: %s (%s)", str(cs, "changeset_id"), o.message.buf, code);
+		after(&c, cs, "denied");
+	}
+	if (denied) {
+		rc = PMBOT_EINVALID;
+		goto out;
+	}
+	if (plan_reads(&c, sel) < 0 || load(&c, err) != PMBOT_OK) {
+		rc = PMBOT_ERROR;
+		goto out;
+	}
+
+	json_array_foreach(sel, i, cs) {
+		const char *cid = str(cs, "changeset_id");
+		const json_t *node = json_array_get(flow_nodes,
+			(size_t)json_integer_value(json_array_get(pos, i)));
+		json_t *r = json_array_get(res, i);
+		pmbot_operation op;
+
+		if (hooks && hooks->before && hooks->before(hooks->ctx, cs)) {
+			say(err, "stopped before %s", cid);
+			rc = PMBOT_ERROR;
+			goto out;
+		}
+		if (elapsed_ms(&t0) > (double)flow_timeout) {
+			say(err, "the flow's timeout of %lld ms ran out before %s", flow_timeout, cid);
+			rc = PMBOT_ERROR;
+			goto out;
+		}
+		pmbot_buf_free(&o.message);
+		json_decref(o.result);
+		memset(&o, 0, sizeof(o));
+		pmbot_buf_init(&o.message, 0);
+		pmbot_operation_parse(&op, str(cs, "operation"));
+		if (pmbot_apply_is_applied(cs, c.state, &c.idx)) {
+			o.status = "already_applied";
+			if (set_status(r, &o) < 0 || audit(&c, "success", cs,
+				json_pack("{s:s}", "status", "already_applied")) < 0) {
+				say(err, "cannot record %s in the audit ledger", cid);
+				rc = PMBOT_ERROR;
+				goto out;
+			}
+			after(&c, cs, o.status);
+			continue;
+		}
+		if (execute(&c, cs, node, op, &o) == PMBOT_OK) {
+			json_t *extra = json_pack("{s:s, s:O?, s:i}", "status", "applied",
+				"result", o.result, "attempts", o.attempts);
+
+			if (extra && o.recovered && json_object_set_new(extra, "recovered", json_true()) < 0) {
+				json_decref(extra);
+				extra = NULL;
+			}
+			if (!extra || set_status(r, &o) < 0 || audit(&c, "success", cs, extra) < 0) {
+				say(err, "%s was applied but cannot be recorded in the audit ledger", cid);
+				rc = PMBOT_ERROR;
+				goto out;
+			}
+			after(&c, cs, o.status);
+			continue;
+		}
+		say(err, "%s (%s) failed: %s (%s)", cid, str(cs, "operation"), o.message.buf,
+			o.reason ? o.reason : "BACKEND_ERROR");
+		rc = PMBOT_ERROR;
+		if (set_status(r, &o) < 0 ||
+		    audit(&c, "failure", cs, json_pack("{s:s, s:s, s:i}", "reason",
+			    o.reason ? o.reason : "BACKEND_ERROR", "message", o.message.buf,
+			    "attempts", o.attempts)) < 0 ||
+		    (o.exhausted && audit(&c, "dead_letter", cs, json_pack("{s:s, s:i}",
+			    "reason", o.reason ? o.reason : "BACKEND_ERROR", "attempts", o.attempts)) < 0))
+			if (err)
+				pmbot_buf_puts(err, "; the audit ledger could not record it");
+		after(&c, cs, o.status);
+		goto out;
+	}
+	rc = PMBOT_OK;
+out:
+	*results = res;
+	res = NULL;
+done:
+	json_decref(o.result);
+	pmbot_buf_free(&o.message);
+	json_decref(res);
+	json_decref(sel);
+	json_decref(pos);
+	json_decref(flow);
+	pmbot_diag_list_free(&diags);
+	if (c.have_idx)
+		pmbot_apply_index_free(&c.idx);
+	if (c.state)
+		pmbot_state_free(c.state);
+	free(c.repos);
+	free(c.project_owner);
+	return rc;
+}

@@ -1,0 +1,1031 @@
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pmbot/json.h"
+#include "pmbot/plan.h"
+
+/*
+ * The planner compares what the WorkGraph wants with what the state holds
+ * and emits one changeset per real difference. Items pm-bot manages are
+ * named by stable_id in every changeset, never by number, so a plan stays
+ * byte-identical while a resumed apply fills numbers in.
+ */
+
+enum group { G_CREATE, G_UPDATE, G_RELATION, G_ITEM, G_FIELD };
+
+static const struct {
+	const char *name;
+	enum group group;
+	int hashed; /* intent hash in the idempotency key */
+} ops[] = {
+	{ "create_issue", G_CREATE, 0 },
+	{ "update_issue_title", G_UPDATE, 1 },
+	{ "update_issue_body", G_UPDATE, 1 },
+	{ "add_labels", G_UPDATE, 1 },
+	{ "remove_labels", G_UPDATE, 1 },
+	{ "set_parent", G_RELATION, 1 },
+	{ "add_dependency", G_RELATION, 1 },
+	{ "remove_dependency", G_RELATION, 1 },
+	{ "add_to_project", G_ITEM, 0 },
+	{ "set_project_field", G_FIELD, 1 },
+};
+
+#define N_OPS (sizeof(ops) / sizeof(ops[0]))
+
+/* Project fields pm-bot fills, and the node member each takes its value from. */
+static const struct {
+	const char *field;
+	const char *member;
+} project_fields[] = {
+	{ "Area", "area" },
+	{ "Priority", "priority" },
+	{ "Size", "size" },
+	{ "Estimate (hrs)", "estimate_hrs" },
+	{ "Risk", "risk" },
+	{ "Status", "status" },
+};
+
+struct managed {
+	const pmbot_issue *issue;
+	char *ref;         /* owned */
+	char *stable_id;   /* owned */
+	int ambiguous;
+	int seen;          /* the graph has this stable_id */
+};
+
+struct pending {
+	json_t *cs;        /* the changeset object being built */
+	int op;
+	char *key;
+};
+
+struct planner {
+	const pmbot_plan_input *in;
+	pmbot_diag_list *diags;
+	pmbot_strmap managed;       /* stable_id -> struct managed* (first claim) */
+	pmbot_strmap by_ref;        /* issue ref -> struct managed* */
+	struct managed *mslots;
+	size_t n_mslots;
+	struct pending *cs;
+	size_t n_cs, alloc_cs;
+	pmbot_strmap touched;       /* issue ref (owned copy) -> issue, for the fingerprint */
+	json_t *conflicts;
+	json_t *orphaned;
+	size_t *dep_first;          /* per node: offset of its blocker edges */
+	size_t *dep_edges;
+	int errors;
+	int project_ok;             /* the configured project exists in the state */
+};
+
+static int op_index(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_OPS; i++)
+		if (!strcmp(ops[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int node_diag(struct planner *p, const pmbot_wg_node *n, pmbot_severity sev,
+	const char *code, const char *msg)
+{
+	if (sev == PMBOT_SEV_ERROR)
+		p->errors++;
+	return pmbot_diag_add(p->diags, sev, code, n->file, n->source_path ? n->source_path : "",
+		n->line, 0, "%s", msg);
+}
+
+static int issue_diag(struct planner *p, const char *ref, pmbot_severity sev,
+	const char *code, const char *msg)
+{
+	if (sev == PMBOT_SEV_ERROR)
+		p->errors++;
+	return pmbot_diag_add(p->diags, sev, code, ref, "", 0, 0, "%s", msg);
+}
+
+static int touch(struct planner *p, const char *ref)
+{
+	const pmbot_issue *is = pmbot_state_issue(p->in->state, ref);
+	char *key;
+	int r;
+
+	if (!is || pmbot_strmap_get(&p->touched, ref, NULL))
+		return 0;
+	if (!(key = strdup(ref)))
+		return -1;
+	if ((r = pmbot_strmap_put(&p->touched, key, (void *)is, NULL)) != 0) {
+		free(key);
+		return r < 0 ? -1 : 0;
+	}
+	return 0;
+}
+
+static const char *managed_ref(struct planner *p, const char *stable_id)
+{
+	void *v = NULL;
+
+	if (!pmbot_strmap_get(&p->managed, stable_id, &v))
+		return NULL;
+	return ((struct managed *)v)->ambiguous ? NULL : ((struct managed *)v)->ref;
+}
+
+static json_t *binding(struct planner *p, const char *target)
+{
+	pmbot_buf repo = PMBOT_BUF_INIT;
+	long number = 0;
+	json_t *b = NULL;
+
+	if (pmbot_workgraph_find(p->in->graph, target)) {
+		b = json_pack("{s:s, s:s}", "repo", p->in->target, "stable_id", target);
+	} else if (!strncmp(target, "https://github.com/", 19)) {
+		/* https://github.com/OWNER/REPO/issues/N, checked by validation */
+		const char *s = target + 19, *issues = strstr(s, "/issues/");
+
+		if (issues && pmbot_buf_put(&repo, s, (size_t)(issues - s)) == 0) {
+			number = strtol(issues + 8, NULL, 10);
+			b = json_pack("{s:s, s:I}", "repo", repo.buf, "number", (json_int_t)number);
+		}
+	}
+	pmbot_buf_free(&repo);
+	return b;
+}
+
+/* The issue ref a binding names in the state now, or NULL. Caller frees. */
+static char *binding_ref(struct planner *p, const json_t *b)
+{
+	const char *id = json_string_value(json_object_get(b, "stable_id"));
+	pmbot_buf ref = PMBOT_BUF_INIT;
+
+	if (id) {
+		const char *r = managed_ref(p, id);
+
+		return r ? strdup(r) : NULL;
+	}
+	if (pmbot_issue_ref(&ref, json_string_value(json_object_get(b, "repo")),
+		(long)json_integer_value(json_object_get(b, "number"))) < 0) {
+		pmbot_buf_free(&ref);
+		return NULL;
+	}
+	return pmbot_buf_detach(&ref, NULL);
+}
+
+static int add_cs(struct planner *p, const char *op, json_t *target, json_t *payload,
+	json_t *before, json_t *after)
+{
+	int idx = op_index(op);
+	pmbot_buf key = PMBOT_BUF_INIT;
+	const char *id = json_string_value(json_object_get(target, "stable_id"));
+	char hash[PMBOT_SHA256_HEX_SIZE];
+	json_t *cs = NULL;
+	int err = -1;
+
+	if (!target || !payload || idx < 0)
+		goto done;
+	if (pmbot_buf_printf(&key, "%s:%s:", op, json_string_value(json_object_get(target, "repo"))) < 0)
+		goto done;
+	if (id ? pmbot_buf_puts(&key, id) < 0
+	       : pmbot_buf_printf(&key, "#%" JSON_INTEGER_FORMAT,
+			json_integer_value(json_object_get(target, "number"))) < 0)
+		goto done;
+	if (ops[idx].hashed) {
+		if (pmbot_sha256_json(hash, payload) < 0 || pmbot_buf_printf(&key, ":%.12s", hash) < 0)
+			goto done;
+	}
+	cs = json_pack("{s:s, s:O, s:O, s:b, s:s}", "operation", op, "target", target,
+		"payload", payload, "requires_approval",
+		!pmbot_config_operation_auto_approved(p->in->config, (pmbot_operation)idx),
+		"status", "proposed");
+	if (!cs || (before && json_object_set(cs, "before", before) < 0) ||
+	    (after && json_object_set(cs, "after", after) < 0))
+		goto done;
+	if (p->n_cs == p->alloc_cs) {
+		size_t n = p->alloc_cs ? p->alloc_cs * 2 : 64;
+		struct pending *np = realloc(p->cs, n * sizeof(*np));
+
+		if (!np)
+			goto done;
+		p->cs = np;
+		p->alloc_cs = n;
+	}
+	p->cs[p->n_cs].cs = cs;
+	p->cs[p->n_cs].op = idx;
+	p->cs[p->n_cs].key = pmbot_buf_detach(&key, NULL);
+	if (!p->cs[p->n_cs].key)
+		goto done;
+	p->n_cs++;
+	cs = NULL;
+	err = 0;
+done:
+	json_decref(cs);
+	json_decref(target);
+	json_decref(payload);
+	json_decref(before);
+	json_decref(after);
+	pmbot_buf_free(&key);
+	return err;
+}
+
+static json_t *strings(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		if (json_array_append_new(a, json_string(v[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static int has_string(char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return 1;
+	return 0;
+}
+
+/* Labels pm-bot may remove: its scheme's prefixes and needs-human. */
+static int owned_label(const pmbot_label_scheme *s, const char *label)
+{
+	const char *prefixes[5] = { s->type, s->area, s->prio, s->size, s->status };
+	size_t i;
+
+	if (!strcasecmp(label, PMBOT_LABEL_NEEDS_HUMAN))
+		return 1;
+	for (i = 0; i < 5; i++)
+		if (prefixes[i] && *prefixes[i] && !strncasecmp(label, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+static int index_managed(struct planner *p)
+{
+	const pmbot_state *st = p->in->state;
+	pmbot_buf msg = PMBOT_BUF_INIT, ref = PMBOT_BUF_INIT;
+	size_t i;
+	int err = -1;
+
+	if (!(p->mslots = calloc(st->n_issues ? st->n_issues : 1, sizeof(*p->mslots))))
+		return -1;
+	for (i = 0; i < st->n_issues; i++) {
+		const pmbot_issue *is = &st->issues[i];
+		pmbot_body body;
+		struct managed *m;
+		void *prev = NULL;
+		int trusted;
+
+		if (strcasecmp(is->repo, p->in->target))
+			continue;
+		memset(&body, 0, sizeof(body));
+		if (pmbot_body_parse(&body, is->body, strlen(is->body), NULL) < 0)
+			goto done;
+		if (body.marker != PMBOT_MARKER_OK) {
+			pmbot_body_free(&body);
+			continue;
+		}
+		pmbot_buf_clear(&ref);
+		pmbot_buf_clear(&msg);
+		if (pmbot_issue_ref(&ref, is->repo, is->number) < 0)
+			goto done;
+		trusted = pmbot_config_author_trusted(p->in->config, is->author, is->author_is_bot) ||
+			(p->in->self_login && !strcasecmp(p->in->self_login, is->author));
+		if (!trusted) {
+			pmbot_buf_printf(&msg, "%s carries the marker of '%s' but was written by '%s', "
+				"who is not a trusted author: it is not treated as that item",
+				ref.buf, body.stable_id, is->author);
+			if (issue_diag(p, ref.buf, PMBOT_SEV_WARNING, "MARKER_UNTRUSTED", msg.buf) < 0) {
+				pmbot_body_free(&body);
+				goto done;
+			}
+			pmbot_body_free(&body);
+			continue;
+		}
+		m = &p->mslots[p->n_mslots];
+		m->issue = is;
+		m->ref = pmbot_buf_detach(&ref, NULL);
+		m->stable_id = strdup(body.stable_id);
+		if (!m->ref || !m->stable_id) {
+			free(m->ref);
+			free(m->stable_id);
+			pmbot_body_free(&body);
+			goto done;
+		}
+		p->n_mslots++;
+		if (pmbot_strmap_put(&p->by_ref, m->ref, m, NULL) < 0) {
+			pmbot_body_free(&body);
+			goto done;
+		}
+		switch (pmbot_strmap_put(&p->managed, m->stable_id, m, &prev)) {
+		case -1:
+			pmbot_body_free(&body);
+			goto done;
+		case 1: {
+			struct managed *first = prev;
+
+			m->ambiguous = 1;
+			if (!first->ambiguous) {
+				first->ambiguous = 1;
+				pmbot_buf_printf(&msg, "'%s' is claimed by both %s and %s: that item is "
+					"left alone until one marker is removed", body.stable_id, first->ref, m->ref);
+				if (issue_diag(p, m->ref, PMBOT_SEV_WARNING, "DUPLICATE_MARKER", msg.buf) < 0) {
+					pmbot_body_free(&body);
+					goto done;
+				}
+			}
+			break;
+		}
+		}
+		pmbot_body_free(&body);
+	}
+	err = 0;
+done:
+	pmbot_buf_free(&msg);
+	pmbot_buf_free(&ref);
+	return err;
+}
+
+/* Blocker targets (depends_on and blocked_by) of each node, as edge indices. */
+static int index_dependencies(struct planner *p)
+{
+	const pmbot_workgraph *g = p->in->graph;
+	size_t i, *fill;
+
+	p->dep_first = calloc(g->n_nodes + 1, sizeof(*p->dep_first));
+	p->dep_edges = malloc((g->n_edges ? g->n_edges : 1) * sizeof(*p->dep_edges));
+	fill = calloc(g->n_nodes + 1, sizeof(*fill));
+	if (!p->dep_first || !p->dep_edges || !fill) {
+		free(fill);
+		return -1;
+	}
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_node *n = pmbot_workgraph_find(g, g->edges[i].from_id);
+
+		if (n && g->edges[i].type != PMBOT_EDGE_PARENT_CHILD &&
+		    g->edges[i].type != PMBOT_EDGE_RELATED)
+			p->dep_first[(size_t)(n - g->nodes) + 1]++;
+	}
+	for (i = 0; i < g->n_nodes; i++)
+		p->dep_first[i + 1] += p->dep_first[i];
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_node *n = pmbot_workgraph_find(g, g->edges[i].from_id);
+		size_t k;
+
+		if (!n || g->edges[i].type == PMBOT_EDGE_PARENT_CHILD ||
+		    g->edges[i].type == PMBOT_EDGE_RELATED)
+			continue;
+		k = (size_t)(n - g->nodes);
+		p->dep_edges[p->dep_first[k] + fill[k]++] = i;
+	}
+	free(fill);
+	return 0;
+}
+
+static json_t *item_target(struct planner *p, const pmbot_wg_node *n)
+{
+	return json_pack("{s:s, s:s}", "repo", p->in->target, "stable_id", n->stable_id);
+}
+
+static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct managed *m,
+	const pmbot_rendered_issue *r)
+{
+	const pmbot_issue *is = m ? m->issue : NULL;
+	const pmbot_label_scheme *scheme = &p->in->config->labels;
+	char rev[PMBOT_SHA256_HEX_SIZE];
+	pmbot_body body;
+	size_t i;
+	int err = -1;
+	json_t *add = NULL, *remove = NULL;
+
+	memset(&body, 0, sizeof(body));
+	if (!is)
+		return add_cs(p, "create_issue", item_target(p, n),
+			json_pack("{s:s, s:s%, s:o}", "title", r->title, "body", r->body, r->body_len,
+				"labels", strings(r->labels, r->n_labels)), NULL, NULL);
+	if (touch(p, m->ref) < 0)
+		goto done;
+	if (strcmp(is->title, r->title) &&
+	    add_cs(p, "update_issue_title", item_target(p, n), json_pack("{s:s}", "title", r->title),
+		json_pack("{s:s}", "title", is->title), json_pack("{s:s}", "title", r->title)) < 0)
+		goto done;
+	if (pmbot_body_parse(&body, is->body, strlen(is->body), NULL) < 0 ||
+	    pmbot_body_rev(rev, is->body, strlen(is->body)) < 0)
+		goto done;
+	if (strcmp(rev, body.rev)) {
+		/* A human edited the body since pm-bot wrote it: report, never overwrite. */
+		if (json_array_append_new(p->conflicts, json_pack("{s:s, s:s, s:s, s:s, s:s}",
+			"stable_id", n->stable_id, "ref", m->ref, "reason", "body_edited",
+			"expected_rev", body.rev, "actual_rev", rev)) < 0)
+			goto done;
+	} else if (strcmp(is->body, r->body) &&
+		   add_cs(p, "update_issue_body", item_target(p, n),
+			json_pack("{s:s%}", "body", r->body, r->body_len),
+			json_pack("{s:s}", "body", is->body),
+			json_pack("{s:s%}", "body", r->body, r->body_len)) < 0) {
+		goto done;
+	}
+	if (!(add = json_array()) || !(remove = json_array()))
+		goto done;
+	for (i = 0; i < r->n_labels; i++)
+		if (!has_string(is->labels, is->n_labels, r->labels[i]) &&
+		    json_array_append_new(add, json_string(r->labels[i])) < 0)
+			goto done;
+	for (i = 0; i < is->n_labels; i++)
+		if (owned_label(scheme, is->labels[i]) &&
+		    !has_string(r->labels, r->n_labels, is->labels[i]) &&
+		    json_array_append_new(remove, json_string(is->labels[i])) < 0)
+			goto done;
+	if (json_array_size(add) && add_cs(p, "add_labels", item_target(p, n),
+		json_pack("{s:O}", "labels", add), NULL, NULL) < 0)
+		goto done;
+	if (json_array_size(remove) && add_cs(p, "remove_labels", item_target(p, n),
+		json_pack("{s:O}", "labels", remove), NULL, NULL) < 0)
+		goto done;
+	err = 0;
+done:
+	json_decref(add);
+	json_decref(remove);
+	pmbot_body_free(&body);
+	return err;
+}
+
+static int plan_parent(struct planner *p, const pmbot_wg_node *n, const struct managed *m)
+{
+	const pmbot_wg_node *parent = pmbot_workgraph_parent(p->in->graph, n);
+	const char *want;
+	const char *have = m ? m->issue->parent : NULL;
+	void *pv = NULL;
+
+	if (!parent)
+		return 0; /* a parent set by hand on a root item is not pm-bot's */
+	if (pmbot_strmap_get(&p->managed, parent->stable_id, &pv) && ((struct managed *)pv)->ambiguous)
+		return 0;
+	want = managed_ref(p, parent->stable_id);
+	if (m && want && have && !strcmp(want, have))
+		return 0;
+	if (want && touch(p, want) < 0)
+		return -1;
+	if (have && touch(p, have) < 0)
+		return -1;
+	return add_cs(p, "set_parent", item_target(p, n),
+		json_pack("{s:{s:s, s:s}, s:b}", "parent", "repo", p->in->target, "stable_id",
+			parent->stable_id, "replace", have != NULL),
+		have ? json_pack("{s:s}", "parent", have) : json_pack("{s:n}", "parent"), NULL);
+}
+
+/* "a, b, c" under "Blocked by" in the body pm-bot last wrote: its own edges. */
+static int declared_blockers(char ***out, size_t *n_out, const char *body_text)
+{
+	pmbot_body body;
+	const char *v, *s;
+	char **list = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	memset(&body, 0, sizeof(body));
+	if (pmbot_body_parse(&body, body_text, strlen(body_text), NULL) < 0)
+		return -1;
+	v = pmbot_body_get(&body, "Blocked by");
+	for (s = v; s && *s;) {
+		const char *end = strstr(s, ", ");
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		char **nl = realloc(list, (n + 1) * sizeof(*nl));
+
+		if (!nl || !(nl[n] = strndup(s, len))) {
+			free(nl ? nl : list);
+			pmbot_body_free(&body);
+			return -1;
+		}
+		list = nl;
+		n++;
+		s = end ? end + 2 : s + len;
+	}
+	pmbot_body_free(&body);
+	*out = list;
+	*n_out = n;
+	return 0;
+}
+
+static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const struct managed *m,
+	int conflicted)
+{
+	const pmbot_workgraph *g = p->in->graph;
+	size_t k = (size_t)(n - g->nodes), i;
+	char **declared = NULL;
+	size_t n_declared = 0;
+	pmbot_buf msg = PMBOT_BUF_INIT;
+	size_t count = 0;
+	int err = -1;
+
+	for (i = p->dep_first[k]; i < p->dep_first[k + 1]; i++) {
+		const pmbot_wg_edge *e = &g->edges[p->dep_edges[i]];
+		json_t *b = binding(p, e->to_id);
+		char *ref;
+		size_t j;
+		int dup = 0;
+
+		if (!b)
+			goto done;
+		/* depends_on and blocked_by may name the same blocker twice. */
+		for (j = p->dep_first[k]; j < i; j++)
+			dup |= !strcmp(g->edges[p->dep_edges[j]].to_id, e->to_id);
+		if (dup) {
+			json_decref(b);
+			continue;
+		}
+		count++;
+		ref = binding_ref(p, b);
+		if (ref && touch(p, ref) < 0) {
+			free(ref);
+			json_decref(b);
+			goto done;
+		}
+		if (m && ref && has_string(m->issue->blocked_by, m->issue->n_blocked_by, ref)) {
+			free(ref);
+			json_decref(b);
+			continue;
+		}
+		free(ref);
+		if (add_cs(p, "add_dependency", item_target(p, n), json_pack("{s:o}", "blocker", b),
+			NULL, NULL) < 0)
+			goto done;
+	}
+	if (m && !conflicted) {
+		if (declared_blockers(&declared, &n_declared, m->issue->body) < 0)
+			goto done;
+		for (i = 0; i < n_declared; i++) {
+			size_t j;
+			int wanted = 0;
+			json_t *b;
+			char *ref;
+
+			for (j = p->dep_first[k]; j < p->dep_first[k + 1]; j++)
+				wanted |= !strcmp(g->edges[p->dep_edges[j]].to_id, declared[i]);
+			if (wanted)
+				continue;
+			/* A stable id no longer in the graph is bound through its marker. */
+			if (!strncmp(declared[i], "https://github.com/", 19) ||
+			    pmbot_workgraph_find(g, declared[i]))
+				b = binding(p, declared[i]);
+			else
+				b = json_pack("{s:s, s:s}", "repo", p->in->target, "stable_id", declared[i]);
+			if (!b)
+				continue;
+			ref = binding_ref(p, b);
+			if (!ref || !has_string(m->issue->blocked_by, m->issue->n_blocked_by, ref)) {
+				free(ref);
+				json_decref(b);
+				continue;
+			}
+			if (touch(p, ref) < 0) {
+				free(ref);
+				json_decref(b);
+				goto done;
+			}
+			free(ref);
+			if (add_cs(p, "remove_dependency", item_target(p, n), json_pack("{s:o}", "blocker", b),
+				NULL, NULL) < 0)
+				goto done;
+		}
+	}
+	if (count > 50) {
+		pmbot_buf_printf(&msg, "'%s' would be blocked by %zu issues; GitHub allows 50",
+			n->stable_id, count);
+		if (node_diag(p, n, PMBOT_SEV_ERROR, "LIMIT_DEPENDENCIES", msg.buf) < 0)
+			goto done;
+	}
+	err = 0;
+done:
+	for (i = 0; i < n_declared; i++)
+		free(declared[i]);
+	free(declared);
+	pmbot_buf_free(&msg);
+	return err;
+}
+
+static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct managed *m)
+{
+	const pmbot_state *st = p->in->state;
+	const pmbot_pitem *item = m ? pmbot_state_item(st, m->ref) : NULL;
+	pmbot_buf proj = PMBOT_BUF_INIT, msg = PMBOT_BUF_INIT;
+	int needs_human = json_is_true(json_object_get(n->json, "needs_human"));
+	size_t i, k;
+	int err = -1;
+
+	if (!p->project_ok)
+		return 0;
+	if (!item) {
+		if (pmbot_buf_printf(&proj, "%s/%ld", st->project->owner, st->project->number) < 0 ||
+		    add_cs(p, "add_to_project", item_target(p, n), json_pack("{s:s}", "project", proj.buf),
+			NULL, NULL) < 0)
+			goto done;
+	}
+	for (i = 0; i < sizeof(project_fields) / sizeof(project_fields[0]); i++) {
+		const pmbot_pfield *f = pmbot_state_field(st, project_fields[i].field);
+		json_t *want = json_object_get(n->json, project_fields[i].member), *have, *value = NULL;
+
+		if (!f || !want)
+			continue;
+		/* Triage defaults are for people to fill in, not values to sync. */
+		if (needs_human && ((!strcmp(project_fields[i].member, "area") &&
+				!strcmp(json_string_value(want), "triage")) ||
+			(!strcmp(project_fields[i].member, "priority") &&
+				!strcmp(json_string_value(want), "Triage"))))
+			continue;
+		switch (f->type) {
+		case PMBOT_PFIELD_SINGLE_SELECT:
+			if (!json_is_string(want))
+				continue;
+			for (k = 0; k < f->n_options; k++)
+				if (!strcasecmp(f->options[k].name, json_string_value(want)))
+					break;
+			if (k == f->n_options) {
+				pmbot_buf_clear(&msg);
+				pmbot_buf_printf(&msg, "the project field '%s' has no option '%s'; it has:",
+					f->name, json_string_value(want));
+				for (k = 0; k < f->n_options; k++)
+					pmbot_buf_printf(&msg, "%s '%s'", k ? "," : "", f->options[k].name);
+				if (!f->n_options)
+					pmbot_buf_puts(&msg, " none");
+				if (node_diag(p, n, PMBOT_SEV_ERROR, "PROJECT_UNKNOWN_OPTION", msg.buf) < 0)
+					goto done;
+				continue;
+			}
+			value = json_string(f->options[k].name);
+			break;
+		case PMBOT_PFIELD_NUMBER:
+			if (!json_is_number(want))
+				continue;
+			value = json_real(json_number_value(want));
+			break;
+		case PMBOT_PFIELD_TEXT:
+		case PMBOT_PFIELD_DATE:
+			if (!json_is_string(want))
+				continue;
+			value = json_incref(want);
+			break;
+		}
+		if (!value)
+			goto done;
+		have = item ? json_object_get(item->values, f->name) : NULL;
+		if (have && (json_is_number(have) && json_is_number(value)
+				? json_number_value(have) == json_number_value(value)
+				: json_equal(have, value))) {
+			json_decref(value);
+			continue;
+		}
+		if (add_cs(p, "set_project_field", item_target(p, n),
+			json_pack("{s:s, s:o}", "field", f->name, "value", value),
+			have ? json_pack("{s:O}", "value", have) : json_pack("{s:n}", "value"), NULL) < 0)
+			goto done;
+	}
+	err = 0;
+done:
+	pmbot_buf_free(&proj);
+	pmbot_buf_free(&msg);
+	return err;
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* GitHub's limits on the planned end state. */
+static int check_limits(struct planner *p)
+{
+	const pmbot_workgraph *g = p->in->graph;
+	const pmbot_state *st = p->in->state;
+	size_t *children = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*children));
+	const char **blockers = NULL;
+	size_t n_blockers = 0;
+	pmbot_buf msg = PMBOT_BUF_INIT;
+	size_t i;
+	int err = -1;
+
+	if (!children)
+		return -1;
+	for (i = 0; i < g->n_nodes; i++)
+		if (g->parent[i] != PMBOT_WG_NONE)
+			children[g->parent[i]]++;
+	/* Sub-issues people added by hand stay: count them too. */
+	for (i = 0; i < st->n_issues; i++) {
+		const pmbot_issue *is = &st->issues[i];
+		void *pv = NULL, *cv = NULL;
+		const pmbot_wg_node *pn;
+		pmbot_buf ref = PMBOT_BUF_INIT;
+		int managed_child;
+
+		if (!is->parent || !pmbot_strmap_get(&p->by_ref, is->parent, &pv))
+			continue;
+		pn = pmbot_workgraph_find(g, ((struct managed *)pv)->stable_id);
+		if (pmbot_issue_ref(&ref, is->repo, is->number) < 0) {
+			pmbot_buf_free(&ref);
+			goto done;
+		}
+		/* A managed child is counted where the graph puts it. */
+		managed_child = pmbot_strmap_get(&p->by_ref, ref.buf, &cv) &&
+			pmbot_workgraph_find(g, ((struct managed *)cv)->stable_id);
+		pmbot_buf_free(&ref);
+		if (pn && !managed_child)
+			children[pn - g->nodes]++;
+	}
+	for (i = 0; i < g->n_nodes; i++) {
+		size_t depth = 1, cur = i;
+
+		if (children[i] > 100) {
+			pmbot_buf_clear(&msg);
+			pmbot_buf_printf(&msg, "'%s' would have %zu sub-issues; GitHub allows 100",
+				g->nodes[i].stable_id, children[i]);
+			if (node_diag(p, &g->nodes[i], PMBOT_SEV_ERROR, "LIMIT_SUB_ISSUES", msg.buf) < 0)
+				goto done;
+		}
+		if (children[i])
+			continue; /* depth is measured from the leaves */
+		while (g->parent[cur] != PMBOT_WG_NONE && depth <= 9) {
+			cur = g->parent[cur];
+			depth++;
+		}
+		{
+			const char *ref = managed_ref(p, g->nodes[cur].stable_id);
+			const pmbot_issue *up = ref ? pmbot_state_issue(st, ref) : NULL;
+
+			while (up && up->parent && depth <= 9) {
+				up = pmbot_state_issue(st, up->parent);
+				depth++;
+			}
+		}
+		if (depth > 8) {
+			pmbot_buf_clear(&msg);
+			pmbot_buf_printf(&msg, "'%s' would sit %zu levels deep; GitHub allows 8",
+				g->nodes[i].stable_id, depth);
+			if (node_diag(p, &g->nodes[i], PMBOT_SEV_ERROR, "LIMIT_DEPTH", msg.buf) < 0)
+				goto done;
+		}
+	}
+	/* Blocking side: how many issues each blocker would block. */
+	if (g->n_edges && !(blockers = malloc(g->n_edges * sizeof(*blockers))))
+		goto done;
+	for (i = 0; i < g->n_edges; i++)
+		if (g->edges[i].type == PMBOT_EDGE_DEPENDS_ON || g->edges[i].type == PMBOT_EDGE_BLOCKED_BY)
+			blockers[n_blockers++] = g->edges[i].to_id;
+	if (n_blockers)
+		qsort(blockers, n_blockers, sizeof(*blockers), ref_cmp);
+	for (i = 0; i < n_blockers;) {
+		size_t j = i;
+		const pmbot_wg_node *bn;
+
+		while (j < n_blockers && !strcmp(blockers[j], blockers[i]))
+			j++;
+		if (j - i > 50) {
+			bn = pmbot_workgraph_find(g, blockers[i]);
+			pmbot_buf_clear(&msg);
+			pmbot_buf_printf(&msg, "'%s' would block %zu issues; GitHub allows 50",
+				blockers[i], j - i);
+			if ((bn ? node_diag(p, bn, PMBOT_SEV_ERROR, "LIMIT_DEPENDENCIES", msg.buf)
+				: issue_diag(p, blockers[i], PMBOT_SEV_ERROR, "LIMIT_DEPENDENCIES", msg.buf)) < 0)
+				goto done;
+		}
+		i = j;
+	}
+	err = 0;
+done:
+	free(children);
+	free(blockers);
+	pmbot_buf_free(&msg);
+	return err;
+}
+
+static int pending_cmp(const void *pa, const void *pb)
+{
+	const struct pending *a = pa, *b = pb;
+
+	if (ops[a->op].group != ops[b->op].group)
+		return ops[a->op].group < ops[b->op].group ? -1 : 1;
+	if (a->op != b->op)
+		return a->op < b->op ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+int pmbot_plan_hash(char out[PMBOT_SHA256_HEX_SIZE], const json_t *changesets,
+	const json_t *fingerprint)
+{
+	json_t *doc = json_pack("{s:O, s:O}", "changesets", changesets, "fingerprint", fingerprint);
+	int err;
+
+	if (!doc)
+		return -1;
+	err = pmbot_sha256_json(out, doc);
+	json_decref(doc);
+	return err;
+}
+
+size_t pmbot_plan_count(const json_t *bundle)
+{
+	return json_array_size(json_object_get(bundle, "changesets"));
+}
+
+static json_t *diag_json(const pmbot_diag_list *d)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < d->count; i++) {
+		const pmbot_diag *x = &d->items[i];
+		json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:i, s:s}", "code", x->code,
+			"severity", pmbot_severity_name(x->severity), "path", x->path, "line", x->line,
+			"column", x->column, "message", x->message);
+
+		if (o && x->file && json_object_set_new(o, "file", json_string(x->file)) < 0) {
+			json_decref(o);
+			o = NULL;
+		}
+		if (json_array_append_new(a, o) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static int finish_bundle(json_t **out, struct planner *p)
+{
+	json_t *changesets = json_array(), *fingerprint = json_array(), *bundle = NULL;
+	const char **refs = NULL;
+	char hash[PMBOT_SHA256_HEX_SIZE], id[32], bid[32];
+	size_t i, n_refs = 0, counts[5] = { 0 };
+	int err = -1;
+
+	if (!changesets || !fingerprint)
+		goto done;
+	if (p->n_cs)
+		qsort(p->cs, p->n_cs, sizeof(*p->cs), pending_cmp);
+	for (i = 0; i < p->n_cs; i++) {
+		snprintf(id, sizeof(id), "cs-%04zu", i + 1);
+		if (json_object_set_new(p->cs[i].cs, "changeset_id", json_string(id)) < 0 ||
+		    json_object_set_new(p->cs[i].cs, "idempotency_key", json_string(p->cs[i].key)) < 0 ||
+		    json_array_append(changesets, p->cs[i].cs) < 0)
+			goto done;
+		counts[ops[p->cs[i].op].group]++;
+	}
+	if (p->touched.count && !(refs = malloc(p->touched.count * sizeof(*refs))))
+		goto done;
+	for (i = 0; i < p->touched.cap; i++)
+		if (p->touched.keys[i])
+			refs[n_refs++] = p->touched.keys[i];
+	if (n_refs)
+		qsort(refs, n_refs, sizeof(*refs), ref_cmp);
+	for (i = 0; i < n_refs; i++) {
+		const pmbot_issue *is = pmbot_state_issue(p->in->state, refs[i]);
+
+		if (json_array_append_new(fingerprint, json_pack("{s:s, s:s, s:s}", "ref", refs[i],
+			"node_id", is->node_id ? is->node_id : "", "updated_at",
+			is->updated_at ? is->updated_at : "")) < 0)
+			goto done;
+	}
+	if (pmbot_plan_hash(hash, changesets, fingerprint) < 0)
+		goto done;
+	snprintf(bid, sizeof(bid), "bundle-%.16s", hash);
+	pmbot_diag_list_sort(p->diags);
+	bundle = json_pack("{s:s, s:s, s:s, s:o, s:s, s:O, s:O, s:O, s:O, s:o}",
+		"schema_version", "changeset_bundle/v1", "bundle_id", bid, "plan_hash", hash,
+		"source", p->in->source ? json_deep_copy(p->in->source) : json_object(),
+		"target", p->in->target, "changesets", changesets, "fingerprint", fingerprint,
+		"conflicts", p->conflicts, "orphaned", p->orphaned, "diagnostics", diag_json(p->diags));
+	if (!bundle || json_object_set_new(bundle, "summary", json_pack(
+		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		"creates", (json_int_t)counts[G_CREATE], "updates", (json_int_t)counts[G_UPDATE],
+		"relationships", (json_int_t)counts[G_RELATION],
+		"project", (json_int_t)(counts[G_ITEM] + counts[G_FIELD]),
+		"conflicts", (json_int_t)json_array_size(p->conflicts),
+		"orphaned", (json_int_t)json_array_size(p->orphaned),
+		"diagnostics", (json_int_t)p->diags->count, "total", (json_int_t)p->n_cs)) < 0)
+		goto done;
+	*out = bundle;
+	bundle = NULL;
+	err = 0;
+done:
+	free(refs);
+	json_decref(bundle);
+	json_decref(changesets);
+	json_decref(fingerprint);
+	return err;
+}
+
+int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *diags)
+{
+	struct planner p;
+	const pmbot_workgraph *g = in->graph;
+	const pmbot_config *cfg = in->config;
+	pmbot_render_opts ro;
+	size_t i;
+	int rc = PMBOT_ERROR;
+
+	*out = NULL;
+	memset(&p, 0, sizeof(p));
+	p.in = in;
+	p.diags = diags;
+	ro.scheme = &cfg->labels;
+	ro.issue_refs = NULL;
+	if (!(p.conflicts = json_array()) || !(p.orphaned = json_array()))
+		goto done;
+	if (!pmbot_config_repo_allowed(cfg, in->target)) {
+		if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "REPO_NOT_ALLOWED", NULL, "", 0, 0,
+			"%s is not in the configuration's repos allowlist", in->target) < 0)
+			goto done;
+		p.errors++;
+	}
+	p.project_ok = cfg->project_owner && in->state->project &&
+		!strcasecmp(cfg->project_owner, in->state->project->owner) &&
+		cfg->project_number == in->state->project->number;
+	if (cfg->project_owner && !p.project_ok &&
+	    pmbot_diag_add(diags, PMBOT_SEV_WARNING, "PROJECT_NOT_FOUND", NULL, "", 0, 0,
+		"project %s/%ld is not in the state: no project changes are planned",
+		cfg->project_owner, cfg->project_number) < 0)
+		goto done;
+	if (index_managed(&p) < 0 || index_dependencies(&p) < 0)
+		goto done;
+
+	for (i = 0; i < g->n_nodes; i++) {
+		const pmbot_wg_node *n = &g->nodes[i];
+		const pmbot_form *form = pmbot_formset_find(in->forms, n->type);
+		pmbot_rendered_issue r;
+		pmbot_diag_list rd = PMBOT_DIAG_LIST_INIT;
+		struct managed *m = NULL;
+		void *v = NULL;
+		size_t before_conflicts = json_array_size(p.conflicts);
+		int r_rc;
+
+		if (pmbot_strmap_get(&p.managed, n->stable_id, &v)) {
+			m = v;
+			m->seen = 1;
+			if (m->ambiguous)
+				continue;
+		}
+		memset(&r, 0, sizeof(r));
+		r_rc = pmbot_render_issue(&r, g, n, form, &ro, &rd);
+		if (n->file)
+			pmbot_diag_list_set_file(&rd, n->file);
+		p.errors += (int)rd.errors;
+		if (pmbot_diag_list_move(diags, &rd) < 0) {
+			pmbot_diag_list_free(&rd);
+			pmbot_rendered_issue_free(&r);
+			goto done;
+		}
+		if (r_rc == PMBOT_ERROR) {
+			pmbot_rendered_issue_free(&r);
+			goto done;
+		}
+		if (r_rc == PMBOT_OK && plan_content(&p, n, m, &r) < 0) {
+			pmbot_rendered_issue_free(&r);
+			goto done;
+		}
+		pmbot_rendered_issue_free(&r);
+		if (plan_parent(&p, n, m) < 0 ||
+		    plan_dependencies(&p, n, m, json_array_size(p.conflicts) > before_conflicts) < 0 ||
+		    plan_project(&p, n, m) < 0)
+			goto done;
+	}
+	for (i = 0; i < p.n_mslots; i++) {
+		struct managed *m = &p.mslots[i];
+		void *v = NULL;
+
+		/* Only the first slot of a stable id speaks for it. */
+		if (m->seen || !pmbot_strmap_get(&p.managed, m->stable_id, &v) || v != m ||
+		    m->ambiguous)
+			continue;
+		if (json_array_append_new(p.orphaned, json_pack("{s:s, s:s}", "stable_id",
+			m->stable_id, "ref", m->ref)) < 0)
+			goto done;
+	}
+	if (check_limits(&p) < 0 || finish_bundle(out, &p) < 0)
+		goto done;
+	rc = p.errors ? PMBOT_EINVALID : PMBOT_OK;
+done:
+	for (i = 0; i < p.n_cs; i++) {
+		json_decref(p.cs[i].cs);
+		free(p.cs[i].key);
+	}
+	free(p.cs);
+	for (i = 0; i < p.n_mslots; i++) {
+		free(p.mslots[i].ref);
+		free(p.mslots[i].stable_id);
+	}
+	free(p.mslots);
+	for (i = 0; i < p.touched.cap; i++)
+		free((char *)p.touched.keys[i]);
+	free(p.dep_first);
+	free(p.dep_edges);
+	pmbot_strmap_free(&p.managed);
+	pmbot_strmap_free(&p.by_ref);
+	pmbot_strmap_free(&p.touched);
+	json_decref(p.conflicts);
+	json_decref(p.orphaned);
+	return rc;
+}

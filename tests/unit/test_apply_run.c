@@ -1,0 +1,1094 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pmbot/apply.h"
+#include "pmbot/fs.h"
+#include "pmbot/json.h"
+#include "pmbot/state.h"
+
+/*
+ * The executor against the real file backend, through the backend
+ * interface. The bundle (tests/fixtures/bundles-apply/full.json) holds one
+ * changeset of every operation: three creates, title/body/label updates of
+ * an existing issue, two parents, a dependency added and one removed, a
+ * project item and two field values.
+ */
+
+#define FIXTURES "tests/fixtures/bundles-apply/"
+#define N_CHANGESETS 14
+#define CONFIG "repos: [acme/widgets]\nproject: {owner: acme, number: 1}\n"
+
+typedef struct {
+	char dir[256];
+	char state[320];
+	char audit[320];
+	json_t *bundle;
+	pmbot_config *config;
+} fixture;
+
+static void remove_tree(const char *path)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	if ((d = opendir(path))) {
+		while ((e = readdir(d))) {
+			char child[512];
+
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
+			remove_tree(child);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+static json_t *load_json(const char *path)
+{
+	json_error_t e;
+	json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+
+	if (!j)
+		fail_msg("%s:%d: %s", path, e.line, e.text);
+	return j;
+}
+
+static pmbot_config *parse_config(const char *yaml)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_config *cfg = NULL;
+
+	assert_int_equal(pmbot_config_parse(&cfg, "pm-bot.yml", yaml, strlen(yaml), NULL, &d),
+		PMBOT_OK);
+	pmbot_diag_list_free(&d);
+	return cfg;
+}
+
+/* A fresh directory holding a copy of the initial state (or `state_json` when given). */
+static void fresh_dir(fixture *f, const json_t *state_json)
+{
+	const char *tmp = getenv("TMPDIR");
+	pmbot_buf text = PMBOT_BUF_INIT;
+
+	snprintf(f->dir, sizeof(f->dir), "%s/pmbot-test-apply-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->state, sizeof(f->state), "%s/state.json", f->dir);
+	snprintf(f->audit, sizeof(f->audit), "%s/.pm-bot/audit.jsonl", f->dir);
+	if (state_json)
+		assert_int_equal(pmbot_json_canonical(&text, state_json), 0);
+	else
+		assert_int_equal(pmbot_fs_read(&text, FIXTURES "state-initial.json"), 0);
+	assert_int_equal(pmbot_fs_write_atomic(f->state, text.buf, text.len), 0);
+	pmbot_buf_free(&text);
+}
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	setenv("PMBOT_NOW", "2025-06-01T12:00:00Z", 1);
+	fresh_dir(f, NULL);
+	f->bundle = load_json(FIXTURES "full.json");
+	f->config = parse_config(CONFIG);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	remove_tree(f->dir);
+	json_decref(f->bundle);
+	pmbot_config_free(f->config);
+	free(f);
+	return 0;
+}
+
+/* ---- a backend wrapper that records calls and injects faults ---- */
+
+enum { FAULT_NONE, FAULT_BEFORE, FAULT_LOST_RESPONSE, FAULT_REFUSE };
+
+typedef struct {
+	pmbot_backend base;
+	pmbot_backend *inner;
+	const char *fault_op;   /* operation to fault */
+	int fault;              /* FAULT_* */
+	int fault_count;        /* how many calls of fault_op to fault; -1: all */
+	int fault_skip;         /* let this many calls of fault_op through first */
+	int seen;               /* calls of fault_op so far */
+	json_t *calls;          /* [{op, args}] */
+	int reads;
+} wrap;
+
+static int wrap_read(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+	size_t n_repos, const char *owner, long number, pmbot_buf *err)
+{
+	wrap *w = (wrap *)b;
+
+	w->reads++;
+	return w->inner->read(out, w->inner, repos, n_repos, owner, number, err);
+}
+
+static int wrap_perform(json_t **result, pmbot_backend *b, const char *op, const json_t *args,
+	pmbot_buf *err)
+{
+	wrap *w = (wrap *)b;
+	int faulty = 0, rc;
+
+	json_array_append_new(w->calls, json_pack("{s:s, s:O}", "op", op, "args", (json_t *)args));
+	if (w->fault_op && !strcmp(op, w->fault_op)) {
+		w->seen++;
+		faulty = w->seen > w->fault_skip &&
+			(w->fault_count < 0 || w->seen - w->fault_skip <= w->fault_count);
+	}
+	*result = NULL;
+	if (faulty && w->fault == FAULT_BEFORE) {
+		pmbot_buf_puts(err, "HTTP 502 from the test\n");
+		return PMBOT_ERROR;
+	}
+	if (faulty && w->fault == FAULT_REFUSE) {
+		pmbot_buf_puts(err, "HTTP 422 from the test\n");
+		return PMBOT_EINVALID;
+	}
+	rc = w->inner->perform(result, w->inner, op, args, err);
+	if (faulty && w->fault == FAULT_LOST_RESPONSE && rc == PMBOT_OK) {
+		/* The write happened; its answer never arrived. */
+		json_decref(*result);
+		*result = NULL;
+		pmbot_buf_puts(err, "connection reset by the test\n");
+		return PMBOT_ERROR;
+	}
+	return rc;
+}
+
+static void wrap_free(pmbot_backend *b)
+{
+	wrap *w = (wrap *)b;
+
+	w->inner->free(w->inner);
+	json_decref(w->calls);
+	free(w);
+}
+
+static wrap *wrap_open(const fixture *f)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	wrap *w = calloc(1, sizeof(*w));
+
+	assert_non_null(w);
+	assert_int_equal(pmbot_file_backend_open(&w->inner, f->state, NULL, &d), PMBOT_OK);
+	w->base.name = "wrapped-file";
+	w->base.read = wrap_read;
+	w->base.perform = wrap_perform;
+	w->base.free = wrap_free;
+	w->calls = json_array();
+	pmbot_diag_list_free(&d);
+	return w;
+}
+
+static size_t calls_of(const wrap *w, const char *op)
+{
+	size_t i, n = 0;
+	json_t *c;
+
+	json_array_foreach(w->calls, i, c)
+		n += !strcmp(json_string_value(json_object_get(c, "op")), op);
+	return n;
+}
+
+/* The args of the k-th (0-based) call of `op` (borrowed). */
+static json_t *call_args(const wrap *w, const char *op, size_t k)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(w->calls, i, c)
+		if (!strcmp(json_string_value(json_object_get(c, "op")), op) && !k--)
+			return json_object_get(c, "args");
+	fail_msg("no call %zu of %s", k, op);
+	return NULL;
+}
+
+/* ---- hooks ---- */
+
+typedef struct {
+	int stop_at;            /* before() stops when this many changesets were seen; -1 never */
+	int kill_after;         /* after() kills the process after this many outcomes; -1 never */
+	int seen, done;
+	long slept;
+	int naps;
+	json_t *statuses;
+} hook_ctx;
+
+static int hook_before(void *ctx, const json_t *cs)
+{
+	hook_ctx *h = ctx;
+
+	(void)cs;
+	return h->seen++ == h->stop_at;
+}
+
+static void hook_after(void *ctx, const json_t *cs, const char *status)
+{
+	hook_ctx *h = ctx;
+
+	if (h->statuses)
+		json_array_append_new(h->statuses, json_pack("{s:O, s:s}", "id",
+			json_object_get(cs, "changeset_id"), "status", status));
+	if (++h->done == h->kill_after)
+		raise(SIGKILL);
+}
+
+static void hook_sleep(void *ctx, long ms)
+{
+	hook_ctx *h = ctx;
+
+	h->slept += ms;
+	h->naps++;
+}
+
+/* ---- running ---- */
+
+static int apply_with(fixture *f, pmbot_backend *b, const pmbot_config *cfg, const json_t *bundle,
+	const json_t *run, hook_ctx *h, json_t **results, pmbot_buf *err)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_apply_hooks hooks = { hook_before, hook_after, hook_sleep, h };
+	pmbot_audit *audit = NULL;
+	int rc;
+
+	assert_int_equal(pmbot_audit_open(&audit, f->audit, &d), PMBOT_OK);
+	rc = pmbot_apply_run(results, bundle, run, b, cfg, audit, "octocat", &hooks, err);
+	pmbot_audit_close(audit);
+	pmbot_diag_list_free(&d);
+	return rc;
+}
+
+/* Apply `bundle` (NULL: the fixture's) through a plain file backend. */
+static int apply(fixture *f, const json_t *bundle, const json_t *run, hook_ctx *h,
+	json_t **results, pmbot_buf *err)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_backend *b = NULL;
+	hook_ctx none = { -1, -1, 0, 0, 0, 0, NULL };
+	int rc;
+
+	assert_int_equal(pmbot_file_backend_open(&b, f->state, NULL, &d), PMBOT_OK);
+	rc = apply_with(f, b, f->config, bundle ? bundle : f->bundle, run, h ? h : &none, results, err);
+	b->free(b);
+	pmbot_diag_list_free(&d);
+	return rc;
+}
+
+static const char *status_of(const json_t *results, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(results, i), "status"));
+}
+
+static const char *field_of(const json_t *results, size_t i, const char *key)
+{
+	return json_string_value(json_object_get(json_array_get(results, i), key));
+}
+
+static void strip_key(json_t *v, const char *key)
+{
+	const char *k;
+	json_t *m;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_del(v, key);
+		json_object_foreach(v, k, m)
+			strip_key(m, key);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, m)
+			strip_key(m, key);
+	}
+}
+
+/* The state file as canonical JSON without timestamps (malloc'd). */
+static char *state_text(const char *path)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	json_t *j = load_json(path);
+
+	strip_key(j, "updated_at");
+	assert_int_equal(pmbot_json_canonical(&out, j), 0);
+	json_decref(j);
+	return pmbot_buf_detach(&out, NULL);
+}
+
+static pmbot_state *read_state(const char *path)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf text = PMBOT_BUF_INIT;
+	pmbot_state *st = NULL;
+
+	assert_int_equal(pmbot_fs_read(&text, path), 0);
+	assert_int_equal(pmbot_state_parse(&st, path, text.buf, text.len, &d), PMBOT_OK);
+	pmbot_buf_free(&text);
+	pmbot_diag_list_free(&d);
+	return st;
+}
+
+/* The ledger's events, parsed; verify the chain on the way. */
+static json_t *ledger(const char *path)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf text = PMBOT_BUF_INIT;
+	json_t *events = json_array();
+	size_t n = 0;
+	char *p, *nl;
+
+	if (pmbot_audit_verify(path, &n, &d) != PMBOT_OK)
+		fail_msg("ledger broken: %s", d.count ? d.items[0].message : "?");
+	assert_int_equal(pmbot_fs_read(&text, path), 0);
+	for (p = text.buf; (nl = strchr(p, '\n')); p = nl + 1)
+		json_array_append_new(events, json_loadb(p, (size_t)(nl - p), 0, NULL));
+	assert_int_equal(json_array_size(events), n);
+	pmbot_buf_free(&text);
+	pmbot_diag_list_free(&d);
+	return events;
+}
+
+static size_t count_events(const json_t *events, const char *event, const char *key,
+	const char *value)
+{
+	size_t i, n = 0;
+	json_t *e;
+
+	json_array_foreach(events, i, e) {
+		if (strcmp(json_string_value(json_object_get(e, "event")), event))
+			continue;
+		if (key && (!json_is_string(json_object_get(e, key)) ||
+			strcmp(json_string_value(json_object_get(e, key)), value)))
+			continue;
+		n++;
+	}
+	return n;
+}
+
+/* The canonical end state of one clean, uninterrupted apply (malloc'd). */
+static char *reference_state(void)
+{
+	fixture ref;
+	json_t *results = NULL;
+	char *text;
+
+	memset(&ref, 0, sizeof(ref));
+	fresh_dir(&ref, NULL);
+	ref.bundle = load_json(FIXTURES "full.json");
+	ref.config = parse_config(CONFIG);
+	assert_int_equal(apply(&ref, NULL, NULL, NULL, &results, NULL), PMBOT_OK);
+	text = state_text(ref.state);
+	json_decref(results);
+	json_decref(ref.bundle);
+	pmbot_config_free(ref.config);
+	remove_tree(ref.dir);
+	return text;
+}
+
+static const pmbot_issue *issue_with_title(const pmbot_state *st, const char *title)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_issues; i++)
+		if (!strcmp(st->issues[i].title, title))
+			return &st->issues[i];
+	fail_msg("no issue titled %s", title);
+	return NULL;
+}
+
+/* ---- tests ---- */
+
+static void test_apply_run__applies_every_operation_and_a_rerun_changes_nothing(void **state)
+{
+	fixture *f = *state;
+	pmbot_buf before = PMBOT_BUF_INIT, after = PMBOT_BUF_INIT, ref = PMBOT_BUF_INIT;
+	json_t *results = NULL, *events;
+	const pmbot_issue *epic, *feat, *task, *old;
+	const pmbot_pitem *item;
+	pmbot_state *st;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(apply(f, NULL, NULL, NULL, &results, NULL), PMBOT_OK);
+	assert_int_equal(json_array_size(results), N_CHANGESETS);
+	for (i = 0; i < N_CHANGESETS; i++)
+		assert_string_equal(status_of(results, i), "applied");
+	json_decref(results);
+
+	st = read_state(f->state);
+	assert_int_equal(st->n_issues, 6);
+	epic = issue_with_title(st, "[epic] Platform");
+	feat = issue_with_title(st, "[feat] Contracts");
+	task = issue_with_title(st, "[task] Parser");
+	old = issue_with_title(st, "[task] Renamed");
+	assert_int_equal(epic->number, 4);
+	assert_string_equal(epic->author, "github-actions[bot]");
+	assert_int_equal(pmbot_issue_ref(&ref, "acme/widgets", epic->number), 0);
+	assert_string_equal(feat->parent, ref.buf);
+	pmbot_buf_clear(&ref);
+	assert_int_equal(pmbot_issue_ref(&ref, "acme/widgets", feat->number), 0);
+	assert_string_equal(task->parent, ref.buf);
+	assert_int_equal(task->n_blocked_by, 1);
+	assert_string_equal(task->blocked_by[0], "acme/widgets#1");
+	assert_int_equal(old->number, 1);
+	assert_int_equal(old->n_blocked_by, 0);
+	assert_int_equal(old->n_labels, 2);
+	assert_string_equal(old->labels[0], "prio:high");
+	assert_string_equal(old->labels[1], "type:task");
+	assert_non_null(strstr(old->body, "New goal"));
+	pmbot_buf_clear(&ref);
+	assert_int_equal(pmbot_issue_ref(&ref, "acme/widgets", task->number), 0);
+	assert_non_null(item = pmbot_state_item(st, ref.buf));
+	assert_string_equal(json_string_value(json_object_get(item->values, "Priority")), "High");
+	assert_non_null(item = pmbot_state_item(st, "acme/widgets#1"));
+	assert_int_equal(json_integer_value(json_object_get(item->values, "Estimate")), 4);
+	/* What was applied is now visibly true, changeset by changeset. */
+	for (i = 0; i < N_CHANGESETS; i++)
+		assert_int_equal(pmbot_changeset_is_applied(json_array_get(json_object_get(f->bundle,
+			"changesets"), i), st, f->config), 1);
+	pmbot_state_free(st);
+
+	assert_int_equal(pmbot_fs_read(&before, f->state), 0);
+	assert_int_equal(apply(f, NULL, NULL, NULL, &results, NULL), PMBOT_OK);
+	for (i = 0; i < N_CHANGESETS; i++)
+		assert_string_equal(status_of(results, i), "already_applied");
+	assert_int_equal(pmbot_fs_read(&after, f->state), 0);
+	assert_int_equal(before.len, after.len);
+	assert_memory_equal(before.buf, after.buf, before.len);
+
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "attempt", NULL, NULL), N_CHANGESETS);
+	assert_int_equal(count_events(events, "success", "status", "applied"), N_CHANGESETS);
+	assert_int_equal(count_events(events, "success", "status", "already_applied"), N_CHANGESETS);
+	json_decref(events);
+	json_decref(results);
+	pmbot_buf_free(&before);
+	pmbot_buf_free(&after);
+	pmbot_buf_free(&ref);
+}
+
+static void test_apply_run__nothing_is_applied_in_the_initial_state(void **state)
+{
+	fixture *f = *state;
+	pmbot_state *st = read_state(f->state);
+	size_t i;
+
+	/* Issue #3 carries epic:e1's marker, but mallory is not trusted. */
+	for (i = 0; i < N_CHANGESETS; i++)
+		assert_int_equal(pmbot_changeset_is_applied(json_array_get(json_object_get(f->bundle,
+			"changesets"), i), st, f->config), 0);
+	pmbot_state_free(st);
+}
+
+static void test_apply_run__resumes_after_a_stop_at_every_position(void **state)
+{
+	fixture *f = *state;
+	char *want = reference_state();
+	int k;
+
+	for (k = 0; k <= N_CHANGESETS; k++) {
+		hook_ctx h = { k, -1, 0, 0, 0, 0, NULL };
+		json_t *results = NULL, *events;
+		pmbot_buf err = PMBOT_BUF_INIT;
+		pmbot_state *st;
+		char *have;
+		size_t i;
+
+		remove_tree(f->dir);
+		fresh_dir(f, NULL);
+		assert_int_equal(apply(f, NULL, NULL, &h, &results, &err),
+			k == N_CHANGESETS ? PMBOT_OK : PMBOT_ERROR);
+		for (i = 0; i < N_CHANGESETS; i++)
+			assert_string_equal(status_of(results, i), (int)i < k ? "applied" : "pending");
+		if (k < N_CHANGESETS)
+			assert_non_null(strstr(err.buf, "stopped before"));
+		json_decref(results);
+
+		assert_int_equal(apply(f, NULL, NULL, NULL, &results, NULL), PMBOT_OK);
+		for (i = 0; i < N_CHANGESETS; i++)
+			assert_string_equal(status_of(results, i),
+				(int)i < k ? "already_applied" : "applied");
+		json_decref(results);
+
+		have = state_text(f->state);
+		if (strcmp(have, want))
+			fail_msg("stop before changeset %d: end state differs\nhave %s\nwant %s", k + 1,
+				have, want);
+		free(have);
+		st = read_state(f->state);
+		assert_int_equal(st->n_issues, 6);
+		pmbot_state_free(st);
+		events = ledger(f->audit);
+		assert_int_equal(count_events(events, "success", "status", "applied"), N_CHANGESETS);
+		json_decref(events);
+		pmbot_buf_free(&err);
+	}
+	free(want);
+}
+
+static void test_apply_run__converges_after_kill_9_after_every_changeset(void **state)
+{
+	fixture *f = *state;
+	char *want = reference_state();
+	int k;
+
+	for (k = 1; k <= N_CHANGESETS; k++) {
+		json_t *results = NULL, *events;
+		char *have;
+		pid_t pid;
+		int status;
+
+		remove_tree(f->dir);
+		fresh_dir(f, NULL);
+		fflush(NULL);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			hook_ctx h = { -1, k, 0, 0, 0, 0, NULL };
+			json_t *r = NULL;
+
+			apply(f, NULL, NULL, &h, &r, NULL);
+			json_decref(r);
+			_exit(0);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+			fail_msg("the child was not killed after changeset %d (status %d)", k, status);
+
+		assert_int_equal(apply(f, NULL, NULL, NULL, &results, NULL), PMBOT_OK);
+		assert_string_equal(status_of(results, (size_t)k - 1), "already_applied");
+		if (k < N_CHANGESETS)
+			assert_string_equal(status_of(results, (size_t)k), "applied");
+		json_decref(results);
+		have = state_text(f->state);
+		if (strcmp(have, want))
+			fail_msg("kill after changeset %d: end state differs\nhave %s\nwant %s", k, have,
+				want);
+		free(have);
+		/* Killed or not, the ledger holds every outcome exactly once. */
+		events = ledger(f->audit);
+		assert_int_equal(count_events(events, "success", "status", "applied"), N_CHANGESETS);
+		assert_int_equal(count_events(events, "success", "status", "already_applied"), k);
+		assert_int_equal(count_events(events, "attempt", NULL, NULL), N_CHANGESETS);
+		json_decref(events);
+	}
+	free(want);
+}
+
+static void test_apply_run__runs_only_the_selected_changesets(void **state)
+{
+	fixture *f = *state;
+	json_t *run = json_pack("[s, s]", "cs-0002", "cs-0001"), *results = NULL;
+	pmbot_state *st;
+
+	assert_int_equal(apply(f, NULL, run, NULL, &results, NULL), PMBOT_OK);
+	assert_int_equal(json_array_size(results), 2);
+	assert_string_equal(field_of(results, 0, "changeset_id"), "cs-0001");
+	assert_string_equal(field_of(results, 1, "changeset_id"), "cs-0002");
+	assert_string_equal(status_of(results, 0), "applied");
+	json_decref(results);
+	st = read_state(f->state);
+	assert_int_equal(st->n_issues, 5);
+	pmbot_state_free(st);
+	assert_int_equal(apply(f, NULL, NULL, NULL, &results, NULL), PMBOT_OK);
+	assert_string_equal(status_of(results, 0), "already_applied");
+	assert_string_equal(status_of(results, 1), "already_applied");
+	assert_string_equal(status_of(results, 2), "applied");
+	json_decref(results);
+	json_decref(run);
+}
+
+static void test_apply_run__refuses_a_selection_naming_an_unknown_changeset(void **state)
+{
+	fixture *f = *state;
+	json_t *run = json_pack("[s, s]", "cs-0001", "cs-0099"), *results = NULL;
+	pmbot_buf err = PMBOT_BUF_INIT, before = PMBOT_BUF_INIT, after = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_fs_read(&before, f->state), 0);
+	assert_int_equal(apply(f, NULL, run, NULL, &results, &err), PMBOT_EINVALID);
+	assert_null(results);
+	assert_non_null(strstr(err.buf, "cs-0099"));
+	assert_int_equal(pmbot_fs_read(&after, f->state), 0);
+	assert_int_equal(before.len, after.len);
+	assert_memory_equal(before.buf, after.buf, before.len);
+	json_decref(run);
+	pmbot_buf_free(&err);
+	pmbot_buf_free(&before);
+	pmbot_buf_free(&after);
+}
+
+/* Apply with `cfg` and expect a denial that writes nothing; returns the results. */
+static json_t *expect_denied(fixture *f, const pmbot_config *cfg, const json_t *bundle,
+	size_t n_denied)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf before = PMBOT_BUF_INIT, after = PMBOT_BUF_INIT, err = PMBOT_BUF_INIT;
+	pmbot_backend *b = NULL;
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL, *events;
+	size_t i, denied = 0;
+
+	assert_int_equal(pmbot_fs_read(&before, f->state), 0);
+	assert_int_equal(pmbot_file_backend_open(&b, f->state, NULL, &d), PMBOT_OK);
+	assert_int_equal(apply_with(f, b, cfg, bundle, NULL, &h, &results, &err), PMBOT_EINVALID);
+	b->free(b);
+	assert_non_null(strstr(err.buf, "denied"));
+	for (i = 0; i < json_array_size(results); i++) {
+		if (!strcmp(status_of(results, i), "denied"))
+			denied++;
+		else
+			assert_string_equal(status_of(results, i), "pending");
+	}
+	assert_int_equal(denied, n_denied);
+	assert_int_equal(pmbot_fs_read(&after, f->state), 0);
+	assert_int_equal(before.len, after.len);
+	assert_memory_equal(before.buf, after.buf, before.len);
+	events = ledger(f->audit);
+	assert_int_equal(json_array_size(events), n_denied);
+	assert_int_equal(count_events(events, "denial", "actor", "octocat"), n_denied);
+	json_decref(events);
+	pmbot_buf_free(&before);
+	pmbot_buf_free(&after);
+	pmbot_buf_free(&err);
+	pmbot_diag_list_free(&d);
+	return results;
+}
+
+static void test_apply_run__denies_operations_in_deny_operations_before_any_write(void **state)
+{
+	fixture *f = *state;
+	pmbot_config *cfg = parse_config(CONFIG "deny_operations: [set_project_field]\n");
+	json_t *results = expect_denied(f, cfg, f->bundle, 2), *events;
+
+	assert_string_equal(field_of(results, 12, "reason"), "OPERATION_DENIED");
+	assert_string_equal(field_of(results, 13, "reason"), "OPERATION_DENIED");
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "denial", "reason", "OPERATION_DENIED"), 2);
+	assert_int_equal(count_events(events, "denial", "changeset_id", "cs-0013"), 1);
+	json_decref(events);
+	json_decref(results);
+	pmbot_config_free(cfg);
+}
+
+static void test_apply_run__denies_repositories_outside_the_allowlist(void **state)
+{
+	fixture *f = *state;
+	pmbot_config *cfg = parse_config("repos: [acme/other]\n");
+	json_t *results = expect_denied(f, cfg, f->bundle, N_CHANGESETS);
+
+	assert_string_equal(field_of(results, 0, "reason"), "REPO_NOT_ALLOWED");
+	json_decref(results);
+	pmbot_config_free(cfg);
+}
+
+static void test_apply_run__denies_a_parent_in_a_repository_outside_the_allowlist(void **state)
+{
+	fixture *f = *state;
+	json_t *bundle = json_deep_copy(f->bundle), *results;
+	json_t *cs = json_array_get(json_object_get(bundle, "changesets"), 7);
+
+	json_object_set_new(json_object_get(json_object_get(cs, "payload"), "parent"), "repo",
+		json_string("evil/elsewhere"));
+	results = expect_denied(f, f->config, bundle, 1);
+	assert_string_equal(status_of(results, 7), "denied");
+	assert_string_equal(field_of(results, 7, "reason"), "REPO_NOT_ALLOWED");
+	assert_non_null(strstr(field_of(results, 7, "message"), "evil/elsewhere"));
+	json_decref(results);
+	json_decref(bundle);
+}
+
+static void test_apply_run__denies_unknown_operations(void **state)
+{
+	fixture *f = *state;
+	json_t *bundle = json_deep_copy(f->bundle), *results, *events;
+
+	json_object_set_new(json_array_get(json_object_get(bundle, "changesets"), 3), "operation",
+		json_string("close_issue"));
+	results = expect_denied(f, f->config, bundle, 1);
+	assert_string_equal(field_of(results, 3, "reason"), "UNKNOWN_OPERATION");
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "denial", "reason", "UNKNOWN_OPERATION"), 1);
+	json_decref(events);
+	json_decref(results);
+	json_decref(bundle);
+}
+
+static void test_apply_run__refuses_to_guess_between_two_trusted_issues_with_one_marker(void **state)
+{
+	fixture *f = *state;
+	json_t *st = load_json(FIXTURES "state-initial.json"), *issues, *dup;
+	json_t *results = NULL, *events;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	size_t i;
+
+	/* A second bot-authored issue carrying task:old's marker. */
+	issues = json_object_get(json_array_get(json_object_get(st, "repositories"), 0), "issues");
+	dup = json_deep_copy(json_array_get(issues, 0));
+	json_object_set_new(dup, "number", json_integer(4));
+	json_object_set_new(dup, "database_id", json_integer(1004));
+	json_object_set_new(dup, "node_id", json_string("I_4"));
+	json_object_set_new(dup, "blocked_by", json_array());
+	json_array_append_new(issues, dup);
+	remove_tree(f->dir);
+	fresh_dir(f, st);
+
+	assert_int_equal(apply(f, NULL, NULL, NULL, &results, &err), PMBOT_ERROR);
+	for (i = 0; i < 3; i++)
+		assert_string_equal(status_of(results, i), "applied");
+	assert_string_equal(status_of(results, 3), "failed");
+	assert_string_equal(field_of(results, 3, "reason"), "AMBIGUOUS_MARKER");
+	for (i = 4; i < N_CHANGESETS; i++)
+		assert_string_equal(status_of(results, i), "pending");
+	assert_non_null(strstr(err.buf, "task:old"));
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "failure", "reason", "AMBIGUOUS_MARKER"), 1);
+	json_decref(events);
+	json_decref(results);
+	json_decref(st);
+	pmbot_buf_free(&err);
+}
+
+static void test_apply_run__a_create_whose_answer_was_lost_is_not_repeated(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL;
+	char *want = reference_state(), *have;
+
+	w->fault_op = "create_issue";
+	w->fault = FAULT_LOST_RESPONSE;
+	w->fault_skip = 1;
+	w->fault_count = 1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	assert_string_equal(status_of(results, 1), "applied");
+	assert_true(json_is_true(json_object_get(json_array_get(results, 1), "recovered")));
+	assert_null(json_object_get(json_array_get(results, 1), "reason"));
+	assert_non_null(strstr(field_of(results, 1, "message"), "connection reset"));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+		json_array_get(results, 1), "result"), "number")), 5);
+	assert_int_equal(calls_of(w, "create_issue"), 3);
+	/* The state was re-read once to find out. */
+	assert_int_equal(w->reads, 2);
+	have = state_text(f->state);
+	assert_string_equal(have, want);
+	free(have);
+	free(want);
+	json_decref(results);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__a_create_that_failed_is_not_retried(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL, *events;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	char *want = reference_state(), *have;
+
+	w->fault_op = "create_issue";
+	w->fault = FAULT_BEFORE;
+	w->fault_skip = 2;
+	w->fault_count = -1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, &err),
+		PMBOT_ERROR);
+	assert_string_equal(status_of(results, 2), "failed");
+	assert_string_equal(field_of(results, 2, "reason"), "BACKEND_ERROR");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(results, 2), "attempts")), 1);
+	assert_string_equal(status_of(results, 3), "pending");
+	assert_int_equal(calls_of(w, "create_issue"), 3);
+	assert_int_equal(h.naps, 0);
+	assert_non_null(strstr(err.buf, "HTTP 502"));
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "failure", "changeset_id", "cs-0003"), 1);
+	assert_int_equal(count_events(events, "dead_letter", NULL, NULL), 0);
+	json_decref(events);
+	json_decref(results);
+	w->base.free(&w->base);
+
+	/* The next apply picks up where this one failed. */
+	assert_int_equal(apply(f, NULL, NULL, NULL, &results, NULL), PMBOT_OK);
+	assert_string_equal(status_of(results, 1), "already_applied");
+	assert_string_equal(status_of(results, 2), "applied");
+	have = state_text(f->state);
+	assert_string_equal(have, want);
+	free(have);
+	free(want);
+	json_decref(results);
+	pmbot_buf_free(&err);
+}
+
+static void test_apply_run__retries_a_repeat_safe_operation_after_its_backoff(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL, *events;
+
+	w->fault_op = "add_labels";
+	w->fault = FAULT_BEFORE;
+	w->fault_count = 1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	assert_string_equal(status_of(results, 5), "applied");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(results, 5), "attempts")), 2);
+	assert_int_equal(calls_of(w, "add_labels"), 2);
+	assert_int_equal(h.naps, 1);
+	assert_int_equal(h.slept, 1000);
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "attempt", "changeset_id", "cs-0006"), 2);
+	json_decref(events);
+	json_decref(results);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__a_repeat_safe_write_that_landed_is_not_sent_again(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL;
+
+	w->fault_op = "add_dependency";
+	w->fault = FAULT_LOST_RESPONSE;
+	w->fault_count = 1;
+	{
+		pmbot_buf e = PMBOT_BUF_INIT;
+		int rc = apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, &e);
+
+		if (rc != PMBOT_OK)
+			fail_msg("%s", e.buf);
+		pmbot_buf_free(&e);
+	}
+	assert_string_equal(status_of(results, 9), "applied");
+	assert_true(json_is_true(json_object_get(json_array_get(results, 9), "recovered")));
+	/* A second add_dependency would have been refused as a duplicate edge. */
+	assert_int_equal(calls_of(w, "add_dependency"), 1);
+	json_decref(results);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__gives_up_after_the_retries_and_dead_letters(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL, *events;
+
+	w->fault_op = "remove_labels";
+	w->fault = FAULT_BEFORE;
+	w->fault_count = -1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_ERROR);
+	assert_string_equal(status_of(results, 6), "failed");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(results, 6), "attempts")), 3);
+	assert_int_equal(calls_of(w, "remove_labels"), 3);
+	assert_int_equal(h.naps, 2);
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "dead_letter", "changeset_id", "cs-0007"), 1);
+	assert_int_equal(count_events(events, "failure", "reason", "BACKEND_ERROR"), 1);
+	json_decref(events);
+	json_decref(results);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__a_refusal_is_not_retried(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL;
+
+	w->fault_op = "update_issue_title";
+	w->fault = FAULT_REFUSE;
+	w->fault_count = -1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_ERROR);
+	assert_string_equal(status_of(results, 3), "failed");
+	assert_string_equal(field_of(results, 3, "reason"), "BACKEND_REFUSED");
+	assert_non_null(strstr(field_of(results, 3, "message"), "HTTP 422"));
+	assert_int_equal(calls_of(w, "update_issue_title"), 1);
+	assert_int_equal(h.naps, 0);
+	json_decref(results);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__an_unknown_option_fails_naming_the_options(void **state)
+{
+	fixture *f = *state;
+	json_t *bundle = json_deep_copy(f->bundle), *results = NULL;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	const char *msg;
+
+	json_object_set_new(json_object_get(json_array_get(json_object_get(bundle, "changesets"),
+		12), "payload"), "value", json_string("Urgent"));
+	assert_int_equal(apply(f, bundle, NULL, NULL, &results, &err), PMBOT_ERROR);
+	assert_string_equal(status_of(results, 12), "failed");
+	assert_string_equal(field_of(results, 12, "reason"), "UNKNOWN_OPTION");
+	msg = field_of(results, 12, "message");
+	assert_non_null(strstr(msg, "Urgent"));
+	assert_non_null(strstr(msg, "'High', 'Medium', 'Low'"));
+	assert_string_equal(status_of(results, 11), "applied");
+	json_decref(results);
+	json_decref(bundle);
+	pmbot_buf_free(&err);
+}
+
+static void test_apply_run__an_option_differing_only_in_case_resolves(void **state)
+{
+	fixture *f = *state;
+	json_t *bundle = json_deep_copy(f->bundle), *results = NULL;
+	pmbot_state *st;
+	const pmbot_pitem *item;
+
+	json_object_set_new(json_object_get(json_array_get(json_object_get(bundle, "changesets"),
+		12), "payload"), "value", json_string("high"));
+	assert_int_equal(apply(f, bundle, NULL, NULL, &results, NULL), PMBOT_OK);
+	st = read_state(f->state);
+	assert_non_null(item = pmbot_state_item(st, "acme/widgets#6"));
+	assert_string_equal(json_string_value(json_object_get(item->values, "Priority")), "High");
+	pmbot_state_free(st);
+	json_decref(results);
+	json_decref(bundle);
+}
+
+static void test_apply_run__builds_backend_args_as_state_h_documents(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL, *a, *want;
+	const char *item_id;
+
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	/* #4 epic, #5 feature, #6 task; the file backend's ids start at 1000001. */
+	a = call_args(w, "set_parent", 0);
+	want = json_pack("{s:s, s:i, s:I, s:s, s:i, s:b}", "repo", "acme/widgets", "number", 5,
+		"database_id", json_integer_value(json_object_get(json_object_get(
+			json_array_get(results, 1), "result"), "database_id")),
+		"parent_repo", "acme/widgets", "parent_number", 4, "replace", 0);
+	assert_true(pmbot_json_equal(a, want));
+	json_decref(want);
+	a = call_args(w, "add_dependency", 0);
+	want = json_pack("{s:s, s:i, s:s, s:i, s:i}", "repo", "acme/widgets", "number", 6,
+		"blocker_repo", "acme/widgets", "blocker_number", 1, "blocker_database_id", 1001);
+	assert_true(pmbot_json_equal(a, want));
+	json_decref(want);
+	a = call_args(w, "remove_dependency", 0);
+	assert_int_equal(json_integer_value(json_object_get(a, "blocker_database_id")), 1002);
+	a = call_args(w, "add_to_project", 0);
+	assert_string_equal(json_string_value(json_object_get(a, "node_id")),
+		json_string_value(json_object_get(json_object_get(json_array_get(results, 2), "result"),
+			"node_id")));
+	item_id = json_string_value(json_object_get(json_object_get(json_array_get(results, 11),
+		"result"), "item_id"));
+	a = call_args(w, "set_project_field", 0);
+	want = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s}", "repo", "acme/widgets", "number", 6,
+		"item_id", item_id, "field", "Priority", "field_id", "F_PRIO", "value", "High",
+		"option_id", "O_H");
+	assert_true(pmbot_json_equal(a, want));
+	json_decref(want);
+	a = call_args(w, "set_project_field", 1);
+	want = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i}", "repo", "acme/widgets", "number", 1,
+		"item_id", "PVTI_1", "field", "Estimate", "field_id", "F_EST", "value", 4);
+	assert_true(pmbot_json_equal(a, want));
+	json_decref(want);
+	a = call_args(w, "create_issue", 0);
+	assert_string_equal(json_string_value(json_object_get(a, "repo")), "acme/widgets");
+	assert_true(json_is_array(json_object_get(a, "labels")));
+	json_decref(results);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__events_name_the_actor_the_plan_and_the_changeset(void **state)
+{
+	fixture *f = *state;
+	json_t *results = NULL, *events, *e;
+
+	assert_int_equal(apply(f, NULL, NULL, NULL, &results, NULL), PMBOT_OK);
+	events = ledger(f->audit);
+	e = json_array_get(events, 1);
+	assert_string_equal(json_string_value(json_object_get(e, "event")), "success");
+	assert_string_equal(json_string_value(json_object_get(e, "actor")), "octocat");
+	assert_string_equal(json_string_value(json_object_get(e, "changeset_id")), "cs-0001");
+	assert_string_equal(json_string_value(json_object_get(e, "idempotency_key")),
+		"create_issue:acme/widgets:epic:e1");
+	assert_string_equal(json_string_value(json_object_get(e, "plan_hash")),
+		json_string_value(json_object_get(f->bundle, "plan_hash")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(e, "result"), "number")), 4);
+	json_decref(events);
+	json_decref(results);
+}
+
+static void test_apply_run__an_empty_bundle_does_nothing(void **state)
+{
+	fixture *f = *state;
+	json_t *bundle = json_deep_copy(f->bundle), *results = NULL;
+
+	json_object_set_new(bundle, "changesets", json_array());
+	assert_int_equal(apply(f, bundle, NULL, NULL, &results, NULL), PMBOT_OK);
+	assert_int_equal(json_array_size(results), 0);
+	json_decref(results);
+	json_decref(bundle);
+}
+
+int main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_apply_run__applies_every_operation_and_a_rerun_changes_nothing),
+		T(test_apply_run__nothing_is_applied_in_the_initial_state),
+		T(test_apply_run__resumes_after_a_stop_at_every_position),
+		T(test_apply_run__converges_after_kill_9_after_every_changeset),
+		T(test_apply_run__runs_only_the_selected_changesets),
+		T(test_apply_run__refuses_a_selection_naming_an_unknown_changeset),
+		T(test_apply_run__denies_operations_in_deny_operations_before_any_write),
+		T(test_apply_run__denies_repositories_outside_the_allowlist),
+		T(test_apply_run__denies_a_parent_in_a_repository_outside_the_allowlist),
+		T(test_apply_run__denies_unknown_operations),
+		T(test_apply_run__refuses_to_guess_between_two_trusted_issues_with_one_marker),
+		T(test_apply_run__a_create_whose_answer_was_lost_is_not_repeated),
+		T(test_apply_run__a_create_that_failed_is_not_retried),
+		T(test_apply_run__retries_a_repeat_safe_operation_after_its_backoff),
+		T(test_apply_run__a_repeat_safe_write_that_landed_is_not_sent_again),
+		T(test_apply_run__gives_up_after_the_retries_and_dead_letters),
+		T(test_apply_run__a_refusal_is_not_retried),
+		T(test_apply_run__an_unknown_option_fails_naming_the_options),
+		T(test_apply_run__an_option_differing_only_in_case_resolves),
+		T(test_apply_run__builds_backend_args_as_state_h_documents),
+		T(test_apply_run__events_name_the_actor_the_plan_and_the_changeset),
+		T(test_apply_run__an_empty_bundle_does_nothing),
+	};
+#undef T
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,494 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pmbot/apply.h"
+#include "pmbot/fs.h"
+#include "pmbot/hash.h"
+#include "pmbot/json.h"
+
+typedef struct {
+	char dir[256];
+	char path[300];
+} fixture;
+
+static void remove_tree(const char *path)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	if ((d = opendir(path))) {
+		while ((e = readdir(d))) {
+			char child[512];
+
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
+			remove_tree(child);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	const char *tmp = getenv("TMPDIR");
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "%s/pmbot-test-audit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->path, sizeof(f->path), "%s/audit.jsonl", f->dir);
+	setenv("PMBOT_NOW", "2025-03-04T05:06:07Z", 1);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	remove_tree(f->dir);
+	free(f);
+	return 0;
+}
+
+/* Write `n` events (fields {"n": i}) to a fresh or existing ledger. */
+static void write_events(const char *path, int from, int n)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_audit *a = NULL;
+	int i;
+
+	assert_int_equal(pmbot_audit_open(&a, path, &d), PMBOT_OK);
+	for (i = from; i < from + n; i++) {
+		json_t *f = json_pack("{s:i, s:s}", "n", i, "changeset_id", "cs-0001");
+
+		assert_int_equal(pmbot_audit_append(a, i % 2 ? "attempt" : "success", f), PMBOT_OK);
+		json_decref(f);
+	}
+	pmbot_audit_close(a);
+	pmbot_diag_list_free(&d);
+}
+
+/* The ledger's lines, without newlines; `*n` of them. Free with free_lines. */
+static char **read_lines(const char *path, size_t *n)
+{
+	pmbot_buf text = PMBOT_BUF_INIT;
+	char **lines = NULL, *p, *nl;
+
+	*n = 0;
+	assert_int_equal(pmbot_fs_read(&text, path), 0);
+	for (p = text.buf; (nl = strchr(p, '\n')); p = nl + 1) {
+		lines = realloc(lines, (*n + 1) * sizeof(*lines));
+		assert_non_null(lines);
+		lines[*n] = strndup(p, (size_t)(nl - p));
+		(*n)++;
+	}
+	assert_int_equal(*p, '\0');
+	pmbot_buf_free(&text);
+	return lines;
+}
+
+static void write_lines(const char *path, char **lines, size_t n)
+{
+	pmbot_buf text = PMBOT_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		assert_int_equal(pmbot_buf_printf(&text, "%s\n", lines[i]), 0);
+	assert_int_equal(pmbot_fs_write_atomic(path, text.buf, text.len), 0);
+	pmbot_buf_free(&text);
+}
+
+static void free_lines(char **lines, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+/* Verify; expect the chain broken at `line` with a message containing `why`. */
+static void expect_broken(const char *path, int line, const char *why)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	size_t n = 99;
+
+	assert_int_equal(pmbot_audit_verify(path, &n, &d), PMBOT_EINVALID);
+	assert_int_equal(n, 0);
+	assert_int_equal(d.count, 1);
+	assert_string_equal(d.items[0].code, "AUDIT_BROKEN");
+	assert_string_equal(d.items[0].file, path);
+	if (d.items[0].line != line || !strstr(d.items[0].message, why))
+		fail_msg("got line %d \"%s\", want line %d \"%s\"", d.items[0].line,
+			d.items[0].message, line, why);
+	pmbot_diag_list_free(&d);
+}
+
+static void expect_intact(const char *path, size_t lines)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	size_t n = 0;
+
+	assert_int_equal(pmbot_audit_verify(path, &n, &d), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	assert_int_equal(n, lines);
+}
+
+static void test_audit_append__chains_each_line_to_the_sha256_of_the_one_before(void **state)
+{
+	fixture *f = *state;
+	char prev[PMBOT_SHA256_HEX_SIZE];
+	char **lines;
+	size_t n, i;
+
+	write_events(f->path, 0, 4);
+	lines = read_lines(f->path, &n);
+	assert_int_equal(n, 4);
+	memset(prev, '0', 64);
+	prev[64] = '\0';
+	for (i = 0; i < n; i++) {
+		json_t *o = json_loads(lines[i], 0, NULL);
+		pmbot_buf canon = PMBOT_BUF_INIT;
+
+		assert_non_null(o);
+		assert_string_equal(json_string_value(json_object_get(o, "prev")), prev);
+		assert_int_equal(json_integer_value(json_object_get(o, "seq")), i + 1);
+		assert_int_equal(json_integer_value(json_object_get(o, "n")), i);
+		assert_string_equal(json_string_value(json_object_get(o, "at")), "2025-03-04T05:06:07Z");
+		assert_string_equal(json_string_value(json_object_get(o, "event")),
+			i % 2 ? "attempt" : "success");
+		/* Each line is canonical JSON. */
+		assert_int_equal(pmbot_json_canonical(&canon, o), 0);
+		assert_string_equal(canon.buf, lines[i]);
+		pmbot_buf_free(&canon);
+		assert_int_equal(pmbot_sha256_hex(prev, lines[i], strlen(lines[i])), 0);
+		json_decref(o);
+	}
+	free_lines(lines, n);
+	expect_intact(f->path, 4);
+}
+
+static void test_audit_open__continues_the_chain_of_an_existing_ledger(void **state)
+{
+	fixture *f = *state;
+	char **lines;
+	size_t n;
+	json_t *o;
+
+	write_events(f->path, 0, 2);
+	write_events(f->path, 2, 3);
+	lines = read_lines(f->path, &n);
+	assert_int_equal(n, 5);
+	o = json_loads(lines[2], 0, NULL);
+	assert_int_equal(json_integer_value(json_object_get(o, "seq")), 3);
+	json_decref(o);
+	free_lines(lines, n);
+	expect_intact(f->path, 5);
+}
+
+static void test_audit_head__is_the_hash_of_the_last_line(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	char head[PMBOT_SHA256_HEX_SIZE], want[PMBOT_SHA256_HEX_SIZE];
+	pmbot_audit *a = NULL;
+	char **lines;
+	size_t n, count = 9;
+
+	assert_int_equal(pmbot_audit_open(&a, f->path, &d), PMBOT_OK);
+	pmbot_audit_head(head, &count, a);
+	assert_int_equal(count, 0);
+	assert_string_equal(head, "0000000000000000000000000000000000000000000000000000000000000000");
+	pmbot_audit_close(a);
+	write_events(f->path, 0, 3);
+	assert_int_equal(pmbot_audit_open(&a, f->path, &d), PMBOT_OK);
+	pmbot_audit_head(head, &count, a);
+	pmbot_audit_close(a);
+	lines = read_lines(f->path, &n);
+	assert_int_equal(pmbot_sha256_hex(want, lines[2], strlen(lines[2])), 0);
+	assert_string_equal(head, want);
+	assert_int_equal(count, 3);
+	free_lines(lines, n);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_append__refuses_reserved_keys_and_unknown_events(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_audit *a = NULL;
+	json_t *fields = json_pack("{s:i}", "seq", 7), *arr = json_array();
+
+	assert_int_equal(pmbot_audit_open(&a, f->path, &d), PMBOT_OK);
+	assert_int_equal(pmbot_audit_append(a, "success", fields), PMBOT_EINVALID);
+	assert_int_equal(pmbot_audit_append(a, "party", NULL), PMBOT_EINVALID);
+	assert_int_equal(pmbot_audit_append(a, "failure", arr), PMBOT_EINVALID);
+	assert_int_equal(pmbot_audit_append(a, "dead_letter", NULL), PMBOT_OK);
+	pmbot_audit_close(a);
+	json_decref(fields);
+	json_decref(arr);
+	/* Nothing refused was written. */
+	expect_intact(f->path, 1);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_open__creates_missing_directories(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_audit *a = NULL;
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s/.pm-bot/deep/audit.jsonl", f->dir);
+	assert_int_equal(pmbot_audit_open(&a, path, &d), PMBOT_OK);
+	assert_int_equal(pmbot_audit_append(a, "proposal", NULL), PMBOT_OK);
+	pmbot_audit_close(a);
+	expect_intact(path, 1);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_verify__an_empty_ledger_is_intact(void **state)
+{
+	fixture *f = *state;
+
+	assert_int_equal(pmbot_fs_write_atomic(f->path, "", 0), 0);
+	expect_intact(f->path, 0);
+}
+
+static void test_audit_verify__detects_an_edited_line(void **state)
+{
+	fixture *f = *state;
+	char **lines, *p;
+	size_t n;
+
+	write_events(f->path, 0, 5);
+	lines = read_lines(f->path, &n);
+	/* Still canonical JSON, same shape: only the chain can tell. */
+	assert_non_null(p = strstr(lines[2], "\"n\":2"));
+	p[4] = '7';
+	write_lines(f->path, lines, n);
+	expect_broken(f->path, 4, "prev is not the SHA-256 of the line before");
+	free_lines(lines, n);
+}
+
+static void test_audit_verify__detects_a_deleted_line(void **state)
+{
+	fixture *f = *state;
+	char **lines;
+	size_t n;
+
+	write_events(f->path, 0, 5);
+	lines = read_lines(f->path, &n);
+	free(lines[1]);
+	memmove(lines + 1, lines + 2, (n - 2) * sizeof(*lines));
+	write_lines(f->path, lines, n - 1);
+	expect_broken(f->path, 2, "prev");
+	free_lines(lines, n - 1);
+}
+
+static void test_audit_verify__detects_a_deleted_first_line(void **state)
+{
+	fixture *f = *state;
+	char **lines;
+	size_t n;
+
+	write_events(f->path, 0, 3);
+	lines = read_lines(f->path, &n);
+	write_lines(f->path, lines + 1, n - 1);
+	expect_broken(f->path, 1, "64 zeros");
+	free_lines(lines, n);
+}
+
+static void test_audit_verify__detects_reordered_lines(void **state)
+{
+	fixture *f = *state;
+	char **lines, *t;
+	size_t n;
+
+	write_events(f->path, 0, 5);
+	lines = read_lines(f->path, &n);
+	t = lines[2];
+	lines[2] = lines[3];
+	lines[3] = t;
+	write_lines(f->path, lines, n);
+	expect_broken(f->path, 3, "prev");
+	free_lines(lines, n);
+}
+
+static void test_audit_verify__detects_a_renumbered_chain(void **state)
+{
+	fixture *f = *state;
+	pmbot_buf text = PMBOT_BUF_INIT, line = PMBOT_BUF_INIT;
+	char prev[PMBOT_SHA256_HEX_SIZE];
+	int i;
+
+	/* A forger who recomputes every hash but skips a number is still caught. */
+	memset(prev, '0', 64);
+	prev[64] = '\0';
+	for (i = 0; i < 3; i++) {
+		json_t *o = json_pack("{s:s, s:i, s:s, s:s}", "event", "attempt", "seq",
+			i == 2 ? 4 : i + 1, "at", "2025-03-04T05:06:07Z", "prev", prev);
+
+		pmbot_buf_clear(&line);
+		assert_int_equal(pmbot_json_canonical(&line, o), 0);
+		assert_int_equal(pmbot_sha256_hex(prev, line.buf, line.len), 0);
+		assert_int_equal(pmbot_buf_printf(&text, "%s\n", line.buf), 0);
+		json_decref(o);
+	}
+	assert_int_equal(pmbot_fs_write_atomic(f->path, text.buf, text.len), 0);
+	expect_broken(f->path, 3, "seq is not 3");
+	pmbot_buf_free(&text);
+	pmbot_buf_free(&line);
+}
+
+static void test_audit_verify__detects_bad_json_reformatting_and_a_cut_off_line(void **state)
+{
+	fixture *f = *state;
+	pmbot_buf text = PMBOT_BUF_INIT;
+	char **lines, *spaced;
+	size_t n;
+
+	write_events(f->path, 0, 3);
+	lines = read_lines(f->path, &n);
+
+	/* Re-indented: same data, different bytes. */
+	spaced = malloc(strlen(lines[1]) + 2);
+	assert_non_null(spaced);
+	spaced[0] = ' ';
+	memcpy(spaced + 1, lines[1], strlen(lines[1]) + 1);
+	free(lines[1]);
+	lines[1] = spaced;
+	write_lines(f->path, lines, n);
+	expect_broken(f->path, 2, "not canonical");
+
+	free(lines[1]);
+	lines[1] = strdup("{\"event\":");
+	write_lines(f->path, lines, n);
+	expect_broken(f->path, 2, "not a JSON object");
+
+	free_lines(lines, n);
+	assert_int_equal(pmbot_fs_write_atomic(f->path, "", 0), 0);
+	write_events(f->path, 0, 2);
+	assert_int_equal(pmbot_fs_read(&text, f->path), 0);
+	assert_int_equal(pmbot_fs_write_atomic(f->path, text.buf, text.len - 5), 0);
+	expect_broken(f->path, 2, "no newline");
+	pmbot_buf_free(&text);
+}
+
+static void test_audit_open__refuses_a_broken_ledger_and_leaves_it_alone(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf before = PMBOT_BUF_INIT, after = PMBOT_BUF_INIT;
+	pmbot_audit *a = (pmbot_audit *)&a;
+	char **lines, *t;
+	size_t n;
+
+	write_events(f->path, 0, 3);
+	lines = read_lines(f->path, &n);
+	t = lines[0];
+	lines[0] = lines[1];
+	lines[1] = t;
+	write_lines(f->path, lines, n);
+	free_lines(lines, n);
+	assert_int_equal(pmbot_fs_read(&before, f->path), 0);
+	assert_int_equal(pmbot_audit_open(&a, f->path, &d), PMBOT_EINVALID);
+	assert_null(a);
+	assert_non_null(pmbot_diag_list_find(&d, "AUDIT_BROKEN"));
+	assert_int_equal(pmbot_fs_read(&after, f->path), 0);
+	assert_int_equal(before.len, after.len);
+	assert_memory_equal(before.buf, after.buf, before.len);
+	pmbot_buf_free(&before);
+	pmbot_buf_free(&after);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_open__refuses_a_second_writer(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_audit *a = NULL, *b = NULL;
+
+	assert_int_equal(pmbot_audit_open(&a, f->path, &d), PMBOT_OK);
+	assert_int_equal(pmbot_audit_open(&b, f->path, &d), PMBOT_EINVALID);
+	assert_null(b);
+	assert_non_null(pmbot_diag_list_find(&d, "AUDIT_LOCKED"));
+	pmbot_audit_close(a);
+	pmbot_diag_list_free(&d);
+	assert_int_equal(pmbot_audit_open(&b, f->path, &d), PMBOT_OK);
+	pmbot_audit_close(b);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_open__refuses_a_malformed_PMBOT_NOW(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_audit *a = NULL;
+
+	setenv("PMBOT_NOW", "2025-13-01T00:00:00Z", 1);
+	assert_int_equal(pmbot_audit_open(&a, f->path, &d), PMBOT_EINVALID);
+	assert_non_null(pmbot_diag_list_find(&d, "AUDIT_CLOCK"));
+	setenv("PMBOT_NOW", "2025-03-04T05:06:07Z", 1);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_verify__a_missing_file_is_an_io_error(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	size_t n = 5;
+
+	assert_int_equal(pmbot_audit_verify(f->path, &n, &d), PMBOT_ERROR);
+	assert_int_equal(n, 0);
+	assert_non_null(pmbot_diag_list_find(&d, "AUDIT_IO"));
+	pmbot_diag_list_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_audit_append__chains_each_line_to_the_sha256_of_the_one_before, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_open__continues_the_chain_of_an_existing_ledger, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_head__is_the_hash_of_the_last_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_append__refuses_reserved_keys_and_unknown_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_open__creates_missing_directories, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify__an_empty_ledger_is_intact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify__detects_an_edited_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify__detects_a_deleted_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify__detects_a_deleted_first_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify__detects_reordered_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify__detects_a_renumbered_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify__detects_bad_json_reformatting_and_a_cut_off_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_open__refuses_a_broken_ledger_and_leaves_it_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_open__refuses_a_second_writer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_open__refuses_a_malformed_PMBOT_NOW, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify__a_missing_file_is_an_io_error, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

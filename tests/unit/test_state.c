@@ -1,0 +1,790 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmbot/fs.h"
+#include "pmbot/json.h"
+#include "pmbot/state.h"
+
+#define FIXTURES "tests/fixtures/states/"
+
+static int parse_text(pmbot_state **st, const char *text, pmbot_diag_list *diags)
+{
+	return pmbot_state_parse(st, "state.json", text, strlen(text), diags);
+}
+
+static char *read_fixture(const char *name, size_t *len)
+{
+	pmbot_buf path = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_buf_printf(&path, FIXTURES "%s", name), 0);
+	assert_int_equal(pmbot_fs_read(&text, path.buf), 0);
+	pmbot_buf_free(&path);
+	return pmbot_buf_detach(&text, len);
+}
+
+static int parse_fixture(pmbot_state **st, const char *name, pmbot_diag_list *diags)
+{
+	size_t len;
+	char *text = read_fixture(name, &len);
+	int rc = pmbot_state_parse(st, name, text, len, diags);
+
+	free(text);
+	return rc;
+}
+
+/* The canonical JSON of pmbot_state_to_json(st), malloc'd. */
+static char *canonical(const pmbot_state *st)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	json_t *j = NULL;
+
+	assert_int_equal(pmbot_state_to_json(&j, st), PMBOT_OK);
+	assert_int_equal(pmbot_json_canonical(&out, j), 0);
+	json_decref(j);
+	return pmbot_buf_detach(&out, NULL);
+}
+
+static void print_diags(const pmbot_diag_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->count; i++)
+		print_message("have: %s %s %s line %d: %s\n",
+			pmbot_severity_name(l->items[i].severity), l->items[i].code,
+			l->items[i].path, l->items[i].line, l->items[i].message);
+}
+
+/* The diagnostic with this code and path; fails the test when there is none. */
+static const pmbot_diag *expect_diag(const pmbot_diag_list *l, pmbot_severity sev,
+	const char *code, const char *path, int line)
+{
+	size_t i;
+
+	for (i = 0; i < l->count; i++) {
+		const pmbot_diag *d = &l->items[i];
+
+		if (!strcmp(d->code, code) && !strcmp(d->path, path)) {
+			if (d->line != line || d->severity != sev)
+				print_diags(l);
+			assert_int_equal(d->line, line);
+			assert_int_equal(d->severity, sev);
+			assert_true(d->column > 0);
+			return d;
+		}
+	}
+	print_diags(l);
+	fail_msg("no %s at %s", code, path);
+	return NULL;
+}
+
+static void expect_message_contains(const pmbot_diag *d, const char *needle)
+{
+	if (!strstr(d->message, needle))
+		fail_msg("message \"%s\" lacks \"%s\"", d->message, needle);
+}
+
+static void test_state__parses_the_full_example_into_sorted_issues(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+	const pmbot_issue *is;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&st, "full.json", &diags), PMBOT_OK);
+	assert_int_equal(diags.count, 0);
+	assert_int_equal(st->n_issues, 4);
+	/* Repositories in order, numbers as numbers (2 before 10). */
+	assert_string_equal(st->issues[0].repo, "acme/gadgets");
+	assert_int_equal(st->issues[1].number, 2);
+	assert_int_equal(st->issues[2].number, 9);
+	assert_int_equal(st->issues[3].number, 10);
+	is = &st->issues[3];
+	assert_int_equal(is->database_id, 1000010);
+	assert_string_equal(is->node_id, "I_D0JK");
+	assert_int_equal(is->n_labels, 3);
+	assert_string_equal(is->labels[0], "area:ui");
+	assert_string_equal(is->labels[2], "type:task");
+	assert_string_equal(is->parent, "acme/widgets#2");
+	assert_int_equal(is->n_blocked_by, 3);
+	assert_string_equal(is->blocked_by[0], "acme/gadgets#1");
+	assert_string_equal(is->blocked_by[1], "acme/widgets#2");
+	assert_string_equal(is->blocked_by[2], "acme/widgets#9");
+	assert_true(is->author_is_bot);
+	assert_false(is->closed);
+	assert_true(st->issues[1].closed);
+	assert_false(st->issues[1].author_is_bot);
+	/* A null body reads as empty; an absent parent as none. */
+	assert_string_equal(st->issues[2].body, "");
+	assert_null(st->issues[2].parent);
+	assert_int_equal(st->issues[2].n_blocked_by, 0);
+	assert_non_null(st->project);
+	assert_string_equal(st->project->owner, "acme");
+	assert_int_equal(st->project->n_fields, 5);
+	assert_int_equal(st->project->fields[0].type, PMBOT_PFIELD_SINGLE_SELECT);
+	assert_int_equal(st->project->fields[0].n_options, 3);
+	assert_int_equal(st->project->fields[2].type, PMBOT_PFIELD_NUMBER);
+	assert_int_equal(st->project->fields[4].type, PMBOT_PFIELD_DATE);
+	assert_int_equal(st->project->n_items, 3);
+	assert_string_equal(st->project->items[0].issue, "acme/gadgets#1");
+	assert_string_equal(st->project->items[2].issue, "acme/widgets#10");
+	assert_int_equal(json_integer_value(json_object_get(st->extra, "next_database_id")),
+		1000011);
+	pmbot_state_free(st);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__to_json_matches_the_canonical_fixture(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+	char *out, *expected;
+	size_t len;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&st, "full.json", &diags), PMBOT_OK);
+	out = canonical(st);
+	expected = read_fixture("full.canonical.json", &len);
+	assert_true(len > 0 && expected[len - 1] == '\n');
+	expected[len - 1] = '\0';
+	assert_string_equal(out, expected);
+	free(out);
+	free(expected);
+	pmbot_state_free(st);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__round_trip_is_byte_identical(void **unused)
+{
+	static const char *const fixtures[] = { "full.json", "empty.json", "dangling-refs.json" };
+	size_t i;
+
+	(void)unused;
+	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+		pmbot_state *a = NULL, *b = NULL;
+		char *once, *twice;
+
+		assert_int_equal(parse_fixture(&a, fixtures[i], &diags), PMBOT_OK);
+		once = canonical(a);
+		assert_int_equal(parse_text(&b, once, &diags), PMBOT_OK);
+		twice = canonical(b);
+		assert_string_equal(once, twice);
+		free(once);
+		free(twice);
+		pmbot_state_free(a);
+		pmbot_state_free(b);
+		pmbot_diag_list_free(&diags);
+	}
+}
+
+/* Reverse every array that the state sorts, then parse again: same bytes out. */
+static void reverse_array(json_t *a)
+{
+	size_t i, n = json_array_size(a);
+
+	for (i = 0; i < n / 2; i++) {
+		json_t *x = json_incref(json_array_get(a, i)), *y = json_incref(json_array_get(a, n - 1 - i));
+
+		json_array_set_new(a, i, y);
+		json_array_set_new(a, n - 1 - i, x);
+	}
+}
+
+static void test_state__input_order_does_not_change_the_output(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *a = NULL, *b = NULL;
+	json_t *j = NULL, *repos, *issues;
+	char *one, *two, *text;
+	size_t i, k;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&a, "full.json", &diags), PMBOT_OK);
+	assert_int_equal(pmbot_state_to_json(&j, a), PMBOT_OK);
+	repos = json_object_get(j, "repositories");
+	reverse_array(repos);
+	for (i = 0; i < json_array_size(repos); i++) {
+		issues = json_object_get(json_array_get(repos, i), "issues");
+		reverse_array(issues);
+		for (k = 0; k < json_array_size(issues); k++) {
+			reverse_array(json_object_get(json_array_get(issues, k), "labels"));
+			reverse_array(json_object_get(json_array_get(issues, k), "blocked_by"));
+		}
+	}
+	reverse_array(json_object_get(json_object_get(j, "project"), "items"));
+	text = json_dumps(j, JSON_INDENT(1));
+	assert_non_null(text);
+	assert_int_equal(parse_text(&b, text, &diags), PMBOT_OK);
+	one = canonical(a);
+	two = canonical(b);
+	assert_string_equal(one, two);
+	free(one);
+	free(two);
+	free(text);
+	json_decref(j);
+	pmbot_state_free(a);
+	pmbot_state_free(b);
+	pmbot_diag_list_free(&diags);
+}
+
+/* pmbot_state_canonical into a malloc'd string. */
+static char *direct(const pmbot_state *st)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_state_canonical(&out, st), 0);
+	return pmbot_buf_detach(&out, NULL);
+}
+
+static void test_state__direct_writer_matches_to_json_byte_for_byte(void **unused)
+{
+	static const char *const fixtures[] = {
+		"full.json", "empty.json", "dangling-refs.json", "project-only.json"
+	};
+	pmbot_buf small = PMBOT_BUF_INIT;
+	size_t i;
+
+	(void)unused;
+	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+		pmbot_state *st = NULL;
+		char *a, *b;
+
+		assert_int_equal(parse_fixture(&st, fixtures[i], &diags), PMBOT_OK);
+		a = canonical(st);
+		b = direct(st);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		pmbot_state_free(st);
+		pmbot_diag_list_free(&diags);
+	}
+	/* Past the buffer's cap: an error, and the buffer as it was. */
+	{
+		pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+		pmbot_state *st = NULL;
+
+		assert_int_equal(parse_fixture(&st, "full.json", &diags), PMBOT_OK);
+		pmbot_buf_init(&small, 100);
+		assert_int_equal(pmbot_buf_puts(&small, "keep"), 0);
+		assert_true(pmbot_state_canonical(&small, st) < 0);
+		assert_string_equal(small.buf, "keep");
+		pmbot_state_free(st);
+		pmbot_diag_list_free(&diags);
+	}
+	pmbot_buf_free(&small);
+}
+
+static void test_state__to_json_of_a_new_state_is_empty(void **unused)
+{
+	pmbot_state *st = NULL;
+	char *out;
+
+	(void)unused;
+	assert_int_equal(pmbot_state_new(&st), PMBOT_OK);
+	out = canonical(st);
+	assert_string_equal(out, "{\"project\":null,\"repositories\":[],\"schema_version\":\"state/v1\"}");
+	free(out);
+	pmbot_state_free(st);
+}
+
+static void test_state__accepts_the_minimal_document_as_an_empty_state(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&st, "empty.json", &diags), PMBOT_OK);
+	assert_int_equal(st->n_issues, 0);
+	assert_null(st->project);
+	assert_null(st->extra);
+	assert_null(pmbot_state_issue(st, "acme/widgets#1"));
+	assert_null(pmbot_state_item(st, "acme/widgets#1"));
+	assert_null(pmbot_state_field(st, "Status"));
+	pmbot_state_free(st);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__reports_bad_json_as_state_parse_at_its_line(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = (pmbot_state *)&st;
+	const pmbot_diag *d;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&st, "not-json.json", &diags), PMBOT_EINVALID);
+	assert_null(st);
+	assert_int_equal(diags.errors, 1);
+	d = expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_PARSE", "/repositories/0/issues/0", 4);
+	assert_string_equal(d->file, "not-json.json");
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__reports_a_duplicate_key_and_bad_utf8_as_state_parse(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+	const char bad_utf8[] = "{\"schema_version\": \"state/v1\",\n\"x\": \"\xc3\x28\"}";
+
+	(void)unused;
+	assert_int_equal(parse_text(&st, "{\"schema_version\": \"state/v1\",\n"
+		"\"schema_version\": \"state/v1\"}", &diags), PMBOT_EINVALID);
+	expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_PARSE", "/schema_version", 2);
+	pmbot_diag_list_free(&diags);
+	assert_int_equal(pmbot_state_parse(&st, "s.json", bad_utf8, sizeof(bad_utf8) - 1, &diags),
+		PMBOT_EINVALID);
+	assert_int_equal(diags.count, 1);
+	assert_string_equal(diags.items[0].code, "STATE_PARSE");
+	assert_int_equal(diags.items[0].line, 2);
+	assert_int_equal(parse_text(&st, "", &diags), PMBOT_EINVALID);
+	assert_int_equal(diags.count, 2);
+	assert_string_equal(diags.items[1].code, "STATE_PARSE");
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__refuses_another_major_version_and_checks_nothing_else(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+	const pmbot_diag *d;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&st, "version2.json", &diags), PMBOT_EINVALID);
+	assert_int_equal(diags.count, 1);
+	d = expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_VERSION", "/schema_version", 2);
+	expect_message_contains(d, "state/v2");
+	expect_message_contains(d, "state/v1");
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__requires_a_string_schema_version_in_an_object(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+
+	(void)unused;
+	assert_int_equal(parse_text(&st, "{\n\"repositories\": []}", &diags), PMBOT_EINVALID);
+	expect_message_contains(expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_SCHEMA", "", 1),
+		"schema_version");
+	pmbot_diag_list_free(&diags);
+	assert_int_equal(parse_text(&st, "{\n\"schema_version\": 1}", &diags), PMBOT_EINVALID);
+	expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_SCHEMA", "/schema_version", 2);
+	pmbot_diag_list_free(&diags);
+	assert_int_equal(parse_text(&st, "[1, 2]", &diags), PMBOT_EINVALID);
+	expect_message_contains(expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_SCHEMA", "", 1),
+		"expected an object, found an array");
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__reports_every_schema_error_with_pointer_and_line(void **unused)
+{
+	static const struct {
+		const char *path;
+		int line;
+		const char *says;
+	} want[] = {
+		{ "/colour", 3, "unknown key `colour`" },
+		{ "/repositories/0/repo", 6, "not a repository" },
+		{ "/repositories/1/issues/0/number", 13, "from 1 to 2147483647" },
+		{ "/repositories/1/issues/0/database_id", 14, "found a string" },
+		{ "/repositories/1/issues/0/node_id", 15, "must not be empty" },
+		{ "/repositories/1/issues/0/labels/1", 17, "found an integer" },
+		{ "/repositories/1/issues/0/labels/2", 17, "must not be empty" },
+		{ "/repositories/1/issues/0/state", 18, "`merged`" },
+		{ "/repositories/1/issues/0/author_type", 20, "`Organization`" },
+		{ "/repositories/1/issues/0/updated_at", 21, "RFC 3339" },
+		{ "/repositories/1/issues/0/parent", 22, "`widgets#3` is not an issue ref" },
+		{ "/repositories/1/issues/0/blocked_by", 23, "an array of strings" },
+		{ "/repositories/1/issues/0/milestone", 24, "unknown key" },
+		{ "/repositories/1/issues/1/parent", 36, "its own parent" },
+		{ "/repositories/1/issues/1/blocked_by/0", 37, "block itself" },
+		{ "/repositories/1/issues/2", 39, "expected an object" },
+		{ "/repositories/1/issues/3", 40, "missing required key `number`" },
+		{ "/repositories/1/issues/3/database_id", 41, "integer" },
+		{ "/project/owner", 47, "not a GitHub login" },
+		{ "/project/fields/1/options", 53, "only single_select" },
+		{ "/project/fields/2/type", 54, "`iteration`" },
+		{ "/project/fields/3", 55, "missing required key `options`" },
+		{ "/project/items/0/values/Priority", 62, "options: `P1`" },
+		{ "/project/items/0/values/priority", 62, "did you mean `Priority`" },
+		{ "/project/items/0/values/Notes", 62, "a string (text field)" },
+		{ "/project/items/0/values/Due", 62, "not a date" },
+		{ "/project/items/0/values/Points", 63, "a number (number field)" },
+		{ "/project/items/0/values/Colour", 63, "no field is called `Colour`" },
+		{ "/project/items/1/issue", 64, "not an issue ref" },
+		{ "/project/items/2/values", 65, "expected an object" },
+		{ "/extra", 68, "an object or null" },
+	};
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+	size_t i, missing = 0;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&st, "schema-errors.json", &diags), PMBOT_EINVALID);
+	assert_null(st);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		expect_message_contains(expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_SCHEMA",
+			want[i].path, want[i].line), want[i].says);
+	for (i = 0; i < diags.count; i++)
+		missing += !strcmp(diags.items[i].message, "missing required key `node_id`") ||
+			!strcmp(diags.items[i].message, "missing required key `updated_at`");
+	assert_int_equal(missing, 2);
+	/* Nothing is left to guesswork: no warnings while errors stand. */
+	assert_int_equal(diags.warnings, 0);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__reports_every_duplicate_with_pointer_and_line(void **unused)
+{
+	static const struct {
+		const char *path;
+		int line;
+		const char *says;
+	} want[] = {
+		{ "/repositories/0/issues/1/labels/2", 11, "label `x`" },
+		{ "/repositories/0/issues/1/blocked_by/1", 13, "`Acme/Widgets#2`" },
+		{ "/repositories/1/repo", 23, "repository `Acme/Widgets`" },
+		{ "/repositories/0/issues/3/number", 17, "first at line 7" },
+		{ "/repositories/2/issues/0/database_id", 29, "1000002 is used twice (first at line 14)" },
+		{ "/repositories/2/issues/0/node_id", 29, "`I_a` is used twice (first at line 7)" },
+		{ "/project/fields/0/options/1", 39, "option id `o1`" },
+		{ "/project/fields/0/options/2", 40, "option `Todo`" },
+		{ "/project/fields/1/id", 41, "field id `F1`" },
+		{ "/project/fields/1/name", 41, "ignoring case" },
+		{ "/project/items/1/id", 45, "item id `PVTI_1`" },
+		{ "/project/items/2/issue", 46, "first at line 44" },
+	};
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+	size_t i;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&st, "duplicates.json", &diags), PMBOT_EINVALID);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		expect_message_contains(expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_DUPLICATE",
+			want[i].path, want[i].line), want[i].says);
+	assert_int_equal(diags.errors, sizeof(want) / sizeof(want[0]));
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__warns_about_refs_outside_the_snapshot_but_accepts_it(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&st, "dangling-refs.json", &diags), PMBOT_OK);
+	assert_non_null(st);
+	assert_int_equal(diags.errors, 0);
+	assert_int_equal(diags.warnings, 3);
+	expect_diag(&diags, PMBOT_SEV_WARNING, "STATE_REF", "/repositories/0/issues/0/parent", 10);
+	expect_diag(&diags, PMBOT_SEV_WARNING, "STATE_REF", "/repositories/0/issues/0/blocked_by/1",
+		11);
+	expect_diag(&diags, PMBOT_SEV_WARNING, "STATE_REF", "/project/items/1/issue", 23);
+	/* The outside ref is kept as is. */
+	assert_string_equal(st->issues[0].parent, "acme/elsewhere#7");
+	pmbot_state_free(st);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__accepts_integral_reals_like_json_schema(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+
+	(void)unused;
+	assert_int_equal(parse_text(&st, "{\"schema_version\":\"state/v1\",\"repositories\":[{"
+		"\"repo\":\"a/b\",\"issues\":[{\"number\":3.0,\"database_id\":1e6,\"node_id\":\"I\","
+		"\"title\":\"t\",\"body\":\"\",\"labels\":[],\"state\":\"open\",\"author\":\"x\","
+		"\"author_type\":\"User\",\"updated_at\":\"2026-01-01T00:00:00Z\"}]}]}", &diags),
+		PMBOT_OK);
+	assert_int_equal(st->issues[0].number, 3);
+	assert_int_equal(st->issues[0].database_id, 1000000);
+	pmbot_state_free(st);
+	st = NULL;
+	assert_int_equal(parse_text(&st, "{\"schema_version\":\"state/v1\",\"repositories\":[{"
+		"\"repo\":\"a/b\",\"issues\":[{\"number\":3.5,\"database_id\":1,\"node_id\":\"I\","
+		"\"title\":\"t\",\"body\":\"\",\"labels\":[],\"state\":\"open\",\"author\":\"x\","
+		"\"author_type\":\"User\",\"updated_at\":\"2026-01-01T00:00:00Z\"}]}]}", &diags),
+		PMBOT_EINVALID);
+	expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_SCHEMA", "/repositories/0/issues/0/number", 1);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__messages_escape_control_characters(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+	const pmbot_diag *d;
+
+	(void)unused;
+	assert_int_equal(parse_text(&st, "{\"schema_version\":\"state/v2\\nerror FAKE\"}", &diags),
+		PMBOT_EINVALID);
+	d = expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_VERSION", "/schema_version", 1);
+	assert_null(strchr(d->message, '\n'));
+	expect_message_contains(d, "\\x0a");
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__lookups_ignore_repository_case(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+	const pmbot_issue *is;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&st, "full.json", &diags), PMBOT_OK);
+	is = pmbot_state_issue(st, "ACME/Widgets#9");
+	assert_non_null(is);
+	assert_int_equal(is->database_id, 1000009);
+	assert_ptr_equal(pmbot_state_issue_at(st, "acme/WIDGETS", 9), is);
+	assert_null(pmbot_state_issue(st, "acme/widgets#3"));
+	assert_null(pmbot_state_issue(st, "acme/widgets#09"));
+	assert_null(pmbot_state_issue(st, "acme/widgets"));
+	assert_null(pmbot_state_issue(st, NULL));
+	assert_null(pmbot_state_issue_at(st, "acme/nothing", 1));
+	pmbot_state_free(st);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__lower_bound_finds_the_run_of_a_repository(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&st, "full.json", &diags), PMBOT_OK);
+	assert_int_equal(pmbot_state_lower_bound(st, "acme/gadgets", 0), 0);
+	assert_int_equal(pmbot_state_lower_bound(st, "Acme/Widgets", 0), 1);
+	assert_int_equal(pmbot_state_lower_bound(st, "acme/widgets", 9), 2);
+	assert_int_equal(pmbot_state_lower_bound(st, "acme/widgets", 10), 3);
+	assert_int_equal(pmbot_state_lower_bound(st, "acme/widgets", 11), 4);
+	assert_int_equal(pmbot_state_lower_bound(st, "zzz/zzz", 0), 4);
+	assert_int_equal(pmbot_state_lower_bound(st, "aaa/aaa", 5), 0);
+	pmbot_state_free(st);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__item_and_field_lookups(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+	const pmbot_pitem *it;
+	const pmbot_pfield *f;
+
+	(void)unused;
+	assert_int_equal(parse_fixture(&st, "full.json", &diags), PMBOT_OK);
+	it = pmbot_state_item(st, "Acme/widgets#10");
+	assert_non_null(it);
+	assert_string_equal(it->id, "PVTI_ten");
+	assert_string_equal(json_string_value(json_object_get(it->values, "Priority")), "P1");
+	assert_int_equal(json_integer_value(json_object_get(it->values, "Estimate (hrs)")), 4);
+	assert_non_null(pmbot_state_item(st, "acme/gadgets#1"));
+	assert_null(pmbot_state_item(st, "acme/widgets#9"));
+	f = pmbot_state_field(st, "estimate (HRS)");
+	assert_non_null(f);
+	assert_string_equal(f->id, "PVTF_est");
+	assert_null(pmbot_state_field(st, "Estimate"));
+	pmbot_state_free(st);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_issue_ref__parses_valid_refs_and_refuses_malformed_ones(void **unused)
+{
+	static const char *const bad[] = {
+		"", "acme", "acme/widgets", "acme/widgets#", "acme/widgets#0", "acme/widgets#01",
+		"acme/widgets#-1", "acme/widgets#1x", "acme/widgets#2147483648", "/widgets#1",
+		"acme/#1", "-acme/widgets#1", "acme/./#1", "acme/..#1", "ac me/widgets#1",
+		"acme/wid/gets#1", "acme/widgets#1#2", "a234567890123456789012345678901234567890/x#1",
+	};
+	pmbot_buf repo = PMBOT_BUF_INIT, ref = PMBOT_BUF_INIT;
+	long n = 0;
+	size_t i;
+
+	(void)unused;
+	assert_int_equal(pmbot_issue_ref_parse(&repo, &n, "Acme-1/wid_get.s#2147483647"), PMBOT_OK);
+	assert_string_equal(repo.buf, "Acme-1/wid_get.s");
+	assert_int_equal(n, 2147483647L);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pmbot_buf_clear(&repo);
+		if (pmbot_issue_ref_parse(&repo, &n, bad[i]) != PMBOT_EINVALID)
+			fail_msg("accepted `%s`", bad[i]);
+		assert_int_equal(repo.len, 0);
+	}
+	assert_int_equal(pmbot_issue_ref(&ref, "acme/widgets", 42), 0);
+	assert_string_equal(ref.buf, "acme/widgets#42");
+	pmbot_buf_free(&repo);
+	pmbot_buf_free(&ref);
+}
+
+static void test_issue_ref__cmp_orders_like_issues(void **unused)
+{
+	(void)unused;
+	assert_true(pmbot_issue_ref_cmp("acme/w#2", "acme/w#10") < 0);
+	assert_true(pmbot_issue_ref_cmp("acme/w#10", "acme/w#2") > 0);
+	assert_int_equal(pmbot_issue_ref_cmp("ACME/W#2", "acme/w#2"), 0);
+	assert_true(pmbot_issue_ref_cmp("acme/a#9", "acme/b#1") < 0);
+	assert_true(pmbot_issue_ref_cmp("zzz/z#1", "not a ref") < 0);
+	assert_true(pmbot_issue_ref_cmp("not a ref", "zzz/z#1") > 0);
+}
+
+static void test_state_time__parses_rfc3339_with_offsets_and_fractions(void **unused)
+{
+	long long t = 0;
+
+	(void)unused;
+	assert_int_equal(pmbot_state_time_parse(&t, "1970-01-01T00:00:00Z"), PMBOT_OK);
+	assert_int_equal(t, 0);
+	assert_int_equal(pmbot_state_time_parse(&t, "2026-11-02T10:00:00Z"), PMBOT_OK);
+	assert_int_equal(t, 1793613600LL);
+	assert_int_equal(pmbot_state_time_parse(&t, "2026-11-02T11:30:00.999+01:30"), PMBOT_OK);
+	assert_int_equal(t, 1793613600LL);
+	assert_int_equal(pmbot_state_time_parse(&t, "2026-11-02t05:00:00-05:00"), PMBOT_OK);
+	assert_int_equal(t, 1793613600LL);
+	assert_int_equal(pmbot_state_time_parse(&t, "2024-02-29T00:00:00z"), PMBOT_OK);
+	assert_int_equal(pmbot_state_time_parse(&t, "1969-12-31T23:59:59Z"), PMBOT_OK);
+	assert_int_equal(t, -1);
+}
+
+static void test_state_time__refuses_invalid_calendar_and_syntax(void **unused)
+{
+	static const char *const bad[] = {
+		"", "2026-11-02", "2026-11-02T10:00:00", "2026-02-29T00:00:00Z",
+		"2100-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-31T00:00:00Z",
+		"2026-11-02T24:00:00Z", "2026-11-02T10:60:00Z", "2026-11-02T10:00:60Z",
+		"2026-11-02 10:00:00Z", "2026-11-02T10:00:00.Z", "2026-11-02T10:00:00+0100",
+		"2026-11-02T10:00:00+24:00", "2026-11-02T10:00:00Zjunk", "26-11-02T10:00:00Z",
+	};
+	long long t;
+	size_t i;
+
+	(void)unused;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (pmbot_state_time_parse(&t, bad[i]) != PMBOT_EINVALID)
+			fail_msg("accepted `%s`", bad[i]);
+	assert_int_equal(pmbot_state_time_parse(&t, NULL), PMBOT_EINVALID);
+}
+
+static void test_state_time__formats_utc_and_round_trips(void **unused)
+{
+	static const long long samples[] = { 0, 1, 86399, 86400, 951782400LL, 1793613600LL,
+		-1, -86401, 253402300799LL };
+	pmbot_buf b = PMBOT_BUF_INIT;
+	long long t;
+	size_t i;
+
+	(void)unused;
+	assert_int_equal(pmbot_state_time_format(&b, 1793613600LL), PMBOT_OK);
+	assert_string_equal(b.buf, "2026-11-02T10:00:00Z");
+	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
+		pmbot_buf_clear(&b);
+		assert_int_equal(pmbot_state_time_format(&b, samples[i]), PMBOT_OK);
+		assert_int_equal(pmbot_state_time_parse(&t, b.buf), PMBOT_OK);
+		assert_int_equal(t, samples[i]);
+	}
+	pmbot_buf_clear(&b);
+	assert_int_equal(pmbot_state_time_format(&b, 253402300800LL), PMBOT_EINVALID);
+	pmbot_buf_free(&b);
+}
+
+#define BIG_REPOS 5
+#define BIG_PER_REPO 2000
+
+static void test_state__parses_and_looks_up_ten_thousand_issues(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf b = PMBOT_BUF_INIT, ref = PMBOT_BUF_INIT;
+	pmbot_state *st = NULL, *again = NULL;
+	char *once, *twice;
+	int r, n, err = 0;
+
+	(void)unused;
+	/* Repositories and issues in reverse order, every issue a child of the one before. */
+	err |= pmbot_buf_puts(&b, "{\"schema_version\":\"state/v1\",\"repositories\":[");
+	for (r = BIG_REPOS - 1; r >= 0; r--) {
+		err |= pmbot_buf_printf(&b, "%s{\"repo\":\"org/repo%d\",\"issues\":[",
+			r == BIG_REPOS - 1 ? "" : ",", r);
+		for (n = BIG_PER_REPO; n >= 1; n--) {
+			err |= pmbot_buf_printf(&b, "%s{\"number\":%d,\"database_id\":%d,"
+				"\"node_id\":\"I_%d_%d\",\"title\":\"Issue %d\",\"body\":\"Body\","
+				"\"labels\":[\"type:task\"],\"state\":\"open\","
+				"\"author\":\"github-actions[bot]\",\"author_type\":\"Bot\","
+				"\"updated_at\":\"2026-11-02T10:00:00Z\"",
+				n == BIG_PER_REPO ? "" : ",", n, 1000000 + r * BIG_PER_REPO + n, r, n, n);
+			if (n > 1)
+				err |= pmbot_buf_printf(&b, ",\"parent\":\"org/repo%d#%d\"", r, n - 1);
+			if (n > 2)
+				err |= pmbot_buf_printf(&b, ",\"blocked_by\":[\"org/repo%d#%d\"]", r, n - 2);
+			err |= pmbot_buf_putc(&b, '}');
+		}
+		err |= pmbot_buf_puts(&b, "]}");
+	}
+	err |= pmbot_buf_puts(&b, "]}");
+	assert_int_equal(err, 0);
+	assert_int_equal(pmbot_state_parse(&st, "big.json", b.buf, b.len, &diags), PMBOT_OK);
+	assert_int_equal(diags.count, 0);
+	assert_int_equal(st->n_issues, BIG_REPOS * BIG_PER_REPO);
+	for (r = 0; r < BIG_REPOS; r++) {
+		for (n = 1; n <= BIG_PER_REPO; n++) {
+			const pmbot_issue *is;
+
+			pmbot_buf_clear(&ref);
+			assert_int_equal(pmbot_buf_printf(&ref, "org/repo%d#%d", r, n), 0);
+			is = pmbot_state_issue(st, ref.buf);
+			assert_non_null(is);
+			assert_int_equal(is->database_id, 1000000 + r * BIG_PER_REPO + n);
+			assert_ptr_equal(is, &st->issues[(size_t)r * BIG_PER_REPO + (size_t)n - 1]);
+		}
+	}
+	once = canonical(st);
+	assert_int_equal(parse_text(&again, once, &diags), PMBOT_OK);
+	twice = direct(again);
+	assert_string_equal(once, twice);
+	free(once);
+	free(twice);
+	pmbot_state_free(st);
+	pmbot_state_free(again);
+	pmbot_buf_free(&b);
+	pmbot_buf_free(&ref);
+	pmbot_diag_list_free(&diags);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_state__parses_the_full_example_into_sorted_issues),
+		cmocka_unit_test(test_state__to_json_matches_the_canonical_fixture),
+		cmocka_unit_test(test_state__round_trip_is_byte_identical),
+		cmocka_unit_test(test_state__input_order_does_not_change_the_output),
+		cmocka_unit_test(test_state__direct_writer_matches_to_json_byte_for_byte),
+		cmocka_unit_test(test_state__to_json_of_a_new_state_is_empty),
+		cmocka_unit_test(test_state__accepts_the_minimal_document_as_an_empty_state),
+		cmocka_unit_test(test_state__reports_bad_json_as_state_parse_at_its_line),
+		cmocka_unit_test(test_state__reports_a_duplicate_key_and_bad_utf8_as_state_parse),
+		cmocka_unit_test(test_state__refuses_another_major_version_and_checks_nothing_else),
+		cmocka_unit_test(test_state__requires_a_string_schema_version_in_an_object),
+		cmocka_unit_test(test_state__reports_every_schema_error_with_pointer_and_line),
+		cmocka_unit_test(test_state__reports_every_duplicate_with_pointer_and_line),
+		cmocka_unit_test(test_state__warns_about_refs_outside_the_snapshot_but_accepts_it),
+		cmocka_unit_test(test_state__accepts_integral_reals_like_json_schema),
+		cmocka_unit_test(test_state__messages_escape_control_characters),
+		cmocka_unit_test(test_state__lookups_ignore_repository_case),
+		cmocka_unit_test(test_state__lower_bound_finds_the_run_of_a_repository),
+		cmocka_unit_test(test_state__item_and_field_lookups),
+		cmocka_unit_test(test_issue_ref__parses_valid_refs_and_refuses_malformed_ones),
+		cmocka_unit_test(test_issue_ref__cmp_orders_like_issues),
+		cmocka_unit_test(test_state_time__parses_rfc3339_with_offsets_and_fractions),
+		cmocka_unit_test(test_state_time__refuses_invalid_calendar_and_syntax),
+		cmocka_unit_test(test_state_time__formats_utc_and_round_trips),
+		cmocka_unit_test(test_state__parses_and_looks_up_ten_thousand_issues),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
