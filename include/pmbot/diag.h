@@ -62,6 +62,15 @@ void pmbot_diag_list_sort(pmbot_diag_list *list);
 const pmbot_diag *pmbot_diag_list_find(const pmbot_diag_list *list,
 	const char *code);
 
+/*
+ * User text for a diagnostic message: control characters, DEL and '`' are
+ * written as \xNN and the text is cut after `max_chars` characters with
+ * "...", so a hostile value can neither forge extra diagnostic lines nor
+ * flood the output. Writes into `scratch` (cleared first) and returns its
+ * buffer (borrowed), or "?" when out of memory.
+ */
+const char *pmbot_diag_show(pmbot_buf *scratch, const char *s, size_t max_chars);
+
 /* "error" or "warning". */
 const char *pmbot_severity_name(pmbot_severity sev);
 

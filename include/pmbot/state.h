@@ -90,6 +90,9 @@ typedef struct {
 	                          the planner */
 } pmbot_state;
 
+/* Free every string `is` owns and zero it (the struct itself is the caller's). */
+void pmbot_issue_clear(pmbot_issue *is);
+
 /* A new empty state (no issues, no project). PMBOT_OK or PMBOT_ERROR. */
 int pmbot_state_new(pmbot_state **out);
 void pmbot_state_free(pmbot_state *state);

@@ -262,30 +262,10 @@ typedef struct {
 	size_t auto_index[PMBOT_OP_COUNT];
 } parse_ctx;
 
-/*
- * User text goes into messages escaped and cut short, so a hostile value
- * cannot forge extra diagnostic lines or flood the output.
- */
+/* User text goes into messages through pmbot_diag_show(). */
 static const char *show(parse_ctx *c, int slot, const char *s)
 {
-	pmbot_buf *b = &c->show[slot];
-	size_t chars = 0;
-	int err = 0;
-
-	pmbot_buf_clear(b);
-	for (; *s && !err; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if ((ch & 0xc0) != 0x80 && ++chars > SHOW_MAX) {
-			err |= pmbot_buf_puts(b, "...");
-			break;
-		}
-		if (ch < 0x20 || ch == 0x7f || ch == '`')
-			err |= pmbot_buf_printf(b, "\\x%02x", ch);
-		else
-			err |= pmbot_buf_putc(b, (char)ch);
-	}
-	return err ? "?" : b->buf;
+	return pmbot_diag_show(&c->show[slot], s, SHOW_MAX);
 }
 
 static int report(parse_ctx *c, const char *code, const char *fmt, ...)

@@ -75,27 +75,6 @@ static size_t utf8_chars(const char *s)
 }
 
 /* User text quoted in messages: escaped and cut short. */
-static const char *show(pmbot_buf *b, const char *s)
-{
-	size_t chars = 0;
-	int err = 0;
-
-	pmbot_buf_clear(b);
-	for (; *s && !err; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if ((ch & 0xc0) != 0x80 && ++chars > SHOW_MAX) {
-			err |= pmbot_buf_puts(b, "...");
-			break;
-		}
-		if (ch < 0x20 || ch == 0x7f || ch == '`')
-			err |= pmbot_buf_printf(b, "\\x%02x", ch);
-		else
-			err |= pmbot_buf_putc(b, (char)ch);
-	}
-	return err ? "?" : b->buf;
-}
-
 static void strings_free(char **v, size_t n)
 {
 	size_t i;
@@ -105,18 +84,9 @@ static void strings_free(char **v, size_t n)
 	free(v);
 }
 
-static void issue_clear(pmbot_issue *is)
+static const char *show(pmbot_buf *b, const char *s)
 {
-	free(is->repo);
-	free(is->node_id);
-	free(is->title);
-	free(is->body);
-	strings_free(is->labels, is->n_labels);
-	free(is->author);
-	free(is->updated_at);
-	free(is->parent);
-	strings_free(is->blocked_by, is->n_blocked_by);
-	memset(is, 0, sizeof(*is));
+	return pmbot_diag_show(b, s, SHOW_MAX);
 }
 
 static char **strings_copy(char *const *v, size_t n)
@@ -166,7 +136,7 @@ static int issue_copy(pmbot_issue *dst, const pmbot_issue *src)
 		err = 1;
 	}
 	if (err) {
-		issue_clear(dst);
+		pmbot_issue_clear(dst);
 		return PMBOT_ERROR;
 	}
 	return PMBOT_OK;
@@ -836,7 +806,7 @@ static int op_create_issue(op_ctx *o)
 	memset(&is, 0, sizeof(is));
 	rc = PMBOT_OK;
 done:
-	issue_clear(&is);
+	pmbot_issue_clear(&is);
 	return rc;
 }
 

@@ -299,7 +299,7 @@ static void strings_free(char **v, size_t n)
 	free(v);
 }
 
-static void issue_clear(pmbot_issue *is)
+void pmbot_issue_clear(pmbot_issue *is)
 {
 	free(is->repo);
 	free(is->node_id);
@@ -359,7 +359,7 @@ void pmbot_state_free(pmbot_state *state)
 	if (!state)
 		return;
 	for (i = 0; i < state->n_issues; i++)
-		issue_clear(&state->issues[i]);
+		pmbot_issue_clear(&state->issues[i]);
 	free(state->issues);
 	project_free(state->project);
 	json_decref(state->extra);
@@ -751,32 +751,14 @@ typedef struct {
 #define NULLABLE 2
 #define NONEMPTY 4
 
-/*
- * User text goes into messages escaped and cut short, so a hostile value
- * cannot forge extra diagnostic lines or flood the output.
- */
+/* User text goes into messages through pmbot_diag_show(). */
 static const char *show(pctx *c, int slot, const char *s)
 {
-	pmbot_buf *b = &c->show[slot];
-	size_t chars = 0;
-	int err = 0;
+	const char *r = pmbot_diag_show(&c->show[slot], s, SHOW_MAX);
 
-	pmbot_buf_clear(b);
-	for (; *s && !err; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if ((ch & 0xc0) != 0x80 && ++chars > SHOW_MAX) {
-			err |= pmbot_buf_puts(b, "...");
-			break;
-		}
-		if (ch < 0x20 || ch == 0x7f || ch == '`')
-			err |= pmbot_buf_printf(b, "\\x%02x", ch);
-		else
-			err |= pmbot_buf_putc(b, (char)ch);
-	}
-	if (err)
+	if (r[0] == '?' && !r[1] && strcmp(s, "?"))
 		c->oom = 1;
-	return err ? "?" : b->buf;
+	return r;
 }
 
 static void vreport(pctx *c, pmbot_severity sev, const char *code, const char *path,
@@ -1353,7 +1335,7 @@ static void parse_repositories(pctx *c, const json_t *repos, issue_entry **entri
 				e->issue_index = ii;
 				(*n)++;
 			} else {
-				issue_clear(&e->is);
+				pmbot_issue_clear(&e->is);
 			}
 			pop(c, mark3);
 		}
@@ -1796,7 +1778,7 @@ static void validate(pctx *c, const json_t *root, pmbot_state *st)
 		if (st->issues)
 			st->issues[st->n_issues++] = entries[i].is;
 		else
-			issue_clear(&entries[i].is);
+			pmbot_issue_clear(&entries[i].is);
 	}
 	st->alloc_issues = st->n_issues;
 	free(entries);

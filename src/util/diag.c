@@ -199,3 +199,24 @@ int pmbot_diag_format(pmbot_buf *out, const pmbot_diag *d)
 		d->code, d->path[0] ? d->path : "(root)", d->message);
 	return err ? -1 : 0;
 }
+
+const char *pmbot_diag_show(pmbot_buf *b, const char *s, size_t max_chars)
+{
+	size_t chars = 0;
+	int err = 0;
+
+	pmbot_buf_clear(b);
+	for (; *s && !err; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if ((ch & 0xc0) != 0x80 && ++chars > max_chars) {
+			err |= pmbot_buf_puts(b, "...");
+			break;
+		}
+		if (ch < 0x20 || ch == 0x7f || ch == '`')
+			err |= pmbot_buf_printf(b, "\\x%02x", ch);
+		else
+			err |= pmbot_buf_putc(b, (char)ch);
+	}
+	return err ? "?" : b->buf;
+}
