@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write a synthetic pm-bot planning report with N work items.
 
-usage: gen_report.py [--yaml] [-o FILE] N
+usage: gen_report.py [--yaml] [--change-half] [-o FILE] N
 
 About 5% epics, 25% features and 70% tasks (some typed bug/spike/test/chore);
 features belong to epics and tasks to features; every item has area,
@@ -9,6 +9,11 @@ priority, size and estimate_hrs; about 30% carry 1-3 depends_on/blocked_by
 entries naming earlier items of the report, so the dependency graph has no
 cycle. The ReportIR block is JSON, or YAML with --yaml. The same arguments
 always give the same bytes: the generator has its own PRNG and no clock.
+
+--change-half writes the same report with the priority of every second item
+(in document order: epics, features, tasks) moved to the next of P0..P3
+(P3 wraps to P0), and nothing else changed: a plan against the state of the
+unchanged report then updates half of the items (bench/plan_bench.sh).
 """
 
 import argparse
@@ -140,6 +145,17 @@ def build(n):
     return doc
 
 
+NEXT_PRIORITY = {"P0": "P1", "P1": "P2", "P2": "P3", "P3": "P0"}
+
+
+def change_half(doc):
+    """Move every second item's priority on; the PRNG is not consulted."""
+    items = [x for k in ("epics", "features", "tasks") for x in doc.get(k, [])]
+    for item in items[::2]:
+        item["priority"] = NEXT_PRIORITY[item["priority"]]
+    return doc
+
+
 def yaml_scalar(v):
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -189,11 +205,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("n", type=int, help="number of work items")
     ap.add_argument("--yaml", action="store_true", help="write the block as YAML")
+    ap.add_argument("--change-half", action="store_true",
+                    help="move the priority of every second item on (P0->P1->P2->P3->P0)")
     ap.add_argument("-o", "--output", help="write here instead of standard output")
     args = ap.parse_args()
     if args.n < 1:
         ap.error("N must be at least 1")
-    text = render(build(args.n), args.yaml)
+    doc = build(args.n)
+    if args.change_half:
+        change_half(doc)
+    text = render(doc, args.yaml)
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)

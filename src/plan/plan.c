@@ -76,6 +76,7 @@ struct planner {
 	size_t *dep_edges;
 	int errors;
 	int project_ok;             /* the configured project exists in the state */
+	size_t denied[N_OPS];       /* changes not proposed: the config denies them */
 };
 
 static int op_index(const char *name)
@@ -183,6 +184,11 @@ static int add_cs(struct planner *p, const char *op, json_t *target, json_t *pay
 
 	if (!target || !payload || idx < 0)
 		goto done;
+	if (pmbot_config_operation_denied(p->in->config, (pmbot_operation)idx)) {
+		p->denied[idx]++;
+		err = 0;
+		goto done;
+	}
 	if (pmbot_buf_printf(&key, "%s:%s:", op, json_string_value(json_object_get(target, "repo"))) < 0)
 		goto done;
 	if (id ? pmbot_buf_puts(&key, id) < 0
@@ -407,8 +413,6 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 		return add_cs(p, "create_issue", item_target(p, n),
 			json_pack("{s:s, s:s%, s:o}", "title", r->title, "body", r->body, r->body_len,
 				"labels", strings(r->labels, r->n_labels)), NULL, NULL);
-	if (touch(p, m->ref) < 0)
-		goto done;
 	if (strcmp(is->title, r->title) &&
 	    add_cs(p, "update_issue_title", item_target(p, n), json_pack("{s:s}", "title", r->title),
 		json_pack("{s:s}", "title", is->title), json_pack("{s:s}", "title", r->title)) < 0)
@@ -526,12 +530,18 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 	for (i = p->dep_first[k]; i < p->dep_first[k + 1]; i++) {
 		const pmbot_wg_edge *e = &g->edges[p->dep_edges[i]];
 		json_t *b = binding(p, e->to_id);
+		void *mv = NULL;
 		char *ref;
 		size_t j;
 		int dup = 0;
 
 		if (!b)
 			goto done;
+		/* A blocker whose marker is claimed twice is left alone, like the item. */
+		if (pmbot_strmap_get(&p->managed, e->to_id, &mv) && ((struct managed *)mv)->ambiguous) {
+			json_decref(b);
+			continue;
+		}
 		/* depends_on and blocked_by may name the same blocker twice. */
 		for (j = p->dep_first[k]; j < i; j++)
 			dup |= !strcmp(g->edges[p->dep_edges[j]].to_id, e->to_id);
@@ -541,15 +551,15 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 		}
 		count++;
 		ref = binding_ref(p, b);
-		if (ref && touch(p, ref) < 0) {
-			free(ref);
-			json_decref(b);
-			goto done;
-		}
 		if (m && ref && has_string(m->issue->blocked_by, m->issue->n_blocked_by, ref)) {
 			free(ref);
 			json_decref(b);
 			continue;
+		}
+		if (ref && touch(p, ref) < 0) {
+			free(ref);
+			json_decref(b);
+			goto done;
 		}
 		free(ref);
 		if (add_cs(p, "add_dependency", item_target(p, n), json_pack("{s:o}", "blocker", b),
@@ -959,7 +969,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		pmbot_diag_list rd = PMBOT_DIAG_LIST_INIT;
 		struct managed *m = NULL;
 		void *v = NULL;
-		size_t before_conflicts = json_array_size(p.conflicts);
+		size_t before_conflicts = json_array_size(p.conflicts), before_cs = p.n_cs;
 		int r_rc;
 
 		if (pmbot_strmap_get(&p.managed, n->stable_id, &v)) {
@@ -990,6 +1000,17 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		if (plan_parent(&p, n, m) < 0 ||
 		    plan_dependencies(&p, n, m, json_array_size(p.conflicts) > before_conflicts) < 0 ||
 		    plan_project(&p, n, m) < 0)
+			goto done;
+		/* An existing issue a changeset will write is part of the fingerprint. */
+		if (m && p.n_cs > before_cs && touch(&p, m->ref) < 0)
+			goto done;
+	}
+	for (i = 0; i < N_OPS; i++) {
+		if (!p.denied[i])
+			continue;
+		if (pmbot_diag_add(diags, PMBOT_SEV_WARNING, "OPERATION_DENIED", NULL, "", 0, 0,
+			"%zu %s change%s not proposed: .github/pm-bot.yml lists it under deny_operations",
+			p.denied[i], ops[i].name, p.denied[i] == 1 ? " is" : "s are") < 0)
 			goto done;
 	}
 	for (i = 0; i < p.n_mslots; i++) {
