@@ -26,6 +26,7 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ left in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_report  # noqa: E402  (its value lists define the project options)
 

@@ -50,6 +50,8 @@ struct managed {
 	const pmbot_issue *issue;
 	char *ref;         /* owned */
 	char *stable_id;   /* owned */
+	pmbot_body body;   /* owned: the issue body, parsed once */
+	char rev[PMBOT_SHA256_HEX_SIZE]; /* the body's hash now */
 	int ambiguous;
 	int seen;          /* the graph has this stable_id */
 };
@@ -316,12 +318,14 @@ static int index_managed(struct planner *p)
 		m->issue = is;
 		m->ref = pmbot_buf_detach(&ref, NULL);
 		m->stable_id = strdup(body.stable_id);
-		if (!m->ref || !m->stable_id) {
+		if (!m->ref || !m->stable_id || pmbot_body_rev(m->rev, is->body, strlen(is->body)) < 0) {
 			free(m->ref);
 			free(m->stable_id);
 			pmbot_body_free(&body);
 			goto done;
 		}
+		m->body = body;
+		memset(&body, 0, sizeof(body));
 		p->n_mslots++;
 		if (pmbot_strmap_put(&p->by_ref, m->ref, m, NULL) < 0) {
 			pmbot_body_free(&body);
@@ -338,7 +342,7 @@ static int index_managed(struct planner *p)
 			if (!first->ambiguous) {
 				first->ambiguous = 1;
 				pmbot_buf_printf(&msg, "'%s' is claimed by both %s and %s: that item is "
-					"left alone until one marker is removed", body.stable_id, first->ref, m->ref);
+					"left alone until one marker is removed", m->stable_id, first->ref, m->ref);
 				if (issue_diag(p, m->ref, PMBOT_SEV_WARNING, "DUPLICATE_MARKER", msg.buf) < 0) {
 					pmbot_body_free(&body);
 					goto done;
@@ -402,13 +406,10 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 {
 	const pmbot_issue *is = m ? m->issue : NULL;
 	const pmbot_label_scheme *scheme = &p->in->config->labels;
-	char rev[PMBOT_SHA256_HEX_SIZE];
-	pmbot_body body;
 	size_t i;
 	int err = -1;
 	json_t *add = NULL, *remove = NULL;
 
-	memset(&body, 0, sizeof(body));
 	if (!is)
 		return add_cs(p, "create_issue", item_target(p, n),
 			json_pack("{s:s, s:s%, s:o}", "title", r->title, "body", r->body, r->body_len,
@@ -417,14 +418,11 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 	    add_cs(p, "update_issue_title", item_target(p, n), json_pack("{s:s}", "title", r->title),
 		json_pack("{s:s}", "title", is->title), json_pack("{s:s}", "title", r->title)) < 0)
 		goto done;
-	if (pmbot_body_parse(&body, is->body, strlen(is->body), NULL) < 0 ||
-	    pmbot_body_rev(rev, is->body, strlen(is->body)) < 0)
-		goto done;
-	if (strcmp(rev, body.rev)) {
+	if (strcmp(m->rev, m->body.rev)) {
 		/* A human edited the body since pm-bot wrote it: report, never overwrite. */
 		if (json_array_append_new(p->conflicts, json_pack("{s:s, s:s, s:s, s:s, s:s}",
 			"stable_id", n->stable_id, "ref", m->ref, "reason", "body_edited",
-			"expected_rev", body.rev, "actual_rev", rev)) < 0)
+			"expected_rev", m->body.rev, "actual_rev", m->rev)) < 0)
 			goto done;
 	} else if (strcmp(is->body, r->body) &&
 		   add_cs(p, "update_issue_body", item_target(p, n),
@@ -454,7 +452,6 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 done:
 	json_decref(add);
 	json_decref(remove);
-	pmbot_body_free(&body);
 	return err;
 }
 
@@ -483,19 +480,14 @@ static int plan_parent(struct planner *p, const pmbot_wg_node *n, const struct m
 }
 
 /* "a, b, c" under "Blocked by" in the body pm-bot last wrote: its own edges. */
-static int declared_blockers(char ***out, size_t *n_out, const char *body_text)
+static int declared_blockers(char ***out, size_t *n_out, const pmbot_body *body)
 {
-	pmbot_body body;
-	const char *v, *s;
+	const char *v = pmbot_body_get(body, "Blocked by"), *s;
 	char **list = NULL;
 	size_t n = 0;
 
 	*out = NULL;
 	*n_out = 0;
-	memset(&body, 0, sizeof(body));
-	if (pmbot_body_parse(&body, body_text, strlen(body_text), NULL) < 0)
-		return -1;
-	v = pmbot_body_get(&body, "Blocked by");
 	for (s = v; s && *s;) {
 		const char *end = strstr(s, ", ");
 		size_t len = end ? (size_t)(end - s) : strlen(s);
@@ -503,14 +495,12 @@ static int declared_blockers(char ***out, size_t *n_out, const char *body_text)
 
 		if (!nl || !(nl[n] = strndup(s, len))) {
 			free(nl ? nl : list);
-			pmbot_body_free(&body);
 			return -1;
 		}
 		list = nl;
 		n++;
 		s = end ? end + 2 : s + len;
 	}
-	pmbot_body_free(&body);
 	*out = list;
 	*n_out = n;
 	return 0;
@@ -567,7 +557,7 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 			goto done;
 	}
 	if (m && !conflicted) {
-		if (declared_blockers(&declared, &n_declared, m->issue->body) < 0)
+		if (declared_blockers(&declared, &n_declared, &m->body) < 0)
 			goto done;
 		for (i = 0; i < n_declared; i++) {
 			size_t j;
@@ -591,6 +581,18 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 			if (!ref || !has_string(m->issue->blocked_by, m->issue->n_blocked_by, ref)) {
 				free(ref);
 				json_decref(b);
+				continue;
+			}
+			if (pmbot_config_operation_denied(p->in->config, PMBOT_OP_REMOVE_DEPENDENCY)) {
+				/* The new body no longer declares the edge: say it stays, unmanaged. */
+				pmbot_buf_clear(&msg);
+				pmbot_buf_printf(&msg, "'%s' stays blocked by %s (%s): removing dependencies "
+					"is denied, and once the new body is written pm-bot no longer manages "
+					"that edge; remove it by hand", n->stable_id, declared[i], ref);
+				free(ref);
+				json_decref(b);
+				if (node_diag(p, n, PMBOT_SEV_WARNING, "DEPENDENCY_KEPT", msg.buf) < 0)
+					goto done;
 				continue;
 			}
 			if (touch(p, ref) < 0) {
@@ -1037,6 +1039,7 @@ done:
 	for (i = 0; i < p.n_mslots; i++) {
 		free(p.mslots[i].ref);
 		free(p.mslots[i].stable_id);
+		pmbot_body_free(&p.mslots[i].body);
 	}
 	free(p.mslots);
 	for (i = 0; i < p.touched.cap; i++)

@@ -1068,6 +1068,25 @@ static void test_plan__denied_operations_are_not_proposed_and_say_so(void **stat
 	const pmbot_diag *d;
 
 	(void)state;
+	world_init(&w, edit(gauges(), "\"Wire the gauge\"", "\"Wire the gauge harness\""),
+		"deny_operations: [update_issue_title]\n");
+	world_applied(&w, gauges());
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(pmbot_plan_count(w.bundle), 0);
+	assert_non_null(d = diag(&w, "OPERATION_DENIED"));
+	assert_int_equal(d->severity, PMBOT_SEV_WARNING);
+	assert_string_equal(d->message, "1 update_issue_title change is not proposed: "
+		".github/pm-bot.yml lists it under deny_operations");
+	world_free(&w);
+}
+
+static void test_plan__denied_dependency_removal_warns_that_the_edge_stays(void **state)
+{
+	struct world w;
+	const pmbot_diag *d;
+
+	(void)state;
 	world_init(&w, edit(gauges(), "\"blocked_by\": [\"task:calibrate\", ",
 		"\"blocked_by\": ["), "deny_operations: [remove_dependency]\n");
 	world_applied(&w, gauges());
@@ -1075,10 +1094,10 @@ static void test_plan__denied_operations_are_not_proposed_and_say_so(void **stat
 	assert_int_equal(w.rc, PMBOT_OK);
 	assert_int_equal(cs_count(&w, "remove_dependency", "task:wire"), 0);
 	assert_int_equal(cs_count(&w, "update_issue_body", "task:wire"), 1);
-	assert_non_null(d = diag(&w, "OPERATION_DENIED"));
+	assert_non_null(d = diag(&w, "DEPENDENCY_KEPT"));
 	assert_int_equal(d->severity, PMBOT_SEV_WARNING);
-	assert_string_equal(d->message, "1 remove_dependency change is not proposed: "
-		".github/pm-bot.yml lists it under deny_operations");
+	assert_non_null(strstr(d->message, "'task:wire' stays blocked by task:calibrate"));
+	assert_int_equal(diag_count(&w, "OPERATION_DENIED"), 0);
 	world_free(&w);
 }
 
@@ -1756,6 +1775,7 @@ int main(void)
 		cmocka_unit_test(test_plan__removed_dependency_removes_only_the_edge_pm_bot_declared),
 		cmocka_unit_test(test_plan__fingerprint_names_only_issues_a_changeset_touches),
 		cmocka_unit_test(test_plan__denied_operations_are_not_proposed_and_say_so),
+		cmocka_unit_test(test_plan__denied_dependency_removal_warns_that_the_edge_stays),
 		cmocka_unit_test(test_plan__declared_edge_a_person_already_removed_is_not_removed_again),
 		cmocka_unit_test(test_plan__removed_outside_dependency_is_bound_by_number),
 		cmocka_unit_test(test_plan__new_dependency_on_an_applied_item_is_added),
