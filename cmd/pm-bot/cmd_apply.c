@@ -59,14 +59,14 @@ static void defaults_from_plan(struct plan_opts *o, const json_t *bundle, char *
 
 	if (!o->target)
 		o->target = json_string_value(json_object_get(bundle, "target"));
-	if (o->n_paths)
-		return;
-	reports = json_object_get(source, "reports");
-	n = json_array_size(reports);
 	if (commit && !o->repo)
 		o->repo = ".";
 	if (commit && !o->rev)
 		o->rev = commit;
+	if (o->n_paths)
+		return;
+	reports = json_object_get(source, "reports");
+	n = json_array_size(reports);
 	if (!n || !(*owned = calloc(n, sizeof(**owned))))
 		return;
 	json_array_foreach(reports, i, r)
