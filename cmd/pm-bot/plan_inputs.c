@@ -191,8 +191,8 @@ static int open_state(struct plan_inputs *in, const struct plan_opts *o, pmbot_d
 	int r, rc = EXIT_OK;
 
 	if (o->backend && strcmp(o->backend, "file")) {
-		fprintf(stderr, "pm-bot: backend '%s' is not available in this build "
-			"(the GitHub backend is not implemented yet); use the file backend\n", o->backend);
+		fprintf(stderr, "pm-bot: backend '%s' is not available in this build: "
+			"only the file backend is (--state FILE)\n", o->backend);
 		return EXIT_RUNTIME;
 	}
 	if (o->state) {
