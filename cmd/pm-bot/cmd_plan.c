@@ -107,12 +107,22 @@ int cmd_plan(int argc, char **argv)
 		pmbot_diag_list_free(&ad);
 		json_decref(f);
 	}
-	if (out_path && write_bundle(out_path, bundle) != EXIT_OK)
-		rc = EXIT_RUNTIME;
 	if (!strcmp(format, "json")) {
-		if (cmd_print_json(bundle) != EXIT_OK)
+		/* One serialisation serves both --out and standard output. */
+		if (pmbot_json_canonical(&md, bundle) < 0 || pmbot_buf_putc(&md, '\n') < 0) {
+			fputs("pm-bot: cannot serialise the plan\n", stderr);
+			rc = EXIT_RUNTIME;
+			goto done;
+		}
+		if (out_path && pmbot_fs_write_atomic(out_path, md.buf, md.len) < 0) {
+			fprintf(stderr, "pm-bot: cannot write %s: %s\n", out_path, strerror(errno));
+			rc = EXIT_RUNTIME;
+		}
+		if (fwrite(md.buf, 1, md.len, stdout) != md.len || fflush(stdout) != 0)
 			rc = EXIT_RUNTIME;
 	} else {
+		if (out_path && write_bundle(out_path, bundle) != EXIT_OK)
+			rc = EXIT_RUNTIME;
 		if (pmbot_plan_markdown(&md, bundle, 0, out_path) < 0) {
 			fputs("pm-bot: cannot render the plan\n", stderr);
 			rc = EXIT_RUNTIME;
