@@ -31,8 +31,9 @@ ALL_CFLAGS := $(BASE_CFLAGS) $(OPT_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(OPT_LDFLAGS) $(LDFLAGS)
 
 SRC      := $(sort $(shell find src -name '*.c'))
-GEN_SRC  :=
-OBJ      := $(SRC:%.c=$(BUILD)/obj/%.o)
+GQL      := $(sort $(wildcard src/github/graphql/*.graphql))
+GEN_SRC  := $(BUILD)/gen/graphql_docs.c
+OBJ      := $(SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/graphql_docs.o
 LIB      := $(BUILD)/libpmbot.a
 CMD_SRC  := $(sort $(wildcard cmd/pm-bot/*.c))
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
@@ -59,6 +60,15 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(GEN_SRC): $(GQL) scripts/embed-graphql.sh
+	@mkdir -p $(dir $@)
+	$(Q)scripts/embed-graphql.sh $@ $(GQL)
+
+$(BUILD)/obj/gen/graphql_docs.o: $(GEN_SRC)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(LIB): $(OBJ)
 	@mkdir -p $(dir $@)
