@@ -47,7 +47,7 @@ TEST_HOBJ  := $(TEST_HELP:%.c=$(BUILD)/obj/%.o)
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps test check check-normal check-asan demo clean fuzz bench valgrind e2e
+.PHONY: all deps test check check-normal check-asan demo clean fuzz bench valgrind e2e emu-deps test-emu
 
 all: $(BIN) $(LIB)
 
@@ -100,8 +100,24 @@ check-normal: deps
 check-asan: deps
 	$(MAKE) BUILD=build/asan SANITIZE=1 test
 
-check: check-normal check-asan
-	@echo "make check: all tests passed in the normal and the ASan+UBSan builds"
+# The loopback GitHub emulator (Node 20): its npm packages come from the
+# committed lockfile; its own tests prove it rejects what GitHub rejects.
+EMU_DIR   := tests/github-emu
+EMU_STAMP := $(EMU_DIR)/node_modules/.package-lock.json
+
+$(EMU_STAMP): $(EMU_DIR)/package.json $(EMU_DIR)/package-lock.json
+	cd $(EMU_DIR) && npm ci --no-audit --no-fund
+	@touch $@
+
+emu-deps: deps $(EMU_STAMP)
+
+test-emu: emu-deps
+	node --test $(EMU_DIR)/test/*.test.js
+
+check-normal check-asan: emu-deps
+
+check: check-normal check-asan test-emu
+	@echo "make check: all tests passed in the normal and the ASan+UBSan builds, and the emulator's own tests"
 
 valgrind: $(BIN) $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do \

@@ -6,6 +6,9 @@ set -euo pipefail
 packages=(build-essential pkg-config libgit2-dev libcurl4-openssl-dev libjansson-dev
 	libyaml-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libssl-dev libcmocka-dev git
 	python3 python3-jsonschema)
+# The GitHub emulator used by the tests runs on Node.js (20 on this project's machines);
+# Debian's own nodejs is installed only when there is no node at all.
+command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 # Extra tools some targets need: named on the command line (for example `clang` for make fuzz).
 packages+=("$@")
 

@@ -1,0 +1,649 @@
+'use strict';
+// POST /graphql: documents are parsed, validated against GitHub's published
+// schema (npm @octokit/graphql-schema, built from its SDL) and executed by
+// resolvers over the World. Before anything runs, every selected field and
+// argument is checked against MODEL: a field that is valid by schema but not
+// modelled answers 501 rather than a made-up value. Connection bounds, cost
+// and node count follow GitHub's documented rules.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const {
+  buildSchema, parse, validate, execute, getNamedType, getArgumentValues, getVariableValues,
+  GraphQLError, Kind,
+} = require('graphql');
+const { WorldError, World } = require('./world');
+const { fold, isoSeconds } = require('./util');
+
+function findSdl() {
+  for (const dir of module.paths) {
+    const p = path.join(dir, '@octokit', 'graphql-schema', 'schema.graphql');
+    if (fs.existsSync(p)) return p;
+  }
+  throw new Error('@octokit/graphql-schema is not installed (run npm ci in tests/github-emu)');
+}
+
+const CONN = ['first', 'after'];
+
+// parent type -> field -> the arguments the emulator understands.
+const MODEL = {
+  Query: {
+    repository: ['owner', 'name', 'followRenames'], organization: ['login'], user: ['login'],
+    viewer: [], rateLimit: ['dryRun'], node: ['id'], nodes: ['ids'],
+  },
+  Mutation: {
+    addProjectV2ItemById: ['input'], updateProjectV2ItemFieldValue: ['input'],
+    clearProjectV2ItemFieldValue: ['input'],
+  },
+  Node: { id: [] },
+  Repository: {
+    id: [], databaseId: [], name: [], nameWithOwner: [], owner: [], url: [],
+    issues: ['first', 'after', 'states', 'orderBy'], issue: ['number'],
+  },
+  RepositoryOwner: { id: [], login: [] },
+  ProjectV2Owner: { id: [], projectV2: ['number'] },
+  Actor: { login: [] },
+  Organization: { id: [], login: [], databaseId: [], projectV2: ['number'] },
+  User: { id: [], login: [], databaseId: [], projectV2: ['number'] },
+  Bot: { id: [], login: [], databaseId: [] },
+  Issue: {
+    id: [], databaseId: [], fullDatabaseId: [], number: [], title: [], body: [], state: [],
+    closed: [], author: [], updatedAt: [], url: [], repository: [], labels: CONN, parent: [],
+    subIssues: CONN, subIssuesSummary: [], projectItems: ['first', 'after', 'includeArchived'],
+  },
+  SubIssuesSummary: { total: [], completed: [], percentCompleted: [] },
+  Label: { id: [], name: [] },
+  PageInfo: { hasNextPage: [], hasPreviousPage: [], startCursor: [], endCursor: [] },
+  ProjectV2: {
+    id: [], number: [], fields: CONN, field: ['name'], items: CONN,
+  },
+  ProjectV2FieldCommon: { id: [], name: [], dataType: [] },
+  ProjectV2Field: { id: [], name: [], dataType: [] },
+  ProjectV2SingleSelectField: { id: [], name: [], dataType: [], options: ['names'] },
+  ProjectV2SingleSelectFieldOption: { id: [], name: [] },
+  ProjectV2Item: {
+    id: [], type: [], isArchived: [], content: [], project: [], fieldValues: CONN,
+    fieldValueByName: ['name'],
+  },
+  ProjectV2ItemFieldValueCommon: { id: [], field: [], item: [] },
+  ProjectV2ItemFieldTextValue: { id: [], field: [], item: [], text: [] },
+  ProjectV2ItemFieldNumberValue: { id: [], field: [], item: [], number: [] },
+  ProjectV2ItemFieldDateValue: { id: [], field: [], item: [], date: [] },
+  ProjectV2ItemFieldSingleSelectValue: { id: [], field: [], item: [], name: [], optionId: [] },
+  RateLimit: { cost: [], limit: [], remaining: [], resetAt: [], used: [], nodeCount: [] },
+  AddProjectV2ItemByIdPayload: { item: [], clientMutationId: [] },
+  UpdateProjectV2ItemFieldValuePayload: { projectV2Item: [], clientMutationId: [] },
+  ClearProjectV2ItemFieldValuePayload: { projectV2Item: [], clientMutationId: [] },
+};
+for (const c of ['IssueConnection', 'LabelConnection', 'ProjectV2ItemConnection',
+  'ProjectV2FieldConfigurationConnection', 'ProjectV2ItemFieldValueConnection']) {
+  MODEL[c] = { nodes: [], edges: [], pageInfo: [], totalCount: [] };
+  MODEL[c.replace(/Connection$/, 'Edge')] = { node: [], cursor: [] };
+}
+
+const MAX_FIRST = 100;
+const MAX_NODES = 500000;
+
+class GqlError extends Error {
+  constructor(type, message) {
+    super(message);
+    this.type = type;
+  }
+}
+
+class Unmodelled extends Error {}
+
+// ---- cursors and connections ----------------------------------------------
+
+function encodeCursor(key) {
+  return Buffer.from('cursor:v2:' + JSON.stringify(key), 'utf8').toString('base64');
+}
+
+function decodeCursor(c) {
+  if (typeof c !== 'string') return null;
+  const s = Buffer.from(c, 'base64').toString('utf8');
+  if (!s.startsWith('cursor:v2:')) return null;
+  try {
+    const k = JSON.parse(s.slice(10));
+    return Array.isArray(k) ? k : null;
+  } catch {
+    return null;
+  }
+}
+
+function cmpKeys(a, b) {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    if (x === undefined) return -1;
+    if (y === undefined) return 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+// `list` is in connection order and `keyOf` gives each element an array key
+// increasing along that order, so a cursor survives inserts elsewhere.
+function connection(list, args, keyOf) {
+  let start = 0;
+  if (args.after != null) {
+    const k = decodeCursor(args.after);
+    if (!k) throw new GqlError('INVALID_CURSOR_ARGUMENTS', `\`${args.after}\` does not appear to be a valid cursor.`);
+    start = list.findIndex((x) => cmpKeys(keyOf(x), k) > 0);
+    if (start < 0) start = list.length;
+  }
+  const page = list.slice(start, start + args.first);
+  return {
+    kind: 'connection',
+    nodes: page,
+    edges: page.map((node) => ({ node, cursor: encodeCursor(keyOf(node)) })),
+    totalCount: list.length,
+    pageInfo: {
+      hasNextPage: start + page.length < list.length,
+      hasPreviousPage: start > 0,
+      startCursor: page.length ? encodeCursor(keyOf(page[0])) : null,
+      endCursor: page.length ? encodeCursor(keyOf(page[page.length - 1])) : null,
+    },
+  };
+}
+
+function indexed(list, args) {
+  const pos = new Map(list.map((x, i) => [x, i]));
+  return connection(list, args, (x) => [pos.get(x)]);
+}
+
+// ---- access ---------------------------------------------------------------
+
+function canRead(ctx, repo) {
+  return World.atLeast(ctx.world.permission(ctx.user.login, repo), 'read');
+}
+
+function projectAccess(ctx, write, field) {
+  const scopes = ctx.token.scopes;
+  if (scopes.includes('project') || (!write && scopes.includes('read:project'))) return;
+  if (ctx.token.type === 'Bot') throw new GqlError('FORBIDDEN', 'Resource not accessible by integration');
+  const need = write ? "['project']" : "['read:project']";
+  throw new GqlError('INSUFFICIENT_SCOPES', `Your token has not been granted the required scopes to execute this query. The '${field}' field requires one of the following scopes: ${need}, but your token has only been granted the: [${scopes.map((s) => `'${s}'`).join(', ')}] scopes. Please modify your token's scopes at: https://github.com/settings/tokens.`);
+}
+
+function readableNode(ctx, obj) {
+  if (!obj) return null;
+  switch (obj.kind) {
+    case 'issue':
+      return canRead(ctx, obj.repo) ? obj : null;
+    case 'repo':
+      return canRead(ctx, obj) ? obj : null;
+    case 'comment':
+      return canRead(ctx, obj.issue.repo) ? obj : null;
+    case 'user':
+      return obj;
+    case 'project':
+    case 'item':
+    case 'field':
+      projectAccess(ctx, false, 'node');
+      return obj;
+    default:
+      return null;
+  }
+}
+
+// ---- resolvers ------------------------------------------------------------
+
+const FIELD_TYPE = { text: 'TEXT', number: 'NUMBER', date: 'DATE', single_select: 'SINGLE_SELECT', title: 'TITLE' };
+
+function projectFields(project) {
+  return project.titleField ? [project.titleField, ...project.fields] : project.fields;
+}
+
+function itemValues(item) {
+  const out = [];
+  for (const f of projectFields(item.project)) {
+    if (f.builtin) out.push({ kind: 'fieldValue', item, field: f, value: item.issue.title });
+    else if (item.values.has(f)) out.push({ kind: 'fieldValue', item, field: f, value: item.values.get(f) });
+  }
+  return out;
+}
+
+function ownerProject(ctx, owner, number) {
+  projectAccess(ctx, false, 'projectV2');
+  const p = ctx.world.project;
+  if (p && fold(p.owner) === fold(owner.login) && p.number === number) return p;
+  throw new GqlError('NOT_FOUND', `Could not resolve to a ProjectV2 with the number ${number}.`);
+}
+
+function needProject(ctx, id) {
+  projectAccess(ctx, true, 'projectV2');
+  const p = ctx.world.nodes.get(id);
+  if (!p || p.kind !== 'project') throw new GqlError('NOT_FOUND', `Could not resolve to a node with the global id of '${id}'`);
+  return p;
+}
+
+function needItem(project, id) {
+  const it = project.itemById.get(id);
+  if (!it) throw new GqlError('NOT_FOUND', `Could not resolve to a node with the global id of '${id}'`);
+  return it;
+}
+
+function needField(project, id) {
+  const f = project.fieldById.get(id);
+  if (!f) throw new GqlError('NOT_FOUND', `Could not resolve to a node with the global id of '${id}'`);
+  return f;
+}
+
+function worldCall(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof WorldError) throw new GqlError(e.kind === 'not_found' ? 'NOT_FOUND' : 'UNPROCESSABLE', e.message);
+    throw e;
+  }
+}
+
+const actor = {
+  id: (u) => u.node_id,
+  login: (u) => u.graphqlLogin,
+  databaseId: (u) => u.id,
+  projectV2: (u, a, ctx) => ownerProject(ctx, u, a.number),
+};
+
+const fieldValue = {
+  id: (v) => 'PVTFV_' + Buffer.from(`${v.item.id}:${v.field.id}`).toString('base64url'),
+  field: (v) => v.field,
+  item: (v) => v.item,
+  text: (v) => v.value,
+  number: (v) => v.value,
+  date: (v) => v.value,
+  name: (v) => v.value,
+  optionId: (v) => v.field.options.find((o) => o.name === v.value).id,
+};
+
+const fieldConfig = {
+  id: (f) => f.id,
+  name: (f) => f.name,
+  dataType: (f) => FIELD_TYPE[f.type],
+  options: (f, a) => (a.names ? f.options.filter((o) => a.names.includes(o.name)) : f.options),
+};
+
+const connectionResolvers = {
+  nodes: (c) => c.nodes, edges: (c) => c.edges, pageInfo: (c) => c.pageInfo, totalCount: (c) => c.totalCount,
+};
+
+const RESOLVERS = {
+  Query: {
+    repository: (_, a, ctx) => {
+      const repo = ctx.world.repo(`${a.owner}/${a.name}`);
+      if (!repo || !canRead(ctx, repo)) {
+        throw new GqlError('NOT_FOUND', `Could not resolve to a Repository with the name '${a.owner}/${a.name}'.`);
+      }
+      return repo;
+    },
+    organization: (_, a, ctx) => {
+      const u = ctx.world.owner(a.login);
+      if (!u || u.type !== 'Organization') throw new GqlError('NOT_FOUND', `Could not resolve to an Organization with the login of '${a.login}'.`);
+      return u;
+    },
+    user: (_, a, ctx) => {
+      const u = ctx.world.user(a.login);
+      if (!u || u.type !== 'User') throw new GqlError('NOT_FOUND', `Could not resolve to a User with the login of '${a.login}'.`);
+      return u;
+    },
+    viewer: (_, a, ctx) => ctx.user,
+    rateLimit: (_, a, ctx) => ctx.rate,
+    node: (_, a, ctx) => {
+      const n = readableNode(ctx, ctx.world.nodes.get(a.id));
+      if (!n) throw new GqlError('NOT_FOUND', `Could not resolve to a node with the global id of '${a.id}'`);
+      return n;
+    },
+    nodes: (_, a, ctx) => a.ids.map((id) => readableNode(ctx, ctx.world.nodes.get(id))),
+  },
+  Mutation: {
+    addProjectV2ItemById: (_, { input }, ctx) => {
+      const project = needProject(ctx, input.projectId);
+      const issue = readableNode(ctx, ctx.world.nodes.get(input.contentId));
+      if (!issue || issue.kind !== 'issue') {
+        throw new GqlError('NOT_FOUND', `Could not resolve to a node with the global id of '${input.contentId}'`);
+      }
+      const { item } = ctx.world.addProjectItem(project, issue);
+      return { item, clientMutationId: input.clientMutationId ?? null };
+    },
+    updateProjectV2ItemFieldValue: (_, { input }, ctx) => {
+      const project = needProject(ctx, input.projectId);
+      const item = needItem(project, input.itemId);
+      const field = needField(project, input.fieldId);
+      worldCall(() => ctx.world.setFieldValue(item, field, input.value));
+      return { projectV2Item: item, clientMutationId: input.clientMutationId ?? null };
+    },
+    clearProjectV2ItemFieldValue: (_, { input }, ctx) => {
+      const project = needProject(ctx, input.projectId);
+      const item = needItem(project, input.itemId);
+      const field = needField(project, input.fieldId);
+      worldCall(() => ctx.world.setFieldValue(item, field, null));
+      return { projectV2Item: item, clientMutationId: input.clientMutationId ?? null };
+    },
+  },
+  Repository: {
+    id: (r) => r.node_id,
+    databaseId: (r) => r.id,
+    name: (r) => r.short,
+    nameWithOwner: (r) => r.name,
+    owner: (r, a, ctx) => ctx.world.owner(r.owner),
+    url: (r) => `https://github.com/${r.name}`,
+    issue: (r, a) => {
+      const i = r.issues.get(a.number);
+      if (!i) throw new GqlError('NOT_FOUND', `Could not resolve to an Issue with the number of ${a.number}.`);
+      return i;
+    },
+    issues: (r, a) => {
+      let list = [...r.issues.values()];
+      if (a.states) list = list.filter((i) => a.states.includes(i.state.toUpperCase()));
+      const order = a.orderBy || { field: 'CREATED_AT', direction: 'ASC' };
+      const sign = order.direction === 'DESC' ? -1 : 1;
+      const keyOf = {
+        CREATED_AT: (i) => [sign * i.number],
+        UPDATED_AT: (i) => [sign * Date.parse(i.updated_at), sign * i.number],
+        COMMENTS: (i) => [sign * i.comments.length, sign * i.number],
+      }[order.field];
+      list.sort((x, y) => cmpKeys(keyOf(x), keyOf(y)));
+      return connection(list, a, keyOf);
+    },
+  },
+  User: actor,
+  Organization: actor,
+  Bot: actor,
+  Issue: {
+    id: (i) => i.node_id,
+    databaseId: (i) => i.database_id,
+    fullDatabaseId: (i) => String(i.database_id),
+    number: (i) => i.number,
+    title: (i) => i.title,
+    body: (i) => i.body,
+    state: (i) => i.state.toUpperCase(),
+    closed: (i) => i.state === 'closed',
+    author: (i) => i.author,
+    updatedAt: (i) => i.updated_at,
+    url: (i) => `https://github.com/${i.repo.name}/issues/${i.number}`,
+    repository: (i) => i.repo,
+    labels: (i, a) => indexed(i.labels.map((name) => ({ kind: 'label', repo: i.repo, name })), a),
+    parent: (i, a, ctx) => (i.parent && canRead(ctx, i.parent.repo) ? i.parent : null),
+    subIssues: (i, a) => indexed(i.children, a),
+    subIssuesSummary: (i) => {
+      const total = i.children.length;
+      const completed = i.children.filter((c) => c.state === 'closed').length;
+      return { total, completed, percentCompleted: total ? Math.floor((100 * completed) / total) : 0 };
+    },
+    projectItems: (i, a, ctx) => {
+      projectAccess(ctx, false, 'projectItems');
+      const p = ctx.world.project;
+      const it = p && p.itemByIssue.get(i);
+      return indexed(it ? [it] : [], a);
+    },
+  },
+  IssueComment: { id: (c) => c.node_id },
+  SubIssuesSummary: {
+    total: (s) => s.total, completed: (s) => s.completed, percentCompleted: (s) => s.percentCompleted,
+  },
+  Label: {
+    id: (l, a, ctx) => ctx.world.catalogLabel(l.repo, l.name).node_id,
+    name: (l) => l.name,
+  },
+  PageInfo: {
+    hasNextPage: (p) => p.hasNextPage, hasPreviousPage: (p) => p.hasPreviousPage,
+    startCursor: (p) => p.startCursor, endCursor: (p) => p.endCursor,
+  },
+  ProjectV2: {
+    id: (p) => p.node_id,
+    number: (p) => p.number,
+    fields: (p, a) => indexed(projectFields(p), a),
+    field: (p, a) => projectFields(p).find((f) => f.name === a.name) || null,
+    items: (p, a) => indexed(p.items, a),
+  },
+  ProjectV2Field: fieldConfig,
+  ProjectV2SingleSelectField: fieldConfig,
+  ProjectV2SingleSelectFieldOption: { id: (o) => o.id, name: (o) => o.name },
+  ProjectV2Item: {
+    id: (it) => it.id,
+    type: () => 'ISSUE',
+    isArchived: () => false,
+    content: (it, a, ctx) => (canRead(ctx, it.issue.repo) ? it.issue : null),
+    project: (it) => it.project,
+    fieldValues: (it, a) => indexed(itemValues(it), a),
+    fieldValueByName: (it, a) => itemValues(it).find((v) => v.field.name === a.name) || null,
+  },
+  ProjectV2ItemFieldTextValue: fieldValue,
+  ProjectV2ItemFieldNumberValue: fieldValue,
+  ProjectV2ItemFieldDateValue: fieldValue,
+  ProjectV2ItemFieldSingleSelectValue: fieldValue,
+  RateLimit: {
+    cost: (r) => r.cost, limit: (r) => r.limit, remaining: (r) => r.remaining,
+    resetAt: (r) => r.resetAt, used: (r) => r.used, nodeCount: (r) => r.nodeCount,
+  },
+  AddProjectV2ItemByIdPayload: { item: (p) => p.item, clientMutationId: (p) => p.clientMutationId },
+  UpdateProjectV2ItemFieldValuePayload: { projectV2Item: (p) => p.projectV2Item, clientMutationId: (p) => p.clientMutationId },
+  ClearProjectV2ItemFieldValuePayload: { projectV2Item: (p) => p.projectV2Item, clientMutationId: (p) => p.clientMutationId },
+};
+for (const c of ['IssueConnection', 'LabelConnection', 'ProjectV2ItemConnection',
+  'ProjectV2FieldConfigurationConnection', 'ProjectV2ItemFieldValueConnection']) {
+  RESOLVERS[c] = connectionResolvers;
+  RESOLVERS[c.replace(/Connection$/, 'Edge')] = { node: (e) => e.node, cursor: (e) => e.cursor };
+}
+
+function typeOf(value) {
+  switch (value.kind) {
+    case 'issue': return 'Issue';
+    case 'repo': return 'Repository';
+    case 'user': return value.type;
+    case 'project': return 'ProjectV2';
+    case 'item': return 'ProjectV2Item';
+    case 'comment': return 'IssueComment';
+    case 'field': return value.type === 'single_select' ? 'ProjectV2SingleSelectField' : 'ProjectV2Field';
+    case 'fieldValue':
+      return {
+        text: 'ProjectV2ItemFieldTextValue', title: 'ProjectV2ItemFieldTextValue',
+        number: 'ProjectV2ItemFieldNumberValue', date: 'ProjectV2ItemFieldDateValue',
+        single_select: 'ProjectV2ItemFieldSingleSelectValue',
+      }[value.field.type];
+    default: return undefined;
+  }
+}
+
+function fieldResolver(source, args, ctx, info) {
+  const r = RESOLVERS[info.parentType.name] && RESOLVERS[info.parentType.name][info.fieldName];
+  if (!r) throw new Error(`emulator bug: no resolver for ${info.parentType.name}.${info.fieldName}`);
+  return r(source, args, ctx, info);
+}
+
+// ---- GitHub-shaped validation messages -------------------------------------
+
+function githubValidationError(e) {
+  const out = { path: undefined, extensions: undefined, locations: e.locations, message: e.message };
+  let m;
+  if ((m = /^Cannot query field "(\w+)" on type "(\w+)"\./.exec(e.message))) {
+    out.message = `Field '${m[1]}' doesn't exist on type '${m[2]}'`;
+    out.extensions = { code: 'undefinedField', typeName: m[2], fieldName: m[1] };
+  } else if ((m = /^Unknown argument "(\w+)" on field "(\w+)\.(\w+)"\./.exec(e.message))) {
+    out.message = `Field '${m[3]}' doesn't accept argument '${m[1]}'`;
+    out.extensions = { code: 'argumentNotAccepted', name: m[3], typeName: 'Field', argumentName: m[1] };
+  } else if ((m = /^Field "(?:\w+\.)?(\w+)" argument "(\w+)" of type "(.+)" is required, but it was not provided\./.exec(e.message))) {
+    out.message = `Field '${m[1]}' is missing required arguments: ${m[2]}`;
+    out.extensions = { code: 'missingRequiredArguments', className: 'Field', name: m[1], arguments: m[2] };
+  } else if ((m = /^Field "(\w+)" of type "(.+)" must have a selection of subfields/.exec(e.message))) {
+    out.message = `Field must have selections (field '${m[1]}' returns ${m[2].replace(/[!\[\]]/g, '')} but has no selections. Did you mean '${m[1]} { ... }'?)`;
+    out.extensions = { code: 'selectionMismatch', nodeName: `field '${m[1]}'`, typeName: m[2] };
+  }
+  return out;
+}
+
+function clean(o) {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+// ---- the endpoint ---------------------------------------------------------
+
+class GraphQLApi {
+  constructor() {
+    this.schema = buildSchema(fs.readFileSync(findSdl(), 'utf8'), { assumeValidSDL: true });
+  }
+
+  // Parse, validate and plan a request body. Returns
+  //   {response: {status, body}}          when it must not run, or
+  //   {plan: {document, operation, variables, opType, cost, nodeCount}}
+  prepare(payload) {
+    const fail = (status, body) => ({ response: { status, body } });
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload) || typeof payload.query !== 'string') {
+      return fail(200, { errors: [{ message: 'A query attribute must be specified and must be a string.' }] });
+    }
+    let document;
+    try {
+      document = parse(payload.query, { maxTokens: 100000 });
+    } catch (e) {
+      return fail(200, { errors: [clean({ message: e.message, locations: e.locations })] });
+    }
+    const vErrors = validate(this.schema, document);
+    if (vErrors.length) return fail(200, { errors: vErrors.map((e) => clean(githubValidationError(e))) });
+    const ops = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+    let operation;
+    if (payload.operationName != null) {
+      operation = ops.find((o) => o.name && o.name.value === payload.operationName);
+      if (!operation) return fail(200, { errors: [{ message: `Unknown operation named "${payload.operationName}".` }] });
+    } else if (ops.length === 1) {
+      operation = ops[0];
+    } else {
+      return fail(200, { errors: [{ message: 'An operation name is required' }] });
+    }
+    if (operation.operation === 'subscription') {
+      return fail(200, { errors: [{ message: 'Subscriptions are not supported' }] });
+    }
+    const variables = payload.variables == null ? {} : payload.variables;
+    if (typeof variables !== 'object' || Array.isArray(variables)) {
+      return fail(200, { errors: [{ message: 'Variables must be an object' }] });
+    }
+    const coerced = getVariableValues(this.schema, operation.variableDefinitions || [], variables, { maxErrors: 50 });
+    if (coerced.errors) {
+      return fail(200, { errors: coerced.errors.map((e) => clean({ message: e.message, locations: e.locations, extensions: { code: 'variableMismatch' } })) });
+    }
+    const fragments = {};
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+    const root = operation.operation === 'mutation' ? this.schema.getMutationType() : this.schema.getQueryType();
+    const tally = { requests: 0, nodes: 0, errors: [] };
+    try {
+      this.walk(operation.selectionSet, root, 1, [], fragments, coerced.coerced, tally, new Set());
+    } catch (e) {
+      if (e instanceof Unmodelled) {
+        return fail(501, {
+          message: `Not implemented by the pm-bot GitHub emulator: ${e.message}`,
+          errors: [{ type: 'NOT_IMPLEMENTED', message: `Not implemented by the pm-bot GitHub emulator: ${e.message}` }],
+        });
+      }
+      throw e;
+    }
+    if (tally.errors.length) return fail(200, { errors: tally.errors });
+    if (tally.nodes > MAX_NODES) {
+      return fail(200, {
+        errors: [{ type: 'MAX_NODE_LIMIT_EXCEEDED', message: `This query requests up to ${tally.nodes} possible nodes which exceeds the maximum limit of ${MAX_NODES}.` }],
+      });
+    }
+    return {
+      plan: {
+        document, operation, variables: coerced.coerced, opType: operation.operation,
+        rootFields: operation.selectionSet.selections.filter((s) => s.kind === Kind.FIELD).map((s) => s.name.value),
+        // GitHub: the requests needed to fulfil every connection, over 100,
+        // rounded to the nearest whole number, at least 1.
+        cost: Math.max(1, Math.round(tally.requests / 100)),
+        nodeCount: tally.nodes,
+      },
+    };
+  }
+
+  walk(selectionSet, parentType, mult, pathSoFar, fragments, variables, tally, spreadStack) {
+    for (const sel of selectionSet.selections) {
+      if (sel.kind === Kind.INLINE_FRAGMENT) {
+        const t = sel.typeCondition ? this.schema.getType(sel.typeCondition.name.value) : parentType;
+        this.walk(sel.selectionSet, t, mult, pathSoFar, fragments, variables, tally, spreadStack);
+        continue;
+      }
+      if (sel.kind === Kind.FRAGMENT_SPREAD) {
+        const f = fragments[sel.name.value];
+        if (spreadStack.has(f)) continue;
+        spreadStack.add(f);
+        this.walk(f.selectionSet, this.schema.getType(f.typeCondition.name.value), mult, pathSoFar, fragments, variables, tally, spreadStack);
+        spreadStack.delete(f);
+        continue;
+      }
+      const name = sel.name.value;
+      if (name.startsWith('__')) continue; // __typename; introspection is served by graphql-js
+      const allowed = MODEL[parentType.name] && MODEL[parentType.name][name];
+      if (!allowed) throw new Unmodelled(`${parentType.name}.${name}`);
+      for (const a of sel.arguments || []) {
+        if (!allowed.includes(a.name.value)) throw new Unmodelled(`argument ${a.name.value} of ${parentType.name}.${name}`);
+      }
+      const def = parentType.getFields()[name];
+      const args = getArgumentValues(def, sel, variables);
+      const type = getNamedType(def.type);
+      const here = pathSoFar.concat(sel.alias ? sel.alias.value : name);
+      let childMult = mult;
+      if (/Connection$/.test(type.name)) {
+        const loc = sel.loc ? [locationOf(sel)] : undefined;
+        if (args.first == null) {
+          tally.errors.push(clean({ type: 'MISSING_PAGINATION_BOUNDARIES', path: here, locations: loc, message: `You must provide a \`first\` or \`last\` value to properly paginate the \`${name}\` connection.` }));
+        } else if (args.first > MAX_FIRST) {
+          tally.errors.push(clean({ type: 'EXCESSIVE_PAGINATION', path: here, locations: loc, message: `Requesting ${args.first} records on the \`${name}\` connection exceeds the \`first\` limit of ${MAX_FIRST} records.` }));
+        } else if (args.first < 0) {
+          tally.errors.push(clean({ type: 'INVALID_PAGINATION', path: here, locations: loc, message: `\`first\` on the \`${name}\` connection cannot be less than zero.` }));
+        }
+        tally.requests += mult;
+        childMult = mult * Math.max(0, Math.min(args.first || 0, MAX_FIRST));
+        tally.nodes += childMult;
+      }
+      if (sel.selectionSet) this.walk(sel.selectionSet, type, childMult, here, fragments, variables, tally, spreadStack);
+    }
+  }
+
+  // Run a plan. ctx: {world, user, token, rate}. -> {status, body}
+  run(plan, ctx) {
+    const result = execute({
+      schema: this.schema,
+      document: plan.document,
+      operationName: plan.operation.name ? plan.operation.name.value : undefined,
+      variableValues: plan.variables,
+      contextValue: ctx,
+      fieldResolver,
+      typeResolver: (value) => typeOf(value),
+    });
+    const body = { data: result.data === undefined ? null : result.data };
+    if (result.errors && result.errors.length) {
+      body.errors = result.errors.map((e) => {
+        const o = e.originalError;
+        if (o && !(o instanceof GqlError) && !(o instanceof GraphQLError)) {
+          // A resolver bug: say so plainly rather than dress it as GitHub.
+          return clean({ type: 'EMULATOR_BUG', path: e.path, locations: e.locations, message: o.stack || o.message });
+        }
+        return clean({ type: o && o.type, path: e.path, locations: e.locations, message: e.message });
+      });
+    }
+    return { status: 200, body };
+  }
+}
+
+function locationOf(node) {
+  const src = node.loc.source.body;
+  let line = 1;
+  let col = 1;
+  for (let i = 0; i < node.loc.start; i++) {
+    if (src.charCodeAt(i) === 10) {
+      line++;
+      col = 1;
+    } else col++;
+  }
+  return { line, column: col };
+}
+
+function rateLimitValue(bucket, cost, nodeCount) {
+  return {
+    cost, limit: bucket.limit, remaining: Math.max(0, bucket.limit - bucket.used), used: bucket.used,
+    resetAt: isoSeconds(bucket.reset * 1000), nodeCount,
+  };
+}
+
+module.exports = { GraphQLApi, MODEL, rateLimitValue };

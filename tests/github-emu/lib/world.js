@@ -1,0 +1,963 @@
+'use strict';
+// The emulator's world: repositories, issues, relationships, comments,
+// reactions, one Projects v2 board, users, tokens and permissions. It is
+// seeded from (and dumps to) the seed format of docs/emulator.md, whose
+// "state" member is a pm-bot State snapshot v1. Every operation checks the
+// limits GitHub enforces beyond its schemas and throws WorldError on a
+// refusal; a refused operation changes nothing.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const Ajv2020 = require('ajv/dist/2020');
+const addFormats = require('ajv-formats');
+const {
+  nodeId, fold, byteCmp, charLength, parseRef, isoSeconds, canonicalize,
+} = require('./util');
+
+const LIMITS = Object.freeze({
+  title: 256,
+  body: 65536,
+  label: 50,
+  labelsPerIssue: 100,
+  subIssues: 100,
+  depth: 8,
+  dependencies: 50,
+});
+
+const FIRST_DATABASE_ID = 1000001;
+const FIRST_COMMENT_ID = 3000000001;
+const FIRST_USER_ID = 1001;
+const FIRST_REPO_ID = 100001;
+const FIRST_LABEL_ID = 200001;
+const DEFAULT_NOW = '2026-01-01T00:00:00Z';
+const PERMISSIONS = ['none', 'read', 'triage', 'write', 'maintain', 'admin'];
+const REACTIONS = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
+
+// kind: not_found (404), unprocessable (422), forbidden (403).
+// details: {resource, field, code} for GitHub's "errors" array.
+class WorldError extends Error {
+  constructor(kind, message, details) {
+    super(message);
+    this.kind = kind;
+    this.details = details || null;
+  }
+}
+
+class SeedError extends Error {
+  constructor(messages) {
+    super('invalid seed:\n' + messages.map((m) => '  ' + m).join('\n'));
+    this.messages = messages;
+  }
+}
+
+const STATE_SCHEMA_PATH = path.join(__dirname, '..', '..', '..', 'docs', 'schemas',
+  'state.v1.schema.json');
+
+const ENVELOPE_SCHEMA = {
+  $id: 'https://pm-bot.invalid/schemas/emu-seed.schema.json',
+  type: 'object',
+  additionalProperties: false,
+  required: ['state'],
+  properties: {
+    state: { $ref: 'https://pm-bot.invalid/schemas/state.v1.schema.json' },
+    tokens: {
+      type: 'object',
+      propertyNames: { pattern: '^[\\x21-\\x7e]+$' },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['login'],
+        properties: {
+          login: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,39}(\\[bot\\])?$' },
+          type: { enum: ['User', 'Bot'] },
+          scopes: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+        },
+      },
+    },
+    collaborators: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: { enum: PERMISSIONS.slice(1) },
+      },
+    },
+    users: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          type: { enum: ['User', 'Bot', 'Organization'] },
+          id: { type: 'integer', minimum: 1, maximum: 2147483647 },
+        },
+      },
+    },
+    comments: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['issue', 'user', 'body'],
+        properties: {
+          id: { type: 'integer', minimum: 1, maximum: 9007199254740991 },
+          issue: { type: 'string' },
+          user: { type: 'string', minLength: 1 },
+          body: { type: 'string' },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+          reactions: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['user', 'content'],
+              properties: {
+                id: { type: 'integer', minimum: 1, maximum: 9007199254740991 },
+                user: { type: 'string', minLength: 1 },
+                content: { enum: REACTIONS },
+              },
+            },
+          },
+        },
+      },
+    },
+    now: { type: 'string', format: 'date-time' },
+    rate_limit: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        core: { $ref: '#/$defs/bucket' },
+        graphql: { $ref: '#/$defs/bucket' },
+      },
+    },
+    project_builtin_fields: { type: 'boolean' },
+  },
+  $defs: {
+    bucket: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        limit: { type: 'integer', minimum: 1 },
+        remaining: { type: 'integer', minimum: 0 },
+      },
+    },
+  },
+};
+
+let seedValidator = null;
+function validateEnvelope(seed) {
+  if (!seedValidator) {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats(ajv);
+    ajv.addSchema(JSON.parse(fs.readFileSync(STATE_SCHEMA_PATH, 'utf8')));
+    seedValidator = ajv.compile(ENVELOPE_SCHEMA);
+  }
+  if (seedValidator(seed)) return [];
+  return seedValidator.errors.map((e) => `${e.instancePath || '/'}: ${e.message}`);
+}
+
+function refCmp(a, b) {
+  const r = byteCmp(fold(a.repo.name), fold(b.repo.name));
+  return r !== 0 ? r : a.number - b.number;
+}
+
+function validDate(s) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  return d.getUTCFullYear() === +m[1] && d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3];
+}
+
+class World {
+  constructor(seed) {
+    const problems = validateEnvelope(seed);
+    if (problems.length) throw new SeedError(problems);
+    this.problems = [];
+    this.load(seed);
+    if (this.problems.length) throw new SeedError(this.problems);
+  }
+
+  // ---- loading ------------------------------------------------------------
+
+  load(seed) {
+    const st = seed.state;
+    this.extra = st.extra && typeof st.extra === 'object' ? { ...st.extra } : {};
+    this.builtinFields = seed.project_builtin_fields !== false;
+    this.rateLimit = {
+      core: { limit: 5000, remaining: 5000, ...(seed.rate_limit && seed.rate_limit.core) },
+      graphql: { limit: 5000, remaining: 5000, ...(seed.rate_limit && seed.rate_limit.graphql) },
+    };
+    this.repos = new Map(); // fold(name) -> repo
+    this.byDbId = new Map(); // database id -> issue
+    this.nodes = new Map(); // node id -> object
+    this.users = new Map(); // fold(login) -> user
+    this.tokens = new Map(); // token -> {login, type, scopes, user}
+    this.collaborators = new Map(); // fold(repo) -> Map(fold(login) -> {login, permission})
+    this.comments = new Map(); // id -> comment
+    this.nextUserId = FIRST_USER_ID;
+    this.nextLabelId = FIRST_LABEL_ID;
+    this.seedUsers = seed.users || {};
+
+    // Users named in the seed get ids first, in a fixed order, so ids do not
+    // depend on the order of keys in the seed file.
+    for (const login of Object.keys(this.seedUsers).sort(byteCmp)) {
+      const u = this.seedUsers[login];
+      this.ensureUser(login, u.type, u.id);
+    }
+
+    const repoNames = new Map();
+    for (const r of st.repositories || []) {
+      const key = fold(r.repo);
+      if (repoNames.has(key)) this.problems.push(`state: repository ${r.repo} listed twice`);
+      repoNames.set(key, { name: r.repo, inState: true });
+    }
+    for (const r of Object.keys(seed.collaborators || {})) {
+      if (!/^[A-Za-z0-9_-]{1,39}\/[A-Za-z0-9._-]{1,100}$/.test(r)) {
+        this.problems.push(`collaborators: ${r} is not OWNER/NAME`);
+        continue;
+      }
+      if (!repoNames.has(fold(r))) repoNames.set(fold(r), { name: r, inState: false });
+    }
+    let repoId = FIRST_REPO_ID;
+    for (const key of [...repoNames.keys()].sort(byteCmp)) {
+      const { name, inState } = repoNames.get(key);
+      const [owner, short] = name.split('/');
+      const repo = {
+        kind: 'repo', name, owner, short, key, inState, id: repoId, node_id: nodeId('R_', repoId),
+        issues: new Map(), maxNumber: 0, labels: new Map(),
+      };
+      repoId++;
+      this.repos.set(key, repo);
+      this.nodes.set(repo.node_id, repo);
+    }
+
+    // Issues, in pm-bot's order (repository ignoring case, then number).
+    const raw = [];
+    for (const r of st.repositories || []) {
+      for (const i of r.issues) raw.push({ repo: this.repos.get(fold(r.repo)), src: i });
+    }
+    raw.sort((a, b) => refCmp({ repo: a.repo, number: a.src.number }, { repo: b.repo, number: b.src.number }));
+    let maxId = 0;
+    let latest = 0;
+    for (const { repo, src } of raw) {
+      if (repo.issues.has(src.number)) {
+        this.problems.push(`state: ${repo.name}#${src.number} listed twice`);
+        continue;
+      }
+      if (this.byDbId.has(src.database_id)) {
+        this.problems.push(`state: database id ${src.database_id} used twice`);
+        continue;
+      }
+      if (this.nodes.has(src.node_id)) {
+        this.problems.push(`state: node id ${src.node_id} used twice`);
+        continue;
+      }
+      const ms = Date.parse(src.updated_at);
+      latest = Math.max(latest, ms);
+      const issue = {
+        kind: 'issue', repo, number: src.number, database_id: src.database_id,
+        node_id: src.node_id, title: src.title, body: src.body == null ? '' : src.body,
+        labels: [], state: src.state, state_reason: src.state === 'closed' ? 'completed' : null,
+        author: this.ensureUser(src.author, src.author_type),
+        created_at: src.updated_at, updated_at: src.updated_at,
+        closed_at: src.state === 'closed' ? src.updated_at : null,
+        parent: null, children: [], blockedBy: [], blocking: [], comments: [],
+        _parentRef: src.parent || null, _blockedRefs: src.blocked_by || [],
+      };
+      for (const l of src.labels || []) {
+        if (issue.labels.includes(l)) continue;
+        this.catalogLabel(repo, l);
+        issue.labels.push(l);
+      }
+      repo.issues.set(issue.number, issue);
+      repo.maxNumber = Math.max(repo.maxNumber, issue.number);
+      this.byDbId.set(issue.database_id, issue);
+      this.nodes.set(issue.node_id, issue);
+      maxId = Math.max(maxId, issue.database_id);
+    }
+    // Relationships: the emulator's world is closed, so every ref must
+    // resolve (GitHub has no dangling edges).
+    for (const { repo, src } of raw) {
+      const issue = repo.issues.get(src.number);
+      if (!issue || issue.database_id !== src.database_id) continue;
+      if (issue._parentRef) {
+        const p = this.resolveRef(issue._parentRef);
+        if (!p) this.problems.push(`state: parent ${issue._parentRef} of ${this.ref(issue)} is not in the seed`);
+        else if (p === issue) this.problems.push(`state: ${this.ref(issue)} is its own parent`);
+        else {
+          issue.parent = p;
+          p.children.push(issue);
+        }
+      }
+      for (const ref of issue._blockedRefs) {
+        const b = this.resolveRef(ref);
+        if (!b) this.problems.push(`state: blocker ${ref} of ${this.ref(issue)} is not in the seed`);
+        else if (b === issue) this.problems.push(`state: ${this.ref(issue)} blocks itself`);
+        else if (issue.blockedBy.includes(b)) this.problems.push(`state: ${this.ref(issue)} lists blocker ${ref} twice`);
+        else {
+          issue.blockedBy.push(b);
+          b.blocking.push(issue);
+        }
+      }
+      delete issue._parentRef;
+      delete issue._blockedRefs;
+    }
+    for (const issue of this.byDbId.values()) {
+      const seen = new Set();
+      for (let p = issue; p; p = p.parent) {
+        if (seen.has(p)) {
+          this.problems.push(`state: the parent chain of ${this.ref(issue)} is a cycle`);
+          break;
+        }
+        seen.add(p);
+      }
+    }
+
+    this.loadProject(st.project || null);
+
+    for (const [token, t] of Object.entries(seed.tokens || {})) {
+      const type = t.type || (t.login.endsWith('[bot]') ? 'Bot' : 'User');
+      this.tokens.set(token, { login: t.login, type, scopes: t.scopes || [], user: this.ensureUser(t.login, type) });
+    }
+    for (const repoName of Object.keys(seed.collaborators || {}).sort(byteCmp)) {
+      const m = new Map();
+      for (const login of Object.keys(seed.collaborators[repoName]).sort(byteCmp)) {
+        m.set(fold(login), { login, permission: seed.collaborators[repoName][login] });
+        this.ensureUser(login);
+      }
+      this.collaborators.set(fold(repoName), m);
+    }
+
+    let maxCommentId = 0;
+    for (const c of seed.comments || []) {
+      if (c.id) maxCommentId = Math.max(maxCommentId, c.id);
+      for (const r of c.reactions || []) if (r.id) maxCommentId = Math.max(maxCommentId, r.id);
+    }
+    this.nextCommentId = Math.max(FIRST_COMMENT_ID, maxCommentId + 1);
+    for (const c of seed.comments || []) {
+      const issue = this.resolveRef(c.issue);
+      if (!issue) {
+        this.problems.push(`comments: issue ${c.issue} is not in the seed`);
+        continue;
+      }
+      const id = c.id || this.nextCommentId++;
+      if (this.comments.has(id)) {
+        this.problems.push(`comments: id ${id} used twice`);
+        continue;
+      }
+      const created = c.created_at || issue.updated_at;
+      const comment = {
+        kind: 'comment', id, node_id: nodeId('IC_', id), issue, body: c.body,
+        user: this.ensureUser(c.user), created_at: created, updated_at: c.updated_at || created,
+        reactions: [],
+      };
+      latest = Math.max(latest, Date.parse(comment.updated_at));
+      for (const r of c.reactions || []) {
+        const user = this.ensureUser(r.user);
+        if (comment.reactions.some((x) => x.user === user && x.content === r.content)) continue;
+        const rid = r.id || this.nextCommentId++;
+        comment.reactions.push({ id: rid, node_id: nodeId('REA_', rid), user, content: r.content, created_at: created });
+      }
+      this.comments.set(id, comment);
+      this.nodes.set(comment.node_id, comment);
+      issue.comments.push(comment);
+    }
+
+    const extraNext = Number.isSafeInteger(this.extra.next_database_id) ? this.extra.next_database_id : 0;
+    this.nextDbId = Math.max(FIRST_DATABASE_ID, maxId + 1, extraNext);
+    this.latestMs = latest;
+    this.nowMs = seed.now ? Date.parse(seed.now) : (latest || Date.parse(DEFAULT_NOW));
+    this.seedNow = seed.now || null;
+  }
+
+  loadProject(p) {
+    this.project = null;
+    if (!p) return;
+    const proj = {
+      kind: 'project', owner: p.owner, number: p.number, node_id: p.node_id,
+      fields: [], fieldById: new Map(), items: [], itemById: new Map(), itemByIssue: new Map(),
+    };
+    if (this.nodes.has(p.node_id)) this.problems.push(`project: node id ${p.node_id} used twice`);
+    const names = new Set();
+    for (const f of p.fields || []) {
+      if (names.has(fold(f.name)) || proj.fieldById.has(f.id)) {
+        this.problems.push(`project: field ${f.name} (${f.id}) listed twice`);
+        continue;
+      }
+      names.add(fold(f.name));
+      const field = { kind: 'field', id: f.id, name: f.name, type: f.type, options: null, project: proj };
+      if (f.type === 'single_select') {
+        field.options = [];
+        for (const o of f.options) {
+          if (field.options.some((x) => x.id === o.id || x.name === o.name)) {
+            this.problems.push(`project: option ${o.name} (${o.id}) of field ${f.name} listed twice`);
+            continue;
+          }
+          field.options.push({ id: o.id, name: o.name });
+        }
+      }
+      proj.fields.push(field);
+      proj.fieldById.set(field.id, field);
+      this.nodes.set(field.id, field);
+    }
+    if (this.builtinFields) {
+      // GitHub lists a board's built-in Title field among its fields and
+      // every item's values; a client must tell it from custom fields.
+      let id = 'PVTF_title_' + p.number;
+      while (proj.fieldById.has(id) || this.nodes.has(id)) id += '_';
+      proj.titleField = { kind: 'field', id, name: 'Title', type: 'title', options: null, project: proj, builtin: true };
+      proj.fieldById.set(id, proj.titleField);
+      this.nodes.set(id, proj.titleField);
+    }
+    for (const it of p.items || []) {
+      const issue = this.resolveRef(it.issue);
+      if (!issue) {
+        this.problems.push(`project: item ${it.id} names ${it.issue}, which is not in the seed`);
+        continue;
+      }
+      if (proj.itemById.has(it.id) || this.nodes.has(it.id)) {
+        this.problems.push(`project: item id ${it.id} used twice`);
+        continue;
+      }
+      if (proj.itemByIssue.has(issue)) {
+        this.problems.push(`project: ${it.issue} has two items`);
+        continue;
+      }
+      const item = { kind: 'item', id: it.id, issue, project: proj, values: new Map() };
+      for (const [name, value] of Object.entries(it.values || {})) {
+        const field = proj.fields.find((f) => f.name === name);
+        if (!field) {
+          this.problems.push(`project: item ${it.id} has a value for ${name}, which is no field`);
+          continue;
+        }
+        const why = this.valueProblem(field, value);
+        if (why) this.problems.push(`project: item ${it.id}: ${why}`);
+        else item.values.set(field, value);
+      }
+      proj.items.push(item);
+      proj.itemById.set(item.id, item);
+      proj.itemByIssue.set(issue, item);
+      this.nodes.set(item.id, item);
+    }
+    this.nodes.set(proj.node_id, proj);
+    this.project = proj;
+  }
+
+  valueProblem(field, value) {
+    switch (field.type) {
+      case 'number':
+        return typeof value === 'number' ? null : `${field.name} takes a number`;
+      case 'text':
+        return typeof value === 'string' ? null : `${field.name} takes a string`;
+      case 'date':
+        return typeof value === 'string' && validDate(value) ? null : `${field.name} takes a date YYYY-MM-DD`;
+      case 'single_select':
+        return field.options.some((o) => o.name === value) ? null
+          : `${field.name} takes one of ${field.options.map((o) => o.name).join(', ')}`;
+      default:
+        return `${field.name} cannot be set`;
+    }
+  }
+
+  // ---- lookups ------------------------------------------------------------
+
+  ensureUser(login, type, id) {
+    const key = fold(login);
+    let u = this.users.get(key);
+    if (u) return u;
+    const t = type || (this.seedUsers[login] && this.seedUsers[login].type)
+      || (login.endsWith('[bot]') ? 'Bot' : 'User');
+    const uid = id || this.allocUserId();
+    u = {
+      kind: 'user', login, type: t, id: uid,
+      node_id: nodeId(t === 'Bot' ? 'BOT_' : t === 'Organization' ? 'O_' : 'U_', uid),
+      // GraphQL names a bot without the "[bot]" suffix REST shows.
+      graphqlLogin: login.replace(/\[bot\]$/, ''),
+    };
+    this.users.set(key, u);
+    this.nodes.set(u.node_id, u);
+    return u;
+  }
+
+  allocUserId() {
+    const used = new Set([...this.users.values()].map((u) => u.id));
+    while (used.has(this.nextUserId)) this.nextUserId++;
+    return this.nextUserId++;
+  }
+
+  user(login) {
+    return this.users.get(fold(login)) || null;
+  }
+
+  // The owner of a repository or board: an Organization unless the seed's
+  // users say otherwise.
+  owner(login) {
+    const u = this.user(login);
+    if (u) return u;
+    const known = [...this.repos.values()].some((r) => fold(r.owner) === fold(login))
+      || (this.project && fold(this.project.owner) === fold(login));
+    return known ? this.ensureUser(login, 'Organization') : null;
+  }
+
+  catalogLabel(repo, name) {
+    const key = fold(name);
+    let l = repo.labels.get(key);
+    if (!l) {
+      const id = this.nextLabelId++;
+      l = { id, node_id: nodeId('LA_', id), name };
+      repo.labels.set(key, l);
+    }
+    return l;
+  }
+
+  repo(name) {
+    return this.repos.get(fold(name)) || null;
+  }
+
+  issue(repo, number) {
+    return repo.issues.get(number) || null;
+  }
+
+  resolveRef(ref) {
+    const r = parseRef(ref);
+    if (!r) return null;
+    const repo = this.repo(r.repo);
+    return repo ? this.issue(repo, r.number) : null;
+  }
+
+  ref(issue) {
+    return `${issue.repo.name}#${issue.number}`;
+  }
+
+  token(tok) {
+    return this.tokens.get(tok) || null;
+  }
+
+  // A repository without a collaborators entry is open: every token is
+  // admin there. With an entry, the owner login is admin, listed logins have
+  // their permission and everyone else none.
+  permission(login, repo) {
+    const m = this.collaborators.get(repo.key);
+    if (!m) return 'admin';
+    const c = m.get(fold(login));
+    if (c) return c.permission;
+    return fold(login) === fold(repo.owner) ? 'admin' : 'none';
+  }
+
+  static atLeast(have, need) {
+    return PERMISSIONS.indexOf(have) >= PERMISSIONS.indexOf(need);
+  }
+
+  // ---- clock and ids ------------------------------------------------------
+
+  // Stamps are strictly increasing whole seconds, never before the seed's
+  // "now": the same seed and requests give the same bytes.
+  stamp() {
+    const next = Math.floor(this.latestMs / 1000) * 1000 + 1000;
+    const ms = Math.max(this.nowMs, next);
+    this.latestMs = ms;
+    return isoSeconds(ms);
+  }
+
+  allocDbId(prefix) {
+    for (;;) {
+      const id = this.nextDbId++;
+      const nid = nodeId(prefix, id);
+      if (!this.byDbId.has(id) && !this.nodes.has(nid)) return { id, node_id: nid };
+    }
+  }
+
+  allocCommentId(prefix) {
+    for (;;) {
+      const id = this.nextCommentId++;
+      const nid = nodeId(prefix, id);
+      if (!this.comments.has(id) && !this.nodes.has(nid)) return { id, node_id: nid };
+    }
+  }
+
+  // ---- checks -------------------------------------------------------------
+
+  checkTitle(title) {
+    if (typeof title !== 'string' || title.trim() === '') {
+      throw new WorldError('unprocessable', 'title is missing',
+        { resource: 'Issue', code: 'missing_field', field: 'title' });
+    }
+    if (charLength(title) > LIMITS.title) {
+      throw new WorldError('unprocessable', `title is too long (maximum is ${LIMITS.title} characters)`,
+        { resource: 'Issue', code: 'custom', field: 'title' });
+    }
+  }
+
+  checkBody(body, resource) {
+    if (charLength(body) > LIMITS.body) {
+      throw new WorldError('unprocessable', `body is too long (maximum is ${LIMITS.body} characters)`,
+        { resource: resource || 'Issue', code: 'custom', field: 'body' });
+    }
+  }
+
+  // Label names as the issue will hold them: an existing label of the
+  // repository keeps its own spelling, as on GitHub.
+  labelNames(repo, names) {
+    const out = [];
+    for (const n of names) {
+      if (typeof n !== 'string' || n.trim() === '') {
+        throw new WorldError('unprocessable', 'label name is missing',
+          { resource: 'Label', code: 'missing_field', field: 'name' });
+      }
+      if (charLength(n) > LIMITS.label) {
+        throw new WorldError('unprocessable', `name is too long (maximum is ${LIMITS.label} characters)`,
+          { resource: 'Label', code: 'custom', field: 'name' });
+      }
+      const existing = repo.labels.get(fold(n));
+      const name = existing ? existing.name : n;
+      if (!out.includes(name)) out.push(name);
+    }
+    return out;
+  }
+
+  checkLabelCount(labels) {
+    if (labels.length > LIMITS.labelsPerIssue) {
+      throw new WorldError('unprocessable', `an issue has at most ${LIMITS.labelsPerIssue} labels`,
+        { resource: 'Issue', code: 'custom', field: 'labels' });
+    }
+  }
+
+  commitLabels(repo, labels) {
+    for (const l of labels) this.catalogLabel(repo, l);
+  }
+
+  // ---- issue operations ---------------------------------------------------
+
+  createIssue(repo, { title, body, labels }, user) {
+    this.checkTitle(title);
+    const b = body == null ? '' : body;
+    this.checkBody(b);
+    const names = this.labelNames(repo, labels || []);
+    this.checkLabelCount(names);
+    this.commitLabels(repo, names);
+    const { id, node_id } = this.allocDbId('I_');
+    const now = this.stamp();
+    const issue = {
+      kind: 'issue', repo, number: repo.maxNumber + 1, database_id: id, node_id, title, body: b,
+      labels: names, state: 'open', state_reason: null, author: user, created_at: now,
+      updated_at: now, closed_at: null, parent: null, children: [], blockedBy: [], blocking: [],
+      comments: [],
+    };
+    repo.maxNumber = issue.number;
+    repo.issues.set(issue.number, issue);
+    this.byDbId.set(id, issue);
+    this.nodes.set(node_id, issue);
+    return issue;
+  }
+
+  // patch: any of title, body (null = ""), state, state_reason, labels.
+  updateIssue(issue, patch) {
+    const next = {};
+    if ('title' in patch) {
+      this.checkTitle(patch.title);
+      next.title = patch.title;
+    }
+    if ('body' in patch) {
+      next.body = patch.body == null ? '' : patch.body;
+      this.checkBody(next.body);
+    }
+    if ('labels' in patch) {
+      next.labels = this.labelNames(issue.repo, patch.labels);
+      this.checkLabelCount(next.labels);
+    }
+    if ('state' in patch && patch.state != null) next.state = patch.state;
+    let changed = false;
+    for (const k of ['title', 'body', 'state']) {
+      if (k in next && next[k] !== issue[k]) changed = true;
+    }
+    if (next.labels && next.labels.join('\0') !== issue.labels.join('\0')) changed = true;
+    const reason = 'state_reason' in patch ? patch.state_reason : undefined;
+    if (!changed && (reason === undefined || reason === issue.state_reason)) return false;
+    if (next.labels) this.commitLabels(issue.repo, next.labels);
+    const now = this.stamp();
+    if (next.state && next.state !== issue.state) {
+      issue.closed_at = next.state === 'closed' ? now : null;
+      issue.state_reason = next.state === 'closed' ? 'completed' : 'reopened';
+    }
+    if (reason !== undefined && reason !== null) issue.state_reason = reason;
+    Object.assign(issue, next);
+    issue.updated_at = now;
+    return true;
+  }
+
+  addLabels(issue, names) {
+    const add = this.labelNames(issue.repo, names);
+    const labels = issue.labels.slice();
+    for (const l of add) if (!labels.includes(l)) labels.push(l);
+    this.checkLabelCount(labels);
+    if (labels.length !== issue.labels.length) {
+      this.commitLabels(issue.repo, labels);
+      issue.labels = labels;
+      issue.updated_at = this.stamp();
+    }
+    return issue.labels;
+  }
+
+  setLabels(issue, names) {
+    this.updateIssue(issue, { labels: names });
+    return issue.labels;
+  }
+
+  removeLabel(issue, name) {
+    let i = issue.labels.indexOf(name);
+    if (i < 0) i = issue.labels.findIndex((l) => fold(l) === fold(name));
+    if (i < 0) throw new WorldError('not_found', 'Label does not exist');
+    issue.labels = issue.labels.filter((_, j) => j !== i);
+    issue.updated_at = this.stamp();
+    return issue.labels;
+  }
+
+  removeAllLabels(issue) {
+    if (issue.labels.length === 0) return;
+    issue.labels = [];
+    issue.updated_at = this.stamp();
+  }
+
+  // ---- sub-issues ---------------------------------------------------------
+
+  level(issue) {
+    let n = 1;
+    for (let p = issue.parent; p; p = p.parent) n++;
+    return n;
+  }
+
+  height(issue) {
+    let h = 1;
+    for (const c of issue.children) h = Math.max(h, 1 + this.height(c));
+    return h;
+  }
+
+  // subIssueId is a database id; a number (or anything else that names no
+  // issue) is a 404, as on GitHub.
+  addSubIssue(parent, subIssueId, replaceParent) {
+    const child = this.byDbId.get(subIssueId);
+    if (!child) throw new WorldError('not_found', 'Not Found');
+    const fail = (message) => {
+      throw new WorldError('unprocessable', message, { resource: 'Issue', code: 'custom', field: 'sub_issue_id' });
+    };
+    if (child === parent) fail('An issue cannot be a sub-issue of itself');
+    if (fold(child.repo.owner) !== fold(parent.repo.owner)) {
+      fail('The sub-issue must belong to the same repository owner as the parent issue');
+    }
+    if (child.parent === parent) fail('Issue may not contain duplicate sub-issues');
+    if (child.parent && !replaceParent) fail('Sub-issue may only have one parent');
+    for (let p = parent; p; p = p.parent) {
+      if (p === child) fail('Sub-issue cannot be an ancestor of its parent');
+    }
+    if (parent.children.length >= LIMITS.subIssues) {
+      fail(`Parent cannot have more than ${LIMITS.subIssues} sub-issues`);
+    }
+    if (this.level(parent) + this.height(child) > LIMITS.depth) {
+      fail(`Sub-issues cannot be nested more than ${LIMITS.depth} levels deep`);
+    }
+    if (child.parent) child.parent.children = child.parent.children.filter((c) => c !== child);
+    child.parent = parent;
+    parent.children.push(child);
+    child.updated_at = this.stamp();
+    return child;
+  }
+
+  removeSubIssue(parent, subIssueId) {
+    const child = this.byDbId.get(subIssueId);
+    if (!child || child.parent !== parent) throw new WorldError('not_found', 'Not Found');
+    parent.children = parent.children.filter((c) => c !== child);
+    child.parent = null;
+    child.updated_at = this.stamp();
+    return child;
+  }
+
+  // ---- dependencies -------------------------------------------------------
+
+  addBlockedBy(issue, blockerId) {
+    const blocker = this.byDbId.get(blockerId);
+    if (!blocker) throw new WorldError('not_found', 'Not Found');
+    const fail = (message) => {
+      throw new WorldError('unprocessable', message, { resource: 'IssueDependency', code: 'custom', field: 'issue_id' });
+    };
+    if (blocker === issue) fail('An issue cannot be blocked by itself');
+    if (issue.blockedBy.includes(blocker)) fail('This dependency already exists');
+    if (issue.blockedBy.length >= LIMITS.dependencies) {
+      fail(`An issue can be blocked by at most ${LIMITS.dependencies} issues`);
+    }
+    if (blocker.blocking.length >= LIMITS.dependencies) {
+      fail(`An issue can block at most ${LIMITS.dependencies} issues`);
+    }
+    issue.blockedBy.push(blocker);
+    blocker.blocking.push(issue);
+    issue.updated_at = this.stamp();
+    return blocker;
+  }
+
+  removeBlockedBy(issue, blockerId) {
+    const blocker = this.byDbId.get(blockerId);
+    if (!blocker || !issue.blockedBy.includes(blocker)) throw new WorldError('not_found', 'Not Found');
+    issue.blockedBy = issue.blockedBy.filter((b) => b !== blocker);
+    blocker.blocking = blocker.blocking.filter((b) => b !== issue);
+    issue.updated_at = this.stamp();
+    return blocker;
+  }
+
+  // ---- comments and reactions ---------------------------------------------
+
+  createComment(issue, body, user) {
+    this.checkBody(body, 'IssueComment');
+    const { id, node_id } = this.allocCommentId('IC_');
+    const now = this.stamp();
+    const c = { kind: 'comment', id, node_id, issue, body, user, created_at: now, updated_at: now, reactions: [] };
+    this.comments.set(id, c);
+    this.nodes.set(node_id, c);
+    issue.comments.push(c);
+    return c;
+  }
+
+  updateComment(comment, body) {
+    this.checkBody(body, 'IssueComment');
+    if (comment.body !== body) {
+      comment.body = body;
+      comment.updated_at = this.stamp();
+    }
+    return comment;
+  }
+
+  // Returns {reaction, created}: one reaction per user and content.
+  addReaction(comment, content, user) {
+    const old = comment.reactions.find((r) => r.user === user && r.content === content);
+    if (old) return { reaction: old, created: false };
+    const { id, node_id } = this.allocCommentId('REA_');
+    const r = { id, node_id, user, content, created_at: this.stamp() };
+    comment.reactions.push(r);
+    this.nodes.set(node_id, r);
+    return { reaction: r, created: true };
+  }
+
+  removeReaction(comment, reactionId) {
+    const r = comment.reactions.find((x) => x.id === reactionId);
+    if (!r) throw new WorldError('not_found', 'Not Found');
+    comment.reactions = comment.reactions.filter((x) => x !== r);
+    this.nodes.delete(r.node_id);
+  }
+
+  // ---- project ------------------------------------------------------------
+
+  // Returns {item, created}; an issue already on the board keeps its item.
+  addProjectItem(project, issue) {
+    const old = project.itemByIssue.get(issue);
+    if (old) return { item: old, created: false };
+    const { node_id } = this.allocDbId('PVTI_');
+    const item = { kind: 'item', id: node_id, issue, project, values: new Map() };
+    project.items.push(item);
+    project.itemById.set(item.id, item);
+    project.itemByIssue.set(issue, item);
+    this.nodes.set(item.id, item);
+    return { item, created: true };
+  }
+
+  // value: {text}|{number}|{date}|{singleSelectOptionId}|null (clear).
+  setFieldValue(item, field, value) {
+    const fail = (message) => { throw new WorldError('unprocessable', message); };
+    if (field.builtin) fail(`The field ${field.name} cannot be updated with this mutation`);
+    if (value === null) {
+      item.values.delete(field);
+      return;
+    }
+    const kinds = Object.keys(value).filter((k) => value[k] !== undefined && value[k] !== null);
+    if (kinds.length !== 1) fail('Exactly one value kind (text, number, date, singleSelectOptionId, iterationId) must be given');
+    const kind = kinds[0];
+    const want = { text: 'text', number: 'number', date: 'date', single_select: 'singleSelectOptionId' }[field.type];
+    if (kind !== want) {
+      fail(`The field ${field.name} is of type ${field.type.toUpperCase()} and takes a ${want} value, not ${kind}`);
+    }
+    let stored = value[kind];
+    if (field.type === 'date' && !validDate(stored)) fail(`${stored} is not a valid date`);
+    if (field.type === 'single_select') {
+      const opt = field.options.find((o) => o.id === stored);
+      if (!opt) fail(`The single select option Id ${stored} does not belong to the field ${field.name}`);
+      stored = opt.name;
+    }
+    if (field.type === 'number' && !Number.isFinite(stored)) fail('number must be finite');
+    item.values.set(field, stored);
+  }
+
+  // ---- dump ---------------------------------------------------------------
+
+  stateDocument() {
+    const repos = [...this.repos.values()]
+      .filter((r) => r.inState || r.issues.size > 0)
+      .sort((a, b) => byteCmp(fold(a.name), fold(b.name)));
+    const doc = {
+      schema_version: 'state/v1',
+      repositories: repos.map((r) => ({
+        repo: r.name,
+        issues: [...r.issues.values()].sort((a, b) => a.number - b.number).map((i) => ({
+          number: i.number,
+          database_id: i.database_id,
+          node_id: i.node_id,
+          title: i.title,
+          body: i.body,
+          labels: i.labels.slice().sort(byteCmp),
+          state: i.state,
+          author: i.author.login,
+          author_type: i.author.type === 'Bot' ? 'Bot' : 'User',
+          updated_at: i.updated_at,
+          parent: i.parent ? this.ref(i.parent) : null,
+          blocked_by: i.blockedBy.slice().sort(refCmp).map((b) => this.ref(b)),
+        })),
+      })),
+      project: null,
+      extra: { ...this.extra, next_database_id: this.nextDbId },
+    };
+    const p = this.project;
+    if (p) {
+      doc.project = {
+        owner: p.owner,
+        number: p.number,
+        node_id: p.node_id,
+        fields: p.fields.map((f) => (f.type === 'single_select'
+          ? { id: f.id, name: f.name, type: f.type, options: f.options.map((o) => ({ ...o })) }
+          : { id: f.id, name: f.name, type: f.type })),
+        items: p.items.slice().sort((a, b) => refCmp(a.issue, b.issue)).map((it) => {
+          const values = {};
+          for (const [f, v] of it.values) values[f.name] = v;
+          return { id: it.id, issue: this.ref(it.issue), values };
+        }),
+      };
+    }
+    return canonicalize(doc);
+  }
+
+  dump() {
+    const tokens = {};
+    for (const [t, v] of this.tokens) tokens[t] = { login: v.login, type: v.type, scopes: v.scopes.slice() };
+    const collaborators = {};
+    for (const [key, m] of this.collaborators) {
+      const entry = {};
+      for (const c of m.values()) entry[c.login] = c.permission;
+      collaborators[this.repos.get(key).name] = entry;
+    }
+    const users = {};
+    for (const u of this.users.values()) users[u.login] = { type: u.type, id: u.id };
+    const comments = [...this.comments.values()].sort((a, b) => a.id - b.id).map((c) => ({
+      id: c.id, issue: this.ref(c.issue), user: c.user.login, body: c.body,
+      created_at: c.created_at, updated_at: c.updated_at,
+      reactions: c.reactions.map((r) => ({ id: r.id, user: r.user.login, content: r.content })),
+    }));
+    const out = {
+      state: this.stateDocument(), tokens, collaborators, users, comments,
+      rate_limit: {
+        core: { limit: this.rateLimit.core.limit, remaining: this.rateLimit.core.remaining },
+        graphql: { limit: this.rateLimit.graphql.limit, remaining: this.rateLimit.graphql.remaining },
+      },
+      project_builtin_fields: this.builtinFields,
+    };
+    // The clock as it stands: a reset to this dump stamps on from here.
+    out.now = isoSeconds(Math.max(this.nowMs, Math.floor(this.latestMs / 1000) * 1000));
+    return canonicalize(out);
+  }
+}
+
+module.exports = { World, WorldError, SeedError, LIMITS, PERMISSIONS, REACTIONS };
