@@ -120,6 +120,8 @@ struct plan_inputs {
 	char *scope_target;
 	int scope_conflict;
 	char *state_path;
+	struct pmbot_github_client *github; /* behind a github backend; outlives it */
+	int curl_ready;          /* curl_global_init was called for it */
 	pmbot_backend *backend;
 	pmbot_state *state;
 };

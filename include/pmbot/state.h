@@ -282,4 +282,41 @@ struct pmbot_backend {
 int pmbot_file_backend_open(pmbot_backend **out, const char *path, const char *login,
 	pmbot_diag_list *diags);
 
+/*
+ * The GitHub backend over `client` (borrowed: it must outlive the backend;
+ * its counters, pacing, retries and ETag cache apply to every request).
+ * docs/github-backend.md describes it for users.
+ *
+ * read: the issues of each repository through the paginated GraphQL
+ * "issues" document (ceil(n/100) requests per repository; repositories
+ * named twice, in any case, are read once), bot authors in their REST form
+ * ("github-actions[bot]"), a deleted author as "ghost"; dependencies through
+ * REST only for issues whose body has a well-formed pm-bot marker and a
+ * non-empty "Blocked by" line; the project once through the "project"
+ * document (an organization's board, else a user's; absent when neither
+ * has it), with the fields pm-bot can write (text, number, date, single
+ * select) and the items that are issues. The answers go through
+ * pmbot_state_parse(), so the state is sorted and validated exactly like a
+ * file's. The backend remembers the board's node id and field types from
+ * the last read that had a project: add_to_project and set_project_field
+ * need such a read first (else PMBOT_EINVALID).
+ *
+ * perform: REST for issues, labels, sub-issues and dependencies, GraphQL
+ * for the board. create_issue is never retried: a failure after the request
+ * may have reached GitHub is PMBOT_ERROR saying the outcome is unknown (the
+ * executor re-reads). Every other operation is sent as repeat-safe.
+ * set_parent and add/remove_dependency read the relationship back and fail
+ * with PMBOT_ERROR when it did not land; removing a label that is already
+ * gone succeeds. GitHub's 4xx refusals are PMBOT_EINVALID, everything else
+ * PMBOT_ERROR; `err` names the operation and the client's (token-free)
+ * reason.
+ *
+ * `self_login` (may be NULL) is copied; it is the login the token acts as.
+ * `*out` is new; free it with (*out)->free(*out). PMBOT_OK, PMBOT_EINVALID
+ * (no client) or PMBOT_ERROR (out of memory); `err` says why (appended).
+ */
+struct pmbot_github_client;
+int pmbot_github_backend_open(pmbot_backend **out, struct pmbot_github_client *client,
+	const char *self_login, pmbot_buf *err);
+
 #endif

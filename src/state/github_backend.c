@@ -1,0 +1,1093 @@
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pmbot/github.h"
+#include "pmbot/gql.h"
+#include "pmbot/json.h"
+#include "pmbot/render.h"
+#include "pmbot/state.h"
+
+typedef struct {
+	pmbot_backend base;
+	pmbot_github_client *client; /* borrowed */
+	char *self_login;
+	/* From the last read that had a project: the board's node id and the
+	 * type of each field id, which the write paths need but args omit. */
+	char *project_id;
+	json_t *field_types; /* field id -> "text" | "number" | "date" | "single_select" */
+} gh_backend;
+
+#define OOM(err, op) (pmbot_buf_printf((err), "%s: out of memory", (op)), PMBOT_ERROR)
+
+/* ---- failures ---------------------------------------------------------- */
+
+/*
+ * Turn a client failure into the interface's codes: GitHub refusing the
+ * request (4xx other than rate limits) is a refusal, everything else a
+ * failure the executor may retry or resolve by re-reading.
+ */
+static int gh_fail(gh_backend *g, pmbot_buf *err, const char *op, const char *what, int rc,
+	const pmbot_github_response *resp)
+{
+	const char *why = pmbot_github_last_error(g->client);
+
+	if (rc == PMBOT_GITHUB_EUNKNOWN_OUTCOME) {
+		pmbot_buf_printf(err, "%s: %s: the outcome is unknown (%s); it was not retried: "
+			"re-read the state to learn whether it landed", op, what, why);
+		return PMBOT_ERROR;
+	}
+	pmbot_buf_printf(err, "%s: %s failed: %s", op, what, *why ? why : "unknown error");
+	if (rc == PMBOT_GITHUB_EHTTP && resp && resp->status >= 400 && resp->status < 500 &&
+	    resp->status != 429)
+		return PMBOT_EINVALID;
+	if (rc == PMBOT_GITHUB_EGRAPHQL && resp && resp->error_type &&
+	    strcmp(resp->error_type, "RATE_LIMITED") && strcmp(resp->error_type, "INTERNAL"))
+		return PMBOT_EINVALID;
+	if (rc == PMBOT_EINVALID)
+		return PMBOT_EINVALID;
+	return PMBOT_ERROR;
+}
+
+/* ---- small JSON helpers ------------------------------------------------ */
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* "OWNER/NAME" out of a REST issue's repository_url (".../repos/OWNER/NAME"). */
+static const char *repo_of_rest_issue(const json_t *issue)
+{
+	const char *u = jstr(issue, "repository_url"), *p = NULL, *q;
+
+	if (!u)
+		return NULL;
+	for (q = strstr(u, "/repos/"); q; q = strstr(q + 1, "/repos/"))
+		p = q + 7;
+	return p;
+}
+
+static int arg_str(const char **out, const json_t *args, const char *key, const char *op,
+	pmbot_buf *err)
+{
+	*out = jstr(args, key);
+	if (*out && **out)
+		return 0;
+	pmbot_buf_printf(err, "%s: argument `%s` must be a non-empty string", op, key);
+	return PMBOT_EINVALID;
+}
+
+static int arg_int(long long *out, const json_t *args, const char *key, const char *op,
+	pmbot_buf *err)
+{
+	const json_t *v = json_object_get(args, key);
+
+	if (json_is_integer(v) && json_integer_value(v) > 0) {
+		*out = json_integer_value(v);
+		return 0;
+	}
+	pmbot_buf_printf(err, "%s: argument `%s` must be a positive integer", op, key);
+	return PMBOT_EINVALID;
+}
+
+/* ---- read: issues ------------------------------------------------------ */
+
+/* GraphQL names bots "github-actions"; REST, and so the state, "github-actions[bot]". */
+static json_t *author_login(const json_t *author, int *is_bot)
+{
+	const char *login = jstr(author, "login");
+	const char *type = jstr(author, "__typename");
+	size_t n;
+	pmbot_buf b = PMBOT_BUF_INIT;
+	json_t *s;
+
+	*is_bot = type && !strcmp(type, "Bot");
+	if (!login || !*login)
+		return json_string("ghost"); /* a deleted account */
+	n = strlen(login);
+	if (!*is_bot || (n > 5 && !strcmp(login + n - 5, "[bot]")))
+		return json_string(login);
+	if (pmbot_buf_printf(&b, "%s[bot]", login) < 0) {
+		pmbot_buf_free(&b);
+		return NULL;
+	}
+	s = json_string(b.buf);
+	pmbot_buf_free(&b);
+	return s;
+}
+
+/* Does this body ask for dependency edges, i.e. is a GET of blocked_by worth it? */
+static int wants_dependencies(const char *body)
+{
+	pmbot_body pb;
+	const char *v;
+	int want;
+
+	if (!body || !*body || !strstr(body, "pm-bot:"))
+		return 0;
+	memset(&pb, 0, sizeof(pb));
+	if (pmbot_body_parse(&pb, body, strlen(body), NULL) < 0)
+		return 1; /* out of memory: asking costs a request, skipping loses edges */
+	v = pmbot_body_get(&pb, "Blocked by");
+	want = pb.marker == PMBOT_MARKER_OK && v && *v;
+	pmbot_body_free(&pb);
+	return want;
+}
+
+static int read_dependencies(json_t *out_refs, gh_backend *g, const char *repo, long number,
+	pmbot_buf *err)
+{
+	pmbot_buf path = PMBOT_BUF_INIT, ref = PMBOT_BUF_INIT;
+	json_t *list = NULL, *it;
+	size_t i;
+	int rc;
+
+	if (pmbot_buf_printf(&path, "/repos/%s/issues/%ld/dependencies/blocked_by", repo, number) < 0) {
+		rc = OOM(err, "read");
+		goto done;
+	}
+	rc = pmbot_github_rest_paginate(&list, g->client, path.buf, 0);
+	if (rc < 0) {
+		rc = gh_fail(g, err, "read", "listing dependencies", rc, NULL);
+		goto done;
+	}
+	json_array_foreach(list, i, it) {
+		const char *r = repo_of_rest_issue(it);
+		json_int_t n = json_integer_value(json_object_get(it, "number"));
+
+		pmbot_buf_clear(&ref);
+		if (!r || n <= 0 || pmbot_issue_ref(&ref, r, (long)n) < 0 ||
+		    json_array_append_new(out_refs, json_string(ref.buf)) < 0) {
+			pmbot_buf_printf(err, "read: an unusable dependency of %s#%ld", repo, number);
+			rc = PMBOT_ERROR;
+			goto done;
+		}
+	}
+	rc = 0;
+done:
+	json_decref(list);
+	pmbot_buf_free(&path);
+	pmbot_buf_free(&ref);
+	return rc;
+}
+
+/* One GraphQL issue node as a State snapshot issue. */
+static int issue_from_node(json_t **out, gh_backend *g, const char *repo, const json_t *n,
+	pmbot_buf *err)
+{
+	const json_t *labels = json_object_get(json_object_get(n, "labels"), "nodes");
+	const json_t *parent = json_object_get(n, "parent"), *l;
+	const char *state = jstr(n, "state"), *body = jstr(n, "body");
+	pmbot_buf ref = PMBOT_BUF_INIT;
+	json_t *o = NULL, *arr = NULL, *deps = NULL, *author;
+	int is_bot = 0, rc = PMBOT_ERROR;
+	long number = (long)json_integer_value(json_object_get(n, "number"));
+	size_t i;
+
+	*out = NULL;
+	if (!(author = author_login(json_object_get(n, "author"), &is_bot)) ||
+	    !(o = json_pack("{s:I, s:O, s:O, s:O, s:s, s:s, s:o, s:s, s:O}",
+		      "number", (json_int_t)number,
+		      "database_id", json_object_get(n, "databaseId"),
+		      "node_id", json_object_get(n, "id"),
+		      "title", json_object_get(n, "title"),
+		      "body", body ? body : "",
+		      "state", state && !strcmp(state, "CLOSED") ? "closed" : "open",
+		      "author", author,
+		      "author_type", is_bot ? "Bot" : "User",
+		      "updated_at", json_object_get(n, "updatedAt")))) {
+		pmbot_buf_printf(err, "read: an issue of %s without its number, ids or title", repo);
+		goto done;
+	}
+	if (!(arr = json_array()))
+		goto oom;
+	json_array_foreach(labels, i, l)
+		if (jstr(l, "name") && json_array_append(arr, json_object_get(l, "name")) < 0)
+			goto oom;
+	if (json_object_set_new(o, "labels", arr) < 0) {
+		arr = NULL;
+		goto oom;
+	}
+	arr = NULL;
+	if (json_is_object(parent)) {
+		const char *pr = jstr(json_object_get(parent, "repository"), "nameWithOwner");
+		json_int_t pn = json_integer_value(json_object_get(parent, "number"));
+
+		if (!pr || pn <= 0 || pmbot_issue_ref(&ref, pr, (long)pn) < 0 ||
+		    json_object_set_new(o, "parent", json_string(ref.buf)) < 0)
+			goto oom;
+	} else if (json_object_set_new(o, "parent", json_null()) < 0) {
+		goto oom;
+	}
+	if (!(deps = json_array()))
+		goto oom;
+	if (wants_dependencies(body) && (rc = read_dependencies(deps, g, repo, number, err)) < 0)
+		goto done;
+	rc = PMBOT_ERROR;
+	if (json_object_set_new(o, "blocked_by", deps) < 0) {
+		deps = NULL;
+		goto oom;
+	}
+	deps = NULL;
+	*out = o;
+	o = NULL;
+	rc = 0;
+	goto done;
+oom:
+	pmbot_buf_printf(err, "read: out of memory");
+	rc = PMBOT_ERROR;
+done:
+	json_decref(o);
+	json_decref(arr);
+	json_decref(deps);
+	pmbot_buf_free(&ref);
+	return rc;
+}
+
+/* Every issue of `repo` in ceil(n/100) GraphQL requests; appends {repo, issues}. */
+static int read_repo(json_t *repos_out, gh_backend *g, const char *repo, pmbot_buf *err)
+{
+	const char *slash = strchr(repo, '/');
+	char *owner = NULL;
+	json_t *vars = NULL, *data = NULL, *issues = NULL, *cursor = NULL, *entry = NULL;
+	const char *name_with_owner = NULL;
+	int rc = PMBOT_ERROR;
+
+	if (!slash || slash == repo || !slash[1]) {
+		pmbot_buf_printf(err, "read: '%s' is not OWNER/NAME", repo);
+		return PMBOT_EINVALID;
+	}
+	if (!(owner = strndup(repo, (size_t)(slash - repo))) || !(issues = json_array()))
+		goto oom;
+	for (;;) {
+		const json_t *r, *conn, *info, *n;
+		size_t i;
+
+		json_decref(vars);
+		json_decref(data);
+		data = NULL;
+		if (!(vars = json_pack("{s:s, s:s, s:O}", "owner", owner, "name", slash + 1,
+			      "after", cursor ? cursor : json_null())))
+			goto oom;
+		rc = pmbot_github_graphql(&data, g->client, pmbot_gql("issues"), vars);
+		if (rc < 0) {
+			rc = gh_fail(g, err, "read", "reading issues", rc, NULL);
+			goto done;
+		}
+		r = json_object_get(data, "repository");
+		conn = json_object_get(r, "issues");
+		info = json_object_get(conn, "pageInfo");
+		if (!json_is_object(r) || !json_is_array(json_object_get(conn, "nodes"))) {
+			pmbot_buf_printf(err, "read: GitHub answered no issues for %s", repo);
+			rc = PMBOT_ERROR;
+			goto done;
+		}
+		if (!name_with_owner && jstr(r, "nameWithOwner") &&
+		    !(name_with_owner = strdup(jstr(r, "nameWithOwner"))))
+			goto oom;
+		json_array_foreach(json_object_get(conn, "nodes"), i, n) {
+			json_t *is;
+
+			if ((rc = issue_from_node(&is, g, name_with_owner ? name_with_owner : repo, n,
+				     err)) < 0)
+				goto done;
+			if (json_array_append_new(issues, is) < 0)
+				goto oom;
+		}
+		rc = PMBOT_ERROR;
+		if (!json_is_true(json_object_get(info, "hasNextPage")))
+			break;
+		json_decref(cursor);
+		cursor = json_incref(json_object_get(info, "endCursor"));
+		if (!json_is_string(cursor)) {
+			pmbot_buf_printf(err, "read: GitHub gave no cursor for the next page of %s", repo);
+			goto done;
+		}
+	}
+	if (!(entry = json_pack("{s:s, s:O}", "repo", name_with_owner ? name_with_owner : repo,
+		      "issues", issues)) ||
+	    json_array_append_new(repos_out, entry) < 0)
+		goto oom;
+	rc = 0;
+	goto done;
+oom:
+	pmbot_buf_printf(err, "read: out of memory");
+	rc = PMBOT_ERROR;
+done:
+	free((char *)name_with_owner);
+	free(owner);
+	json_decref(vars);
+	json_decref(data);
+	json_decref(issues);
+	json_decref(cursor);
+	return rc;
+}
+
+/* ---- read: the project ------------------------------------------------- */
+
+static const char *field_type(const char *data_type)
+{
+	static const char *const map[][2] = {
+		{ "TEXT", "text" }, { "NUMBER", "number" }, { "DATE", "date" },
+		{ "SINGLE_SELECT", "single_select" },
+	};
+	size_t i;
+
+	for (i = 0; data_type && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(data_type, map[i][0]))
+			return map[i][1];
+	return NULL; /* built-in kinds (title, assignees, ...) pm-bot does not manage */
+}
+
+/* Fields pm-bot can write, as the snapshot lists them; `names` maps name -> type. */
+static int project_fields(json_t **out, json_t *names, const json_t *nodes)
+{
+	json_t *fields = json_array(), *f = NULL, *opts, *o;
+	const json_t *n, *opt;
+	size_t i, k;
+
+	if (!fields)
+		return PMBOT_ERROR;
+	json_array_foreach(nodes, i, n) {
+		const char *type = field_type(jstr(n, "dataType"));
+
+		if (!type || !jstr(n, "id") || !jstr(n, "name"))
+			continue;
+		if (!(f = json_pack("{s:O, s:O, s:s}", "id", json_object_get(n, "id"), "name",
+			      json_object_get(n, "name"), "type", type)))
+			goto fail;
+		if (!strcmp(type, "single_select")) {
+			if (!(opts = json_array()) || json_object_set_new(f, "options", opts) < 0)
+				goto fail;
+			json_array_foreach(json_object_get(n, "options"), k, opt) {
+				if (!(o = json_pack("{s:O, s:O}", "id", json_object_get(opt, "id"), "name",
+					      json_object_get(opt, "name"))) ||
+				    json_array_append_new(opts, o) < 0)
+					goto fail;
+			}
+		}
+		if (json_object_set_new(names, jstr(n, "name"), json_string(type)) < 0 ||
+		    json_array_append_new(fields, f) < 0) {
+			f = NULL;
+			goto fail;
+		}
+		f = NULL;
+	}
+	*out = fields;
+	return 0;
+fail:
+	json_decref(f);
+	json_decref(fields);
+	return PMBOT_ERROR;
+}
+
+/* One board item as {id, issue, values}; *out NULL for items that are not issues. */
+static int project_item(json_t **out, const json_t *n, const json_t *names)
+{
+	const json_t *content = json_object_get(n, "content"), *v;
+	const char *repo = jstr(json_object_get(content, "repository"), "nameWithOwner");
+	json_int_t number = json_integer_value(json_object_get(content, "number"));
+	pmbot_buf ref = PMBOT_BUF_INIT;
+	json_t *values = NULL, *item = NULL;
+	size_t i;
+	int rc = PMBOT_ERROR;
+
+	*out = NULL;
+	if (!repo || number <= 0 || !jstr(n, "id"))
+		return 0;
+	if (pmbot_issue_ref(&ref, repo, (long)number) < 0 || !(values = json_object()))
+		goto done;
+	json_array_foreach(json_object_get(json_object_get(n, "fieldValues"), "nodes"), i, v) {
+		const char *fname = jstr(json_object_get(v, "field"), "name");
+		const char *type = jstr(names, fname ? fname : "");
+		const json_t *val = NULL;
+
+		if (!type)
+			continue;
+		if (!strcmp(type, "single_select"))
+			val = json_object_get(v, "name");
+		else if (!strcmp(type, "text"))
+			val = json_object_get(v, "text");
+		else if (!strcmp(type, "number"))
+			val = json_object_get(v, "number");
+		else
+			val = json_object_get(v, "date");
+		if (val && !json_is_null(val) && json_object_set(values, fname, (json_t *)val) < 0)
+			goto done;
+	}
+	if (!(item = json_pack("{s:O, s:s, s:O}", "id", json_object_get(n, "id"), "issue", ref.buf,
+		      "values", values)))
+		goto done;
+	*out = item;
+	rc = 0;
+done:
+	json_decref(values);
+	pmbot_buf_free(&ref);
+	return rc;
+}
+
+/*
+ * The board with every field and item, one request per 100 items. The owner
+ * kind is unknown up front: an organization is tried first, then a user.
+ * `*out` stays NULL when there is no such board.
+ */
+static int read_project(json_t **out, gh_backend *g, const char *owner, long number,
+	pmbot_buf *err)
+{
+	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
+	json_t *vars = NULL, *project = NULL, *items = NULL, *fields = NULL, *names = NULL;
+	json_t *cursor = NULL, *types = NULL;
+	int org = 1, rc = PMBOT_ERROR;
+
+	*out = NULL;
+	if (!(items = json_array()) || !(names = json_object()))
+		goto oom;
+	for (;;) {
+		const json_t *data, *p, *conn, *info, *n;
+		size_t i;
+
+		json_decref(vars);
+		if (!(vars = json_pack("{s:s, s:I, s:O, s:b}", "login", owner, "number",
+			      (json_int_t)number, "after", cursor ? cursor : json_null(), "org", org)))
+			goto oom;
+		rc = pmbot_github_graphql_ex(&resp, g->client, pmbot_gql("project"), vars, 0);
+		if (rc == PMBOT_GITHUB_EGRAPHQL && resp.error_type &&
+		    !strcmp(resp.error_type, "NOT_FOUND") && !cursor) {
+			if (org) {
+				org = 0;
+				continue;
+			}
+			rc = 0; /* no such board: the state simply has none */
+			goto done;
+		}
+		if (rc < 0) {
+			rc = gh_fail(g, err, "read", "reading the project", rc, &resp);
+			goto done;
+		}
+		rc = PMBOT_ERROR;
+		data = json_object_get(resp.json, "data");
+		p = json_object_get(json_object_get(data, org ? "organization" : "user"), "projectV2");
+		if (!json_is_object(p)) {
+			rc = 0;
+			goto done;
+		}
+		if (!fields) {
+			if (project_fields(&fields, names, json_object_get(json_object_get(p, "fields"),
+				    "nodes")) < 0 ||
+			    !(project = json_pack("{s:s, s:I, s:O}", "owner", owner, "number",
+				      (json_int_t)number, "node_id", json_object_get(p, "id"))))
+				goto oom;
+		}
+		conn = json_object_get(p, "items");
+		info = json_object_get(conn, "pageInfo");
+		json_array_foreach(json_object_get(conn, "nodes"), i, n) {
+			json_t *it;
+
+			if (project_item(&it, n, names) < 0)
+				goto oom;
+			if (it && json_array_append_new(items, it) < 0)
+				goto oom;
+		}
+		if (!json_is_true(json_object_get(info, "hasNextPage")))
+			break;
+		json_decref(cursor);
+		cursor = json_incref(json_object_get(info, "endCursor"));
+		if (!json_is_string(cursor)) {
+			pmbot_buf_printf(err, "read: GitHub gave no cursor for the next project page");
+			goto done;
+		}
+	}
+	if (json_object_set(project, "fields", fields) < 0 ||
+	    json_object_set(project, "items", items) < 0)
+		goto oom;
+	/* Remember what writes need: the board's id and each field id's type. */
+	if (!(types = json_object()))
+		goto oom;
+	{
+		const json_t *f;
+		size_t i;
+
+		json_array_foreach(fields, i, f)
+			if (json_object_set(types, jstr(f, "id"), json_object_get(f, "type")) < 0)
+				goto oom;
+	}
+	free(g->project_id);
+	if (!(g->project_id = strdup(jstr(project, "node_id") ? jstr(project, "node_id") : "")))
+		goto oom;
+	json_decref(g->field_types);
+	g->field_types = types;
+	types = NULL;
+	*out = project;
+	project = NULL;
+	rc = 0;
+	goto done;
+oom:
+	pmbot_buf_printf(err, "read: out of memory");
+	rc = PMBOT_ERROR;
+done:
+	pmbot_github_response_free(&resp);
+	json_decref(vars);
+	json_decref(project);
+	json_decref(items);
+	json_decref(fields);
+	json_decref(names);
+	json_decref(cursor);
+	json_decref(types);
+	return rc;
+}
+
+static int gh_read(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+	size_t n_repos, const char *project_owner, long project_number, pmbot_buf *err)
+{
+	gh_backend *g = (gh_backend *)b;
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf text = PMBOT_BUF_INIT;
+	json_t *doc = NULL, *repo_list = NULL, *project = NULL;
+	size_t i, k;
+	int rc = PMBOT_ERROR;
+
+	*out = NULL;
+	if (!repos && n_repos) {
+		pmbot_buf_printf(err, "read: the GitHub backend needs the repositories to read");
+		return PMBOT_EINVALID;
+	}
+	if (!(repo_list = json_array()))
+		goto oom;
+	for (i = 0; i < n_repos; i++) {
+		/* GitHub folds repository case: read each repository once. */
+		for (k = 0; k < i && strcasecmp(repos[k], repos[i]); k++)
+			;
+		if (k < i)
+			continue;
+		if ((rc = read_repo(repo_list, g, repos[i], err)) < 0)
+			goto done;
+	}
+	if (project_owner && (rc = read_project(&project, g, project_owner, project_number, err)) < 0)
+		goto done;
+	rc = PMBOT_ERROR;
+	if (!(doc = json_pack("{s:s, s:O, s:O}", "schema_version", "state/v1", "repositories",
+		      repo_list, "project", project ? project : json_null())))
+		goto oom;
+	/*
+	 * Going through the snapshot parser gives the planner exactly what the
+	 * file backend gives it: sorted, deduplicated and validated the same way.
+	 */
+	if (pmbot_json_canonical(&text, doc) < 0)
+		goto oom;
+	rc = pmbot_state_parse(out, "github", text.buf, text.len, &diags);
+	if (rc == PMBOT_EINVALID) {
+		pmbot_buf_printf(err, "read: GitHub's answers do not form a valid state:");
+		for (i = 0; i < diags.count && i < 5; i++)
+			pmbot_buf_printf(err, " %s %s: %s;", diags.items[i].code, diags.items[i].path,
+				diags.items[i].message);
+	} else if (rc < 0) {
+		goto oom;
+	}
+	goto done;
+oom:
+	pmbot_buf_printf(err, "read: out of memory");
+	rc = PMBOT_ERROR;
+done:
+	pmbot_diag_list_free(&diags);
+	pmbot_buf_free(&text);
+	json_decref(doc);
+	json_decref(repo_list);
+	json_decref(project);
+	return rc;
+}
+
+/* ---- perform ----------------------------------------------------------- */
+
+typedef struct {
+	gh_backend *g;
+	const char *op;
+	const json_t *args;
+	json_t *result;
+	pmbot_buf *err;
+	pmbot_buf path;
+	pmbot_github_response resp;
+} op_ctx;
+
+static int set_path(op_ctx *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int set_path(op_ctx *o, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	pmbot_buf_clear(&o->path);
+	va_start(ap, fmt);
+	r = pmbot_buf_vprintf(&o->path, fmt, ap);
+	va_end(ap);
+	return r < 0 ? OOM(o->err, o->op) : 0;
+}
+
+static int rest(op_ctx *o, const char *what, const char *method, const json_t *body,
+	unsigned flags)
+{
+	int rc = pmbot_github_rest_flags(&o->resp, o->g->client, method, o->path.buf, body, flags);
+
+	return rc < 0 ? gh_fail(o->g, o->err, o->op, what, rc, &o->resp) : 0;
+}
+
+static int op_create_issue(op_ctx *o)
+{
+	const char *repo, *title;
+	const json_t *labels = json_object_get(o->args, "labels"), *body = json_object_get(o->args, "body");
+	json_t *req = NULL, *v;
+	int rc;
+
+	if ((rc = arg_str(&repo, o->args, "repo", o->op, o->err)) < 0 ||
+	    (rc = arg_str(&title, o->args, "title", o->op, o->err)) < 0)
+		return rc;
+	if (!json_is_array(labels) || !json_is_string(body)) {
+		pmbot_buf_printf(o->err, "%s: `body` must be a string and `labels` an array", o->op);
+		return PMBOT_EINVALID;
+	}
+	if ((rc = set_path(o, "/repos/%s/issues", repo)) < 0)
+		return rc;
+	if (!(req = json_pack("{s:s, s:O, s:O}", "title", title, "body", body, "labels", labels)))
+		return OOM(o->err, o->op);
+	/* Not idempotent: a repeat could open a second issue, so the client never retries it. */
+	rc = rest(o, "creating the issue", "POST", req, 0);
+	json_decref(req);
+	if (rc < 0)
+		return rc;
+	v = o->resp.json;
+	if (!json_is_integer(json_object_get(v, "number")) ||
+	    !json_is_integer(json_object_get(v, "id")) || !jstr(v, "node_id")) {
+		pmbot_buf_printf(o->err, "%s: GitHub's answer lacks the new issue's number or ids; "
+			"re-read the state to learn whether it was created", o->op);
+		return PMBOT_ERROR;
+	}
+	if (json_object_set(o->result, "number", json_object_get(v, "number")) < 0 ||
+	    json_object_set(o->result, "database_id", json_object_get(v, "id")) < 0 ||
+	    json_object_set(o->result, "node_id", json_object_get(v, "node_id")) < 0)
+		return OOM(o->err, o->op);
+	return 0;
+}
+
+static int update_field(op_ctx *o, const char *key)
+{
+	const char *repo;
+	const json_t *val = json_object_get(o->args, key);
+	long long number;
+	json_t *req;
+	int rc;
+
+	if ((rc = arg_str(&repo, o->args, "repo", o->op, o->err)) < 0 ||
+	    (rc = arg_int(&number, o->args, "number", o->op, o->err)) < 0)
+		return rc;
+	if (!json_is_string(val)) {
+		pmbot_buf_printf(o->err, "%s: argument `%s` must be a string", o->op, key);
+		return PMBOT_EINVALID;
+	}
+	if ((rc = set_path(o, "/repos/%s/issues/%lld", repo, number)) < 0)
+		return rc;
+	if (!(req = json_pack("{s:O}", key, val)))
+		return OOM(o->err, o->op);
+	rc = rest(o, "updating the issue", "PATCH", req, PMBOT_GITHUB_IDEMPOTENT);
+	json_decref(req);
+	return rc;
+}
+
+static int op_update_issue_title(op_ctx *o)
+{
+	return update_field(o, "title");
+}
+
+static int op_update_issue_body(op_ctx *o)
+{
+	return update_field(o, "body");
+}
+
+static int op_labels(op_ctx *o, int add)
+{
+	const json_t *labels = json_object_get(o->args, "labels"), *l;
+	const char *repo;
+	long long number;
+	pmbot_buf seg = PMBOT_BUF_INIT;
+	json_t *req;
+	size_t i;
+	int rc;
+
+	if ((rc = arg_str(&repo, o->args, "repo", o->op, o->err)) < 0 ||
+	    (rc = arg_int(&number, o->args, "number", o->op, o->err)) < 0)
+		return rc;
+	if (!json_is_array(labels)) {
+		pmbot_buf_printf(o->err, "%s: argument `labels` must be an array", o->op);
+		return PMBOT_EINVALID;
+	}
+	if (add) {
+		if (!json_array_size(labels))
+			return 0;
+		if ((rc = set_path(o, "/repos/%s/issues/%lld/labels", repo, number)) < 0)
+			return rc;
+		if (!(req = json_pack("{s:O}", "labels", labels)))
+			return OOM(o->err, o->op);
+		rc = rest(o, "adding labels", "POST", req, PMBOT_GITHUB_IDEMPOTENT);
+		json_decref(req);
+		return rc;
+	}
+	json_array_foreach(labels, i, l) {
+		int r;
+
+		pmbot_buf_clear(&seg);
+		if (!json_is_string(l) || pmbot_github_path_escape(&seg, json_string_value(l)) < 0 ||
+		    (rc = set_path(o, "/repos/%s/issues/%lld/labels/%s", repo, number, seg.buf)) < 0) {
+			rc = json_is_string(l) ? OOM(o->err, o->op) : PMBOT_EINVALID;
+			if (rc == PMBOT_EINVALID)
+				pmbot_buf_printf(o->err, "%s: every label must be a string", o->op);
+			break;
+		}
+		r = pmbot_github_rest_flags(&o->resp, o->g->client, "DELETE", o->path.buf, NULL,
+			PMBOT_GITHUB_IDEMPOTENT);
+		/* 404 "Label does not exist": already removed, e.g. by an earlier attempt. */
+		if (r == PMBOT_GITHUB_EHTTP && o->resp.status == 404)
+			r = 0;
+		if (r < 0) {
+			rc = gh_fail(o->g, o->err, o->op, "removing a label", r, &o->resp);
+			break;
+		}
+	}
+	pmbot_buf_free(&seg);
+	return rc;
+}
+
+static int op_add_labels(op_ctx *o)
+{
+	return op_labels(o, 1);
+}
+
+static int op_remove_labels(op_ctx *o)
+{
+	return op_labels(o, 0);
+}
+
+/* Is `issue` (a REST issue) `repo`#`number`? */
+static int is_issue(const json_t *issue, const char *repo, long long number)
+{
+	const char *r = repo_of_rest_issue(issue);
+
+	return r && !strcasecmp(r, repo) &&
+	       json_integer_value(json_object_get(issue, "number")) == number;
+}
+
+static int op_set_parent(op_ctx *o)
+{
+	const char *repo, *parent_repo;
+	long long number, db_id, parent_number;
+	const json_t *replace = json_object_get(o->args, "replace");
+	json_t *req;
+	int rc, r;
+
+	if ((rc = arg_str(&repo, o->args, "repo", o->op, o->err)) < 0 ||
+	    (rc = arg_int(&number, o->args, "number", o->op, o->err)) < 0 ||
+	    (rc = arg_int(&db_id, o->args, "database_id", o->op, o->err)) < 0 ||
+	    (rc = arg_str(&parent_repo, o->args, "parent_repo", o->op, o->err)) < 0 ||
+	    (rc = arg_int(&parent_number, o->args, "parent_number", o->op, o->err)) < 0)
+		return rc;
+	if (!json_is_boolean(replace)) {
+		pmbot_buf_printf(o->err, "%s: argument `replace` must be a boolean", o->op);
+		return PMBOT_EINVALID;
+	}
+	if ((rc = set_path(o, "/repos/%s/issues/%lld/sub_issues", parent_repo, parent_number)) < 0)
+		return rc;
+	/* sub_issue_id is the child's database id, never its number. */
+	if (!(req = json_pack("{s:I, s:O}", "sub_issue_id", (json_int_t)db_id, "replace_parent",
+		      replace)))
+		return OOM(o->err, o->op);
+	r = pmbot_github_rest_flags(&o->resp, o->g->client, "POST", o->path.buf, req,
+		PMBOT_GITHUB_IDEMPOTENT);
+	json_decref(req);
+	/* A 422 may mean an earlier attempt already landed: the read-back decides. */
+	if (r < 0 && !(r == PMBOT_GITHUB_EHTTP && o->resp.status == 422))
+		return gh_fail(o->g, o->err, o->op, "adding the sub-issue", r, &o->resp);
+	if ((rc = set_path(o, "/repos/%s/issues/%lld/parent", repo, number)) < 0)
+		return rc;
+	rc = pmbot_github_rest_flags(&o->resp, o->g->client, "GET", o->path.buf, NULL,
+		PMBOT_GITHUB_NO_CACHE);
+	if (rc == 0 && is_issue(o->resp.json, parent_repo, parent_number))
+		return 0;
+	if (r < 0) {
+		pmbot_buf_printf(o->err, "%s: GitHub refused to make %s#%lld a sub-issue of %s#%lld: %s",
+			o->op, repo, number, parent_repo, parent_number, pmbot_github_last_error(o->g->client));
+		return PMBOT_EINVALID;
+	}
+	if (rc < 0 && !(rc == PMBOT_GITHUB_EHTTP && o->resp.status == 404))
+		return gh_fail(o->g, o->err, o->op, "reading the parent back", rc, &o->resp);
+	pmbot_buf_printf(o->err, "%s: the parent of %s#%lld did not land: GitHub shows %s after "
+		"it accepted %s#%lld", o->op, repo, number, rc < 0 ? "no parent" : "another parent",
+		parent_repo, parent_number);
+	return PMBOT_ERROR;
+}
+
+/* Is blocker `db_id` among the blocked_by edges of the issue at o->path's base? */
+static int has_blocker(int *found, op_ctx *o, const char *repo, long long number, long long db_id)
+{
+	json_t *list = NULL, *it;
+	size_t i;
+	int rc;
+
+	*found = 0;
+	if ((rc = set_path(o, "/repos/%s/issues/%lld/dependencies/blocked_by", repo, number)) < 0)
+		return rc;
+	rc = pmbot_github_rest_paginate(&list, o->g->client, o->path.buf, PMBOT_GITHUB_NO_CACHE);
+	if (rc < 0)
+		return gh_fail(o->g, o->err, o->op, "reading the dependencies back", rc, NULL);
+	json_array_foreach(list, i, it)
+		if (json_integer_value(json_object_get(it, "id")) == db_id)
+			*found = 1;
+	json_decref(list);
+	return 0;
+}
+
+static int op_dependency(op_ctx *o, int add)
+{
+	const char *repo, *blocker_repo;
+	long long number, blocker_number, db_id;
+	json_t *req = NULL;
+	int rc, r, found;
+
+	if ((rc = arg_str(&repo, o->args, "repo", o->op, o->err)) < 0 ||
+	    (rc = arg_int(&number, o->args, "number", o->op, o->err)) < 0 ||
+	    (rc = arg_str(&blocker_repo, o->args, "blocker_repo", o->op, o->err)) < 0 ||
+	    (rc = arg_int(&blocker_number, o->args, "blocker_number", o->op, o->err)) < 0 ||
+	    (rc = arg_int(&db_id, o->args, "blocker_database_id", o->op, o->err)) < 0)
+		return rc;
+	if (add) {
+		if ((rc = set_path(o, "/repos/%s/issues/%lld/dependencies/blocked_by", repo, number)) < 0)
+			return rc;
+		/* issue_id is the blocker's database id, never its number. */
+		if (!(req = json_pack("{s:I}", "issue_id", (json_int_t)db_id)))
+			return OOM(o->err, o->op);
+		r = pmbot_github_rest_flags(&o->resp, o->g->client, "POST", o->path.buf, req,
+			PMBOT_GITHUB_IDEMPOTENT);
+		json_decref(req);
+	} else {
+		if ((rc = set_path(o, "/repos/%s/issues/%lld/dependencies/blocked_by/%lld", repo, number,
+			     db_id)) < 0)
+			return rc;
+		r = pmbot_github_rest_flags(&o->resp, o->g->client, "DELETE", o->path.buf, NULL,
+			PMBOT_GITHUB_IDEMPOTENT);
+	}
+	/* 422 on add / 404 on remove may mean an earlier attempt landed: read back. */
+	if (r < 0 && !(r == PMBOT_GITHUB_EHTTP && o->resp.status == (add ? 422 : 404)))
+		return gh_fail(o->g, o->err, o->op, add ? "adding the dependency" :
+			"removing the dependency", r, &o->resp);
+	{
+		pmbot_buf why = PMBOT_BUF_INIT;
+
+		if (r < 0 && pmbot_buf_puts(&why, pmbot_github_last_error(o->g->client)) < 0)
+			return OOM(o->err, o->op);
+		rc = has_blocker(&found, o, repo, number, db_id);
+		if (rc == 0 && found != add) {
+			if (r < 0) {
+				pmbot_buf_printf(o->err, "%s: GitHub refused: %s", o->op, why.buf);
+				rc = PMBOT_EINVALID;
+			} else {
+				pmbot_buf_printf(o->err, "%s: %s#%lld is %s blocked by %s#%lld after GitHub "
+					"accepted the change: it did not land", o->op, repo, number,
+					add ? "not" : "still", blocker_repo, blocker_number);
+				rc = PMBOT_ERROR;
+			}
+		}
+		pmbot_buf_free(&why);
+	}
+	return rc;
+}
+
+static int op_add_dependency(op_ctx *o)
+{
+	return op_dependency(o, 1);
+}
+
+static int op_remove_dependency(op_ctx *o)
+{
+	return op_dependency(o, 0);
+}
+
+static int need_project(op_ctx *o)
+{
+	if (o->g->project_id && *o->g->project_id)
+		return 0;
+	pmbot_buf_printf(o->err, "%s: no project was read: read the state with the project first",
+		o->op);
+	return PMBOT_EINVALID;
+}
+
+static int graphql(op_ctx *o, const char *what, const char *doc, const json_t *vars)
+{
+	int rc = pmbot_github_graphql_ex(&o->resp, o->g->client, pmbot_gql(doc), vars,
+		PMBOT_GITHUB_IDEMPOTENT);
+
+	return rc < 0 ? gh_fail(o->g, o->err, o->op, what, rc, &o->resp) : 0;
+}
+
+static int op_add_to_project(op_ctx *o)
+{
+	const char *node_id, *item;
+	json_t *vars;
+	int rc;
+
+	if ((rc = arg_str(&node_id, o->args, "node_id", o->op, o->err)) < 0 ||
+	    (rc = need_project(o)) < 0)
+		return rc;
+	if (!(vars = json_pack("{s:s, s:s}", "project", o->g->project_id, "content", node_id)))
+		return OOM(o->err, o->op);
+	rc = pmbot_github_graphql_ex(&o->resp, o->g->client, pmbot_gql("add_project_item"), vars,
+		PMBOT_GITHUB_IDEMPOTENT);
+	json_decref(vars);
+	item = jstr(json_object_get(json_object_get(json_object_get(o->resp.json, "data"),
+			    "addProjectV2ItemById"), "item"), "id");
+	/* "Already exists" is success when GitHub still names the item. */
+	if (rc == PMBOT_GITHUB_EGRAPHQL && item &&
+	    strstr(pmbot_github_last_error(o->g->client), "already exists"))
+		rc = 0;
+	if (rc < 0)
+		return gh_fail(o->g, o->err, o->op, "adding the issue to the project", rc, &o->resp);
+	if (!item) {
+		pmbot_buf_printf(o->err, "%s: GitHub named no project item; re-read the state", o->op);
+		return PMBOT_ERROR;
+	}
+	if (json_object_set_new(o->result, "item_id", json_string(item)) < 0)
+		return OOM(o->err, o->op);
+	return 0;
+}
+
+static int op_set_project_field(op_ctx *o)
+{
+	const json_t *value = json_object_get(o->args, "value");
+	const char *item, *field_id, *field, *option = jstr(o->args, "option_id"), *type;
+	json_t *vars = NULL, *kind = NULL;
+	int rc;
+
+	if ((rc = arg_str(&item, o->args, "item_id", o->op, o->err)) < 0 ||
+	    (rc = arg_str(&field, o->args, "field", o->op, o->err)) < 0 ||
+	    (rc = arg_str(&field_id, o->args, "field_id", o->op, o->err)) < 0 ||
+	    (rc = need_project(o)) < 0)
+		return rc;
+	type = jstr(o->g->field_types, field_id);
+	if (!json_is_null(value) && value) {
+		/* GitHub takes one value kind per field type. */
+		if (option)
+			kind = json_pack("{s:s}", "singleSelectOptionId", option);
+		else if (type && !strcmp(type, "number") && json_is_number(value))
+			kind = json_pack("{s:O}", "number", value);
+		else if (type && !strcmp(type, "date") && json_is_string(value))
+			kind = json_pack("{s:O}", "date", value);
+		else if (type && !strcmp(type, "text") && json_is_string(value))
+			kind = json_pack("{s:O}", "text", value);
+		else {
+			pmbot_buf_printf(o->err, "%s: the value does not fit field '%s' (%s)", o->op, field,
+				type ? type : "not a field of the project read");
+			return PMBOT_EINVALID;
+		}
+		if (!kind || !(vars = json_pack("{s:s, s:s, s:s, s:o}", "project", o->g->project_id,
+				       "item", item, "field", field_id, "value", kind)))
+			return OOM(o->err, o->op);
+	} else if (!(vars = json_pack("{s:s, s:s, s:s, s:b}", "project", o->g->project_id, "item",
+			     item, "field", field_id, "clear", 1))) {
+		return OOM(o->err, o->op);
+	}
+	rc = graphql(o, "setting the field", "set_project_field", vars);
+	json_decref(vars);
+	return rc;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(op_ctx *o);
+} operations[] = {
+	{ "create_issue", op_create_issue },
+	{ "update_issue_title", op_update_issue_title },
+	{ "update_issue_body", op_update_issue_body },
+	{ "add_labels", op_add_labels },
+	{ "remove_labels", op_remove_labels },
+	{ "set_parent", op_set_parent },
+	{ "add_dependency", op_add_dependency },
+	{ "remove_dependency", op_remove_dependency },
+	{ "add_to_project", op_add_to_project },
+	{ "set_project_field", op_set_project_field },
+};
+
+static int gh_perform(json_t **result, pmbot_backend *b, const char *operation,
+	const json_t *args, pmbot_buf *err)
+{
+	op_ctx o;
+	size_t i, n = sizeof(operations) / sizeof(operations[0]);
+	int rc;
+
+	*result = NULL;
+	memset(&o, 0, sizeof(o));
+	o.g = (gh_backend *)b;
+	o.op = operation ? operation : "(null)";
+	o.args = args;
+	o.err = err;
+	pmbot_buf_init(&o.path, 0);
+	o.resp = (pmbot_github_response)PMBOT_GITHUB_RESPONSE_INIT;
+	for (i = 0; operation && i < n && strcmp(operations[i].name, operation); i++)
+		;
+	if (!operation || i == n) {
+		pmbot_buf_printf(err, "%s: unknown operation", o.op);
+		rc = PMBOT_EINVALID;
+		goto done;
+	}
+	if (!json_is_object(args)) {
+		pmbot_buf_printf(err, "%s: the arguments must be an object", o.op);
+		rc = PMBOT_EINVALID;
+		goto done;
+	}
+	if (!(o.result = json_object())) {
+		rc = OOM(err, o.op);
+		goto done;
+	}
+	if ((rc = operations[i].run(&o)) < 0)
+		goto done;
+	*result = o.result;
+	o.result = NULL;
+done:
+	json_decref(o.result);
+	pmbot_github_response_free(&o.resp);
+	pmbot_buf_free(&o.path);
+	return rc;
+}
+
+static void gh_free(pmbot_backend *b)
+{
+	gh_backend *g = (gh_backend *)b;
+
+	if (!g)
+		return;
+	free(g->self_login);
+	free(g->project_id);
+	json_decref(g->field_types);
+	free(g);
+}
+
+int pmbot_github_backend_open(pmbot_backend **out, pmbot_github_client *client,
+	const char *self_login, pmbot_buf *err)
+{
+	gh_backend *g;
+
+	*out = NULL;
+	if (!client) {
+		pmbot_buf_puts(err, "github backend: no client");
+		return PMBOT_EINVALID;
+	}
+	if (!(g = calloc(1, sizeof(*g))) ||
+	    (self_login && *self_login && !(g->self_login = strdup(self_login)))) {
+		free(g);
+		pmbot_buf_puts(err, "github backend: out of memory");
+		return PMBOT_ERROR;
+	}
+	g->base.name = "github";
+	g->base.read = gh_read;
+	g->base.perform = gh_perform;
+	g->base.free = gh_free;
+	g->client = client;
+	*out = &g->base;
+	return PMBOT_OK;
+}

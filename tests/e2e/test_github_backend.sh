@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# End to end: plan and apply with --backend github against the loopback
+# emulator (tests/github-emu, scripts/emu.sh) seeded with the bundled
+# example's repository acme/widgets and board acme/1. Convergence, a report
+# edit, request counts, injected faults, kill -9 mid-apply, and the token
+# never showing in any output.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/e2e/lib.sh
+: "${PMBOT:?set PMBOT to the pm-bot binary}"
+ROOT=$PWD
+CASE=setup
+if ! command -v node >/dev/null; then
+	echo "SKIP $(basename "$0"): node is not installed (the GitHub emulator needs it)"
+	exit 0
+fi
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 PMBOT_NOW=2026-11-22T12:00:00Z
+unset GITHUB_REPOSITORY PMBOT_TEST_KILL_AFTER GITHUB_TOKEN PMBOT_VERBOSE PMBOT_GITHUB_STATS
+TOKEN=ghp_e2eSECRETtoken5f3a9c0d1b2e
+EMU="$TMP/emu"
+# Stop the emulator whatever happens (lib.sh's trap removes $TMP after).
+trap 'scripts/emu.sh stop "$EMU" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+
+# The seed: the example's state (acme/widgets, no issue; board acme/1) and a
+# write token acting as github-actions[bot], which the default config trusts.
+python3 - "$ROOT/examples/state.json" "$TMP/seed.json" "$TOKEN" <<'PY'
+import json, sys
+st = json.load(open(sys.argv[1]))
+json.dump({"state": st, "now": "2026-11-22T12:00:00Z",
+           "tokens": {sys.argv[3]: {"login": "github-actions[bot]", "scopes": ["repo", "project"]}}},
+          open(sys.argv[2], "w"))
+PY
+URL=$(scripts/emu.sh start "$TMP/seed.json" "$EMU") || { echo "FAIL: the emulator did not start" >&2; exit 1; }
+export GITHUB_API_URL=$URL GITHUB_GRAPHQL_URL=$URL/graphql GH_TOKEN=$TOKEN PMBOT_GITHUB_PACE_MS=0
+export PMBOT_GITHUB_CACHE_DIR="$TMP/cache"
+
+gitc() {
+	local d=$1
+	shift
+	git -C "$d" -c user.name=t -c user.email=t@example.com -c commit.gpgsign=false "$@"
+}
+
+new_repo() {
+	git init -q -b main "$1"
+	mkdir -p "$1/plans" "$1/.github"
+	cp "$ROOT/examples/plans/2026-q4-checkout.md" "$1/plans/q4.md"
+	cp "$ROOT/examples/.github/pm-bot.yml" "$1/.github/pm-bot.yml"
+	gitc "$1" add plans .github && gitc "$1" commit -qm "the example"
+}
+
+# ctl METHOD PATH [JSON]: a control request to the emulator; prints the answer.
+ctl() {
+	if [ $# -ge 3 ]; then
+		curl -sf -X "$1" -H 'content-type: application/json' --data "$3" "$URL$2"
+	else
+		curl -sf -X "$1" "$URL$2"
+	fi
+}
+
+reset_world() { ctl POST /_emu/reset "$(cat "$TMP/seed.json")" >/dev/null && rm -rf "$TMP/cache"; }
+
+# jq-less JSON: py FILE|- EXPR over `d`.
+py() {
+	python3 -c 'import json,sys; f=sys.argv[1]; d=json.load(sys.stdin if f=="-" else open(f)); v=eval(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v, sort_keys=True))' "$@"
+}
+
+# Every output of the run so far must be free of the token.
+ALL_OUT="$TMP/all-output"
+: >"$ALL_OUT"
+keep() { cat "$TMP/out" "$TMP/err" >>"$ALL_OUT"; }
+
+# plan_apply REPO: plan into $TMP/p.json and apply it; status of apply in $STATUS.
+plan_to() { run 0 "$PMBOT" plan --repo "$1" --backend github --out "$2"; keep; }
+apply_plan() {
+	local want=$1 repo=$2 plan=$3 h
+	h=$(py "$plan" 'd["plan_hash"]')
+	run "$want" "$PMBOT" apply --repo "$repo" --backend github --plan "$plan" --approve "$h"
+	keep
+}
+
+# issues: "number title" lines of acme/widgets in the emulator.
+world_issues() { ctl GET /_emu/state | py - '"\n".join("%d %s" % (i["number"], i["title"]) for r in d["state"]["repositories"] for i in r["issues"])'; }
+
+CASE="plan, apply, plan again: no changes"
+R=$TMP/r1
+new_repo "$R"
+plan_to "$R" "$TMP/p1.json" &&
+	N=$(py "$TMP/p1.json" 'len(d["changesets"])') &&
+	apply_plan 0 "$R" "$TMP/p1.json" &&
+	expect_in "$OUT" "applied $N, already applied 0, denied 0, failed 0" &&
+	run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
+	expect_in "$OUT" "**No changes.**" &&
+	WANT=$(world_issues) && expect_eq "$(echo "$WANT" | wc -l)" 7 && ok
+
+CASE="a re-plan reads the issues in one GraphQL request and dependencies only where edges are"
+ctl DELETE /_emu/requests >/dev/null
+run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
+	ctl GET /_emu/requests >"$TMP/req.json" &&
+	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql")')" 2 &&
+	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="rest" and r["method"]!="GET")')" 0 &&
+	DEPS=$(ctl GET /_emu/state | py - 'sum(1 for r in d["state"]["repositories"] for i in r["issues"] if i.get("blocked_by"))') &&
+	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["path"].endswith("/dependencies/blocked_by"))')" "$DEPS" &&
+	expect_eq "$(py "$TMP/req.json" 'all(r["authenticated"] and r["api_version"]=="2022-11-28" for r in d["requests"])')" true &&
+	ok
+
+CASE="a report edit plans only that change"
+sed -i 's/Add a preStop hook that waits for in-flight payments/Add a preStop hook that waits for every in-flight payment/' "$R/plans/q4.md"
+gitc "$R" commit -qam "edit one title"
+plan_to "$R" "$TMP/p2.json" &&
+	expect_eq "$(py "$TMP/p2.json" 'sorted(set(c["target"].get("stable_id","") for c in d["changesets"]))')" '["task:drain-hook"]' &&
+	expect_eq "$(py "$TMP/p2.json" '" ".join(sorted(c["operation"] for c in d["changesets"]))')" "update_issue_title" &&
+	apply_plan 0 "$R" "$TMP/p2.json" &&
+	run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
+	expect_in "$OUT" "**No changes.**" &&
+	expect_eq "$(world_issues | wc -l)" 7 && ok
+
+# converge REPO PLAN: apply again (resuming) until it succeeds, at most 4 times;
+# then the next plan has no changes and the world has each issue once.
+converge() {
+	local i
+	for i in 1 2 3 4; do
+		"$PMBOT" apply --repo "$1" --backend github --plan "$2" \
+			--approve "$(py "$2" 'd["plan_hash"]')" >"$TMP/out" 2>"$TMP/err"
+		STATUS=$?
+		keep
+		[ "$STATUS" -eq 0 ] && break
+		# A failure is fine while converging; a crash or sanitizer report is not.
+		[ "$STATUS" -eq 1 ] || { fail "apply ended with status $STATUS: $(cat "$TMP/err")"; return 1; }
+	done
+	run 0 "$PMBOT" plan --repo "$1" --backend github --detailed-exitcode && keep &&
+		expect_in "$OUT" "**No changes.**" &&
+		expect_eq "$(world_issues | sort)" "$(echo "$WANT" | sort)"
+}
+
+CASE="faults during apply (503 on a create, secondary limit with retry-after, GraphQL RATE_LIMITED) converge"
+reset_world
+R=$TMP/r2
+new_repo "$R"
+plan_to "$R" "$TMP/f.json" &&
+	ctl POST /_emu/faults '[
+	  {"count": 1, "match": {"method": "POST", "path": "/repos/acme/widgets/issues"}, "status": 503, "execute": true},
+	  {"count": 1, "match": {"method": "POST", "path": "/repos/acme/widgets/issues/1/sub_issues"}, "status": 403, "retry_after": 1},
+	  {"count": 1, "match": {"graphql": "mutation"}, "graphql_rate_limit": true, "reset_in": 1},
+	  {"count": 1, "match": {"method": "GET"}, "status": 502}]' >/dev/null &&
+	"$PMBOT" apply --repo "$R" --backend github --plan "$TMP/f.json" \
+		--approve "$(py "$TMP/f.json" 'd["plan_hash"]')" >"$TMP/out" 2>"$TMP/err"
+STATUS=$?
+keep
+case $STATUS in 0|1) ;; *) fail "the faulty apply ended with status $STATUS: $(cat "$TMP/err")" ;; esac
+converge "$R" "$TMP/f.json" &&
+	expect_eq "$(ctl GET /_emu/faults | py - 'sum(f["remaining"] for f in d["faults"])')" 0 && ok
+
+CASE="a cut-off answer to a create converges without a duplicate"
+reset_world
+R=$TMP/r3
+new_repo "$R"
+plan_to "$R" "$TMP/c.json" &&
+	ctl POST /_emu/faults '{"count": 2, "match": {"method": "POST", "path": "/repos/acme/widgets/issues"}, "cut_body": true}' >/dev/null &&
+	"$PMBOT" apply --repo "$R" --backend github --plan "$TMP/c.json" \
+		--approve "$(py "$TMP/c.json" 'd["plan_hash"]')" >"$TMP/out" 2>"$TMP/err"
+STATUS=$?
+keep
+case $STATUS in 0|1) ;; *) fail "the cut-off apply ended with status $STATUS: $(cat "$TMP/err")" ;; esac
+converge "$R" "$TMP/c.json" && ok
+
+for k in 1 4 9 20; do
+	CASE="kill -9 after $k changesets, then a re-run converges"
+	reset_world
+	R=$TMP/k$k
+	new_repo "$R"
+	plan_to "$R" "$TMP/k.json" || continue
+	# Through an inner shell, whose "Killed" notice lands in $TMP/err, not the log.
+	bash -c '"$@"; exit $?' _ env PMBOT_TEST_KILL_AFTER=$k "$PMBOT" apply --repo "$R" --backend github \
+		--plan "$TMP/k.json" --approve "$(py "$TMP/k.json" 'd["plan_hash"]')" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	keep
+	[ "$st" -eq 137 ] || { fail "apply was not killed (status $st)"; continue; }
+	converge "$R" "$TMP/k.json" && ok
+done
+
+CASE="the token never appears in any output"
+if grep -qF "$TOKEN" "$ALL_OUT" "$TMP"/r1/.pm-bot/audit.jsonl 2>/dev/null; then
+	fail "the token was printed"
+elif grep -rqF "$TOKEN" "$TMP/cache" 2>/dev/null; then
+	fail "the token is in the ETag cache"
+else
+	ok
+fi
+
+CASE="verbose events and errors stay token-free"
+ctl POST /_emu/faults '{"count": 1, "match": {"method": "GET"}, "status": 500}' >/dev/null
+run 0 env PMBOT_VERBOSE=1 PMBOT_GITHUB_STATS=1 "$PMBOT" plan --repo "$TMP/r2" --backend github &&
+	expect_in "$ERR" "HTTP 500" && expect_in "$ERR" "requests (" &&
+	{ ! grep -qF "$TOKEN" "$TMP/err" || fail "the token was printed"; } && ok
+
+finish
