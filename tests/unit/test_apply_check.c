@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "helpers/tmpdir.h"
+
 #include "pmbot/apply.h"
 #include "pmbot/fs.h"
 #include "pmbot/hash.h"
@@ -366,32 +368,6 @@ typedef struct {
 	char state[320];
 } scratch;
 
-static void remove_tree(const char *path)
-{
-	struct stat st;
-	struct dirent *e;
-	DIR *d;
-
-	if (lstat(path, &st) < 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	if ((d = opendir(path))) {
-		while ((e = readdir(d))) {
-			char child[512];
-
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
-			remove_tree(child);
-		}
-		closedir(d);
-	}
-	rmdir(path);
-}
-
 static void test_apply_check__a_resume_after_any_prefix_is_approved_and_nothing_else(void **state)
 {
 	json_t *approved = load_json(FIXTURES "full.json");
@@ -442,7 +418,7 @@ static void test_apply_check__a_resume_after_any_prefix_is_approved_and_nothing_
 		pmbot_buf_free(&text);
 		pmbot_buf_free(&err);
 		pmbot_diag_list_free(&d);
-		remove_tree(s.dir);
+		test_remove_tree(s.dir);
 	}
 	pmbot_config_free(cfg);
 	json_decref(approved);

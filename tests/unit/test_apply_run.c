@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "helpers/tmpdir.h"
+
 #include "pmbot/apply.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
@@ -37,32 +39,6 @@ typedef struct {
 	json_t *bundle;
 	pmbot_config *config;
 } fixture;
-
-static void remove_tree(const char *path)
-{
-	struct stat st;
-	struct dirent *e;
-	DIR *d;
-
-	if (lstat(path, &st) < 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	if ((d = opendir(path))) {
-		while ((e = readdir(d))) {
-			char child[512];
-
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
-			remove_tree(child);
-		}
-		closedir(d);
-	}
-	rmdir(path);
-}
 
 static json_t *load_json(const char *path)
 {
@@ -120,7 +96,7 @@ static int teardown(void **state)
 {
 	fixture *f = *state;
 
-	remove_tree(f->dir);
+	test_remove_tree(f->dir);
 	json_decref(f->bundle);
 	pmbot_config_free(f->config);
 	free(f);
@@ -407,7 +383,7 @@ static char *reference_state(void)
 	json_decref(results);
 	json_decref(ref.bundle);
 	pmbot_config_free(ref.config);
-	remove_tree(ref.dir);
+	test_remove_tree(ref.dir);
 	return text;
 }
 
@@ -520,7 +496,7 @@ static void test_apply_run__resumes_after_a_stop_at_every_position(void **state)
 		char *have;
 		size_t i;
 
-		remove_tree(f->dir);
+		test_remove_tree(f->dir);
 		fresh_dir(f, NULL);
 		assert_int_equal(apply(f, NULL, NULL, &h, &results, &err),
 			k == N_CHANGESETS ? PMBOT_OK : PMBOT_ERROR);
@@ -564,7 +540,7 @@ static void test_apply_run__converges_after_kill_9_after_every_changeset(void **
 		pid_t pid;
 		int status;
 
-		remove_tree(f->dir);
+		test_remove_tree(f->dir);
 		fresh_dir(f, NULL);
 		fflush(NULL);
 		pid = fork();
@@ -755,7 +731,7 @@ static void test_apply_run__refuses_to_guess_between_two_trusted_issues_with_one
 	json_object_set_new(dup, "node_id", json_string("I_4"));
 	json_object_set_new(dup, "blocked_by", json_array());
 	json_array_append_new(issues, dup);
-	remove_tree(f->dir);
+	test_remove_tree(f->dir);
 	fresh_dir(f, st);
 
 	assert_int_equal(apply(f, NULL, NULL, NULL, &results, &err), PMBOT_ERROR);

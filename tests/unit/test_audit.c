@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "helpers/tmpdir.h"
+
 #include "pmbot/apply.h"
 #include "pmbot/fs.h"
 #include "pmbot/hash.h"
@@ -20,32 +22,6 @@ typedef struct {
 	char dir[256];
 	char path[300];
 } fixture;
-
-static void remove_tree(const char *path)
-{
-	struct stat st;
-	struct dirent *e;
-	DIR *d;
-
-	if (lstat(path, &st) < 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	if ((d = opendir(path))) {
-		while ((e = readdir(d))) {
-			char child[512];
-
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
-			remove_tree(child);
-		}
-		closedir(d);
-	}
-	rmdir(path);
-}
 
 static int setup(void **state)
 {
@@ -69,7 +45,7 @@ static int teardown(void **state)
 {
 	fixture *f = *state;
 
-	remove_tree(f->dir);
+	test_remove_tree(f->dir);
 	free(f);
 	return 0;
 }

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "helpers/tmpdir.h"
+
 #include <errno.h>
 #include <dirent.h>
 #include <signal.h>
@@ -44,40 +46,13 @@ static int setup(void **state)
 	return 0;
 }
 
-static void rm_rf(const char *path)
-{
-	pmbot_buf child = PMBOT_BUF_INIT;
-	struct dirent *de;
-	struct stat sb;
-	DIR *d;
-
-	if (lstat(path, &sb) < 0)
-		return;
-	if (!S_ISDIR(sb.st_mode)) {
-		unlink(path);
-		return;
-	}
-	if ((d = opendir(path))) {
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			pmbot_buf_clear(&child);
-			if (pmbot_buf_printf(&child, "%s/%s", path, de->d_name) == 0)
-				rm_rf(child.buf);
-		}
-		closedir(d);
-	}
-	pmbot_buf_free(&child);
-	rmdir(path);
-}
-
 static int teardown(void **state)
 {
 	fixture *f = *state;
 
 	if (f->b)
 		f->b->free(f->b);
-	rm_rf(f->dir);
+	test_remove_tree(f->dir);
 	free(f);
 	unsetenv("PMBOT_NOW");
 	return 0;

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "helpers/tmpdir.h"
+
 #include "pmbot/buf.h"
 #include "pmbot/fs.h"
 
@@ -20,32 +22,6 @@
 typedef struct {
 	char dir[256];
 } scratch;
-
-static void remove_tree(const char *path)
-{
-	struct stat st;
-	DIR *d;
-	struct dirent *e;
-
-	if (lstat(path, &st) < 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	if ((d = opendir(path))) {
-		while ((e = readdir(d))) {
-			char child[512];
-
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
-			remove_tree(child);
-		}
-		closedir(d);
-	}
-	rmdir(path);
-}
 
 static int setup(void **state)
 {
@@ -67,7 +43,7 @@ static int teardown(void **state)
 {
 	scratch *s = *state;
 
-	remove_tree(s->dir);
+	test_remove_tree(s->dir);
 	free(s);
 	return 0;
 }

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "helpers/tmpdir.h"
+
 #include "helpers/fakehttp.h"
 #include "pmbot/buf.h"
 #include "pmbot/fs.h"
@@ -71,32 +73,6 @@ static void on_event(void *payload, const pmbot_github_event *ev)
 	pmbot_buf_printf(&fx->events, "%s\n", ev->message);
 }
 
-static void remove_tree(const char *path)
-{
-	struct stat st;
-	struct dirent *e;
-	DIR *d;
-
-	if (lstat(path, &st) < 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	if ((d = opendir(path))) {
-		while ((e = readdir(d))) {
-			char child[512];
-
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
-			remove_tree(child);
-		}
-		closedir(d);
-	}
-	rmdir(path);
-}
-
 static int setup(void **state)
 {
 	fixture *fx = calloc(1, sizeof(*fx));
@@ -136,7 +112,7 @@ static int teardown(void **state)
 	pmbot_github_client_free(fx->c);
 	pmbot_github_response_free(&fx->resp);
 	fakehttp_stop(fx->srv);
-	remove_tree(fx->cache);
+	test_remove_tree(fx->cache);
 	pmbot_buf_free(&fx->events);
 	free(fx);
 	return 0;
