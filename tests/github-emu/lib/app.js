@@ -391,13 +391,20 @@ class Emulator {
     if (op.template.startsWith('/repos/{owner}/{repo}')) {
       const repo = this.world.repo(`${m.params.owner}/${m.params.repo}`);
       const perm = repo ? this.world.permission(token.login, repo) : 'none';
-      const scoped = token.type === 'Bot' || token.scopes.includes('repo');
+      // A classic token needs `repo` for private repositories; a public one
+      // is readable without it and writable with `public_repo`.
+      const scoped = token.type === 'Bot' || token.scopes.includes('repo')
+        || (repo && !repo.private && (!isWrite || token.scopes.includes('public_repo')));
       if (!repo || perm === 'none' || !scoped) return charge(notFound(op.docUrl));
       ctx.repo = repo;
       ctx.permission = perm;
     }
+    if (isWrite && token.read_only) {
+      // GITHUB_TOKEN on a fork's pull request: read permissions only.
+      return charge({ status: 403, headers: {}, body: { message: ctx.forbiddenMessage, documentation_url: op.docUrl, status: '403' } });
+    }
     const accept = req.headers.accept || '';
-    if (/application\/vnd\.github(\.v3)?\.(raw|text|html|full)(\+json)?/.test(accept)) {
+    if (/application\/vnd\.github(\.v3)?\.(raw|text|html|full|diff|patch|sha)(\+json)?/.test(accept)) {
       return charge({ status: 501, headers: {}, body: { message: `Not implemented by the pm-bot GitHub emulator: media type ${accept}` } });
     }
     let body;
@@ -493,6 +500,20 @@ class Emulator {
 
   // ---- control ------------------------------------------------------------------
 
+  // POST /_emu/pulls/{owner}/{repo}/{n}/head {"sha"}: a push to the head
+  // branch. -> [status, body]
+  pushHead(repoName, number, body) {
+    const repo = this.world.repo(repoName);
+    const pull = repo && this.world.pull(repo, number);
+    if (!pull) return [404, { message: `no pull request ${repoName}#${number}` }];
+    if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.sha !== 'string'
+      || !/^[0-9a-f]{40}$/.test(body.sha) || Object.keys(body).some((k) => k !== 'sha')) {
+      return [400, { message: 'the body is {"sha": "<40 lowercase hex digits>"}' }];
+    }
+    const moved = this.world.movePullHead(pull, body.sha);
+    return [200, { moved, number: pull.number, head: { sha: pull.head.sha, ref: pull.head.ref }, updated_at: pull.updated_at }];
+  }
+
   control(req, res, url, raw) {
     const method = req.method.toUpperCase();
     const reply = (status, body) => this.send(res, { status, headers: {}, body });
@@ -505,6 +526,16 @@ class Emulator {
       }
     }
     const route = `${method} ${url.pathname}`;
+    const head = /^POST \/_emu\/pulls\/([^/]+)\/([^/]+)\/([1-9][0-9]{0,9})\/head$/.exec(route);
+    if (head) {
+      let name;
+      try {
+        name = decodeURIComponent(`${head[1]}/${head[2]}`);
+      } catch {
+        return reply(404, { message: `no pull request ${head[1]}/${head[2]}#${head[3]}` });
+      }
+      return reply(...this.pushHead(name, Number(head[3]), body));
+    }
     switch (route) {
       case 'GET /_emu/health':
         return reply(200, { ok: true });

@@ -85,10 +85,18 @@ const MAX_FIRST = 100;
 const MAX_NODES = 500000;
 
 class GqlError extends Error {
-  constructor(type, message) {
+  constructor(type, message, extensions) {
     super(message);
     this.type = type;
+    this.extensions = extensions;
   }
+}
+
+// GitHub's refusal of a token's permissions, HTTP 200 like every resolver
+// error: {"type": "FORBIDDEN", "extensions": {"saml_failure": false}, ...}.
+function forbidden(ctx) {
+  const by = ctx.token.type === 'Bot' ? 'integration' : 'personal access token';
+  return new GqlError('FORBIDDEN', `Resource not accessible by ${by}`, { saml_failure: false });
 }
 
 class Unmodelled extends Error {}
@@ -159,10 +167,14 @@ function canRead(ctx, repo) {
   return World.atLeast(ctx.world.permission(ctx.user.login, repo), 'read');
 }
 
+// A token's `projects` option overrides its scopes: false refuses the board
+// like GitHub refuses GITHUB_TOKEN, "read" refuses its mutations.
 function projectAccess(ctx, write, field) {
-  const scopes = ctx.token.scopes;
+  const t = ctx.token;
+  if (t.projects === false || (write && t.projects === 'read')) throw forbidden(ctx);
+  const scopes = t.scopes;
   if (scopes.includes('project') || (!write && scopes.includes('read:project'))) return;
-  if (ctx.token.type === 'Bot') throw new GqlError('FORBIDDEN', 'Resource not accessible by integration');
+  if (t.type === 'Bot') throw forbidden(ctx);
   const need = write ? "['project']" : "['read:project']";
   throw new GqlError('INSUFFICIENT_SCOPES', `Your token has not been granted the required scopes to execute this query. The '${field}' field requires one of the following scopes: ${need}, but your token has only been granted the: [${scopes.map((s) => `'${s}'`).join(', ')}] scopes. Please modify your token's scopes at: https://github.com/settings/tokens.`);
 }
@@ -176,6 +188,8 @@ function readableNode(ctx, obj) {
       return canRead(ctx, obj) ? obj : null;
     case 'comment':
       return canRead(ctx, obj.issue.repo) ? obj : null;
+    case 'pull':
+      return canRead(ctx, obj.repo) ? obj : null;
     case 'user':
       return obj;
     case 'project':
@@ -288,7 +302,10 @@ const RESOLVERS = {
       if (!u || u.type !== 'User') throw new GqlError('NOT_FOUND', `Could not resolve to a User with the login of '${a.login}'.`);
       return u;
     },
-    viewer: (_, a, ctx) => ctx.user,
+    // GitHub names the caller in REST spelling here, "[bot]" included, even
+    // though it spells bots without it as authors (an installation token's
+    // viewer is "github-actions[bot]").
+    viewer: (_, a, ctx) => (ctx.user ? { ...ctx.user, graphqlLogin: ctx.user.login } : ctx.user),
     rateLimit: (_, a, ctx) => ctx.rate,
     node: (_, a, ctx) => {
       const n = readableNode(ctx, ctx.world.nodes.get(a.id));
@@ -301,6 +318,9 @@ const RESOLVERS = {
     addProjectV2ItemById: (_, { input }, ctx) => {
       const project = needProject(ctx, input.projectId);
       const issue = readableNode(ctx, ctx.world.nodes.get(input.contentId));
+      if (issue && issue.kind === 'pull') {
+        throw new GqlError('NOT_IMPLEMENTED', 'Not implemented by the pm-bot GitHub emulator: pull requests on a board');
+      }
       if (!issue || issue.kind !== 'issue') {
         throw new GqlError('NOT_FOUND', `Could not resolve to a node with the global id of '${input.contentId}'`);
       }
@@ -380,6 +400,7 @@ const RESOLVERS = {
     },
   },
   IssueComment: { id: (c) => c.node_id },
+  PullRequest: { id: (p) => p.node_id },
   SubIssuesSummary: {
     total: (s) => s.total, completed: (s) => s.completed, percentCompleted: (s) => s.percentCompleted,
   },
@@ -427,6 +448,14 @@ for (const c of ['IssueConnection', 'LabelConnection', 'ProjectV2ItemConnection'
   RESOLVERS[c] = connectionResolvers;
   RESOLVERS[c.replace(/Connection$/, 'Edge')] = { node: (e) => e.node, cursor: (e) => e.cursor };
 }
+// A read-only token (GITHUB_TOKEN on a fork's pull request) is refused every
+// mutation, before the mutation looks at its input, as on GitHub.
+for (const [name, resolve] of Object.entries(RESOLVERS.Mutation)) {
+  RESOLVERS.Mutation[name] = (source, args, ctx, info) => {
+    if (ctx.token.read_only) throw forbidden(ctx);
+    return resolve(source, args, ctx, info);
+  };
+}
 
 function typeOf(value) {
   switch (value.kind) {
@@ -436,6 +465,7 @@ function typeOf(value) {
     case 'project': return 'ProjectV2';
     case 'item': return 'ProjectV2Item';
     case 'comment': return 'IssueComment';
+    case 'pull': return 'PullRequest';
     case 'field': return value.type === 'single_select' ? 'ProjectV2SingleSelectField' : 'ProjectV2Field';
     case 'fieldValue':
       return {
@@ -619,10 +649,12 @@ class GraphQLApi {
           // A resolver bug: say so plainly rather than dress it as GitHub.
           return clean({ type: 'EMULATOR_BUG', path: e.path, locations: e.locations, message: o.stack || o.message });
         }
-        return clean({ type: o && o.type, path: e.path, locations: e.locations, message: e.message });
+        return clean({ type: o && o.type, path: e.path, extensions: o && o.extensions, locations: e.locations, message: e.message });
       });
     }
-    return { status: 200, body };
+    // Something valid but unmodelled turned up only while running.
+    const status = body.errors && body.errors.some((e) => e.type === 'NOT_IMPLEMENTED') ? 501 : 200;
+    return { status, body };
   }
 }
 

@@ -75,11 +75,19 @@ function issueUrl(ctx, issue) {
   return `${ctx.base}/repos/${issue.repo.name}/issues/${issue.number}`;
 }
 
+function htmlUrl(issue) {
+  return `https://github.com/${issue.repo.name}/${issue.kind === 'pull' ? 'pull' : 'issues'}/${issue.number}`;
+}
+
+function pullUrl(ctx, pull) {
+  return `${ctx.base}/repos/${pull.repo.name}/pulls/${pull.number}`;
+}
+
 function issueJson(ctx, issue) {
   const url = issueUrl(ctx, issue);
   const done = issue.children.filter((c) => c.state === 'closed').length;
   const total = issue.children.length;
-  return {
+  const out = {
     id: issue.database_id,
     node_id: issue.node_id,
     url,
@@ -87,7 +95,7 @@ function issueJson(ctx, issue) {
     labels_url: `${url}/labels{/name}`,
     comments_url: `${url}/comments`,
     events_url: `${url}/events`,
-    html_url: `https://github.com/${issue.repo.name}/issues/${issue.number}`,
+    html_url: htmlUrl(issue),
     number: issue.number,
     state: issue.state,
     state_reason: issue.state_reason,
@@ -121,6 +129,202 @@ function issueJson(ctx, issue) {
       total_blocking: issue.blocking.length,
     },
   };
+  if (issue.kind === 'pull') {
+    // The issue side of a pull request, as GitHub shows it.
+    const html = htmlUrl(issue);
+    out.draft = issue.draft;
+    out.pull_request = {
+      url: pullUrl(ctx, issue), html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`, merged_at: null,
+    };
+  }
+  return out;
+}
+
+// A repository as GitHub embeds it (schema `repository`); `full` adds what
+// repos/get answers (schema `full-repository`), with the caller's
+// permissions. Stamps are fixed: the emulator has no pushes to date them.
+function repoJson(ctx, r, full) {
+  const api = `${ctx.base}/repos/${r.name}`;
+  const html = `https://github.com/${r.name}`;
+  const owner = ctx.world.owner(r.owner) || ctx.world.ensureUser(r.owner);
+  const open = r.kind === 'repo'
+    ? [...r.issues.values(), ...r.pulls.values()].filter((i) => i.state === 'open').length : 0;
+  const out = {
+    id: r.id,
+    node_id: r.node_id,
+    name: r.short,
+    full_name: r.name,
+    owner: userJson(ctx, owner),
+    private: r.private,
+    html_url: html,
+    description: null,
+    fork: r.fork,
+    url: api,
+    archive_url: `${api}/{archive_format}{/ref}`,
+    assignees_url: `${api}/assignees{/user}`,
+    blobs_url: `${api}/git/blobs{/sha}`,
+    branches_url: `${api}/branches{/branch}`,
+    collaborators_url: `${api}/collaborators{/collaborator}`,
+    comments_url: `${api}/comments{/number}`,
+    commits_url: `${api}/commits{/sha}`,
+    compare_url: `${api}/compare/{base}...{head}`,
+    contents_url: `${api}/contents/{+path}`,
+    contributors_url: `${api}/contributors`,
+    deployments_url: `${api}/deployments`,
+    downloads_url: `${api}/downloads`,
+    events_url: `${api}/events`,
+    forks_url: `${api}/forks`,
+    git_commits_url: `${api}/git/commits{/sha}`,
+    git_refs_url: `${api}/git/refs{/sha}`,
+    git_tags_url: `${api}/git/tags{/sha}`,
+    git_url: `git://github.com/${r.name}.git`,
+    issue_comment_url: `${api}/issues/comments{/number}`,
+    issue_events_url: `${api}/issues/events{/number}`,
+    issues_url: `${api}/issues{/number}`,
+    keys_url: `${api}/keys{/key_id}`,
+    labels_url: `${api}/labels{/name}`,
+    languages_url: `${api}/languages`,
+    merges_url: `${api}/merges`,
+    milestones_url: `${api}/milestones{/number}`,
+    notifications_url: `${api}/notifications{?since,all,participating}`,
+    pulls_url: `${api}/pulls{/number}`,
+    releases_url: `${api}/releases{/id}`,
+    ssh_url: `git@github.com:${r.name}.git`,
+    stargazers_url: `${api}/stargazers`,
+    statuses_url: `${api}/statuses/{sha}`,
+    subscribers_url: `${api}/subscribers`,
+    subscription_url: `${api}/subscription`,
+    tags_url: `${api}/tags`,
+    teams_url: `${api}/teams`,
+    trees_url: `${api}/git/trees{/sha}`,
+    clone_url: `${html}.git`,
+    mirror_url: null,
+    hooks_url: `${api}/hooks`,
+    svn_url: html,
+    homepage: null,
+    language: null,
+    forks_count: 0,
+    forks: 0,
+    stargazers_count: 0,
+    watchers_count: 0,
+    watchers: 0,
+    size: 0,
+    default_branch: r.default_branch,
+    open_issues_count: open,
+    open_issues: open,
+    is_template: false,
+    topics: [],
+    has_issues: true,
+    has_projects: true,
+    has_wiki: false,
+    has_pages: false,
+    has_downloads: true,
+    archived: false,
+    disabled: false,
+    visibility: r.private ? 'private' : 'public',
+    pushed_at: '2020-01-01T00:00:00Z',
+    created_at: '2020-01-01T00:00:00Z',
+    updated_at: '2020-01-01T00:00:00Z',
+    license: null,
+  };
+  if (full) {
+    const role = ctx.world.permission(ctx.user.login, r);
+    // A read-only token (GITHUB_TOKEN on a fork's pull request) may only pull.
+    const rank = (p) => (ctx.token.read_only ? p === 'read' : World.atLeast(role, p));
+    out.permissions = {
+      admin: rank('admin'), maintain: rank('maintain'), push: rank('write'), triage: rank('triage'), pull: rank('read'),
+    };
+    out.has_discussions = false;
+    out.network_count = 0;
+    out.subscribers_count = 0;
+    out.allow_forking = true;
+    out.web_commit_signoff_required = false;
+    if (owner.type === 'Organization') out.organization = userJson(ctx, owner);
+  }
+  return out;
+}
+
+function pullJson(ctx, p) {
+  const url = pullUrl(ctx, p);
+  const html = htmlUrl(p);
+  const issue = issueUrl(ctx, p);
+  const base = p.repo;
+  const baseOwner = ctx.world.owner(base.owner) || ctx.world.ensureUser(base.owner);
+  const statuses = `${ctx.base}/repos/${base.name}/statuses/${p.head.sha}`;
+  return {
+    url,
+    id: p.id,
+    node_id: p.node_id,
+    html_url: html,
+    diff_url: `${html}.diff`,
+    patch_url: `${html}.patch`,
+    issue_url: issue,
+    commits_url: `${url}/commits`,
+    review_comments_url: `${url}/comments`,
+    review_comment_url: `${ctx.base}/repos/${base.name}/pulls/comments{/number}`,
+    comments_url: `${issue}/comments`,
+    statuses_url: statuses,
+    number: p.number,
+    state: p.state,
+    locked: false,
+    title: p.title,
+    user: userJson(ctx, p.author),
+    body: p.body === '' ? null : p.body,
+    labels: p.labels.map((n) => labelJson(ctx, base, n)),
+    milestone: null,
+    active_lock_reason: null,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+    closed_at: p.closed_at,
+    merged_at: null,
+    merge_commit_sha: null,
+    assignee: null,
+    assignees: [],
+    requested_reviewers: [],
+    requested_teams: [],
+    head: {
+      label: `${p.head.repo.owner}:${p.head.ref}`,
+      ref: p.head.ref,
+      sha: p.head.sha,
+      user: userJson(ctx, p.head.user),
+      repo: repoJson(ctx, p.head.repo, false),
+    },
+    base: {
+      label: `${base.owner}:${p.base.ref}`,
+      ref: p.base.ref,
+      sha: p.base.sha,
+      user: userJson(ctx, baseOwner),
+      repo: repoJson(ctx, base, false),
+    },
+    _links: {
+      self: { href: url },
+      html: { href: html },
+      issue: { href: issue },
+      comments: { href: `${issue}/comments` },
+      review_comments: { href: `${url}/comments` },
+      review_comment: { href: `${ctx.base}/repos/${base.name}/pulls/comments{/number}` },
+      commits: { href: `${url}/commits` },
+      statuses: { href: statuses },
+    },
+    author_association: association(ctx, base, p.author),
+    auto_merge: null,
+    draft: p.draft,
+    merged: false,
+    // GitHub computes mergeability in the background and answers null
+    // until it knows; the emulator never knows.
+    mergeable: null,
+    rebaseable: null,
+    mergeable_state: 'unknown',
+    merged_by: null,
+    comments: p.comments.length,
+    review_comments: 0,
+    maintainer_can_modify: false,
+    // Diffs are not modelled: GitHub's counts would need the commits.
+    commits: 0,
+    additions: 0,
+    deletions: 0,
+    changed_files: 0,
+  };
 }
 
 function commentJson(ctx, c) {
@@ -130,7 +334,7 @@ function commentJson(ctx, c) {
     id: c.id,
     node_id: c.node_id,
     url,
-    html_url: `https://github.com/${repo.name}/issues/${c.issue.number}#issuecomment-${c.id}`,
+    html_url: `${htmlUrl(c.issue)}#issuecomment-${c.id}`,
     body: c.body,
     user: userJson(ctx, c.user),
     created_at: c.created_at,
@@ -186,9 +390,17 @@ function rejectQuery(ctx, allowed) {
   }
 }
 
+// An issue or a pull request: the issue endpoints answer both, as GitHub's do.
 function needIssue(ctx) {
-  const issue = ctx.world.issue(ctx.repo, ctx.params.issue_number);
+  const issue = ctx.world.issueOrPull(ctx.repo, ctx.params.issue_number);
   if (!issue) throw new HttpError(404, 'Not Found');
+  return issue;
+}
+
+// Sub-issues and dependencies of a pull request are not modelled.
+function needPlainIssue(ctx) {
+  const issue = needIssue(ctx);
+  if (issue.kind === 'pull') unmodelled(ctx, 'sub-issues and dependencies of a pull request');
   return issue;
 }
 
@@ -225,7 +437,7 @@ const handlers = {
   'issues/list-for-repo': (ctx) => {
     rejectQuery(ctx, ['state', 'labels', 'sort', 'direction', 'since', 'creator', 'per_page', 'page']);
     const q = ctx.query;
-    let list = [...ctx.repo.issues.values()];
+    let list = [...ctx.repo.issues.values(), ...ctx.repo.pulls.values()];
     if (q.state !== 'all') list = list.filter((i) => i.state === q.state);
     if (q.labels) {
       const want = q.labels.split(',').map((s) => fold(s.trim())).filter(Boolean);
@@ -314,18 +526,18 @@ const handlers = {
   },
 
   'issues/list-sub-issues': (ctx) => {
-    const issue = needIssue(ctx);
+    const issue = needPlainIssue(ctx);
     return ok(paginate(ctx, issue.children).map((i) => issueJson(ctx, i)));
   },
 
   'issues/get-parent': (ctx) => {
-    const issue = needIssue(ctx);
+    const issue = needPlainIssue(ctx);
     if (!issue.parent) throw new HttpError(404, 'Not Found');
     return ok(issueJson(ctx, issue.parent));
   },
 
   'issues/add-sub-issue': (ctx) => {
-    const parent = needIssue(ctx);
+    const parent = needPlainIssue(ctx);
     requirePermission(ctx, 'write');
     rejectKeys(ctx, ctx.body, ['sub_issue_id', 'replace_parent'], 'field');
     ctx.world.addSubIssue(parent, ctx.body.sub_issue_id, ctx.body.replace_parent === true);
@@ -333,31 +545,31 @@ const handlers = {
   },
 
   'issues/remove-sub-issue': (ctx) => {
-    const parent = needIssue(ctx);
+    const parent = needPlainIssue(ctx);
     requirePermission(ctx, 'write');
     ctx.world.removeSubIssue(parent, ctx.body.sub_issue_id);
     return ok(issueJson(ctx, parent));
   },
 
   'issues/list-dependencies-blocked-by': (ctx) => {
-    const issue = needIssue(ctx);
+    const issue = needPlainIssue(ctx);
     return ok(paginate(ctx, issue.blockedBy).map((i) => issueJson(ctx, i)));
   },
 
   'issues/list-dependencies-blocking': (ctx) => {
-    const issue = needIssue(ctx);
+    const issue = needPlainIssue(ctx);
     return ok(paginate(ctx, issue.blocking).map((i) => issueJson(ctx, i)));
   },
 
   'issues/add-blocked-by-dependency': (ctx) => {
-    const issue = needIssue(ctx);
+    const issue = needPlainIssue(ctx);
     requirePermission(ctx, 'write');
     const blocker = ctx.world.addBlockedBy(issue, ctx.body.issue_id);
     return ok(issueJson(ctx, blocker), 201);
   },
 
   'issues/remove-dependency-blocked-by': (ctx) => {
-    const issue = needIssue(ctx);
+    const issue = needPlainIssue(ctx);
     requirePermission(ctx, 'write');
     const blocker = ctx.world.removeBlockedBy(issue, ctx.params.issue_id);
     return ok(issueJson(ctx, blocker));
@@ -438,6 +650,14 @@ const handlers = {
     });
   },
 
+  'pulls/get': (ctx) => {
+    const p = ctx.world.pull(ctx.repo, ctx.params.pull_number);
+    if (!p) throw new HttpError(404, 'Not Found');
+    return ok(pullJson(ctx, p));
+  },
+
+  'repos/get': (ctx) => ok(repoJson(ctx, ctx.repo, true)),
+
   'users/get-authenticated': (ctx) => {
     if (ctx.token.type === 'Bot') throw new HttpError(403, 'Resource not accessible by integration');
     return ok({
@@ -467,5 +687,5 @@ function errorFromWorld(e) {
 }
 
 module.exports = {
-  handlers, HttpError, errorFromWorld, FREE, issueJson, userJson,
+  handlers, HttpError, errorFromWorld, FREE, issueJson, userJson, pullJson,
 };

@@ -29,6 +29,14 @@ const FIRST_COMMENT_ID = 3000000001;
 const FIRST_USER_ID = 1001;
 const FIRST_REPO_ID = 100001;
 const FIRST_LABEL_ID = 200001;
+// Pull requests (their pull id and the id of their issue side) count in a
+// range of their own, so adding a pull request to a seed does not move the
+// database ids of issues created later.
+const FIRST_PULL_ID = 2000000001;
+const DEFAULT_BRANCH = 'main';
+const REPO_NAME = '^[A-Za-z0-9_-]{1,39}/[A-Za-z0-9._-]{1,100}$';
+const LOGIN = '^[A-Za-z0-9_-]{1,39}(\\[bot\\])?$';
+const SHA = '^[0-9a-f]{40}$';
 const DEFAULT_NOW = '2026-01-01T00:00:00Z';
 const PERMISSIONS = ['none', 'read', 'triage', 'write', 'maintain', 'admin'];
 const REACTIONS = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
@@ -68,9 +76,11 @@ const ENVELOPE_SCHEMA = {
         additionalProperties: false,
         required: ['login'],
         properties: {
-          login: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,39}(\\[bot\\])?$' },
+          login: { type: 'string', pattern: LOGIN },
           type: { enum: ['User', 'Bot'] },
           scopes: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+          read_only: { type: 'boolean' },
+          projects: { enum: [true, false, 'read'] },
         },
       },
     },
@@ -118,6 +128,58 @@ const ENVELOPE_SCHEMA = {
               },
             },
           },
+        },
+      },
+    },
+    pulls: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['repo', 'number', 'title', 'user', 'state', 'head', 'base'],
+        properties: {
+          id: { type: 'integer', minimum: 1, maximum: 9007199254740991 },
+          issue_id: { type: 'integer', minimum: 1, maximum: 9007199254740991 },
+          repo: { type: 'string', pattern: REPO_NAME },
+          number: { type: 'integer', minimum: 1, maximum: 2147483647 },
+          title: { type: 'string', minLength: 1 },
+          body: { type: ['string', 'null'] },
+          user: { type: 'string', pattern: LOGIN },
+          state: { enum: ['open', 'closed'] },
+          draft: { type: 'boolean' },
+          labels: { type: 'array', items: { type: 'string', minLength: 1 } },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: 'string', format: 'date-time' },
+          head: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['sha', 'ref'],
+            properties: {
+              sha: { type: 'string', pattern: SHA },
+              ref: { type: 'string', minLength: 1 },
+              repo: { type: 'string', pattern: REPO_NAME },
+            },
+          },
+          base: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['sha', 'ref'],
+            properties: {
+              sha: { type: 'string', pattern: SHA },
+              ref: { type: 'string', minLength: 1 },
+            },
+          },
+        },
+      },
+    },
+    repositories_meta: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          default_branch: { type: 'string', minLength: 1, pattern: '^[^\\s~^:?*\\[\\\\]+$' },
+          private: { type: 'boolean' },
         },
       },
     },
@@ -194,6 +256,8 @@ class World {
     this.tokens = new Map(); // token -> {login, type, scopes, user}
     this.collaborators = new Map(); // fold(repo) -> Map(fold(login) -> {login, permission})
     this.comments = new Map(); // id -> comment
+    this.forks = new Map(); // fold(name) -> head repository of a fork pull request
+    this.pullIds = new Set(); // pull ids and their issue ids: never issue database ids
     this.nextUserId = FIRST_USER_ID;
     this.nextLabelId = FIRST_LABEL_ID;
     this.seedUsers = seed.users || {};
@@ -218,17 +282,50 @@ class World {
       }
       if (!repoNames.has(fold(r))) repoNames.set(fold(r), { name: r, inState: false });
     }
+    const meta = seed.repositories_meta || {};
+    for (const r of Object.keys(meta)) {
+      if (!new RegExp(REPO_NAME).test(r)) {
+        this.problems.push(`repositories_meta: ${r} is not OWNER/NAME`);
+        continue;
+      }
+      if (!repoNames.has(fold(r))) repoNames.set(fold(r), { name: r, inState: false });
+    }
+    const forkNames = new Map();
+    for (const p of seed.pulls || []) {
+      if (!repoNames.has(fold(p.repo))) repoNames.set(fold(p.repo), { name: p.repo, inState: false });
+      if (p.head.repo && fold(p.head.repo) !== fold(p.repo)) forkNames.set(fold(p.head.repo), p);
+    }
+    const metaOf = new Map(Object.keys(meta).map((r) => [fold(r), meta[r]]));
     let repoId = FIRST_REPO_ID;
     for (const key of [...repoNames.keys()].sort(byteCmp)) {
       const { name, inState } = repoNames.get(key);
       const [owner, short] = name.split('/');
+      const m = metaOf.get(key);
       const repo = {
         kind: 'repo', name, owner, short, key, inState, id: repoId, node_id: nodeId('R_', repoId),
-        issues: new Map(), maxNumber: 0, labels: new Map(),
+        issues: new Map(), pulls: new Map(), maxNumber: 0, labels: new Map(),
+        inMeta: Boolean(m), default_branch: (m && m.default_branch) || DEFAULT_BRANCH,
+        private: !(m && m.private === false), fork: false,
       };
       repoId++;
       this.repos.set(key, repo);
       this.nodes.set(repo.node_id, repo);
+    }
+    // The head repository of a fork pull request is not part of the world
+    // (no issues, no access): it only shows in the pull request's head.
+    for (const key of [...forkNames.keys()].sort(byteCmp)) {
+      const p = forkNames.get(key);
+      if (this.repos.has(key)) {
+        this.problems.push(`pulls: head repository ${p.head.repo} of ${p.repo}#${p.number} is a repository of the world, not a fork`);
+        continue;
+      }
+      const base = this.repos.get(fold(p.repo));
+      const [owner, short] = p.head.repo.split('/');
+      this.forks.set(key, {
+        kind: 'fork', name: p.head.repo, owner, short, key, id: repoId, node_id: nodeId('R_', repoId),
+        default_branch: base.default_branch, private: base.private, fork: true,
+      });
+      repoId++;
     }
 
     // Issues, in pm-bot's order (repository ignoring case, then number).
@@ -317,7 +414,10 @@ class World {
 
     for (const [token, t] of Object.entries(seed.tokens || {})) {
       const type = t.type || (t.login.endsWith('[bot]') ? 'Bot' : 'User');
-      this.tokens.set(token, { login: t.login, type, scopes: t.scopes || [], user: this.ensureUser(t.login, type) });
+      this.tokens.set(token, {
+        login: t.login, type, scopes: t.scopes || [], user: this.ensureUser(t.login, type),
+        read_only: t.read_only === true, projects: t.projects === undefined ? true : t.projects,
+      });
     }
     for (const repoName of Object.keys(seed.collaborators || {}).sort(byteCmp)) {
       const m = new Map();
@@ -328,6 +428,20 @@ class World {
       this.collaborators.set(fold(repoName), m);
     }
 
+    latest = Math.max(latest, this.loadPulls(seed.pulls || []));
+    // A pull request seeded without stamps was opened at the seed's now
+    // (else at the latest stamp so far); later stamps come after it.
+    const unstamped = [...this.allPulls()].filter((p) => p.created_at === null);
+    if (unstamped.length) {
+      const opened = seed.now ? Date.parse(seed.now) : (latest || Date.parse(DEFAULT_NOW));
+      for (const p of unstamped) {
+        p.created_at = isoSeconds(opened);
+        p.updated_at = p.created_at;
+        if (p.state === 'closed') p.closed_at = p.updated_at;
+      }
+      latest = Math.max(latest, opened);
+    }
+
     let maxCommentId = 0;
     for (const c of seed.comments || []) {
       if (c.id) maxCommentId = Math.max(maxCommentId, c.id);
@@ -335,7 +449,7 @@ class World {
     }
     this.nextCommentId = Math.max(FIRST_COMMENT_ID, maxCommentId + 1);
     for (const c of seed.comments || []) {
-      const issue = this.resolveRef(c.issue);
+      const issue = this.resolveRef(c.issue, true);
       if (!issue) {
         this.problems.push(`comments: issue ${c.issue} is not in the seed`);
         continue;
@@ -368,6 +482,77 @@ class World {
     this.latestMs = latest;
     this.nowMs = seed.now ? Date.parse(seed.now) : (latest || Date.parse(DEFAULT_NOW));
     this.seedNow = seed.now || null;
+  }
+
+  // Pull requests share the number space of their repository's issues and
+  // answer the issue endpoints (comments, reactions, labels) like issues do,
+  // but they are not issues of pm-bot's State: they stay out of the state
+  // document, GraphQL's repository.issues and the issue database ids.
+  // Returns the latest stamp seen, in ms.
+  loadPulls(list) {
+    let latest = 0;
+    const explicit = new Set();
+    for (const p of list) {
+      for (const id of [p.id, p.issue_id]) {
+        if (id === undefined) continue;
+        if (explicit.has(id) || this.byDbId.has(id)) this.problems.push(`pulls: id ${id} of ${p.repo}#${p.number} is already used`);
+        explicit.add(id);
+      }
+    }
+    let next = Math.max(FIRST_PULL_ID, ...[...explicit].map((id) => id + 1));
+    const alloc = () => {
+      while (explicit.has(next) || this.byDbId.has(next)) next++;
+      return next++;
+    };
+    const sorted = list.slice().sort((a, b) => byteCmp(fold(a.repo), fold(b.repo)) || a.number - b.number);
+    for (const p of sorted) {
+      const repo = this.repos.get(fold(p.repo));
+      const ref = `${repo.name}#${p.number}`;
+      if (repo.issues.has(p.number)) {
+        this.problems.push(`pulls: ${ref} is also an issue; pull requests and issues share numbers`);
+        continue;
+      }
+      if (repo.pulls.has(p.number)) {
+        this.problems.push(`pulls: ${ref} listed twice`);
+        continue;
+      }
+      if (charLength(p.title) > LIMITS.title) this.problems.push(`pulls: title of ${ref} is longer than ${LIMITS.title} characters`);
+      const body = p.body == null ? '' : p.body;
+      if (charLength(body) > LIMITS.body) this.problems.push(`pulls: body of ${ref} is longer than ${LIMITS.body} characters`);
+      const issueId = p.issue_id || alloc();
+      const id = p.id || alloc();
+      const headName = p.head.repo || repo.name;
+      const headRepo = fold(headName) === repo.key ? repo : this.forks.get(fold(headName));
+      if (!headRepo) continue; // reported with the forks
+      const created = p.created_at || p.updated_at || null;
+      const updated = p.updated_at || created;
+      for (const s of [created, updated]) if (s) latest = Math.max(latest, Date.parse(s));
+      const pull = {
+        kind: 'pull', repo, number: p.number, database_id: issueId, id, node_id: nodeId('PR_', id),
+        title: p.title, body, labels: [], state: p.state, state_reason: null, draft: p.draft === true,
+        author: this.ensureUser(p.user), created_at: created, updated_at: updated,
+        closed_at: p.state === 'closed' ? updated : null,
+        parent: null, children: [], blockedBy: [], blocking: [], comments: [],
+        head: { sha: p.head.sha, ref: p.head.ref, repo: headRepo, user: this.owner(headRepo.owner) || this.ensureUser(headRepo.owner) },
+        base: { sha: p.base.sha, ref: p.base.ref },
+      };
+      for (const l of p.labels || []) {
+        if (pull.labels.includes(l)) continue;
+        this.catalogLabel(repo, l);
+        pull.labels.push(l);
+      }
+      this.pullIds.add(issueId);
+      this.pullIds.add(id);
+      repo.pulls.set(pull.number, pull);
+      repo.maxNumber = Math.max(repo.maxNumber, pull.number);
+      this.nodes.set(pull.node_id, pull);
+    }
+    return latest;
+  }
+
+  * allPulls() {
+    const repos = [...this.repos.values()].sort((a, b) => byteCmp(a.key, b.key));
+    for (const r of repos) yield* [...r.pulls.values()].sort((a, b) => a.number - b.number);
   }
 
   loadProject(p) {
@@ -518,11 +703,22 @@ class World {
     return repo.issues.get(number) || null;
   }
 
-  resolveRef(ref) {
+  // What the REST issue endpoints find under a number: GitHub answers them
+  // for pull requests too.
+  issueOrPull(repo, number) {
+    return repo.issues.get(number) || repo.pulls.get(number) || null;
+  }
+
+  pull(repo, number) {
+    return repo.pulls.get(number) || null;
+  }
+
+  resolveRef(ref, withPulls) {
     const r = parseRef(ref);
     if (!r) return null;
     const repo = this.repo(r.repo);
-    return repo ? this.issue(repo, r.number) : null;
+    if (!repo) return null;
+    return withPulls ? this.issueOrPull(repo, r.number) : this.issue(repo, r.number);
   }
 
   ref(issue) {
@@ -541,7 +737,10 @@ class World {
     if (!m) return 'admin';
     const c = m.get(fold(login));
     if (c) return c.permission;
-    return fold(login) === fold(repo.owner) ? 'admin' : 'none';
+    if (fold(login) === fold(repo.owner)) return 'admin';
+    // Everyone may read a public repository (and open issues, comment
+    // and react there), as on GitHub.
+    return repo.private ? 'none' : 'read';
   }
 
   static atLeast(have, need) {
@@ -563,7 +762,7 @@ class World {
     for (;;) {
       const id = this.nextDbId++;
       const nid = nodeId(prefix, id);
-      if (!this.byDbId.has(id) && !this.nodes.has(nid)) return { id, node_id: nid };
+      if (!this.byDbId.has(id) && !this.pullIds.has(id) && !this.nodes.has(nid)) return { id, node_id: nid };
     }
   }
 
@@ -588,10 +787,18 @@ class World {
     }
   }
 
-  checkBody(body, resource) {
+  checkBody(body) {
     if (charLength(body) > LIMITS.body) {
       throw new WorldError('unprocessable', `body is too long (maximum is ${LIMITS.body} characters)`,
-        { resource: resource || 'Issue', code: 'custom', field: 'body' });
+        { resource: 'Issue', code: 'custom', field: 'body' });
+    }
+  }
+
+  // GitHub words the comment limit differently from the issue body's.
+  checkCommentBody(body) {
+    if (charLength(body) > LIMITS.body) {
+      throw new WorldError('unprocessable', `Body is too long (maximum is ${LIMITS.body} characters)`,
+        { resource: 'IssueComment', code: 'unprocessable', field: 'data' });
     }
   }
 
@@ -680,8 +887,17 @@ class World {
       issue.state_reason = next.state === 'closed' ? 'completed' : 'reopened';
     }
     if (reason !== undefined && reason !== null) issue.state_reason = reason;
+    if (issue.kind === 'pull') issue.state_reason = null;
     Object.assign(issue, next);
     issue.updated_at = now;
+    return true;
+  }
+
+  // A push to the pull request's head branch.
+  movePullHead(pull, sha) {
+    if (pull.head.sha === sha) return false;
+    pull.head.sha = sha;
+    pull.updated_at = this.stamp();
     return true;
   }
 
@@ -805,7 +1021,7 @@ class World {
   // ---- comments and reactions ---------------------------------------------
 
   createComment(issue, body, user) {
-    this.checkBody(body, 'IssueComment');
+    this.checkCommentBody(body);
     const { id, node_id } = this.allocCommentId('IC_');
     const now = this.stamp();
     const c = { kind: 'comment', id, node_id, issue, body, user, created_at: now, updated_at: now, reactions: [] };
@@ -816,7 +1032,7 @@ class World {
   }
 
   updateComment(comment, body) {
-    this.checkBody(body, 'IssueComment');
+    this.checkCommentBody(body);
     if (comment.body !== body) {
       comment.body = body;
       comment.updated_at = this.stamp();
@@ -932,7 +1148,9 @@ class World {
 
   dump() {
     const tokens = {};
-    for (const [t, v] of this.tokens) tokens[t] = { login: v.login, type: v.type, scopes: v.scopes.slice() };
+    for (const [t, v] of this.tokens) {
+      tokens[t] = { login: v.login, type: v.type, scopes: v.scopes.slice(), read_only: v.read_only, projects: v.projects };
+    }
     const collaborators = {};
     for (const [key, m] of this.collaborators) {
       const entry = {};
@@ -946,8 +1164,19 @@ class World {
       created_at: c.created_at, updated_at: c.updated_at,
       reactions: c.reactions.map((r) => ({ id: r.id, user: r.user.login, content: r.content })),
     }));
+    const pulls = [...this.allPulls()].map((p) => ({
+      id: p.id, issue_id: p.database_id, repo: p.repo.name, number: p.number, title: p.title, body: p.body,
+      user: p.author.login, state: p.state, draft: p.draft, labels: p.labels.slice(),
+      created_at: p.created_at, updated_at: p.updated_at,
+      head: { sha: p.head.sha, ref: p.head.ref, repo: p.head.repo.name },
+      base: { sha: p.base.sha, ref: p.base.ref },
+    }));
+    const meta = {};
+    for (const r of this.repos.values()) {
+      if (r.inMeta) meta[r.name] = { default_branch: r.default_branch, private: r.private };
+    }
     const out = {
-      state: this.stateDocument(), tokens, collaborators, users, comments,
+      state: this.stateDocument(), tokens, collaborators, users, comments, pulls, repositories_meta: meta,
       rate_limit: {
         core: { limit: this.rateLimit.core.limit, remaining: this.rateLimit.core.remaining },
         graphql: { limit: this.rateLimit.graphql.limit, remaining: this.rateLimit.graphql.remaining },

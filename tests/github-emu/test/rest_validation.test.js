@@ -193,8 +193,11 @@ test('a valid request the emulator does not model answers 501 with a JSON messag
   const lock = await emu.put('/repos/acme/widgets/issues/9/lock', { lock_reason: 'spam' });
   assert.equal(lock.status, 501);
   assert.match(lock.json.message, /issues\/lock/);
-  const repo = await emu.get('/repos/acme/widgets');
-  assert.equal(repo.status, 501);
+  const branches = await emu.get('/repos/acme/widgets/branches');
+  assert.equal(branches.status, 501);
+  assert.match(branches.json.message, /repos\/list-branches/);
+  const pulls = await emu.get('/repos/acme/widgets/pulls');
+  assert.equal(pulls.status, 501, 'listing pull requests is not modelled, only getting one');
   const param = await emu.get('/repos/acme/widgets/issues?milestone=none');
   assert.equal(param.status, 501);
   assert.match(param.json.message, /milestone/);
