@@ -156,6 +156,15 @@ int pmbot_config_repo_allowed(const pmbot_config *cfg, const char *repo);
 int pmbot_config_author_trusted(const pmbot_config *cfg, const char *login, int is_bot);
 
 /*
+ * Also trust markers on issues authored by `login` (copied; a no-op when
+ * it is already trusted, spelled in any case): the token's own login, which
+ * authored the issues pm-bot created. A login ending in "[bot]" matches bot
+ * authors only, as for entries of the file. PMBOT_OK, PMBOT_EINVALID for an
+ * empty login, PMBOT_ERROR when out of memory (`cfg` unchanged).
+ */
+int pmbot_config_trust(pmbot_config *cfg, const char *login);
+
+/*
  * 1 when `login`, whose permission on the repository is `perm`, may
  * approve a plan: `perm` is at least min_permission and, when approval.users
  * is not empty, `login` is listed (case-insensitive). Both must hold.

@@ -268,6 +268,16 @@ int pmbot_github_graphql(json_t **data_out, pmbot_github_client *c, const char *
 	const json_t *variables);
 
 /*
+ * The login the token acts as, from the GraphQL "viewer" document
+ * (src/github/graphql/viewer.graphql). GraphQL rather than REST GET /user,
+ * which answers 403 to the installation tokens of GitHub Apps and Actions;
+ * for those GitHub names the bot in its REST spelling
+ * ("github-actions[bot]"). `*out` is a new string the caller frees, NULL
+ * unless 0. Errors as above; PMBOT_ERROR also when the answer has no login.
+ */
+int pmbot_github_viewer_login(char **out, pmbot_github_client *c);
+
+/*
  * The rel="next" target of a Link header value (RFC 8288:
  * `<url>; rel="next", <url>; rel="last"`). `*out` is a new string the
  * caller frees, or NULL when there is no next link. 0 or PMBOT_ERROR.

@@ -41,6 +41,11 @@ int pmbot_source_config(pmbot_config **out, char blob_id[PMBOT_OID_HEX_SIZE],
 	pmbot_repo *repo, const char *rev, const char *default_repo,
 	pmbot_diag_list *diags);
 
+/* pmbot_source_config() for the file at `path` (repository-relative) instead. */
+int pmbot_source_config_at(pmbot_config **out, char blob_id[PMBOT_OID_HEX_SIZE],
+	pmbot_repo *repo, const char *rev, const char *path, const char *default_repo,
+	pmbot_diag_list *diags);
+
 /*
  * The issue forms under cfg->templates at `rev`, with pm-bot's built-in
  * forms for every type the repository has none for. A form that does not

@@ -986,6 +986,28 @@ int pmbot_config_repo_allowed(const pmbot_config *cfg, const char *repo)
 	return repo && list_has(&cfg->repos, repo);
 }
 
+int pmbot_config_trust(pmbot_config *cfg, const char *login)
+{
+	pmbot_config_list *l = &cfg->trusted_authors;
+	char **items, *copy;
+	size_t i;
+
+	if (!login || !*login)
+		return PMBOT_EINVALID;
+	for (i = 0; i < l->count; i++)
+		if (ieq(l->items[i], login))
+			return PMBOT_OK;
+	if (!(copy = strdup(login)))
+		return PMBOT_ERROR;
+	if (!(items = realloc(l->items, (l->count + 1) * sizeof(*items)))) {
+		free(copy);
+		return PMBOT_ERROR;
+	}
+	items[l->count++] = copy;
+	l->items = items;
+	return PMBOT_OK;
+}
+
 int pmbot_config_author_trusted(const pmbot_config *cfg, const char *login, int is_bot)
 {
 	size_t i, n;

@@ -45,15 +45,23 @@ int pmbot_source_config(pmbot_config **out, char blob_id[PMBOT_OID_HEX_SIZE],
 	pmbot_repo *repo, const char *rev, const char *default_repo,
 	pmbot_diag_list *diags)
 {
+	return pmbot_source_config_at(out, blob_id, repo, rev, PMBOT_CONFIG_PATH, default_repo,
+		diags);
+}
+
+int pmbot_source_config_at(pmbot_config **out, char blob_id[PMBOT_OID_HEX_SIZE],
+	pmbot_repo *repo, const char *rev, const char *path, const char *default_repo,
+	pmbot_diag_list *diags)
+{
 	pmbot_buf text;
 	char id[PMBOT_OID_HEX_SIZE] = "";
 	int rc;
 
 	*out = NULL;
 	pmbot_buf_init(&text, PMBOT_CONFIG_MAX_BYTES);
-	rc = pmbot_repo_read(&text, id, repo, rev, PMBOT_CONFIG_PATH);
+	rc = pmbot_repo_read(&text, id, repo, rev, path);
 	if (rc == PMBOT_REPO_ETOOBIG) {
-		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", PMBOT_CONFIG_PATH, "", 0, 0,
+		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", path, "", 0, 0,
 			"the configuration is larger than %zu bytes", (size_t)PMBOT_CONFIG_MAX_BYTES);
 		rc = PMBOT_EINVALID;
 		goto done;
@@ -70,7 +78,7 @@ int pmbot_source_config(pmbot_config **out, char blob_id[PMBOT_OID_HEX_SIZE],
 	}
 	if (rc < 0)
 		goto done;
-	rc = pmbot_config_parse(out, PMBOT_CONFIG_PATH, text.buf, text.len, default_repo, diags);
+	rc = pmbot_config_parse(out, path, text.buf, text.len, default_repo, diags);
 done:
 	if (blob_id)
 		memcpy(blob_id, id, sizeof(id));

@@ -780,6 +780,7 @@ static int op_set_parent(op_ctx *o)
 	const char *repo, *parent_repo;
 	long long number, db_id, parent_number;
 	const json_t *replace = json_object_get(o->args, "replace");
+	pmbot_buf why = PMBOT_BUF_INIT;
 	json_t *req;
 	int rc, r;
 
@@ -805,23 +806,34 @@ static int op_set_parent(op_ctx *o)
 	/* A 422 may mean an earlier attempt already landed: the read-back decides. */
 	if (r < 0 && !(r == PMBOT_GITHUB_EHTTP && o->resp.status == 422))
 		return gh_fail(o->g, o->err, o->op, "adding the sub-issue", r, &o->resp);
+	/* The read-back replaces the client's last error: keep the refusal's reason. */
+	if (r < 0 && pmbot_buf_puts(&why, pmbot_github_last_error(o->g->client)) < 0)
+		return OOM(o->err, o->op);
 	if ((rc = set_path(o, "/repos/%s/issues/%lld/parent", repo, number)) < 0)
-		return rc;
+		goto done;
 	rc = pmbot_github_rest_flags(&o->resp, o->g->client, "GET", o->path.buf, NULL,
 		PMBOT_GITHUB_NO_CACHE);
-	if (rc == 0 && is_issue(o->resp.json, parent_repo, parent_number))
-		return 0;
+	if (rc == 0 && is_issue(o->resp.json, parent_repo, parent_number)) {
+		rc = 0;
+		goto done;
+	}
 	if (r < 0) {
 		pmbot_buf_printf(o->err, "%s: GitHub refused to make %s#%lld a sub-issue of %s#%lld: %s",
-			o->op, repo, number, parent_repo, parent_number, pmbot_github_last_error(o->g->client));
-		return PMBOT_EINVALID;
+			o->op, repo, number, parent_repo, parent_number, why.buf);
+		rc = PMBOT_EINVALID;
+		goto done;
 	}
-	if (rc < 0 && !(rc == PMBOT_GITHUB_EHTTP && o->resp.status == 404))
-		return gh_fail(o->g, o->err, o->op, "reading the parent back", rc, &o->resp);
+	if (rc < 0 && !(rc == PMBOT_GITHUB_EHTTP && o->resp.status == 404)) {
+		rc = gh_fail(o->g, o->err, o->op, "reading the parent back", rc, &o->resp);
+		goto done;
+	}
 	pmbot_buf_printf(o->err, "%s: the parent of %s#%lld did not land: GitHub shows %s after "
 		"it accepted %s#%lld", o->op, repo, number, rc < 0 ? "no parent" : "another parent",
 		parent_repo, parent_number);
-	return PMBOT_ERROR;
+	rc = PMBOT_ERROR;
+done:
+	pmbot_buf_free(&why);
+	return rc;
 }
 
 /* Is blocker `db_id` among the blocked_by edges of the issue at o->path's base? */
@@ -942,9 +954,12 @@ static int op_add_to_project(op_ctx *o)
 	json_decref(vars);
 	item = jstr(json_object_get(json_object_get(json_object_get(o->resp.json, "data"),
 			    "addProjectV2ItemById"), "item"), "id");
-	/* "Already exists" is success when GitHub still names the item. */
-	if (rc == PMBOT_GITHUB_EGRAPHQL && item &&
-	    strstr(pmbot_github_last_error(o->g->client), "already exists"))
+	/*
+	 * GitHub answers an item that is already on the board with that item;
+	 * an answer that carries errors but still names the item means the
+	 * same. Decided by the data, never by the error's wording.
+	 */
+	if (rc == PMBOT_GITHUB_EGRAPHQL && item)
 		rc = 0;
 	if (rc < 0)
 		return gh_fail(o->g, o->err, o->op, "adding the issue to the project", rc, &o->resp);

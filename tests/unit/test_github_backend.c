@@ -1,0 +1,1307 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "helpers/fakehttp.h"
+#include "helpers/tmpdir.h"
+#include "pmbot/buf.h"
+#include "pmbot/github.h"
+#include "pmbot/gql.h"
+#include "pmbot/json.h"
+#include "pmbot/state.h"
+
+/*
+ * The GitHub backend driven through a real pmbot_github_client against the
+ * scripted loopback server: every request the backend sends is asserted
+ * byte for byte, and what it makes of GitHub's answers. The client's clock
+ * and sleep are fakes, so retries cost no time.
+ */
+
+#define TOKEN "ghp_B4ck3ndT0kenMustNeverLeak0123456789ab"
+#define REV "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define MARKER(id) "<!-- pm-bot:id=" id " rev=" REV " -->"
+#define API_REPOS "https://api.github.com/repos/"
+
+typedef struct {
+	fakehttp *srv;
+	char api[128];
+	char graphql[160];
+	char cache[256];          /* "" unless a test asks for the ETag cache */
+	pmbot_github_options opts;
+	pmbot_github_client *c;
+	pmbot_backend *b;
+	pmbot_state *st;          /* the last read's state */
+	json_t *result;           /* the last perform's result */
+	pmbot_buf err;            /* the last call's error text */
+	long long now_ms;
+	size_t n_sleeps;
+} fixture;
+
+static long long fake_now(void *payload)
+{
+	return ((fixture *)payload)->now_ms;
+}
+
+static void fake_sleep(void *payload, long long ms)
+{
+	fixture *fx = payload;
+
+	fx->n_sleeps++;
+	fx->now_ms += ms;
+}
+
+static int setup(void **state)
+{
+	fixture *fx = calloc(1, sizeof(*fx));
+
+	if (!fx || fakehttp_start(&fx->srv) < 0)
+		return -1;
+	snprintf(fx->api, sizeof(fx->api), "%s", fakehttp_url(fx->srv));
+	snprintf(fx->graphql, sizeof(fx->graphql), "%s/graphql", fakehttp_url(fx->srv));
+	pmbot_github_options_init(&fx->opts);
+	fx->opts.api_url = fx->api;
+	fx->opts.graphql_url = fx->graphql;
+	fx->opts.token = TOKEN;
+	fx->opts.cache_dir = NULL;
+	fx->opts.pace_ms = 0;
+	fx->opts.max_retries = 1;
+	fx->opts.now = fake_now;
+	fx->opts.sleep = fake_sleep;
+	fx->opts.clock_payload = fx;
+	fx->now_ms = 1700000000000LL;
+	pmbot_buf_init(&fx->err, 0);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *fx = *state;
+
+	if (fx->b)
+		fx->b->free(fx->b);
+	pmbot_github_client_free(fx->c);
+	pmbot_state_free(fx->st);
+	json_decref(fx->result);
+	fakehttp_stop(fx->srv);
+	if (fx->cache[0])
+		test_remove_tree(fx->cache);
+	pmbot_buf_free(&fx->err);
+	free(fx);
+	return 0;
+}
+
+/* The backend over a client made from fx->opts as the test left them. */
+static pmbot_backend *backend(fixture *fx)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+
+	if (fx->b)
+		return fx->b;
+	assert_int_equal(pmbot_github_client_new(&fx->c, &fx->opts, &err), 0);
+	assert_int_equal(pmbot_github_backend_open(&fx->b, fx->c, "pm-bot[bot]", &err), 0);
+	assert_string_equal(fx->b->name, "github");
+	pmbot_buf_free(&err);
+	return fx->b;
+}
+
+/* Give the client an ETag cache in a fresh directory (before backend()). */
+static void use_cache(fixture *fx)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(fx->cache, sizeof(fx->cache), "%s/pmbot-test-ghbackend-XXXXXX",
+		tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(fx->cache));
+	fx->opts.cache_dir = fx->cache;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("\"%s\" does not contain \"%s\"", hay, needle);
+}
+
+static void assert_starts_with(const char *s, const char *prefix)
+{
+	if (strncmp(s, prefix, strlen(prefix)))
+		fail_msg("\"%s\" does not start with \"%s\"", s, prefix);
+}
+
+static int do_read(fixture *fx, const char *const *repos, size_t n, const char *owner,
+	long number)
+{
+	int rc;
+
+	pmbot_state_free(fx->st);
+	fx->st = (pmbot_state *)1;
+	pmbot_buf_clear(&fx->err);
+	rc = backend(fx)->read(&fx->st, fx->b, repos, n, owner, number, &fx->err);
+	if (rc == 0) {
+		assert_non_null(fx->st);
+		assert_int_equal(fx->err.len, 0);
+	} else {
+		assert_null(fx->st);
+		assert_true(fx->err.len > 0);
+	}
+	assert_null(strstr(fx->err.buf, TOKEN));
+	return rc;
+}
+
+static int do_read1(fixture *fx, const char *repo)
+{
+	return do_read(fx, &repo, 1, NULL, 0);
+}
+
+/* Perform `op` with `args_json`; a failure must leave no result and say why. */
+static int perform(fixture *fx, const char *op, const char *args_json)
+{
+	json_error_t jerr;
+	json_t *args = json_loads(args_json, 0, &jerr);
+	int rc;
+
+	if (!args)
+		fail_msg("bad test args %s: %s", args_json, jerr.text);
+	json_decref(fx->result);
+	fx->result = (json_t *)1;
+	pmbot_buf_clear(&fx->err);
+	rc = backend(fx)->perform(&fx->result, fx->b, op, args, &fx->err);
+	json_decref(args);
+	if (rc == 0) {
+		assert_true(json_is_object(fx->result));
+		assert_int_equal(fx->err.len, 0);
+	} else {
+		assert_null(fx->result);
+		assert_starts_with(fx->err.buf, op);
+	}
+	assert_null(strstr(fx->err.buf, TOKEN));
+	return rc;
+}
+
+static void push(fixture *fx, int status, const char *body)
+{
+	assert_int_equal(fakehttp_push_simple(fx->srv, status, NULL, body), 0);
+}
+
+static void push_h(fixture *fx, int status, const char *headers, const char *body)
+{
+	assert_int_equal(fakehttp_push_simple(fx->srv, status, headers, body), 0);
+}
+
+/* Push `doc` (consumed) as a 200 answer. */
+static void push_json(fixture *fx, json_t *doc)
+{
+	char *text;
+
+	assert_non_null(doc);
+	text = json_dumps(doc, JSON_COMPACT);
+	assert_non_null(text);
+	push(fx, 200, text);
+	free(text);
+	json_decref(doc);
+}
+
+static const fakehttp_request *req(fixture *fx, size_t i)
+{
+	const fakehttp_request *r = fakehttp_get(fx->srv, i);
+
+	assert_non_null(r);
+	return r;
+}
+
+static void assert_canonical(const json_t *v, const char *expect)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	assert_non_null(v);
+	assert_int_equal(pmbot_json_canonical(&b, v), 0);
+	assert_string_equal(b.buf, expect);
+	pmbot_buf_free(&b);
+}
+
+/* Request `i` is a REST call with exactly this method, target and body. */
+static void assert_rest(fixture *fx, size_t i, const char *method, const char *target,
+	const char *body)
+{
+	const fakehttp_request *r = req(fx, i);
+
+	assert_string_equal(r->method, method);
+	assert_string_equal(r->target, target);
+	assert_string_equal(r->body, body ? body : "");
+	assert_string_equal(fakehttp_header_value(r, "Authorization"), "Bearer " TOKEN);
+}
+
+/* Request `i` is the GraphQL document `doc` with exactly these variables. */
+static void assert_gql(fixture *fx, size_t i, const char *doc, const char *vars_json)
+{
+	const fakehttp_request *r = req(fx, i);
+	json_t *vars = json_loads(vars_json, 0, NULL), *sent = json_loads(r->body, 0, NULL), *body;
+	pmbot_buf want = PMBOT_BUF_INIT;
+
+	assert_string_equal(r->method, "POST");
+	assert_string_equal(r->target, "/graphql");
+	assert_non_null(vars);
+	assert_non_null(sent);
+	assert_non_null(pmbot_gql(doc));
+	/* Variables first, so a mismatch reads short; then the document; then every byte. */
+	assert_int_equal(pmbot_json_canonical(&want, vars), 0);
+	assert_canonical(json_object_get(sent, "variables"), want.buf);
+	assert_true(json_is_string(json_object_get(sent, "query")));
+	assert_true(!strcmp(json_string_value(json_object_get(sent, "query")), pmbot_gql(doc)));
+	body = json_pack("{s:s, s:o}", "query", pmbot_gql(doc), "variables", vars);
+	assert_non_null(body);
+	pmbot_buf_clear(&want);
+	assert_int_equal(pmbot_json_canonical(&want, body), 0);
+	assert_string_equal(r->body, want.buf);
+	assert_string_equal(fakehttp_header_value(r, "Authorization"), "Bearer " TOKEN);
+	pmbot_buf_free(&want);
+	json_decref(body);
+	json_decref(sent);
+}
+
+/* ---- GraphQL answers ---- */
+
+static json_t *user(const char *login)
+{
+	return json_pack("{s:s, s:s}", "__typename", "User", "login", login);
+}
+
+static json_t *bot(const char *login)
+{
+	return json_pack("{s:s, s:s}", "__typename", "Bot", "login", login);
+}
+
+/* An open issue node; database id 1000000 + number, node id "I_<number>". */
+static json_t *node(long number, const char *body, json_t *author)
+{
+	char id[32], title[32];
+
+	snprintf(id, sizeof(id), "I_%ld", number);
+	snprintf(title, sizeof(title), "Issue %ld", number);
+	return json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:o, s:{s:[]}, s:n}",
+		"id", id, "databaseId", (json_int_t)(1000000 + number), "number", (json_int_t)number,
+		"title", title, "body", body, "state", "OPEN", "updatedAt", "2026-01-02T03:04:05Z",
+		"author", author ? author : json_null(), "labels", "nodes", "parent");
+}
+
+/* One page of the "issues" document; `nodes` consumed; cursor NULL: last page. */
+static void push_issues(fixture *fx, const char *name_with_owner, json_t *nodes,
+	const char *cursor)
+{
+	push_json(fx, json_pack("{s:{s:{s:s, s:{s:{s:b, s:s?}, s:o}}}}", "data", "repository",
+		"nameWithOwner", name_with_owner, "issues", "pageInfo", "hasNextPage", cursor != NULL,
+		"endCursor", cursor, "nodes", nodes));
+}
+
+static const char project_fields[] =
+	"\"fields\":{\"nodes\":["
+	"{\"id\":\"PVTF_title\",\"name\":\"Title\",\"dataType\":\"TITLE\"},"
+	"{\"id\":\"PVTSSF_status\",\"name\":\"Status\",\"dataType\":\"SINGLE_SELECT\","
+	"\"options\":[{\"id\":\"opt_todo\",\"name\":\"Todo\"},"
+	"{\"id\":\"opt_done\",\"name\":\"Done\"}]},"
+	"{\"id\":\"PVTF_est\",\"name\":\"Estimate\",\"dataType\":\"NUMBER\"},"
+	"{\"id\":\"PVTF_notes\",\"name\":\"Notes\",\"dataType\":\"TEXT\"},"
+	"{\"id\":\"PVTF_assignees\",\"name\":\"Assignees\",\"dataType\":\"ASSIGNEES\"},"
+	"{\"id\":\"PVTF_due\",\"name\":\"Due\",\"dataType\":\"DATE\"}]}";
+
+/* The board "PVT_5" of `kind` ("organization" or "user") with one issue item. */
+static void push_project(fixture *fx, const char *kind)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	pmbot_buf_printf(&b, "{\"data\":{\"%s\":{\"projectV2\":{\"id\":\"PVT_5\",\"number\":5,%s,"
+		"\"items\":{\"pageInfo\":{\"hasNextPage\":false,\"endCursor\":null},\"nodes\":["
+		"{\"id\":\"PVTI_1\",\"content\":{\"number\":1,\"repository\":{\"nameWithOwner\":\"o/r\"}},"
+		"\"fieldValues\":{\"nodes\":[{\"text\":\"Issue 1\",\"field\":{\"name\":\"Title\"}},"
+		"{\"name\":\"Todo\",\"field\":{\"name\":\"Status\"}}]}}]}}}}}",
+		kind, project_fields);
+	push(fx, 200, b.buf);
+	pmbot_buf_free(&b);
+}
+
+static const char org_not_found[] =
+	"{\"data\":{\"organization\":null},\"errors\":[{\"type\":\"NOT_FOUND\","
+	"\"path\":[\"organization\"],\"message\":\"Could not resolve to an Organization with the "
+	"login of 'acme'.\"}]}";
+
+static const char user_not_found[] =
+	"{\"data\":{\"user\":null},\"errors\":[{\"type\":\"NOT_FOUND\","
+	"\"path\":[\"user\"],\"message\":\"Could not resolve to a User with the login of 'acme'.\"}]}";
+
+/* Read the board acme/5 so the backend knows its id and field types. */
+static void read_board(fixture *fx)
+{
+	size_t before = fakehttp_count(fx->srv);
+
+	push_project(fx, "organization");
+	assert_int_equal(do_read(fx, NULL, 0, "acme", 5), 0);
+	assert_non_null(fx->st->project);
+	assert_int_equal(fakehttp_count(fx->srv), before + 1);
+}
+
+/* ---- read: issues ---- */
+
+static void test_github_backend__read_sends_the_issues_document_without_a_cursor_first(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push_issues(fx, "o/r", json_pack("[o]", node(1, "plain", user("alice"))), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_gql(fx, 0, "issues", "{\"after\":null,\"name\":\"r\",\"owner\":\"o\"}");
+	/* The page size is in the document: 100 per page, open and closed. */
+	assert_contains(pmbot_gql("issues"),
+		"issues(first: 100, after: $after, states: [OPEN, CLOSED]");
+	assert_int_equal(fx->st->n_issues, 1);
+}
+
+static void test_github_backend__read_maps_every_field_of_an_issue_node(void **state)
+{
+	fixture *fx = *state;
+	json_t *a = node(1, "plain", user("alice")), *b = node(2, "", user("bob"));
+	const pmbot_issue *is;
+
+	json_object_set_new(a, "labels", json_pack("{s:[{s:s},{s:s}]}", "nodes", "name", "type:task",
+		"name", "area:core"));
+	json_object_set_new(b, "state", json_string("CLOSED"));
+	json_object_set_new(b, "body", json_null());
+	json_object_set_new(b, "parent", json_pack("{s:i, s:{s:s}}", "number", 1, "repository",
+		"nameWithOwner", "o/r"));
+	push_issues(fx, "o/r", json_pack("[o,o]", b, a), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_int_equal(fx->st->n_issues, 2);
+
+	is = &fx->st->issues[0];
+	assert_string_equal(is->repo, "o/r");
+	assert_int_equal(is->number, 1);
+	assert_int_equal(is->database_id, 1000001);
+	assert_string_equal(is->node_id, "I_1");
+	assert_string_equal(is->title, "Issue 1");
+	assert_string_equal(is->body, "plain");
+	assert_int_equal(is->closed, 0);
+	assert_string_equal(is->updated_at, "2026-01-02T03:04:05Z");
+	assert_int_equal(is->n_labels, 2);
+	assert_string_equal(is->labels[0], "area:core");
+	assert_string_equal(is->labels[1], "type:task");
+	assert_null(is->parent);
+	assert_int_equal(is->n_blocked_by, 0);
+
+	is = &fx->st->issues[1];
+	assert_int_equal(is->number, 2);
+	assert_int_equal(is->closed, 1);
+	assert_string_equal(is->body, "");
+	assert_int_equal(is->n_labels, 0);
+	/* Parents come with the issues: no request of their own. */
+	assert_string_equal(is->parent, "o/r#1");
+}
+
+static void test_github_backend__read_follows_end_cursor_one_request_per_page(void **state)
+{
+	fixture *fx = *state;
+
+	push_issues(fx, "o/r", json_pack("[o]", node(1, "", user("a"))), "Y3Vyc29yOjE=");
+	push_issues(fx, "o/r", json_pack("[o]", node(2, "", user("a"))), "Y3Vyc29yOjI=");
+	/* The last page may still name a cursor: hasNextPage decides. */
+	push_json(fx, json_pack("{s:{s:{s:s, s:{s:{s:b, s:s}, s:[o]}}}}", "data", "repository",
+		"nameWithOwner", "o/r", "issues", "pageInfo", "hasNextPage", 0, "endCursor",
+		"Y3Vyc29yOjM=", "nodes", node(3, "", user("a"))));
+	push_issues(fx, "o/r", json_pack("[o]", node(4, "", user("a"))), NULL);
+
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+	assert_int_equal(fakehttp_pending(fx->srv), 1);
+	assert_gql(fx, 0, "issues", "{\"after\":null,\"name\":\"r\",\"owner\":\"o\"}");
+	assert_gql(fx, 1, "issues", "{\"after\":\"Y3Vyc29yOjE=\",\"name\":\"r\",\"owner\":\"o\"}");
+	assert_gql(fx, 2, "issues", "{\"after\":\"Y3Vyc29yOjI=\",\"name\":\"r\",\"owner\":\"o\"}");
+	assert_int_equal(fx->st->n_issues, 3);
+	assert_int_equal(fx->st->issues[2].number, 3);
+}
+
+static void test_github_backend__read_reads_a_repository_named_twice_once(void **state)
+{
+	fixture *fx = *state;
+	static const char *const repos[] = { "O/R", "x/y", "o/r" };
+
+	/* GitHub answers with its own spelling of the name, which the state keeps. */
+	push_issues(fx, "o/r", json_pack("[o]", node(1, "", user("a"))), NULL);
+	push_issues(fx, "x/y", json_pack("[o]", node(9, "", user("a"))), NULL);
+	push_issues(fx, "o/r", json_pack("[o]", node(1, "", user("a"))), NULL);
+	assert_int_equal(do_read(fx, repos, 3, NULL, 0), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_int_equal(fakehttp_pending(fx->srv), 1);
+	assert_gql(fx, 0, "issues", "{\"after\":null,\"name\":\"R\",\"owner\":\"O\"}");
+	assert_gql(fx, 1, "issues", "{\"after\":null,\"name\":\"y\",\"owner\":\"x\"}");
+	assert_int_equal(fx->st->n_issues, 2);
+	assert_string_equal(fx->st->issues[0].repo, "o/r");
+	assert_string_equal(fx->st->issues[1].repo, "x/y");
+}
+
+static void test_github_backend__read_gives_bot_authors_their_rest_login(void **state)
+{
+	fixture *fx = *state;
+
+	push_issues(fx, "o/r", json_pack("[o,o,o]", node(1, "", bot("github-actions")),
+		node(2, "", bot("dependabot[bot]")), node(3, "", user("octocat"))), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_string_equal(fx->st->issues[0].author, "github-actions[bot]");
+	assert_int_equal(fx->st->issues[0].author_is_bot, 1);
+	assert_string_equal(fx->st->issues[1].author, "dependabot[bot]");
+	assert_int_equal(fx->st->issues[1].author_is_bot, 1);
+	assert_string_equal(fx->st->issues[2].author, "octocat");
+	assert_int_equal(fx->st->issues[2].author_is_bot, 0);
+}
+
+static void test_github_backend__read_gives_a_deleted_author_as_ghost(void **state)
+{
+	fixture *fx = *state;
+
+	push_issues(fx, "o/r", json_pack("[o,o]", node(1, "", NULL),
+		node(2, "", json_pack("{s:s, s:n}", "__typename", "User", "login"))), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_string_equal(fx->st->issues[0].author, "ghost");
+	assert_int_equal(fx->st->issues[0].author_is_bot, 0);
+	assert_string_equal(fx->st->issues[1].author, "ghost");
+}
+
+static void test_github_backend__read_asks_rest_for_dependencies_of_a_marked_blocked_issue(
+	void **state)
+{
+	fixture *fx = *state;
+	const pmbot_issue *is;
+
+	push_issues(fx, "o/r", json_pack("[o,o]",
+		node(1, "### Goal\nship\n\n### Blocked by\n#2\n\n" MARKER("task:a"), user("a")),
+		node(2, "plain", user("a"))), NULL);
+	push(fx, 200, "[{\"id\":1000002,\"number\":2,\"repository_url\":\"" API_REPOS "o/r\"},"
+		"{\"id\":2000007,\"number\":7,\"repository_url\":\"" API_REPOS "other/lib\"}]");
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_rest(fx, 1, "GET", "/repos/o/r/issues/1/dependencies/blocked_by?per_page=100", NULL);
+	is = pmbot_state_issue_at(fx->st, "o/r", 1);
+	assert_non_null(is);
+	assert_int_equal(is->n_blocked_by, 2);
+	assert_string_equal(is->blocked_by[0], "o/r#2");
+	assert_string_equal(is->blocked_by[1], "other/lib#7");
+	assert_int_equal(pmbot_state_issue_at(fx->st, "o/r", 2)->n_blocked_by, 0);
+}
+
+static void test_github_backend__read_asks_nothing_for_issues_without_a_marked_blocked_by_line(
+	void **state)
+{
+	fixture *fx = *state;
+	size_t i;
+
+	push_issues(fx, "o/r", json_pack("[o,o,o,o,o,o]",
+		/* well-formed marker, the line empty */
+		node(1, "### Blocked by\n_No response_\n\n" MARKER("task:a"), user("a")),
+		/* a Blocked by line but no marker */
+		node(2, "### Blocked by\n#1\n", user("a")),
+		/* a malformed marker */
+		node(3, "### Blocked by\n#1\n\n<!-- pm-bot:id=task:c rev=abc -->", user("a")),
+		/* two markers */
+		node(4, "### Blocked by\n#1\n\n" MARKER("task:d") "\n" MARKER("task:e"), user("a")),
+		/* a marker and no Blocked by heading */
+		node(5, "### Goal\n#1\n\n" MARKER("task:f"), user("a")),
+		/* the heading's value is cut off by the next heading */
+		node(6, "### Blocked by\n\n### Goal\n#1\n\n" MARKER("task:g"), user("a"))), NULL);
+	push(fx, 200, "[]");
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_int_equal(fakehttp_pending(fx->srv), 1);
+	assert_int_equal(fx->st->n_issues, 6);
+	for (i = 0; i < fx->st->n_issues; i++)
+		assert_int_equal(fx->st->issues[i].n_blocked_by, 0);
+}
+
+static void test_github_backend__read_fails_when_a_dependency_list_cannot_be_read(void **state)
+{
+	fixture *fx = *state;
+
+	push_issues(fx, "o/r", json_pack("[o]",
+		node(1, "### Blocked by\n#2\n\n" MARKER("task:a"), user("a"))), NULL);
+	push(fx, 404, "{\"message\":\"Not Found\"}");
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
+	assert_starts_with(fx->err.buf, "read: listing dependencies failed: GET ");
+	assert_contains(fx->err.buf, "/repos/o/r/issues/1/dependencies/blocked_by");
+	assert_contains(fx->err.buf, "404");
+}
+
+static void test_github_backend__read_fails_without_crashing_on_malformed_answers(void **state)
+{
+	fixture *fx = *state;
+	json_t *untitled = node(1, "", user("a"));
+
+	/* No repository and no error. */
+	push(fx, 200, "{\"data\":{\"repository\":null}}");
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
+	assert_string_equal(fx->err.buf, "read: GitHub answered no issues for o/r");
+
+	/* Nodes that are not an array. */
+	push(fx, 200, "{\"data\":{\"repository\":{\"nameWithOwner\":\"o/r\",\"issues\":"
+		"{\"pageInfo\":{\"hasNextPage\":false},\"nodes\":{}}}}}");
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
+	assert_string_equal(fx->err.buf, "read: GitHub answered no issues for o/r");
+
+	/* A next page without a cursor. */
+	push(fx, 200, "{\"data\":{\"repository\":{\"nameWithOwner\":\"o/r\",\"issues\":"
+		"{\"pageInfo\":{\"hasNextPage\":true,\"endCursor\":null},\"nodes\":[]}}}}");
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
+	assert_string_equal(fx->err.buf, "read: GitHub gave no cursor for the next page of o/r");
+
+	/* An issue without its title. */
+	json_object_del(untitled, "title");
+	push_issues(fx, "o/r", json_pack("[o]", untitled), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
+	assert_string_equal(fx->err.buf, "read: an issue of o/r without its number, ids or title");
+
+	/* A 200 that is not JSON. */
+	push(fx, 200, "<html>");
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
+	assert_starts_with(fx->err.buf, "read: reading issues failed: POST ");
+
+	assert_int_equal(fakehttp_count(fx->srv), 5);
+	assert_int_equal(fakehttp_pending(fx->srv), 0);
+}
+
+static void test_github_backend__read_refuses_answers_that_do_not_form_a_valid_state(
+	void **state)
+{
+	fixture *fx = *state;
+	json_t *bad = node(2, "", user("a"));
+	static const char *const bad_name[] = { "noslash" };
+
+	json_object_set_new(bad, "updatedAt", json_string("yesterday"));
+	push_issues(fx, "o/r", json_pack("[o,o]", node(1, "", user("a")), bad), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_EINVALID);
+	assert_starts_with(fx->err.buf, "read: GitHub's answers do not form a valid state:");
+	assert_contains(fx->err.buf, "STATE_SCHEMA");
+	assert_contains(fx->err.buf, "updated_at");
+
+	/* Not OWNER/NAME: refused before asking. */
+	assert_int_equal(do_read(fx, bad_name, 1, NULL, 0), PMBOT_EINVALID);
+	assert_string_equal(fx->err.buf, "read: 'noslash' is not OWNER/NAME");
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+}
+
+/* ---- read: the project ---- */
+
+static void test_github_backend__read_asks_for_an_organization_board_first(void **state)
+{
+	fixture *fx = *state;
+	const pmbot_project *p;
+	const pmbot_pitem *it;
+
+	push(fx, 200, "{\"data\":{\"organization\":{\"projectV2\":{\"id\":\"PVT_5\",\"number\":5,"
+		"\"fields\":{\"nodes\":["
+		"{\"id\":\"PVTF_title\",\"name\":\"Title\",\"dataType\":\"TITLE\"},"
+		"{\"id\":\"PVTSSF_status\",\"name\":\"Status\",\"dataType\":\"SINGLE_SELECT\","
+		"\"options\":[{\"id\":\"opt_todo\",\"name\":\"Todo\"},"
+	"{\"id\":\"opt_done\",\"name\":\"Done\"}]},"
+		"{\"id\":\"PVTF_est\",\"name\":\"Estimate\",\"dataType\":\"NUMBER\"},"
+		"{\"id\":\"PVTF_notes\",\"name\":\"Notes\",\"dataType\":\"TEXT\"},"
+		"{\"id\":\"PVTF_due\",\"name\":\"Due\",\"dataType\":\"DATE\"}]},"
+		"\"items\":{\"pageInfo\":{\"hasNextPage\":false,\"endCursor\":null},\"nodes\":["
+		"{\"id\":\"PVTI_1\",\"content\":{\"number\":1,\"repository\":{\"nameWithOwner\":\"o/r\"}},"
+		"\"fieldValues\":{\"nodes\":["
+		"{\"text\":\"Issue 1\",\"field\":{\"name\":\"Title\"}},"
+		"{\"name\":\"Todo\",\"field\":{\"name\":\"Status\"}},"
+		"{\"number\":3,\"field\":{\"name\":\"Estimate\"}},"
+		"{\"text\":\"n\",\"field\":{\"name\":\"Notes\"}},"
+		"{\"date\":\"2026-01-05\",\"field\":{\"name\":\"Due\"}}]}},"
+		"{\"id\":\"PVTI_draft\",\"content\":{},\"fieldValues\":{\"nodes\":[]}},"
+		"{\"id\":\"PVTI_pr\",\"content\":null,\"fieldValues\":{\"nodes\":[]}}]}}}}}");
+	assert_int_equal(do_read(fx, NULL, 0, "acme", 5), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_gql(fx, 0, "project", "{\"after\":null,\"login\":\"acme\",\"number\":5,\"org\":true}");
+
+	p = fx->st->project;
+	assert_non_null(p);
+	assert_string_equal(p->owner, "acme");
+	assert_int_equal(p->number, 5);
+	assert_string_equal(p->node_id, "PVT_5");
+	/* Only the kinds pm-bot writes, in GitHub's order. */
+	assert_int_equal(p->n_fields, 4);
+	assert_string_equal(p->fields[0].name, "Status");
+	assert_int_equal(p->fields[0].type, PMBOT_PFIELD_SINGLE_SELECT);
+	assert_int_equal(p->fields[0].n_options, 2);
+	assert_string_equal(p->fields[0].options[1].id, "opt_done");
+	assert_string_equal(p->fields[0].options[1].name, "Done");
+	assert_int_equal(p->fields[1].type, PMBOT_PFIELD_NUMBER);
+	assert_int_equal(p->fields[2].type, PMBOT_PFIELD_TEXT);
+	assert_int_equal(p->fields[3].type, PMBOT_PFIELD_DATE);
+	assert_string_equal(p->fields[3].id, "PVTF_due");
+	/* Drafts and pull requests are not issues. */
+	assert_int_equal(p->n_items, 1);
+	it = &p->items[0];
+	assert_string_equal(it->id, "PVTI_1");
+	assert_string_equal(it->issue, "o/r#1");
+	assert_canonical(it->values,
+		"{\"Due\":\"2026-01-05\",\"Estimate\":3,\"Notes\":\"n\",\"Status\":\"Todo\"}");
+}
+
+static void test_github_backend__read_falls_back_to_a_user_board_on_not_found(void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 200, org_not_found);
+	push_project(fx, "user");
+	assert_int_equal(do_read(fx, NULL, 0, "acme", 5), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_gql(fx, 0, "project", "{\"after\":null,\"login\":\"acme\",\"number\":5,\"org\":true}");
+	assert_gql(fx, 1, "project", "{\"after\":null,\"login\":\"acme\",\"number\":5,\"org\":false}");
+	assert_non_null(fx->st->project);
+	assert_string_equal(fx->st->project->node_id, "PVT_5");
+	assert_int_equal(fx->st->project->n_items, 1);
+}
+
+static void test_github_backend__read_gives_no_project_when_neither_owner_has_the_board(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 200, org_not_found);
+	push(fx, 200, user_not_found);
+	assert_int_equal(do_read(fx, NULL, 0, "acme", 5), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_null(fx->st->project);
+	/* Nothing to write to: the board's writes refuse without a request. */
+	assert_int_equal(perform(fx, "add_to_project",
+		"{\"repo\":\"o/r\",\"number\":1,\"node_id\":\"I_1\"}"), PMBOT_EINVALID);
+	assert_string_equal(fx->err.buf,
+		"add_to_project: no project was read: read the state with the project first");
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+}
+
+static void test_github_backend__read_pages_through_board_items_with_the_cursor(void **state)
+{
+	fixture *fx = *state;
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	pmbot_buf_printf(&b, "{\"data\":{\"organization\":{\"projectV2\":{\"id\":\"PVT_5\",%s,"
+		"\"items\":{\"pageInfo\":{\"hasNextPage\":true,\"endCursor\":\"aXRlbTox\"},\"nodes\":["
+		"{\"id\":\"PVTI_1\",\"content\":{\"number\":1,\"repository\":{\"nameWithOwner\":\"o/r\"}},"
+		"\"fieldValues\":{\"nodes\":[]}}]}}}}}", project_fields);
+	push(fx, 200, b.buf);
+	pmbot_buf_clear(&b);
+	pmbot_buf_printf(&b, "{\"data\":{\"organization\":{\"projectV2\":{\"id\":\"PVT_5\",%s,"
+		"\"items\":{\"pageInfo\":{\"hasNextPage\":false,\"endCursor\":\"aXRlbToy\"},\"nodes\":["
+		"{\"id\":\"PVTI_2\",\"content\":{\"number\":2,\"repository\":{\"nameWithOwner\":\"o/r\"}},"
+		"\"fieldValues\":{\"nodes\":[{\"number\":1.5,\"field\":{\"name\":\"Estimate\"}}]}}]}}}}}",
+		project_fields);
+	push(fx, 200, b.buf);
+	pmbot_buf_free(&b);
+
+	assert_int_equal(do_read(fx, NULL, 0, "acme", 5), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_gql(fx, 1, "project",
+		"{\"after\":\"aXRlbTox\",\"login\":\"acme\",\"number\":5,\"org\":true}");
+	assert_int_equal(fx->st->project->n_fields, 4);
+	assert_int_equal(fx->st->project->n_items, 2);
+	assert_string_equal(fx->st->project->items[1].issue, "o/r#2");
+	assert_canonical(fx->st->project->items[1].values, "{\"Estimate\":1.5}");
+}
+
+/* ---- perform: issues and labels ---- */
+
+static void test_github_backend__create_issue_posts_title_body_labels_and_returns_the_ids(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 201, "{\"id\":1000012,\"node_id\":\"I_kwDOA\",\"number\":12,\"title\":\"T\"}");
+	assert_int_equal(perform(fx, "create_issue",
+		"{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"B\\n\",\"labels\":[\"type:task\",\"a\"]}"),
+		0);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_rest(fx, 0, "POST", "/repos/o/r/issues",
+		"{\"body\":\"B\\n\",\"labels\":[\"type:task\",\"a\"],\"title\":\"T\"}");
+	assert_canonical(fx->result, "{\"database_id\":1000012,\"node_id\":\"I_kwDOA\",\"number\":12}");
+}
+
+static void test_github_backend__create_issue_is_never_retried_and_says_the_outcome_is_unknown(
+	void **state)
+{
+	fixture *fx = *state;
+	fakehttp_response cut = { 201, NULL, "{\"id\":1000012,\"number\":12}", 0, 0, 5, 0 };
+	static const char args[] = "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\",\"labels\":[]}";
+
+	/* A cut-off answer: had it been repeated, the empty script would have answered 599. */
+	assert_int_equal(fakehttp_push(fx->srv, &cut), 0);
+	assert_int_equal(perform(fx, "create_issue", args), PMBOT_ERROR);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_starts_with(fx->err.buf, "create_issue: creating the issue: the outcome is unknown (");
+
+	push(fx, 502, NULL);
+	push(fx, 201, "{\"id\":1000012,\"node_id\":\"I_x\",\"number\":12}");
+	assert_int_equal(perform(fx, "create_issue", args), PMBOT_ERROR);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_int_equal(fakehttp_pending(fx->srv), 1);
+	assert_starts_with(fx->err.buf, "create_issue: creating the issue: the outcome is unknown (");
+	assert_contains(fx->err.buf, "HTTP 502");
+	assert_contains(fx->err.buf, "it was not retried: re-read the state");
+	assert_int_equal(fx->n_sleeps, 0);
+}
+
+static void test_github_backend__create_issue_without_the_new_ids_in_the_answer_fails(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 201, "{\"number\":12}");
+	assert_int_equal(perform(fx, "create_issue",
+		"{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\",\"labels\":[]}"), PMBOT_ERROR);
+	assert_string_equal(fx->err.buf, "create_issue: GitHub's answer lacks the new issue's "
+		"number or ids; re-read the state to learn whether it was created");
+}
+
+static void test_github_backend__a_422_is_refused_with_einvalid_and_githubs_message(void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 422, "{\"message\":\"Validation Failed\",\"errors\":[{\"field\":\"title\"}]}");
+	assert_int_equal(perform(fx, "create_issue",
+		"{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\",\"labels\":[]}"), PMBOT_EINVALID);
+	assert_starts_with(fx->err.buf, "create_issue: creating the issue failed: POST ");
+	assert_contains(fx->err.buf, "/repos/o/r/issues: HTTP 422");
+	assert_contains(fx->err.buf, "Validation Failed");
+
+	push(fx, 422, "{\"message\":\"Validation Failed\"}");
+	assert_int_equal(perform(fx, "update_issue_title",
+		"{\"repo\":\"o/r\",\"number\":3,\"title\":\"T\"}"), PMBOT_EINVALID);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_int_equal(fx->n_sleeps, 0);
+}
+
+static void test_github_backend__update_title_and_body_patch_only_that_field(void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 200, "{\"number\":7}");
+	push(fx, 200, "{\"number\":7}");
+	assert_int_equal(perform(fx, "update_issue_title",
+		"{\"repo\":\"o/r\",\"number\":7,\"title\":\"New title\",\"body\":\"ignored\"}"), 0);
+	assert_canonical(fx->result, "{}");
+	assert_int_equal(perform(fx, "update_issue_body",
+		"{\"repo\":\"o/r\",\"number\":7,\"body\":\"line\\n<!-- x -->\"}"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_rest(fx, 0, "PATCH", "/repos/o/r/issues/7", "{\"title\":\"New title\"}");
+	assert_rest(fx, 1, "PATCH", "/repos/o/r/issues/7", "{\"body\":\"line\\n<!-- x -->\"}");
+}
+
+static void test_github_backend__update_is_retried_after_a_5xx_and_then_fails_as_error(
+	void **state)
+{
+	fixture *fx = *state;
+	static const char args[] = "{\"repo\":\"o/r\",\"number\":7,\"title\":\"T\"}";
+
+	push(fx, 503, NULL);
+	push(fx, 200, "{\"number\":7}");
+	assert_int_equal(perform(fx, "update_issue_title", args), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_int_equal(fx->n_sleeps, 1);
+	assert_rest(fx, 1, "PATCH", "/repos/o/r/issues/7", "{\"title\":\"T\"}");
+
+	/* Still failing after the retries: a failure, not a refusal. */
+	push(fx, 502, NULL);
+	push(fx, 502, NULL);
+	assert_int_equal(perform(fx, "update_issue_title", args), PMBOT_ERROR);
+	assert_starts_with(fx->err.buf, "update_issue_title: updating the issue failed: PATCH ");
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+}
+
+static void test_github_backend__add_labels_posts_the_names_and_skips_an_empty_list(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 200, "[{\"name\":\"a\"},{\"name\":\"b c\"}]");
+	assert_int_equal(perform(fx, "add_labels",
+		"{\"repo\":\"o/r\",\"number\":4,\"labels\":[\"a\",\"b c\"]}"), 0);
+	assert_rest(fx, 0, "POST", "/repos/o/r/issues/4/labels", "{\"labels\":[\"a\",\"b c\"]}");
+	assert_int_equal(perform(fx, "add_labels", "{\"repo\":\"o/r\",\"number\":4,\"labels\":[]}"),
+		0);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+}
+
+static void test_github_backend__remove_labels_deletes_each_escaped_and_404_is_already_gone(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 200, "[]");
+	push(fx, 404, "{\"message\":\"Label does not exist\"}");
+	assert_int_equal(perform(fx, "remove_labels",
+		"{\"repo\":\"o/r\",\"number\":4,\"labels\":[\"type:task\",\"needs human\"]}"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_rest(fx, 0, "DELETE", "/repos/o/r/issues/4/labels/type%3Atask", NULL);
+	assert_rest(fx, 1, "DELETE", "/repos/o/r/issues/4/labels/needs%20human", NULL);
+	assert_int_equal(req(fx, 1)->body_len, 0);
+}
+
+static void test_github_backend__remove_labels_stops_at_a_refusal_other_than_404(void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 403, "{\"message\":\"Must have admin rights to Repository.\"}");
+	push(fx, 200, "[]");
+	assert_int_equal(perform(fx, "remove_labels",
+		"{\"repo\":\"o/r\",\"number\":4,\"labels\":[\"a\",\"b\"]}"), PMBOT_EINVALID);
+	assert_starts_with(fx->err.buf, "remove_labels: removing a label failed: DELETE ");
+	assert_contains(fx->err.buf, "Must have admin rights");
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_int_equal(fakehttp_pending(fx->srv), 1);
+}
+
+/* ---- perform: sub-issues ---- */
+
+static const char set_parent_args[] =
+	"{\"repo\":\"o/r\",\"number\":3,\"database_id\":1000003,"
+	"\"parent_repo\":\"o/epics\",\"parent_number\":1,\"replace\":false}";
+
+static const char parent_is_epic1[] =
+	"{\"id\":2000001,\"number\":1,\"repository_url\":\"" API_REPOS "O/Epics\"}";
+
+static void test_github_backend__set_parent_posts_the_childs_database_id_then_reads_back(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 201, "{\"id\":2000001,\"number\":1}");
+	push(fx, 200, parent_is_epic1);
+	assert_int_equal(perform(fx, "set_parent", set_parent_args), 0);
+	assert_canonical(fx->result, "{}");
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	/* The child's database id, never its number; the parent's repository in the path. */
+	assert_rest(fx, 0, "POST", "/repos/o/epics/issues/1/sub_issues",
+		"{\"replace_parent\":false,\"sub_issue_id\":1000003}");
+	assert_rest(fx, 1, "GET", "/repos/o/r/issues/3/parent", NULL);
+}
+
+static void test_github_backend__set_parent_asks_to_replace_only_when_told(void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 201, "{}");
+	push(fx, 200, parent_is_epic1);
+	assert_int_equal(perform(fx, "set_parent",
+		"{\"repo\":\"o/r\",\"number\":3,\"database_id\":1000003,"
+		"\"parent_repo\":\"o/epics\",\"parent_number\":1,\"replace\":true}"), 0);
+	assert_rest(fx, 0, "POST", "/repos/o/epics/issues/1/sub_issues",
+		"{\"replace_parent\":true,\"sub_issue_id\":1000003}");
+
+	/* `replace` is required: without it nothing is sent. */
+	assert_int_equal(perform(fx, "set_parent",
+		"{\"repo\":\"o/r\",\"number\":3,\"database_id\":1000003,"
+		"\"parent_repo\":\"o/epics\",\"parent_number\":1}"), PMBOT_EINVALID);
+	assert_string_equal(fx->err.buf, "set_parent: argument `replace` must be a boolean");
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+}
+
+static void test_github_backend__set_parent_fails_when_the_read_back_disagrees(void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 201, "{}");
+	push(fx, 200, "{\"id\":2000009,\"number\":9,\"repository_url\":\"" API_REPOS "o/epics\"}");
+	assert_int_equal(perform(fx, "set_parent", set_parent_args), PMBOT_ERROR);
+	assert_string_equal(fx->err.buf, "set_parent: the parent of o/r#3 did not land: GitHub "
+		"shows another parent after it accepted o/epics#1");
+
+	push(fx, 201, "{}");
+	push(fx, 404, "{\"message\":\"Not Found\"}");
+	assert_int_equal(perform(fx, "set_parent", set_parent_args), PMBOT_ERROR);
+	assert_string_equal(fx->err.buf, "set_parent: the parent of o/r#3 did not land: GitHub "
+		"shows no parent after it accepted o/epics#1");
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+}
+
+static void test_github_backend__set_parent_422_is_success_when_the_parent_is_already_there(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 422, "{\"message\":\"Issue may not contain duplicate sub-issues\"}");
+	push(fx, 200, parent_is_epic1);
+	assert_int_equal(perform(fx, "set_parent", set_parent_args), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_rest(fx, 1, "GET", "/repos/o/r/issues/3/parent", NULL);
+}
+
+static void test_github_backend__set_parent_422_that_did_not_land_is_einvalid_with_the_reason(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 422, "{\"message\":\"Sub-issue already has a parent\"}");
+	push(fx, 404, "{\"message\":\"Not Found\"}");
+	assert_int_equal(perform(fx, "set_parent", set_parent_args), PMBOT_EINVALID);
+	assert_starts_with(fx->err.buf, "set_parent: GitHub refused to make o/r#3 a sub-issue of "
+		"o/epics#1: ");
+	/* The reason is the refusal's, not the read-back's. */
+	assert_contains(fx->err.buf, "HTTP 422");
+	assert_contains(fx->err.buf, "Sub-issue already has a parent");
+}
+
+static void test_github_backend__set_parent_read_back_skips_the_etag_cache(void **state)
+{
+	fixture *fx = *state;
+
+	use_cache(fx);
+	push(fx, 201, "{}");
+	push_h(fx, 200, "ETag: \"p1\"\r\n", parent_is_epic1);
+	push(fx, 201, "{}");
+	push_h(fx, 200, "ETag: \"p1\"\r\n", parent_is_epic1);
+	assert_int_equal(perform(fx, "set_parent", set_parent_args), 0);
+	assert_int_equal(perform(fx, "set_parent", set_parent_args), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+	assert_rest(fx, 3, "GET", "/repos/o/r/issues/3/parent", NULL);
+	assert_null(fakehttp_header_value(req(fx, 3), "If-None-Match"));
+}
+
+/* ---- perform: dependencies ---- */
+
+static const char dep_args[] =
+	"{\"repo\":\"o/r\",\"number\":3,\"blocker_repo\":\"o/r\",\"blocker_number\":2,"
+	"\"blocker_database_id\":1000002}";
+
+static const char blocked_by_2[] =
+	"[{\"id\":1000002,\"number\":2,\"repository_url\":\"" API_REPOS "o/r\"}]";
+
+static void test_github_backend__add_dependency_posts_the_blockers_database_id_then_reads_back(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 201, "{}");
+	push(fx, 200, blocked_by_2);
+	assert_int_equal(perform(fx, "add_dependency", dep_args), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_rest(fx, 0, "POST", "/repos/o/r/issues/3/dependencies/blocked_by",
+		"{\"issue_id\":1000002}");
+	assert_rest(fx, 1, "GET", "/repos/o/r/issues/3/dependencies/blocked_by?per_page=100", NULL);
+}
+
+static void test_github_backend__add_dependency_fails_when_the_edge_did_not_land(void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 201, "{}");
+	push(fx, 200, "[{\"id\":1000005,\"number\":5}]");
+	assert_int_equal(perform(fx, "add_dependency", dep_args), PMBOT_ERROR);
+	assert_string_equal(fx->err.buf, "add_dependency: o/r#3 is not blocked by o/r#2 after "
+		"GitHub accepted the change: it did not land");
+}
+
+static void test_github_backend__add_dependency_422_is_success_only_when_the_edge_exists(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 422, "{\"message\":\"Dependency already exists\"}");
+	push(fx, 200, blocked_by_2);
+	assert_int_equal(perform(fx, "add_dependency", dep_args), 0);
+
+	push(fx, 422, "{\"message\":\"Issue has reached the dependency limit\"}");
+	push(fx, 200, "[]");
+	assert_int_equal(perform(fx, "add_dependency", dep_args), PMBOT_EINVALID);
+	assert_starts_with(fx->err.buf, "add_dependency: GitHub refused: POST ");
+	assert_contains(fx->err.buf, "HTTP 422");
+	assert_contains(fx->err.buf, "the dependency limit");
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+}
+
+static void test_github_backend__remove_dependency_deletes_by_database_id_then_reads_back(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push(fx, 200, "{}");
+	push(fx, 200, "[]");
+	assert_int_equal(perform(fx, "remove_dependency", dep_args), 0);
+	assert_rest(fx, 0, "DELETE", "/repos/o/r/issues/3/dependencies/blocked_by/1000002", NULL);
+	assert_rest(fx, 1, "GET", "/repos/o/r/issues/3/dependencies/blocked_by?per_page=100", NULL);
+
+	/* Already gone (404) and shown gone: success. */
+	push(fx, 404, "{\"message\":\"Not Found\"}");
+	push(fx, 200, "[]");
+	assert_int_equal(perform(fx, "remove_dependency", dep_args), 0);
+
+	/* Accepted but still there: failure. */
+	push(fx, 204, NULL);
+	push(fx, 200, blocked_by_2);
+	assert_int_equal(perform(fx, "remove_dependency", dep_args), PMBOT_ERROR);
+	assert_string_equal(fx->err.buf, "remove_dependency: o/r#3 is still blocked by o/r#2 after "
+		"GitHub accepted the change: it did not land");
+	assert_int_equal(fakehttp_count(fx->srv), 6);
+}
+
+static void test_github_backend__dependency_read_back_skips_the_cache_the_read_filled(
+	void **state)
+{
+	fixture *fx = *state;
+
+	use_cache(fx);
+	push_issues(fx, "o/r", json_pack("[o]",
+		node(3, "### Blocked by\n#2\n\n" MARKER("task:c"), user("a"))), NULL);
+	push_h(fx, 200, "ETag: \"d1\"\r\n", "[]");
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	push(fx, 201, "{}");
+	push_h(fx, 200, "ETag: \"d2\"\r\n", blocked_by_2);
+	assert_int_equal(perform(fx, "add_dependency", dep_args), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+	assert_rest(fx, 3, "GET", "/repos/o/r/issues/3/dependencies/blocked_by?per_page=100", NULL);
+	assert_null(fakehttp_header_value(req(fx, 3), "If-None-Match"));
+}
+
+/* ---- perform: the board ---- */
+
+static void test_github_backend__add_to_project_sends_board_and_issue_node_ids(void **state)
+{
+	fixture *fx = *state;
+
+	read_board(fx);
+	push(fx, 200, "{\"data\":{\"addProjectV2ItemById\":{\"item\":{\"id\":\"PVTI_new\"}}}}");
+	assert_int_equal(perform(fx, "add_to_project",
+		"{\"repo\":\"o/r\",\"number\":3,\"node_id\":\"I_3\"}"), 0);
+	assert_gql(fx, 1, "add_project_item", "{\"content\":\"I_3\",\"project\":\"PVT_5\"}");
+	assert_canonical(fx->result, "{\"item_id\":\"PVTI_new\"}");
+}
+
+static void test_github_backend__add_to_project_already_there_with_an_item_is_success(
+	void **state)
+{
+	fixture *fx = *state;
+	static const char args[] = "{\"repo\":\"o/r\",\"number\":1,\"node_id\":\"I_1\"}";
+
+	read_board(fx);
+	push(fx, 200, "{\"data\":{\"addProjectV2ItemById\":{\"item\":{\"id\":\"PVTI_1\"}}},"
+		"\"errors\":[{\"type\":\"UNPROCESSABLE\",\"message\":\"Content already exists in this "
+		"project\"}]}");
+	assert_int_equal(perform(fx, "add_to_project", args), 0);
+	assert_canonical(fx->result, "{\"item_id\":\"PVTI_1\"}");
+
+	/* A refusal without an item is one. */
+	push(fx, 200, "{\"data\":{\"addProjectV2ItemById\":null},\"errors\":[{\"type\":\"FORBIDDEN\","
+		"\"message\":\"Resource not accessible by integration\"}]}");
+	assert_int_equal(perform(fx, "add_to_project", args), PMBOT_EINVALID);
+	assert_starts_with(fx->err.buf, "add_to_project: adding the issue to the project failed: ");
+	assert_contains(fx->err.buf, "Resource not accessible by integration");
+
+	/* An answer naming no item cannot be used. */
+	push(fx, 200, "{\"data\":{\"addProjectV2ItemById\":{\"item\":null}}}");
+	assert_int_equal(perform(fx, "add_to_project", args), PMBOT_ERROR);
+	assert_string_equal(fx->err.buf, "add_to_project: GitHub named no project item; re-read the "
+		"state");
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+}
+
+static void test_github_backend__set_project_field_sends_one_value_kind_per_field_type(
+	void **state)
+{
+	fixture *fx = *state;
+	static const char ok[] =
+		"{\"data\":{\"updateProjectV2ItemFieldValue\":{\"projectV2Item\":{\"id\":\"PVTI_1\"}}}}";
+	int i;
+
+	read_board(fx);
+	for (i = 0; i < 5; i++)
+		push(fx, 200, ok);
+	assert_int_equal(perform(fx, "set_project_field", "{\"repo\":\"o/r\",\"number\":1,"
+		"\"item_id\":\"PVTI_1\",\"field\":\"Notes\",\"field_id\":\"PVTF_notes\","
+		"\"value\":\"hello\",\"option_id\":null}"), 0);
+	assert_int_equal(perform(fx, "set_project_field", "{\"repo\":\"o/r\",\"number\":1,"
+		"\"item_id\":\"PVTI_1\",\"field\":\"Estimate\",\"field_id\":\"PVTF_est\","
+		"\"value\":3.5}"), 0);
+	assert_int_equal(perform(fx, "set_project_field", "{\"repo\":\"o/r\",\"number\":1,"
+		"\"item_id\":\"PVTI_1\",\"field\":\"Due\",\"field_id\":\"PVTF_due\","
+		"\"value\":\"2026-02-01\"}"), 0);
+	assert_int_equal(perform(fx, "set_project_field", "{\"repo\":\"o/r\",\"number\":1,"
+		"\"item_id\":\"PVTI_1\",\"field\":\"Status\",\"field_id\":\"PVTSSF_status\","
+		"\"value\":\"Done\",\"option_id\":\"opt_done\"}"), 0);
+	assert_int_equal(perform(fx, "set_project_field", "{\"repo\":\"o/r\",\"number\":1,"
+		"\"item_id\":\"PVTI_1\",\"field\":\"Status\",\"field_id\":\"PVTSSF_status\","
+		"\"value\":null,\"option_id\":null}"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 6);
+	assert_gql(fx, 1, "set_project_field", "{\"field\":\"PVTF_notes\",\"item\":\"PVTI_1\","
+		"\"project\":\"PVT_5\",\"value\":{\"text\":\"hello\"}}");
+	assert_gql(fx, 2, "set_project_field", "{\"field\":\"PVTF_est\",\"item\":\"PVTI_1\","
+		"\"project\":\"PVT_5\",\"value\":{\"number\":3.5}}");
+	assert_gql(fx, 3, "set_project_field", "{\"field\":\"PVTF_due\",\"item\":\"PVTI_1\","
+		"\"project\":\"PVT_5\",\"value\":{\"date\":\"2026-02-01\"}}");
+	assert_gql(fx, 4, "set_project_field", "{\"field\":\"PVTSSF_status\",\"item\":\"PVTI_1\","
+		"\"project\":\"PVT_5\",\"value\":{\"singleSelectOptionId\":\"opt_done\"}}");
+	/* A null value clears the field instead. */
+	assert_gql(fx, 5, "set_project_field", "{\"clear\":true,\"field\":\"PVTSSF_status\","
+		"\"item\":\"PVTI_1\",\"project\":\"PVT_5\"}");
+}
+
+static void test_github_backend__set_project_field_refuses_a_value_that_does_not_fit(
+	void **state)
+{
+	fixture *fx = *state;
+
+	read_board(fx);
+	/* The option id is resolved by the executor; the backend will not guess it from a name. */
+	assert_int_equal(perform(fx, "set_project_field", "{\"repo\":\"o/r\",\"number\":1,"
+		"\"item_id\":\"PVTI_1\",\"field\":\"Status\",\"field_id\":\"PVTSSF_status\","
+		"\"value\":\"Done\"}"), PMBOT_EINVALID);
+	assert_string_equal(fx->err.buf,
+		"set_project_field: the value does not fit field 'Status' (single_select)");
+	assert_int_equal(perform(fx, "set_project_field", "{\"repo\":\"o/r\",\"number\":1,"
+		"\"item_id\":\"PVTI_1\",\"field\":\"Estimate\",\"field_id\":\"PVTF_est\","
+		"\"value\":\"four\"}"), PMBOT_EINVALID);
+	assert_string_equal(fx->err.buf,
+		"set_project_field: the value does not fit field 'Estimate' (number)");
+	assert_int_equal(perform(fx, "set_project_field", "{\"repo\":\"o/r\",\"number\":1,"
+		"\"item_id\":\"PVTI_1\",\"field\":\"Owner\",\"field_id\":\"PVTF_owner\","
+		"\"value\":\"x\"}"), PMBOT_EINVALID);
+	assert_string_equal(fx->err.buf, "set_project_field: the value does not fit field 'Owner' "
+		"(not a field of the project read)");
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+}
+
+static void test_github_backend__set_project_field_graphql_refusal_is_einvalid_internal_is_error(
+	void **state)
+{
+	fixture *fx = *state;
+	static const char args[] = "{\"repo\":\"o/r\",\"number\":1,\"item_id\":\"PVTI_1\","
+		"\"field\":\"Notes\",\"field_id\":\"PVTF_notes\",\"value\":\"x\"}";
+
+	read_board(fx);
+	push(fx, 200, "{\"data\":null,\"errors\":[{\"type\":\"NOT_FOUND\",\"message\":\"Could not "
+		"resolve to a node with the global id of 'PVTI_1'\"}]}");
+	assert_int_equal(perform(fx, "set_project_field", args), PMBOT_EINVALID);
+	assert_starts_with(fx->err.buf, "set_project_field: setting the field failed: POST ");
+	assert_contains(fx->err.buf, "NOT_FOUND");
+
+	push(fx, 200, "{\"data\":null,\"errors\":[{\"type\":\"INTERNAL\",\"message\":\"Something "
+		"went wrong\"}]}");
+	assert_int_equal(perform(fx, "set_project_field", args), PMBOT_ERROR);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+}
+
+/* ---- perform: arguments and secrets ---- */
+
+static void test_github_backend__refuses_unknown_operations_and_bad_arguments_unasked(
+	void **state)
+{
+	fixture *fx = *state;
+	json_t *arr = json_array();
+	json_t *res = (json_t *)1;
+
+	assert_int_equal(perform(fx, "close_issue", "{\"repo\":\"o/r\",\"number\":1}"),
+		PMBOT_EINVALID);
+	assert_string_equal(fx->err.buf, "close_issue: unknown operation");
+	assert_int_equal(perform(fx, "update_issue_title", "{\"repo\":\"o/r\",\"title\":\"T\"}"),
+		PMBOT_EINVALID);
+	assert_string_equal(fx->err.buf,
+		"update_issue_title: argument `number` must be a positive integer");
+	assert_int_equal(perform(fx, "create_issue",
+		"{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\",\"labels\":\"a\"}"), PMBOT_EINVALID);
+	assert_int_equal(perform(fx, "add_dependency", "{\"repo\":\"o/r\",\"number\":3,"
+		"\"blocker_repo\":\"o/r\",\"blocker_number\":2}"), PMBOT_EINVALID);
+	assert_string_equal(fx->err.buf,
+		"add_dependency: argument `blocker_database_id` must be a positive integer");
+	assert_int_equal(perform(fx, "remove_labels",
+		"{\"repo\":\"o/r\",\"number\":3,\"labels\":[7]}"), PMBOT_EINVALID);
+	assert_string_equal(fx->err.buf, "remove_labels: every label must be a string");
+
+	pmbot_buf_clear(&fx->err);
+	assert_int_equal(fx->b->perform(&res, fx->b, "add_labels", arr, &fx->err), PMBOT_EINVALID);
+	assert_null(res);
+	assert_string_equal(fx->err.buf, "add_labels: the arguments must be an object");
+	json_decref(arr);
+	assert_int_equal(fakehttp_count(fx->srv), 0);
+}
+
+static void test_github_backend__err_never_holds_the_token_even_when_github_echoes_it(
+	void **state)
+{
+	fixture *fx = *state;
+
+	/* perform() and do_read() assert the token is absent from every err. */
+	push(fx, 401, "{\"message\":\"Bad credentials for " TOKEN "\"}");
+	assert_int_equal(perform(fx, "update_issue_title",
+		"{\"repo\":\"o/r\",\"number\":3,\"title\":\"T\"}"), PMBOT_EINVALID);
+	assert_contains(fx->err.buf, "Bad credentials for [REDACTED]");
+
+	push(fx, 200, "{\"errors\":[{\"type\":\"FORBIDDEN\",\"message\":\"token " TOKEN
+		" lacks scope\"}]}");
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
+	assert_contains(fx->err.buf, "[REDACTED]");
+
+	push(fx, 502, "{\"message\":\"" TOKEN "\"}");
+	assert_int_equal(perform(fx, "create_issue",
+		"{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\",\"labels\":[]}"), PMBOT_ERROR);
+	assert_contains(fx->err.buf, "the outcome is unknown");
+
+	/* The token was in use all along. */
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+	assert_string_equal(fakehttp_header_value(req(fx, 2), "Authorization"), "Bearer " TOKEN);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+		T(test_github_backend__read_sends_the_issues_document_without_a_cursor_first),
+		T(test_github_backend__read_maps_every_field_of_an_issue_node),
+		T(test_github_backend__read_follows_end_cursor_one_request_per_page),
+		T(test_github_backend__read_reads_a_repository_named_twice_once),
+		T(test_github_backend__read_gives_bot_authors_their_rest_login),
+		T(test_github_backend__read_gives_a_deleted_author_as_ghost),
+		T(test_github_backend__read_asks_rest_for_dependencies_of_a_marked_blocked_issue),
+		T(test_github_backend__read_asks_nothing_for_issues_without_a_marked_blocked_by_line),
+		T(test_github_backend__read_fails_when_a_dependency_list_cannot_be_read),
+		T(test_github_backend__read_fails_without_crashing_on_malformed_answers),
+		T(test_github_backend__read_refuses_answers_that_do_not_form_a_valid_state),
+		T(test_github_backend__read_asks_for_an_organization_board_first),
+		T(test_github_backend__read_falls_back_to_a_user_board_on_not_found),
+		T(test_github_backend__read_gives_no_project_when_neither_owner_has_the_board),
+		T(test_github_backend__read_pages_through_board_items_with_the_cursor),
+		T(test_github_backend__create_issue_posts_title_body_labels_and_returns_the_ids),
+		T(test_github_backend__create_issue_is_never_retried_and_says_the_outcome_is_unknown),
+		T(test_github_backend__create_issue_without_the_new_ids_in_the_answer_fails),
+		T(test_github_backend__a_422_is_refused_with_einvalid_and_githubs_message),
+		T(test_github_backend__update_title_and_body_patch_only_that_field),
+		T(test_github_backend__update_is_retried_after_a_5xx_and_then_fails_as_error),
+		T(test_github_backend__add_labels_posts_the_names_and_skips_an_empty_list),
+		T(test_github_backend__remove_labels_deletes_each_escaped_and_404_is_already_gone),
+		T(test_github_backend__remove_labels_stops_at_a_refusal_other_than_404),
+		T(test_github_backend__set_parent_posts_the_childs_database_id_then_reads_back),
+		T(test_github_backend__set_parent_asks_to_replace_only_when_told),
+		T(test_github_backend__set_parent_fails_when_the_read_back_disagrees),
+		T(test_github_backend__set_parent_422_is_success_when_the_parent_is_already_there),
+		T(test_github_backend__set_parent_422_that_did_not_land_is_einvalid_with_the_reason),
+		T(test_github_backend__set_parent_read_back_skips_the_etag_cache),
+		T(test_github_backend__add_dependency_posts_the_blockers_database_id_then_reads_back),
+		T(test_github_backend__add_dependency_fails_when_the_edge_did_not_land),
+		T(test_github_backend__add_dependency_422_is_success_only_when_the_edge_exists),
+		T(test_github_backend__remove_dependency_deletes_by_database_id_then_reads_back),
+		T(test_github_backend__dependency_read_back_skips_the_cache_the_read_filled),
+		T(test_github_backend__add_to_project_sends_board_and_issue_node_ids),
+		T(test_github_backend__add_to_project_already_there_with_an_item_is_success),
+		T(test_github_backend__set_project_field_sends_one_value_kind_per_field_type),
+		T(test_github_backend__set_project_field_refuses_a_value_that_does_not_fit),
+		T(test_github_backend__set_project_field_graphql_refusal_is_einvalid_internal_is_error),
+		T(test_github_backend__refuses_unknown_operations_and_bad_arguments_unasked),
+		T(test_github_backend__err_never_holds_the_token_even_when_github_echoes_it),
+#undef T
+	};
+	int rc;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	curl_global_cleanup();
+	return rc;
+}
