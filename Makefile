@@ -47,7 +47,7 @@ TEST_HOBJ  := $(TEST_HELP:%.c=$(BUILD)/obj/%.o)
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps test check check-normal check-asan demo clean fuzz bench valgrind e2e emu-deps test-emu
+.PHONY: all deps test check check-normal check-asan demo clean fuzz bench bench-github valgrind e2e emu-deps test-emu
 
 all: $(BIN) $(LIB)
 
@@ -139,4 +139,16 @@ bench: $(BIN)
 clean:
 	rm -rf build
 
+ALIAS_BENCH := $(BUILD)/bench/gql_alias_bench
+
+$(ALIAS_BENCH): $(BUILD)/obj/bench/gql_alias_bench.o $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
+# Requests and time against the emulator (bench/github_bench.sh); figures only.
+bench-github: $(BIN) $(ALIAS_BENCH)
+	@bench/github_bench.sh $(BIN)
+
+-include $(BUILD)/obj/bench/gql_alias_bench.d
 -include $(OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TEST_HOBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/obj/%.d)

@@ -99,16 +99,45 @@ int cmd_load_config(pmbot_config **out, pmbot_repo *repo, const char *rev);
 #include "pmbot/plan.h"
 #include "pmbot/state.h"
 
+struct github_conn;
+
 struct plan_opts {
 	const char *repo;        /* NULL: reports are files named in `paths` */
 	const char *rev;         /* with repo */
 	const char *config_rev;  /* with repo; NULL: rev */
 	const char *state;       /* NULL: <repo or .>/.pm-bot/state.json */
-	const char *backend;     /* NULL or "file" */
+	const char *backend;     /* NULL, "file" or "github" */
 	const char *target;      /* NULL: from the reports' scope or the config */
 	char **paths;            /* report paths (in git with repo, else files) */
 	size_t n_paths;
+	/* GitHub backend only */
+	const char *cache_dir;   /* NULL: $PMBOT_GITHUB_CACHE_DIR, else <repo>/.pm-bot/cache */
+	const char *pace_ms;     /* NULL: $PMBOT_GITHUB_PACE_MS, else the client's default */
+	int stats;               /* print request counters at the end (or $PMBOT_GITHUB_STATS) */
+	const char *config_path; /* NULL: .github/pm-bot.yml */
+	struct github_conn *gh;  /* borrowed, already open: use it instead of opening one */
 };
+
+/*
+ * A GitHub client for one run (cmd/pm-bot/github_conn.c): libcurl set up,
+ * the token's own login looked up, progress and waits told on standard
+ * error, counters printed at the end when asked.
+ */
+struct github_conn {
+	struct pmbot_github_client *client;
+	char *self_login;        /* the token's login, NULL when it could not be read */
+	int curl_ready;
+	int stats;
+	int verbose;             /* $PMBOT_VERBOSE: every request on standard error */
+	unsigned long responses;
+	long long start_ms, last_progress_ms;
+};
+
+/* Open `gc` from the environment and `o`'s GitHub options; prints failures. EXIT_*. */
+int github_conn_open(struct github_conn *gc, const struct plan_opts *o);
+
+/* Print the counters when asked and free everything; `gc` may be zeroed. */
+void github_conn_close(struct github_conn *gc);
 
 struct plan_inputs {
 	pmbot_repo *repo;
@@ -120,8 +149,8 @@ struct plan_inputs {
 	char *scope_target;
 	int scope_conflict;
 	char *state_path;
-	struct pmbot_github_client *github; /* behind a github backend; outlives it */
-	int curl_ready;          /* curl_global_init was called for it */
+	struct github_conn own_gh; /* opened here unless the options lent one */
+	struct github_conn *gh;  /* the one behind a github backend; outlives it */
 	pmbot_backend *backend;
 	pmbot_state *state;
 };
@@ -137,6 +166,7 @@ void plan_inputs_free(struct plan_inputs *in);
 int cmd_plan(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 
 /* Long options shared by plan and apply (handled by plan_opts_parse). */
 #define PLAN_INPUT_OPTIONS \
@@ -145,7 +175,16 @@ int cmd_audit(int argc, char **argv);
 	{ "config-rev", required_argument, NULL, 'c' }, \
 	{ "state", required_argument, NULL, 's' }, \
 	{ "backend", required_argument, NULL, 'B' }, \
-	{ "target", required_argument, NULL, 't' }
+	{ "target", required_argument, NULL, 't' }, \
+	GITHUB_OPTIONS
+
+/* Long options of the commands that can talk to GitHub (plan_opts_parse). */
+#define GITHUB_OPTIONS \
+	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR }, \
+	{ "pace-ms", required_argument, NULL, OPT_PACE_MS }, \
+	{ "stats", no_argument, NULL, OPT_STATS }
+
+enum { OPT_CACHE_DIR = 0x100, OPT_PACE_MS, OPT_STATS };
 
 /* Apply one shared option; 0, or -1 when `c` is not one of them. */
 int plan_opts_parse(struct plan_opts *o, int c, const char *arg);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "pmbot/apply.h"
@@ -18,15 +19,32 @@
 struct kill_switch {
 	long after;
 	long done;
+	size_t total;          /* changesets in the plan, for progress lines */
+	long long last_ms;     /* when progress was last told */
 };
 
+static long long monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A long apply (writes are paced) says every few seconds how far it got. */
 static void after_changeset(void *ctx, const json_t *changeset, const char *status)
 {
 	struct kill_switch *k = ctx;
+	long long now = monotonic_ms();
 
-	(void)changeset;
-	(void)status;
-	if (k->after > 0 && ++k->done >= k->after)
+	k->done++;
+	if (now - k->last_ms >= 5000) {
+		fprintf(stderr, "pm-bot: %ld of %zu changesets done (%s %s: %s)\n", k->done, k->total,
+			json_string_value(json_object_get(changeset, "changeset_id")),
+			json_string_value(json_object_get(changeset, "operation")), status);
+		k->last_ms = now;
+	}
+	if (k->after > 0 && k->done >= k->after)
 		raise(SIGKILL);
 }
 
@@ -110,7 +128,7 @@ int cmd_apply(int argc, char **argv)
 	const struct cmd *self = cmd_lookup("apply");
 	struct plan_opts o;
 	struct plan_inputs in;
-	struct kill_switch ks = { 0, 0 };
+	struct kill_switch ks = { 0, 0, 0, 0 };
 	pmbot_apply_hooks hooks = { NULL, after_changeset, NULL, &ks };
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 	pmbot_audit *audit = NULL;
@@ -206,6 +224,8 @@ int cmd_apply(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
+	ks.total = pmbot_plan_count(fresh);
+	ks.last_ms = monotonic_ms();
 	r = pmbot_apply_run(&results, fresh, NULL, in.backend, in.config, audit, actor, &hooks, &err);
 	if (results)
 		print_results(results);

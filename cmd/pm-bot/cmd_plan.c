@@ -18,6 +18,9 @@ int plan_opts_parse(struct plan_opts *o, int c, const char *arg)
 	case 's': o->state = arg; return 0;
 	case 'B': o->backend = arg; return 0;
 	case 't': o->target = arg; return 0;
+	case OPT_CACHE_DIR: o->cache_dir = arg; return 0;
+	case OPT_PACE_MS: o->pace_ms = arg; return 0;
+	case OPT_STATS: o->stats = 1; return 0;
 	}
 	return -1;
 }

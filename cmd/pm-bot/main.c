@@ -74,13 +74,19 @@ static const struct cmd commands[] = {
 	  "\n"
 	  "  --state FILE        the file backend's state (default DIR/.pm-bot/state.json;\n"
 	  "                      a missing file is an empty state)\n"
-	  "  --backend file      the only backend of this build\n"
+	  "  --backend NAME      file (default: the local state file) or github\n"
 	  "  --target OWNER/NAME the repository the issues live in (default: the\n"
 	  "                      reports' scope, else the config's first `repos` entry)\n"
 	  "  --out FILE          also write the bundle as JSON (give it to `apply`)\n"
 	  "  --format md|json    Markdown for people (default) or the JSON bundle\n"
 	  "  --detailed-exitcode 0 no changes, 3 changes pending, 2 invalid, 1 error\n"
 	  "  --audit FILE        append a `proposal` event to this audit ledger\n"
+	  "\n"
+	  "GitHub (--backend github): token from GH_TOKEN or GITHUB_TOKEN, API from\n"
+	  "GITHUB_API_URL and GITHUB_GRAPHQL_URL (GitHub Enterprise works the same way).\n"
+	  "  --cache-dir DIR     ETag cache for conditional reads (default DIR/.pm-bot/cache)\n"
+	  "  --pace-ms N         at least N ms between writes (default 1000; 0 disables)\n"
+	  "  --stats             print the number of requests by kind at the end\n"
 	  "\n"
 	  "Exit status: 0 planned, 2 invalid input, 1 failure (3: see above).\n" },
 	{ "apply", cmd_apply, NEEDS_REPO, "apply an approved plan",
@@ -93,6 +99,8 @@ static const struct cmd commands[] = {
 	  "were all approved and whose missing ones are visibly applied. Anything else is\n"
 	  "a stale plan and nothing is written. Every approval, denial, attempt, success\n"
 	  "and failure goes to the audit ledger (default DIR/.pm-bot/audit.jsonl).\n"
+	  "Takes plan's input options (--repo, --rev, --config-rev, --state, --backend,\n"
+	  "--target and the GitHub options).\n"
 	  "\n"
 	  "Exit status: 0 applied, 2 stale plan, wrong hash or denied, 1 failure.\n" },
 	{ "audit", cmd_audit, 0, "verify the audit ledger's hash chain",
@@ -102,6 +110,28 @@ static const struct cmd commands[] = {
 	  "and reports the first broken line.\n"
 	  "\n"
 	  "Exit status: 0 intact, 2 broken, 1 unreadable.\n" },
+	{ "snapshot", cmd_snapshot, 0, "write the live GitHub state as a state file",
+	  "usage: pm-bot snapshot --repo OWNER/NAME [--repo OWNER/NAME...]\n"
+	  "                       [--project OWNER/NUMBER] [--out FILE] [--backend github|file]\n"
+	  "                       [--state FILE] [--cache-dir DIR] [--pace-ms N] [--stats]\n"
+	  "\n"
+	  "Reads every issue of the repositories (with body, labels, author, parent and\n"
+	  "the dependencies pm-bot declared) and, with --project, the Projects v2 board\n"
+	  "with its fields and items, and prints them as a State snapshot v1 (canonical\n"
+	  "JSON, docs/state.md). Give the file to `plan --state FILE` to rehearse a plan\n"
+	  "offline. Nothing is written to GitHub.\n"
+	  "\n"
+	  "  --out FILE        write the snapshot to FILE atomically instead of stdout\n"
+	  "  --backend NAME    github (default) or file (reads --state FILE, default\n"
+	  "                    .pm-bot/state.json, keeping only the named repositories)\n"
+	  "\n"
+	  "GitHub (--backend github): token from GH_TOKEN or GITHUB_TOKEN, API from\n"
+	  "GITHUB_API_URL and GITHUB_GRAPHQL_URL (GitHub Enterprise works the same way).\n"
+	  "  --cache-dir DIR     ETag cache for conditional reads (default DIR/.pm-bot/cache)\n"
+	  "  --pace-ms N         at least N ms between writes (default 1000; 0 disables)\n"
+	  "  --stats             print the number of requests by kind at the end\n"
+	  "\n"
+	  "Exit status: 0 written, 2 bad usage, 1 GitHub or I/O failure.\n" },
 	{ "help", cmd_help, 0, "show help for pm-bot or one command",
 	  "usage: pm-bot help [COMMAND]\n" },
 	{ "version", cmd_version, 0, "print the version",

@@ -4,14 +4,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include <curl/curl.h>
-
 #include "cmd.h"
 #include "pmbot/fs.h"
 #include "pmbot/github.h"
 #include "pmbot/source.h"
-
-static void print_github_stats(const pmbot_github_client *c);
 
 void plan_inputs_free(struct plan_inputs *in)
 {
@@ -21,13 +17,7 @@ void plan_inputs_free(struct plan_inputs *in)
 	pmbot_state_free(in->state);
 	if (in->backend)
 		in->backend->free(in->backend);
-	if (in->github) {
-		print_github_stats(in->github);
-		pmbot_github_client_free(in->github);
-	}
-	/* libcurl is set up only for the GitHub backend, so `validate` never pays for it. */
-	if (in->curl_ready)
-		curl_global_cleanup();
+	github_conn_close(&in->own_gh);
 	pmbot_repo_free(in->repo);
 	json_decref(in->source);
 	free(in->target);
@@ -196,93 +186,25 @@ static int pick_target(struct plan_inputs *in, const struct plan_opts *o, pmbot_
 	return EXIT_OK;
 }
 
-static void github_event(void *payload, const pmbot_github_event *ev)
-{
-	(void)payload;
-	/* The client's messages never hold the token. */
-	fprintf(stderr, "pm-bot: github: %s\n", ev->message);
-}
-
-static int env_flag(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v && strcmp(v, "0");
-}
-
-/* PMBOT_GITHUB_STATS=1: the request counters on standard error (--stats). */
-static void print_github_stats(const pmbot_github_client *c)
-{
-	pmbot_github_stats st;
-
-	if (!env_flag("PMBOT_GITHUB_STATS"))
-		return;
-	pmbot_github_client_stats(&st, c);
-	fprintf(stderr, "pm-bot: github: %lu requests (%lu REST, %lu GraphQL, %lu writes, "
-		"%lu not modified, %lu retries, %lu rate limited, waited %lld ms)\n",
-		st.requests, st.rest, st.graphql, st.writes, st.not_modified, st.retries,
-		st.rate_limited, st.waited_ms);
-}
-
-/*
- * --backend github: a client from the environment (GH_TOKEN / GITHUB_TOKEN,
- * GITHUB_API_URL, GITHUB_GRAPHQL_URL), the ETag cache in
- * <repo>/.pm-bot/cache ($PMBOT_GITHUB_CACHE_DIR overrides), write pacing
- * from $PMBOT_GITHUB_PACE_MS, client events with $PMBOT_VERBOSE.
- */
 static int open_github(struct plan_inputs *in, const struct plan_opts *o)
 {
-	pmbot_github_options opts;
-	pmbot_buf err = PMBOT_BUF_INIT, cache = PMBOT_BUF_INIT;
-	const char *env;
-	char *end;
-	long pace;
-	int r, rc = EXIT_OK;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	int rc;
 
-	pmbot_github_options_init(&opts);
-	if ((env = getenv("PMBOT_GITHUB_CACHE_DIR")) && *env) {
-		opts.cache_dir = env;
+	if (o->gh) {
+		in->gh = o->gh;
 	} else {
-		if (pmbot_buf_printf(&cache, "%s/%s", o->repo ? o->repo : ".",
-			PMBOT_GITHUB_DEFAULT_CACHE_DIR) < 0) {
-			rc = EXIT_RUNTIME;
-			goto done;
-		}
-		opts.cache_dir = cache.buf;
+		if ((rc = github_conn_open(&in->own_gh, o)) != EXIT_OK)
+			return rc;
+		in->gh = &in->own_gh;
 	}
-	if ((env = getenv("PMBOT_GITHUB_PACE_MS")) && *env) {
-		errno = 0;
-		pace = strtol(env, &end, 10);
-		if (errno || *end || pace < 0) {
-			fprintf(stderr, "pm-bot: PMBOT_GITHUB_PACE_MS must be a number of milliseconds\n");
-			rc = EXIT_INVALID;
-			goto done;
-		}
-		opts.pace_ms = pace;
-	}
-	if (env_flag("PMBOT_VERBOSE"))
-		opts.on_event = github_event;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		fputs("pm-bot: libcurl failed to initialise\n", stderr);
-		rc = EXIT_RUNTIME;
-		goto done;
-	}
-	in->curl_ready = 1;
-	r = pmbot_github_client_new(&in->github, &opts, &err);
-	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot make the GitHub client: %s\n",
-			err.len ? err.buf : "unknown error");
-		rc = r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
-		goto done;
-	}
-	pmbot_buf_clear(&err);
-	if (pmbot_github_backend_open(&in->backend, in->github, NULL, &err) < 0) {
+	if (in->gh->self_login && pmbot_config_trust(in->config, in->gh->self_login) == PMBOT_ERROR)
+		return EXIT_RUNTIME;
+	if (pmbot_github_backend_open(&in->backend, in->gh->client, in->gh->self_login, &err) < 0) {
 		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "cannot open the GitHub backend");
 		rc = EXIT_RUNTIME;
 	}
-done:
 	pmbot_buf_free(&err);
-	pmbot_buf_free(&cache);
 	return rc;
 }
 
@@ -346,11 +268,13 @@ int plan_inputs_load(struct plan_inputs *in, const struct plan_opts *o, pmbot_di
 		if ((rc = cmd_open_repo(&in->repo, o->repo)) != EXIT_OK)
 			return rc;
 		current = cmd_current_repo(in->repo);
-		r = pmbot_source_config(&in->config, config_blob, in->repo,
-			o->config_rev ? o->config_rev : o->rev, current, diags);
+		r = pmbot_source_config_at(&in->config, config_blob, in->repo,
+			o->config_rev ? o->config_rev : o->rev,
+			o->config_path ? o->config_path : PMBOT_CONFIG_PATH, current, diags);
 		free(current);
 		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
-			fprintf(stderr, "pm-bot: cannot read %s: %s\n", PMBOT_CONFIG_PATH,
+			fprintf(stderr, "pm-bot: cannot read %s: %s\n",
+				o->config_path ? o->config_path : PMBOT_CONFIG_PATH,
 				pmbot_repo_last_error(in->repo));
 			return r == PMBOT_ENOTFOUND ? EXIT_INVALID : EXIT_RUNTIME;
 		}
@@ -410,7 +334,7 @@ int plan_inputs_plan(json_t **bundle, struct plan_inputs *in, pmbot_diag_list *d
 	pi.state = in->state;
 	pi.target = in->target;
 	pi.source = in->source;
-	pi.self_login = NULL;
+	pi.self_login = in->gh ? in->gh->self_login : NULL;
 	switch (pmbot_plan_build(bundle, &pi, diags)) {
 	case PMBOT_OK:
 		return EXIT_OK;

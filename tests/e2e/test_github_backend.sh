@@ -91,11 +91,12 @@ plan_to "$R" "$TMP/p1.json" &&
 	expect_in "$OUT" "**No changes.**" &&
 	WANT=$(world_issues) && expect_eq "$(echo "$WANT" | wc -l)" 7 && ok
 
-CASE="a re-plan reads the issues in one GraphQL request and dependencies only where edges are"
+CASE="a re-plan reads who the token is, the issues and the board in three GraphQL requests and dependencies only where edges are"
 ctl DELETE /_emu/requests >/dev/null
 run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
 	ctl GET /_emu/requests >"$TMP/req.json" &&
-	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql")')" 2 &&
+	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql")')" 3 &&
+	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql" and (r["operation"] or "").endswith("viewer,rateLimit"))')" 1 &&
 	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="rest" and r["method"]!="GET")')" 0 &&
 	DEPS=$(ctl GET /_emu/state | py - 'sum(1 for r in d["state"]["repositories"] for i in r["issues"] if i.get("blocked_by"))') &&
 	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["path"].endswith("/dependencies/blocked_by"))')" "$DEPS" &&
@@ -176,6 +177,55 @@ for k in 1 4 9 20; do
 	[ "$st" -eq 137 ] || { fail "apply was not killed (status $st)"; continue; }
 	converge "$R" "$TMP/k.json" && ok
 done
+
+CASE="snapshot writes the live state as a state file that plans offline with no changes"
+R=$TMP/k20
+run 0 "$PMBOT" snapshot --repo acme/widgets --project acme/1 --out "$TMP/snap.json" --stats && keep &&
+	expect_in "$ERR" "requests (" && expect_in "$ERR" "snapshot of 7 issues and the project" &&
+	expect_eq "$(py "$TMP/snap.json" '"\n".join("%d %s" % (i["number"], i["title"]) for r in d["repositories"] for i in r["issues"])')" "$(world_issues)" &&
+	run 0 "$PMBOT" snapshot --repo acme/widgets --project acme/1 && keep &&
+	expect_eq "$(cat "$TMP/out")" "$(cat "$TMP/snap.json")" &&
+	run 0 env -u GH_TOKEN -u GITHUB_API_URL -u GITHUB_GRAPHQL_URL "$PMBOT" plan --repo "$R" \
+		--state "$TMP/snap.json" --detailed-exitcode && keep &&
+	expect_in "$OUT" "**No changes.**" && ok
+
+CASE="snapshot and the GitHub options refuse bad usage with exit 2"
+run 2 "$PMBOT" snapshot --project acme/1 && expect_in "$ERR" "at least one --repo" &&
+	run 2 "$PMBOT" snapshot --repo acme --project acme/1 && expect_in "$ERR" "OWNER/NAME" &&
+	run 2 "$PMBOT" snapshot --repo acme/widgets --project acme && expect_in "$ERR" "OWNER/NUMBER" &&
+	run 2 "$PMBOT" plan --repo "$R" --backend github --pace-ms soon && expect_in "$ERR" "milliseconds" &&
+	ok
+
+CASE="--cache-dir holds the ETag cache and a warm re-read answers 304"
+rm -rf "$TMP/cache2"
+run 0 "$PMBOT" plan --repo "$R" --backend github --cache-dir "$TMP/cache2" && keep &&
+	[ -n "$(ls -A "$TMP/cache2" 2>/dev/null)" ] &&
+	run 0 "$PMBOT" plan --repo "$R" --backend github --cache-dir "$TMP/cache2" --stats && keep &&
+	expect_eq "$(echo "$ERR" | sed -n 's/.*, \([0-9]*\) not modified,.*/\1/p')" \
+		"$(ctl GET /_emu/state | py - 'str(sum(1 for r in d["state"]["repositories"] for i in r["issues"] if i.get("blocked_by")))')" &&
+	ok
+
+CASE="the token's own login is trusted: issues it authored are matched without a trusted_authors entry"
+python3 - "$TMP/seed.json" "$TMP/seed-user.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["tokens"] = {"tok-carol": {"login": "carol", "type": "User", "scopes": ["repo", "project"]}}
+d["collaborators"] = {"acme/widgets": {"carol": "write"}}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+ctl GET /_emu/state >"$TMP/saved.json"
+ctl POST /_emu/reset "$(cat "$TMP/seed-user.json")" >/dev/null && rm -rf "$TMP/cache"
+R=$TMP/self
+new_repo "$R"
+sed -i 's/^  - github-actions\[bot\]$/  - somebody-else/' "$R/.github/pm-bot.yml"
+gitc "$R" commit -qam "trust somebody else"
+export GH_TOKEN=tok-carol
+plan_to "$R" "$TMP/self.json" && apply_plan 0 "$R" "$TMP/self.json" &&
+	expect_eq "$(ctl GET /_emu/state | py - 'sorted(set(i["author"] for r in d["state"]["repositories"] for i in r["issues"]))')" '["carol"]' &&
+	run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
+	expect_in "$OUT" "**No changes.**" && ok
+export GH_TOKEN=$TOKEN
+ctl POST /_emu/reset "$(cat "$TMP/saved.json")" >/dev/null && rm -rf "$TMP/cache"
 
 CASE="the token never appears in any output"
 if grep -qF "$TOKEN" "$ALL_OUT" "$TMP"/r1/.pm-bot/audit.jsonl 2>/dev/null; then
