@@ -167,6 +167,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_action(int argc, char **argv);
 
 /* Long options shared by plan and apply (handled by plan_opts_parse). */
 #define PLAN_INPUT_OPTIONS \

@@ -132,6 +132,26 @@ static const struct cmd commands[] = {
 	  "  --stats             print the number of requests by kind at the end\n"
 	  "\n"
 	  "Exit status: 0 written, 2 bad usage, 1 GitHub or I/O failure.\n" },
+	{ "action", cmd_action, 0, "run as a GitHub Action: plan comments, approvals, field sync",
+	  "usage: pm-bot action [--repo DIR] [--config PATH] [--audit FILE]\n"
+	  "                     [--cache-dir DIR] [--pace-ms N] [--stats]\n"
+	  "\n"
+	  "Handles the GitHub Actions event in GITHUB_EVENT_NAME / GITHUB_EVENT_PATH\n"
+	  "(docs/action.md): pull_request plans the head commit and posts or updates\n"
+	  "one plan comment; issue_comment handles `/pm-bot plan` and\n"
+	  "`/pm-bot apply <hash>` (permission, freshness and lock checks); push to the\n"
+	  "default branch plans into the job summary; schedule and workflow_dispatch\n"
+	  "sync Projects fields. Configuration and approval policy always come from\n"
+	  "the default branch. Writes GITHUB_OUTPUT (result, plan_hash, changes,\n"
+	  "conflicts) and GITHUB_STEP_SUMMARY.\n"
+	  "\n"
+	  "  --repo DIR      the checkout (default $GITHUB_WORKSPACE, else .)\n"
+	  "  --config PATH   the configuration file in the default branch\n"
+	  "                  (default .github/pm-bot.yml)\n"
+	  "  --audit FILE    the audit ledger (default DIR/.pm-bot/audit.jsonl)\n"
+	  "\n"
+	  "Exit status: 0 handled (also when an approval is refused), 2 invalid\n"
+	  "reports, configuration or event, 1 GitHub, git or apply failure.\n" },
 	{ "help", cmd_help, 0, "show help for pm-bot or one command",
 	  "usage: pm-bot help [COMMAND]\n" },
 	{ "version", cmd_version, 0, "print the version",

@@ -5,6 +5,8 @@
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
 
+#include "plan_int.h"
+
 /*
  * The planner compares what the WorkGraph wants with what the state holds
  * and emits one changeset per real difference. Items pm-bot manages are
@@ -33,6 +35,9 @@ static const struct {
 
 #define N_OPS (sizeof(ops) / sizeof(ops[0]))
 
+/* The table is indexed by pmbot_operation. */
+_Static_assert(sizeof(ops) / sizeof(ops[0]) == PMBOT_OP_COUNT, "ops[] follows pmbot_operation");
+
 /* Project fields pm-bot fills, and the node member each takes its value from. */
 static const struct {
 	const char *field;
@@ -56,29 +61,19 @@ struct managed {
 	int seen;          /* the graph has this stable_id */
 };
 
-struct pending {
-	json_t *cs;        /* the changeset object being built */
-	int op;
-	char *key;
-};
-
 struct planner {
 	const pmbot_plan_input *in;
 	pmbot_diag_list *diags;
+	pmbot_plan_acc acc;         /* changesets, fingerprint, denied counts, errors */
 	pmbot_strmap managed;       /* stable_id -> struct managed* (first claim) */
 	pmbot_strmap by_ref;        /* issue ref -> struct managed* */
 	struct managed *mslots;
 	size_t n_mslots;
-	struct pending *cs;
-	size_t n_cs, alloc_cs;
-	pmbot_strmap touched;       /* issue ref (owned copy) -> issue, for the fingerprint */
 	json_t *conflicts;
 	json_t *orphaned;
 	size_t *dep_first;          /* per node: offset of its blocker edges */
 	size_t *dep_edges;
-	int errors;
 	int project_ok;             /* the configured project exists in the state */
-	size_t denied[N_OPS];       /* changes not proposed: the config denies them */
 };
 
 static int op_index(const char *name)
@@ -95,7 +90,7 @@ static int node_diag(struct planner *p, const pmbot_wg_node *n, pmbot_severity s
 	const char *code, const char *msg)
 {
 	if (sev == PMBOT_SEV_ERROR)
-		p->errors++;
+		p->acc.errors++;
 	return pmbot_diag_add(p->diags, sev, code, n->file, n->source_path ? n->source_path : "",
 		n->line, 0, "%s", msg);
 }
@@ -104,25 +99,30 @@ static int issue_diag(struct planner *p, const char *ref, pmbot_severity sev,
 	const char *code, const char *msg)
 {
 	if (sev == PMBOT_SEV_ERROR)
-		p->errors++;
+		p->acc.errors++;
 	return pmbot_diag_add(p->diags, sev, code, ref, "", 0, 0, "%s", msg);
 }
 
-static int touch(struct planner *p, const char *ref)
+int pmbot_plan_acc_touch(pmbot_plan_acc *acc, const char *ref)
 {
-	const pmbot_issue *is = pmbot_state_issue(p->in->state, ref);
+	const pmbot_issue *is = pmbot_state_issue(acc->state, ref);
 	char *key;
 	int r;
 
-	if (!is || pmbot_strmap_get(&p->touched, ref, NULL))
+	if (!is || pmbot_strmap_get(&acc->touched, ref, NULL))
 		return 0;
 	if (!(key = strdup(ref)))
 		return -1;
-	if ((r = pmbot_strmap_put(&p->touched, key, (void *)is, NULL)) != 0) {
+	if ((r = pmbot_strmap_put(&acc->touched, key, (void *)is, NULL)) != 0) {
 		free(key);
 		return r < 0 ? -1 : 0;
 	}
 	return 0;
+}
+
+static int touch(struct planner *p, const char *ref)
+{
+	return pmbot_plan_acc_touch(&p->acc, ref);
 }
 
 static const char *managed_ref(struct planner *p, const char *stable_id)
@@ -174,7 +174,7 @@ static char *binding_ref(struct planner *p, const json_t *b)
 	return pmbot_buf_detach(&ref, NULL);
 }
 
-static int add_cs(struct planner *p, const char *op, json_t *target, json_t *payload,
+int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json_t *payload,
 	json_t *before, json_t *after)
 {
 	int idx = op_index(op);
@@ -186,8 +186,8 @@ static int add_cs(struct planner *p, const char *op, json_t *target, json_t *pay
 
 	if (!target || !payload || idx < 0)
 		goto done;
-	if (pmbot_config_operation_denied(p->in->config, (pmbot_operation)idx)) {
-		p->denied[idx]++;
+	if (pmbot_config_operation_denied(acc->config, (pmbot_operation)idx)) {
+		acc->denied[idx]++;
 		err = 0;
 		goto done;
 	}
@@ -203,26 +203,26 @@ static int add_cs(struct planner *p, const char *op, json_t *target, json_t *pay
 	}
 	cs = json_pack("{s:s, s:O, s:O, s:b, s:s}", "operation", op, "target", target,
 		"payload", payload, "requires_approval",
-		!pmbot_config_operation_auto_approved(p->in->config, (pmbot_operation)idx),
+		!pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx),
 		"status", "proposed");
 	if (!cs || (before && json_object_set(cs, "before", before) < 0) ||
 	    (after && json_object_set(cs, "after", after) < 0))
 		goto done;
-	if (p->n_cs == p->alloc_cs) {
-		size_t n = p->alloc_cs ? p->alloc_cs * 2 : 64;
-		struct pending *np = realloc(p->cs, n * sizeof(*np));
+	if (acc->n_cs == acc->alloc_cs) {
+		size_t n = acc->alloc_cs ? acc->alloc_cs * 2 : 64;
+		pmbot_plan_pending *np = realloc(acc->cs, n * sizeof(*np));
 
 		if (!np)
 			goto done;
-		p->cs = np;
-		p->alloc_cs = n;
+		acc->cs = np;
+		acc->alloc_cs = n;
 	}
-	p->cs[p->n_cs].cs = cs;
-	p->cs[p->n_cs].op = idx;
-	p->cs[p->n_cs].key = pmbot_buf_detach(&key, NULL);
-	if (!p->cs[p->n_cs].key)
+	acc->cs[acc->n_cs].cs = cs;
+	acc->cs[acc->n_cs].op = idx;
+	acc->cs[acc->n_cs].key = pmbot_buf_detach(&key, NULL);
+	if (!acc->cs[acc->n_cs].key)
 		goto done;
-	p->n_cs++;
+	acc->n_cs++;
 	cs = NULL;
 	err = 0;
 done:
@@ -233,6 +233,12 @@ done:
 	json_decref(after);
 	pmbot_buf_free(&key);
 	return err;
+}
+
+static int add_cs(struct planner *p, const char *op, json_t *target, json_t *payload,
+	json_t *before, json_t *after)
+{
+	return pmbot_plan_acc_add(&p->acc, op, target, payload, before, after);
 }
 
 static json_t *strings(char *const *v, size_t n)
@@ -275,7 +281,7 @@ static int owned_label(const pmbot_label_scheme *s, const char *label)
 static int index_managed(struct planner *p)
 {
 	const pmbot_state *st = p->in->state;
-	pmbot_buf msg = PMBOT_BUF_INIT, ref = PMBOT_BUF_INIT;
+	pmbot_buf ref = PMBOT_BUF_INIT;
 	size_t i;
 	int err = -1;
 
@@ -298,16 +304,11 @@ static int index_managed(struct planner *p)
 			continue;
 		}
 		pmbot_buf_clear(&ref);
-		pmbot_buf_clear(&msg);
 		if (pmbot_issue_ref(&ref, is->repo, is->number) < 0)
 			goto done;
-		trusted = pmbot_config_author_trusted(p->in->config, is->author, is->author_is_bot) ||
-			(p->in->self_login && !strcasecmp(p->in->self_login, is->author));
+		trusted = pmbot_plan_author_trusted(p->in->config, p->in->self_login, is);
 		if (!trusted) {
-			pmbot_buf_printf(&msg, "%s carries the marker of '%s' but was written by '%s', "
-				"who is not a trusted author: it is not treated as that item",
-				ref.buf, body.stable_id, is->author);
-			if (issue_diag(p, ref.buf, PMBOT_SEV_WARNING, "MARKER_UNTRUSTED", msg.buf) < 0) {
+			if (pmbot_plan_diag_untrusted(&p->acc, ref.buf, body.stable_id, is->author) < 0) {
 				pmbot_body_free(&body);
 				goto done;
 			}
@@ -341,9 +342,7 @@ static int index_managed(struct planner *p)
 			m->ambiguous = 1;
 			if (!first->ambiguous) {
 				first->ambiguous = 1;
-				pmbot_buf_printf(&msg, "'%s' is claimed by both %s and %s: that item is "
-					"left alone until one marker is removed", m->stable_id, first->ref, m->ref);
-				if (issue_diag(p, m->ref, PMBOT_SEV_WARNING, "DUPLICATE_MARKER", msg.buf) < 0) {
+				if (pmbot_plan_diag_duplicate(&p->acc, m->stable_id, first->ref, m->ref) < 0) {
 					pmbot_body_free(&body);
 					goto done;
 				}
@@ -355,7 +354,6 @@ static int index_managed(struct planner *p)
 	}
 	err = 0;
 done:
-	pmbot_buf_free(&msg);
 	pmbot_buf_free(&ref);
 	return err;
 }
@@ -621,14 +619,61 @@ done:
 	return err;
 }
 
+int pmbot_plan_field_value(json_t **out, const pmbot_pfield *f, const json_t *want,
+	pmbot_buf *msg)
+{
+	size_t k;
+
+	*out = NULL;
+	switch (f->type) {
+	case PMBOT_PFIELD_SINGLE_SELECT:
+		if (!json_is_string(want))
+			return 0;
+		for (k = 0; k < f->n_options; k++)
+			if (!strcasecmp(f->options[k].name, json_string_value(want)))
+				break;
+		if (k == f->n_options) {
+			pmbot_buf_clear(msg);
+			pmbot_buf_printf(msg, "the project field '%s' has no option '%s'; it has:",
+				f->name, json_string_value(want));
+			for (k = 0; k < f->n_options; k++)
+				pmbot_buf_printf(msg, "%s '%s'", k ? "," : "", f->options[k].name);
+			if (!f->n_options)
+				pmbot_buf_puts(msg, " none");
+			return PMBOT_ENOTFOUND;
+		}
+		*out = json_string(f->options[k].name);
+		break;
+	case PMBOT_PFIELD_NUMBER:
+		if (!json_is_number(want))
+			return 0;
+		*out = json_real(json_number_value(want));
+		break;
+	case PMBOT_PFIELD_TEXT:
+	case PMBOT_PFIELD_DATE:
+		if (!json_is_string(want))
+			return 0;
+		*out = json_incref((json_t *)want);
+		break;
+	}
+	return *out ? 0 : PMBOT_ERROR;
+}
+
+int pmbot_plan_field_same(const json_t *have, const json_t *value)
+{
+	return have && (json_is_number(have) && json_is_number(value)
+		? json_number_value(have) == json_number_value(value)
+		: json_equal(have, value));
+}
+
 static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct managed *m)
 {
 	const pmbot_state *st = p->in->state;
 	const pmbot_pitem *item = m ? pmbot_state_item(st, m->ref) : NULL;
 	pmbot_buf proj = PMBOT_BUF_INIT, msg = PMBOT_BUF_INIT;
 	int needs_human = json_is_true(json_object_get(n->json, "needs_human"));
-	size_t i, k;
-	int err = -1;
+	size_t i;
+	int err = -1, rc;
 
 	if (!p->project_ok)
 		return 0;
@@ -650,45 +695,18 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 			(!strcmp(project_fields[i].member, "priority") &&
 				!strcmp(json_string_value(want), "Triage"))))
 			continue;
-		switch (f->type) {
-		case PMBOT_PFIELD_SINGLE_SELECT:
-			if (!json_is_string(want))
-				continue;
-			for (k = 0; k < f->n_options; k++)
-				if (!strcasecmp(f->options[k].name, json_string_value(want)))
-					break;
-			if (k == f->n_options) {
-				pmbot_buf_clear(&msg);
-				pmbot_buf_printf(&msg, "the project field '%s' has no option '%s'; it has:",
-					f->name, json_string_value(want));
-				for (k = 0; k < f->n_options; k++)
-					pmbot_buf_printf(&msg, "%s '%s'", k ? "," : "", f->options[k].name);
-				if (!f->n_options)
-					pmbot_buf_puts(&msg, " none");
-				if (node_diag(p, n, PMBOT_SEV_ERROR, "PROJECT_UNKNOWN_OPTION", msg.buf) < 0)
-					goto done;
-				continue;
-			}
-			value = json_string(f->options[k].name);
-			break;
-		case PMBOT_PFIELD_NUMBER:
-			if (!json_is_number(want))
-				continue;
-			value = json_real(json_number_value(want));
-			break;
-		case PMBOT_PFIELD_TEXT:
-		case PMBOT_PFIELD_DATE:
-			if (!json_is_string(want))
-				continue;
-			value = json_incref(want);
-			break;
+		rc = pmbot_plan_field_value(&value, f, want, &msg);
+		if (rc == PMBOT_ENOTFOUND) {
+			if (node_diag(p, n, PMBOT_SEV_ERROR, "PROJECT_UNKNOWN_OPTION", msg.buf) < 0)
+				goto done;
+			continue;
 		}
-		if (!value)
+		if (rc < 0)
 			goto done;
+		if (!value)
+			continue;
 		have = item ? json_object_get(item->values, f->name) : NULL;
-		if (have && (json_is_number(have) && json_is_number(value)
-				? json_number_value(have) == json_number_value(value)
-				: json_equal(have, value))) {
+		if (pmbot_plan_field_same(have, value)) {
 			json_decref(value);
 			continue;
 		}
@@ -816,7 +834,7 @@ done:
 
 static int pending_cmp(const void *pa, const void *pb)
 {
-	const struct pending *a = pa, *b = pb;
+	const pmbot_plan_pending *a = pa, *b = pb;
 
 	if (ops[a->op].group != ops[b->op].group)
 		return ops[a->op].group < ops[b->op].group ? -1 : 1;
@@ -866,7 +884,8 @@ static json_t *diag_json(const pmbot_diag_list *d)
 	return a;
 }
 
-static int finish_bundle(json_t **out, struct planner *p)
+int pmbot_plan_acc_finish(json_t **out, pmbot_plan_acc *acc, const json_t *source,
+	const char *target, json_t *conflicts, json_t *orphaned)
 {
 	json_t *changesets = json_array(), *fingerprint = json_array(), *bundle = NULL;
 	const char **refs = NULL;
@@ -876,25 +895,25 @@ static int finish_bundle(json_t **out, struct planner *p)
 
 	if (!changesets || !fingerprint)
 		goto done;
-	if (p->n_cs)
-		qsort(p->cs, p->n_cs, sizeof(*p->cs), pending_cmp);
-	for (i = 0; i < p->n_cs; i++) {
+	if (acc->n_cs)
+		qsort(acc->cs, acc->n_cs, sizeof(*acc->cs), pending_cmp);
+	for (i = 0; i < acc->n_cs; i++) {
 		snprintf(id, sizeof(id), "cs-%04zu", i + 1);
-		if (json_object_set_new(p->cs[i].cs, "changeset_id", json_string(id)) < 0 ||
-		    json_object_set_new(p->cs[i].cs, "idempotency_key", json_string(p->cs[i].key)) < 0 ||
-		    json_array_append(changesets, p->cs[i].cs) < 0)
+		if (json_object_set_new(acc->cs[i].cs, "changeset_id", json_string(id)) < 0 ||
+		    json_object_set_new(acc->cs[i].cs, "idempotency_key", json_string(acc->cs[i].key)) < 0 ||
+		    json_array_append(changesets, acc->cs[i].cs) < 0)
 			goto done;
-		counts[ops[p->cs[i].op].group]++;
+		counts[ops[acc->cs[i].op].group]++;
 	}
-	if (p->touched.count && !(refs = malloc(p->touched.count * sizeof(*refs))))
+	if (acc->touched.count && !(refs = malloc(acc->touched.count * sizeof(*refs))))
 		goto done;
-	for (i = 0; i < p->touched.cap; i++)
-		if (p->touched.keys[i])
-			refs[n_refs++] = p->touched.keys[i];
+	for (i = 0; i < acc->touched.cap; i++)
+		if (acc->touched.keys[i])
+			refs[n_refs++] = acc->touched.keys[i];
 	if (n_refs)
 		qsort(refs, n_refs, sizeof(*refs), ref_cmp);
 	for (i = 0; i < n_refs; i++) {
-		const pmbot_issue *is = pmbot_state_issue(p->in->state, refs[i]);
+		const pmbot_issue *is = pmbot_state_issue(acc->state, refs[i]);
 
 		if (json_array_append_new(fingerprint, json_pack("{s:s, s:s, s:s}", "ref", refs[i],
 			"node_id", is->node_id ? is->node_id : "", "updated_at",
@@ -904,20 +923,20 @@ static int finish_bundle(json_t **out, struct planner *p)
 	if (pmbot_plan_hash(hash, changesets, fingerprint) < 0)
 		goto done;
 	snprintf(bid, sizeof(bid), "bundle-%.16s", hash);
-	pmbot_diag_list_sort(p->diags);
+	pmbot_diag_list_sort(acc->diags);
 	bundle = json_pack("{s:s, s:s, s:s, s:o, s:s, s:O, s:O, s:O, s:O, s:o}",
 		"schema_version", "changeset_bundle/v1", "bundle_id", bid, "plan_hash", hash,
-		"source", p->in->source ? json_deep_copy(p->in->source) : json_object(),
-		"target", p->in->target, "changesets", changesets, "fingerprint", fingerprint,
-		"conflicts", p->conflicts, "orphaned", p->orphaned, "diagnostics", diag_json(p->diags));
+		"source", source ? json_deep_copy(source) : json_object(),
+		"target", target, "changesets", changesets, "fingerprint", fingerprint,
+		"conflicts", conflicts, "orphaned", orphaned, "diagnostics", diag_json(acc->diags));
 	if (!bundle || json_object_set_new(bundle, "summary", json_pack(
 		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 		"creates", (json_int_t)counts[G_CREATE], "updates", (json_int_t)counts[G_UPDATE],
 		"relationships", (json_int_t)counts[G_RELATION],
 		"project", (json_int_t)(counts[G_ITEM] + counts[G_FIELD]),
-		"conflicts", (json_int_t)json_array_size(p->conflicts),
-		"orphaned", (json_int_t)json_array_size(p->orphaned),
-		"diagnostics", (json_int_t)p->diags->count, "total", (json_int_t)p->n_cs)) < 0)
+		"conflicts", (json_int_t)json_array_size(conflicts),
+		"orphaned", (json_int_t)json_array_size(orphaned),
+		"diagnostics", (json_int_t)acc->diags->count, "total", (json_int_t)acc->n_cs)) < 0)
 		goto done;
 	*out = bundle;
 	bundle = NULL;
@@ -928,6 +947,70 @@ done:
 	json_decref(changesets);
 	json_decref(fingerprint);
 	return err;
+}
+
+/* OPERATION_DENIED: one warning per operation the config kept out of the plan. */
+int pmbot_plan_acc_denied_diags(pmbot_plan_acc *acc)
+{
+	size_t i;
+
+	for (i = 0; i < N_OPS; i++) {
+		if (!acc->denied[i])
+			continue;
+		if (pmbot_diag_add(acc->diags, PMBOT_SEV_WARNING, "OPERATION_DENIED", NULL, "", 0, 0,
+			"%zu %s change%s not proposed: .github/pm-bot.yml lists it under deny_operations",
+			acc->denied[i], ops[i].name, acc->denied[i] == 1 ? " is" : "s are") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void pmbot_plan_acc_init(pmbot_plan_acc *acc, const pmbot_config *config,
+	const pmbot_state *state, pmbot_diag_list *diags)
+{
+	memset(acc, 0, sizeof(*acc));
+	acc->config = config;
+	acc->state = state;
+	acc->diags = diags;
+}
+
+void pmbot_plan_acc_free(pmbot_plan_acc *acc)
+{
+	size_t i;
+
+	for (i = 0; i < acc->n_cs; i++) {
+		json_decref(acc->cs[i].cs);
+		free(acc->cs[i].key);
+	}
+	free(acc->cs);
+	for (i = 0; i < acc->touched.cap; i++)
+		free((char *)acc->touched.keys[i]);
+	pmbot_strmap_free(&acc->touched);
+	acc->cs = NULL;
+	acc->n_cs = acc->alloc_cs = 0;
+}
+
+int pmbot_plan_author_trusted(const pmbot_config *config, const char *self_login,
+	const pmbot_issue *is)
+{
+	return pmbot_config_author_trusted(config, is->author, is->author_is_bot) ||
+		(self_login && !strcasecmp(self_login, is->author));
+}
+
+int pmbot_plan_diag_untrusted(pmbot_plan_acc *acc, const char *ref, const char *stable_id,
+	const char *author)
+{
+	return pmbot_diag_add(acc->diags, PMBOT_SEV_WARNING, "MARKER_UNTRUSTED", ref, "", 0, 0,
+		"%s carries the marker of '%s' but was written by '%s', who is not a trusted "
+		"author: it is not treated as that item", ref, stable_id, author);
+}
+
+int pmbot_plan_diag_duplicate(pmbot_plan_acc *acc, const char *stable_id, const char *first_ref,
+	const char *ref)
+{
+	return pmbot_diag_add(acc->diags, PMBOT_SEV_WARNING, "DUPLICATE_MARKER", ref, "", 0, 0,
+		"'%s' is claimed by both %s and %s: that item is left alone until one marker is "
+		"removed", stable_id, first_ref, ref);
 }
 
 int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *diags)
@@ -943,6 +1026,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 	memset(&p, 0, sizeof(p));
 	p.in = in;
 	p.diags = diags;
+	pmbot_plan_acc_init(&p.acc, cfg, in->state, diags);
 	ro.scheme = &cfg->labels;
 	ro.issue_refs = NULL;
 	if (!(p.conflicts = json_array()) || !(p.orphaned = json_array()))
@@ -951,7 +1035,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "REPO_NOT_ALLOWED", NULL, "", 0, 0,
 			"%s is not in the configuration's repos allowlist", in->target) < 0)
 			goto done;
-		p.errors++;
+		p.acc.errors++;
 	}
 	p.project_ok = cfg->project_owner && in->state->project &&
 		!strcasecmp(cfg->project_owner, in->state->project->owner) &&
@@ -971,7 +1055,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		pmbot_diag_list rd = PMBOT_DIAG_LIST_INIT;
 		struct managed *m = NULL;
 		void *v = NULL;
-		size_t before_conflicts = json_array_size(p.conflicts), before_cs = p.n_cs;
+		size_t before_conflicts = json_array_size(p.conflicts), before_cs = p.acc.n_cs;
 		int r_rc;
 
 		if (pmbot_strmap_get(&p.managed, n->stable_id, &v)) {
@@ -984,7 +1068,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		r_rc = pmbot_render_issue(&r, g, n, form, &ro, &rd);
 		if (n->file)
 			pmbot_diag_list_set_file(&rd, n->file);
-		p.errors += (int)rd.errors;
+		p.acc.errors += (int)rd.errors;
 		if (pmbot_diag_list_move(diags, &rd) < 0) {
 			pmbot_diag_list_free(&rd);
 			pmbot_rendered_issue_free(&r);
@@ -1004,17 +1088,11 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		    plan_project(&p, n, m) < 0)
 			goto done;
 		/* An existing issue a changeset will write is part of the fingerprint. */
-		if (m && p.n_cs > before_cs && touch(&p, m->ref) < 0)
+		if (m && p.acc.n_cs > before_cs && touch(&p, m->ref) < 0)
 			goto done;
 	}
-	for (i = 0; i < N_OPS; i++) {
-		if (!p.denied[i])
-			continue;
-		if (pmbot_diag_add(diags, PMBOT_SEV_WARNING, "OPERATION_DENIED", NULL, "", 0, 0,
-			"%zu %s change%s not proposed: .github/pm-bot.yml lists it under deny_operations",
-			p.denied[i], ops[i].name, p.denied[i] == 1 ? " is" : "s are") < 0)
-			goto done;
-	}
+	if (pmbot_plan_acc_denied_diags(&p.acc) < 0)
+		goto done;
 	for (i = 0; i < p.n_mslots; i++) {
 		struct managed *m = &p.mslots[i];
 		void *v = NULL;
@@ -1027,28 +1105,22 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 			m->stable_id, "ref", m->ref)) < 0)
 			goto done;
 	}
-	if (check_limits(&p) < 0 || finish_bundle(out, &p) < 0)
+	if (check_limits(&p) < 0 ||
+	    pmbot_plan_acc_finish(out, &p.acc, in->source, in->target, p.conflicts, p.orphaned) < 0)
 		goto done;
-	rc = p.errors ? PMBOT_EINVALID : PMBOT_OK;
+	rc = p.acc.errors ? PMBOT_EINVALID : PMBOT_OK;
 done:
-	for (i = 0; i < p.n_cs; i++) {
-		json_decref(p.cs[i].cs);
-		free(p.cs[i].key);
-	}
-	free(p.cs);
+	pmbot_plan_acc_free(&p.acc);
 	for (i = 0; i < p.n_mslots; i++) {
 		free(p.mslots[i].ref);
 		free(p.mslots[i].stable_id);
 		pmbot_body_free(&p.mslots[i].body);
 	}
 	free(p.mslots);
-	for (i = 0; i < p.touched.cap; i++)
-		free((char *)p.touched.keys[i]);
 	free(p.dep_first);
 	free(p.dep_edges);
 	pmbot_strmap_free(&p.managed);
 	pmbot_strmap_free(&p.by_ref);
-	pmbot_strmap_free(&p.touched);
 	json_decref(p.conflicts);
 	json_decref(p.orphaned);
 	return rc;

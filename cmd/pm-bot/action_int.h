@@ -1,0 +1,95 @@
+#ifndef PMBOT_CMD_ACTION_INT_H
+#define PMBOT_CMD_ACTION_INT_H
+
+#include "cmd.h"
+#include "pmbot/action.h"
+#include "pmbot/apply.h"
+#include "pmbot/buf.h"
+#include "pmbot/comment.h"
+#include "pmbot/repo.h"
+
+/*
+ * One run of `pm-bot action` (cmd_action.c: events, pull requests and
+ * commands; action_sync.c: the Projects field sync). docs/action.md is the
+ * user's description.
+ */
+struct action {
+	const pmbot_event *ev;
+	const char *slug;            /* "OWNER/NAME": the event's, else $GITHUB_REPOSITORY */
+	const char *default_branch;  /* the event's, else from $GITHUB_REF (schedule payloads
+	                                may carry no repository) */
+	const char *dir;             /* the git work tree ($GITHUB_WORKSPACE) */
+	const char *config_path;     /* NULL: .github/pm-bot.yml */
+	struct plan_opts gopts;      /* the GitHub options (--cache-dir, --pace-ms, --stats) */
+	struct github_conn gh;
+	pmbot_repo *repo;
+	char default_rev[PMBOT_OID_HEX_SIZE]; /* the default branch's commit: config and policy */
+	const char *run_id;          /* $GITHUB_RUN_ID: the lock owner */
+	const char *self;            /* the token's login, else github-actions[bot] */
+	pmbot_audit *audit;
+	/* What GITHUB_OUTPUT receives at the end. */
+	const char *result;
+	char plan_hash[65];
+	long changes, conflicts;
+	pmbot_buf summary;           /* appended to GITHUB_STEP_SUMMARY */
+};
+
+/*
+ * Where a plan is shown: a pull request's comment, or the body of the
+ * field-sync tracking issue. Only text pm-bot itself wrote (its header,
+ * authored by its own login) is ever taken for one.
+ */
+struct slot {
+	int is_issue;                /* the tracking issue's body, else a PR comment */
+	long number;                 /* the PR or the tracking issue (0: none yet) */
+	long long comment_id;        /* PR comment id, 0 when there is none yet */
+	char *body;                  /* owned: the text now, NULL when none */
+	pmbot_comment_meta meta;     /* parsed header, valid when has_meta */
+	int has_meta;
+};
+
+/* Find pm-bot's comment on PR `number` (is_issue 0) or the tracking issue (1). EXIT_*. */
+int slot_find(struct action *a, struct slot *s, int is_issue, long number);
+
+/*
+ * Replace the slot's text with `body` (creating it when there is none).
+ * Sets *forbidden, and succeeds, when the token may not write (fork PRs,
+ * read-only tokens). EXIT_*.
+ */
+int slot_write(struct action *a, struct slot *s, const char *body, int *forbidden);
+
+/*
+ * Take the slot's lock for this run: re-read it, refuse when another run is
+ * applying, write status "applying" with this run's id and read it back.
+ * EXIT_OK held, EXIT_INVALID busy (result "busy"), EXIT_RUNTIME.
+ */
+int slot_lock(struct action *a, struct slot *s);
+
+void slot_clear(struct slot *s);
+
+/* Append one JSON line to stdout and to the audit ledger (approval, denial). */
+void action_audit(struct action *a, const char *event, json_t *fields);
+
+/* React to the command comment; a failure is only warned about. */
+void action_react(struct action *a, const char *content);
+
+/*
+ * May the commenter approve under `config`? EXIT_OK yes; EXIT_INVALID no
+ * (audited, reacted to, result "denied"); EXIT_RUNTIME when GitHub could
+ * not say.
+ */
+int action_authorize(struct action *a, const pmbot_config *config, const char *plan_hash);
+
+/* Render `in` and write it into the slot; falls back to the summary when forbidden. EXIT_*. */
+int action_show(struct action *a, struct slot *s, const pmbot_comment_input *in);
+
+/* Set the outputs from a bundle (plan_hash, changes, conflicts). */
+void action_set_outputs(struct action *a, const json_t *bundle);
+
+/* schedule / workflow_dispatch, and `/pm-bot apply|plan` on the tracking issue. */
+int action_field_sync(struct action *a, const pmbot_command *cmd);
+
+/* Header prefix of every pm-bot comment and tracking-issue body. */
+#define ACTION_HEADER_PREFIX "<!-- pm-bot:plan "
+
+#endif

@@ -1,0 +1,283 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "action_int.h"
+#include "pmbot/fieldsync.h"
+#include "pmbot/plan.h"
+#include "pmbot/source.h"
+
+/* Everything one field-sync plan needs, read fresh from the default branch and GitHub. */
+struct sync {
+	pmbot_config *config;
+	pmbot_backend *backend;
+	pmbot_state *state;
+	pmbot_diag_list diags;
+	json_t *bundle;
+};
+
+static void sync_free(struct sync *y)
+{
+	json_decref(y->bundle);
+	pmbot_state_free(y->state);
+	if (y->backend)
+		y->backend->free(y->backend);
+	pmbot_config_free(y->config);
+	pmbot_diag_list_free(&y->diags);
+	memset(y, 0, sizeof(*y));
+}
+
+/* (Re-)read the state and build the plan; the config and backend are kept. EXIT_*. */
+static int sync_plan(struct action *a, struct sync *y)
+{
+	pmbot_fieldsync_input fi;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	json_t *source;
+	int r;
+
+	json_decref(y->bundle);
+	y->bundle = NULL;
+	pmbot_state_free(y->state);
+	y->state = NULL;
+	pmbot_diag_list_free(&y->diags);
+	r = y->backend->read(&y->state, y->backend, (const char *const *)y->config->repos.items,
+		y->config->repos.count, y->config->project_owner, y->config->project_number, &err);
+	if (r < 0) {
+		fprintf(stderr, "pm-bot: cannot read the state: %s\n", err.len ? err.buf : "unknown error");
+		pmbot_buf_free(&err);
+		return EXIT_RUNTIME;
+	}
+	pmbot_buf_free(&err);
+	if (!(source = json_pack("{s:s}", "commit", a->default_rev)))
+		return EXIT_RUNTIME;
+	memset(&fi, 0, sizeof(fi));
+	fi.config = y->config;
+	fi.state = y->state;
+	fi.source = source;
+	fi.self_login = a->gh.self_login;
+	r = pmbot_fieldsync_build(&y->bundle, &fi, &y->diags);
+	json_decref(source);
+	cmd_print_diags(stderr, &y->diags);
+	if (r == PMBOT_ERROR)
+		return EXIT_RUNTIME;
+	action_set_outputs(a, y->bundle);
+	return r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_OK;
+}
+
+static int sync_open(struct action *a, struct sync *y)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	int r;
+
+	memset(y, 0, sizeof(*y));
+	r = pmbot_source_config_at(&y->config, NULL, a->repo, a->default_rev,
+		a->config_path ? a->config_path : PMBOT_CONFIG_PATH, a->slug, &y->diags);
+	cmd_print_diags(stderr, &y->diags);
+	if (r == PMBOT_EINVALID)
+		return EXIT_INVALID;
+	if (r < 0) {
+		fprintf(stderr, "pm-bot: cannot read the configuration: %s\n",
+			pmbot_repo_last_error(a->repo));
+		return EXIT_RUNTIME;
+	}
+	if (a->gh.self_login && pmbot_config_trust(y->config, a->gh.self_login) == PMBOT_ERROR)
+		return EXIT_RUNTIME;
+	if (pmbot_github_backend_open(&y->backend, a->gh.client, a->gh.self_login, &err) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "cannot open the GitHub backend");
+		pmbot_buf_free(&err);
+		return EXIT_RUNTIME;
+	}
+	pmbot_buf_free(&err);
+	return sync_plan(a, y);
+}
+
+/* Ids of the changesets the default branch's config pre-approves. */
+static json_t *auto_approved_ids(const struct sync *y)
+{
+	json_t *ids = json_array(), *cs;
+	size_t i;
+
+	json_array_foreach(json_object_get(y->bundle, "changesets"), i, cs) {
+		pmbot_operation op;
+
+		if (pmbot_operation_parse(&op, json_string_value(json_object_get(cs, "operation"))) ==
+			    PMBOT_OK &&
+		    pmbot_config_operation_auto_approved(y->config, op) &&
+		    json_array_append(ids, json_object_get(cs, "changeset_id")) < 0) {
+			json_decref(ids);
+			return NULL;
+		}
+	}
+	return ids;
+}
+
+static int sync_apply(struct action *a, struct sync *y, const json_t *run, const char *actor,
+	json_t **results)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	int r;
+
+	r = pmbot_apply_run(results, y->bundle, run, y->backend, y->config, a->audit, actor, NULL, &err);
+	if (r != PMBOT_OK)
+		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "apply stopped");
+	pmbot_buf_free(&err);
+	return r;
+}
+
+/* Show the current plan on the tracking issue (creating it only when something waits). */
+static int sync_show(struct action *a, struct sync *y, struct slot *s, const char *status,
+	const char *notice, const json_t *results)
+{
+	pmbot_comment_meta meta;
+	pmbot_comment_input ci;
+
+	memset(&meta, 0, sizeof(meta));
+	snprintf(meta.kind, sizeof(meta.kind), "field-sync");
+	meta.number = s->number;
+	snprintf(meta.plan_hash, sizeof(meta.plan_hash), "%s", a->plan_hash);
+	snprintf(meta.status, sizeof(meta.status), "%s", status);
+	memset(&ci, 0, sizeof(ci));
+	ci.meta = &meta;
+	ci.bundle = y->bundle;
+	ci.diags = &y->diags;
+	ci.notice = notice;
+	ci.results = results;
+	/* Nothing waits and there is no tracking issue: do not open one to say so. */
+	if (!s->number && !pmbot_plan_count(y->bundle) && !s->body)
+		return action_show(a, NULL, &ci);
+	return action_show(a, s, &ci);
+}
+
+/* The scheduled run: apply what the config pre-approves, post the rest. */
+static int sync_scheduled(struct action *a, struct sync *y, struct slot *s)
+{
+	pmbot_buf notice = PMBOT_BUF_INIT, actor = PMBOT_BUF_INIT;
+	json_t *ids = NULL, *results = NULL;
+	size_t applied = 0;
+	int rc = EXIT_OK, r;
+
+	if (!(ids = auto_approved_ids(y)) || pmbot_buf_printf(&actor, "config:%s", a->default_rev) < 0) {
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	if (json_array_size(ids)) {
+		action_audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I}", "actor", actor.buf,
+			"how", "auto_approve in the default branch's configuration", "plan_hash",
+			a->plan_hash, "changesets", (json_int_t)json_array_size(ids)));
+		r = sync_apply(a, y, ids, actor.buf, &results);
+		applied = json_array_size(ids);
+		if (r != PMBOT_OK) {
+			a->result = "failed";
+			rc = EXIT_RUNTIME;
+			pmbot_buf_printf(&notice, "**The pre-approved field updates failed**; see the "
+				"workflow run. Nothing else was written.");
+			sync_show(a, y, s, "failed", notice.buf, results);
+			goto done;
+		}
+		pmbot_buf_printf(&notice, "Applied %zu pre-approved field update%s (`auto_approve` in "
+			"the default branch's configuration, commit `%.12s`).", applied,
+			applied == 1 ? "" : "s", a->default_rev);
+		/* What is left needs a human: plan it again against the state as it is now. */
+		if ((rc = sync_plan(a, y)) == EXIT_RUNTIME)
+			goto done;
+	}
+	if (pmbot_plan_count(y->bundle)) {
+		a->result = "planned";
+		if (pmbot_buf_printf(&notice, "%sThese changes need an approval: comment "
+			"`/pm-bot apply %s` on this issue.", notice.len ? " " : "", a->plan_hash) < 0) {
+			rc = EXIT_RUNTIME;
+			goto done;
+		}
+	} else {
+		a->result = applied ? "applied" : "no_changes";
+	}
+	if (sync_show(a, y, s, pmbot_plan_count(y->bundle) ? "planned" : "no_changes",
+		notice.len ? notice.buf : NULL, NULL) != EXIT_OK)
+		rc = EXIT_RUNTIME;
+	if (rc == EXIT_OK && y->diags.errors)
+		rc = EXIT_INVALID;
+done:
+	json_decref(ids);
+	json_decref(results);
+	pmbot_buf_free(&notice);
+	pmbot_buf_free(&actor);
+	return rc;
+}
+
+/* `/pm-bot apply <hash>` on the tracking issue. */
+static int sync_command_apply(struct action *a, struct sync *y, struct slot *s,
+	const pmbot_command *cmd)
+{
+	pmbot_buf notice = PMBOT_BUF_INIT;
+	json_t *results = NULL;
+	int rc, r;
+
+	if ((rc = action_authorize(a, y->config, cmd->hash)) != EXIT_OK)
+		goto done;
+	if (strcmp(a->plan_hash, cmd->hash) || !pmbot_plan_count(y->bundle)) {
+		action_audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
+			a->ev->comment_author, "plan_hash", cmd->hash, "fresh_hash", a->plan_hash,
+			"issue", (json_int_t)a->ev->number, "reason", "STALE_PLAN"));
+		pmbot_buf_printf(&notice, "**Not applied: the plan is stale.** @%s approved `%s`, but "
+			"the board or the issues changed since; the current plan is below.",
+			a->ev->comment_author, cmd->hash);
+		rc = sync_show(a, y, s, pmbot_plan_count(y->bundle) ? "planned" : "no_changes",
+			notice.buf, NULL);
+		action_react(a, "confused");
+		a->result = "stale";
+		goto done;
+	}
+	if ((rc = slot_lock(a, s)) != EXIT_OK) {
+		action_react(a, "confused");
+		goto done;
+	}
+	action_audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I, s:I}", "actor",
+		a->ev->comment_author, "how", "/pm-bot apply", "plan_hash", cmd->hash,
+		"issue", (json_int_t)a->ev->number, "changesets", (json_int_t)pmbot_plan_count(y->bundle)));
+	r = sync_apply(a, y, NULL, a->ev->comment_author, &results);
+	a->result = r == PMBOT_OK ? "applied" : "failed";
+	pmbot_buf_printf(&notice, r == PMBOT_OK ? "**Applied**, approved by @%s."
+		: "**Apply failed** (approved by @%s); see the workflow run.", a->ev->comment_author);
+	rc = sync_show(a, y, s, a->result, notice.buf, results);
+	action_react(a, r == PMBOT_OK ? "+1" : "-1");
+	if (rc == EXIT_OK && r != PMBOT_OK)
+		rc = EXIT_RUNTIME;
+done:
+	json_decref(results);
+	pmbot_buf_free(&notice);
+	return rc;
+}
+
+int action_field_sync(struct action *a, const pmbot_command *cmd)
+{
+	struct sync y;
+	struct slot s;
+	int rc;
+
+	memset(&y, 0, sizeof(y));
+	memset(&s, 0, sizeof(s));
+	if ((rc = slot_find(a, &s, 1, cmd ? a->ev->number : 0)) != EXIT_OK)
+		goto done;
+	if (cmd && (!s.has_meta || s.number != a->ev->number)) {
+		printf("pm-bot: issue #%ld is not pm-bot's field-sync tracking issue; ignored\n",
+			a->ev->number);
+		a->result = "ignored";
+		goto done;
+	}
+	if (cmd)
+		action_react(a, "eyes");
+	if ((rc = sync_open(a, &y)) == EXIT_RUNTIME || !y.bundle)
+		goto done;
+	if (!cmd)
+		rc = sync_scheduled(a, &y, &s);
+	else if (cmd->kind == PMBOT_CMD_APPLY)
+		rc = sync_command_apply(a, &y, &s, cmd);
+	else {
+		a->result = pmbot_plan_count(y.bundle) ? "planned" : "no_changes";
+		rc = sync_show(a, &y, &s, a->result, NULL, NULL);
+	}
+done:
+	slot_clear(&s);
+	sync_free(&y);
+	return rc;
+}
