@@ -8,6 +8,14 @@
 #include "cmd.h"
 
 static int cmd_help(int argc, char **argv);
+
+/* The GitHub options every command that talks to GitHub takes (GITHUB_OPTIONS). */
+#define GITHUB_HELP \
+	"GitHub (--backend github): token from GH_TOKEN or GITHUB_TOKEN, API from\n" \
+	"GITHUB_API_URL and GITHUB_GRAPHQL_URL (GitHub Enterprise works the same way).\n" \
+	"  --cache-dir DIR     ETag cache for conditional reads (default DIR/.pm-bot/cache)\n" \
+	"  --pace-ms N         at least N ms between writes (default 1000; 0 disables)\n" \
+	"  --stats             print the number of requests by kind at the end\n"
 static int cmd_version(int argc, char **argv);
 
 static const struct cmd commands[] = {
@@ -82,11 +90,7 @@ static const struct cmd commands[] = {
 	  "  --detailed-exitcode 0 no changes, 3 changes pending, 2 invalid, 1 error\n"
 	  "  --audit FILE        append a `proposal` event to this audit ledger\n"
 	  "\n"
-	  "GitHub (--backend github): token from GH_TOKEN or GITHUB_TOKEN, API from\n"
-	  "GITHUB_API_URL and GITHUB_GRAPHQL_URL (GitHub Enterprise works the same way).\n"
-	  "  --cache-dir DIR     ETag cache for conditional reads (default DIR/.pm-bot/cache)\n"
-	  "  --pace-ms N         at least N ms between writes (default 1000; 0 disables)\n"
-	  "  --stats             print the number of requests by kind at the end\n"
+	  GITHUB_HELP
 	  "\n"
 	  "Exit status: 0 planned, 2 invalid input, 1 failure (3: see above).\n" },
 	{ "apply", cmd_apply, NEEDS_REPO, "apply an approved plan",
@@ -125,11 +129,7 @@ static const struct cmd commands[] = {
 	  "  --backend NAME    github (default) or file (reads --state FILE, default\n"
 	  "                    .pm-bot/state.json, keeping only the named repositories)\n"
 	  "\n"
-	  "GitHub (--backend github): token from GH_TOKEN or GITHUB_TOKEN, API from\n"
-	  "GITHUB_API_URL and GITHUB_GRAPHQL_URL (GitHub Enterprise works the same way).\n"
-	  "  --cache-dir DIR     ETag cache for conditional reads (default DIR/.pm-bot/cache)\n"
-	  "  --pace-ms N         at least N ms between writes (default 1000; 0 disables)\n"
-	  "  --stats             print the number of requests by kind at the end\n"
+	  GITHUB_HELP
 	  "\n"
 	  "Exit status: 0 written, 2 bad usage, 1 GitHub or I/O failure.\n" },
 	{ "action", cmd_action, 0, "run as a GitHub Action: plan comments, approvals, field sync",

@@ -35,4 +35,7 @@ int pmbot_json_pointer_push_index(pmbot_buf *out, size_t index);
 /* Compare two JSON values structurally (reals and integers never equal). */
 int pmbot_json_equal(const json_t *a, const json_t *b);
 
+/* "an object", "a string", "an integer", "a number", "a boolean", "null": for messages. Static storage. */
+const char *pmbot_json_type_name(const json_t *v);
+
 #endif

@@ -1,3 +1,4 @@
+#include "pmbot/json.h"
 #include "pmbot/action.h"
 
 #include <jansson.h>
@@ -56,20 +57,6 @@ static const char *show(parse_ctx *c, const char *s, size_t max_chars)
 	return pmbot_diag_show(&c->scratch, s, max_chars);
 }
 
-static const char *type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
-
 /*
  * The member of `parent` named by the last token of `ptr` (a static JSON
  * Pointer whose tokens need no escaping), when it has type `t`. NULL when
@@ -92,7 +79,7 @@ static const json_t *field(parse_ctx *c, const json_t *parent, const char *ptr, 
 	if (json_typeof(v) != t) {
 		report(c, "EVENT_FIELD", ptr, 0, 0, "`%s` must be %s%s, not %s", ptr,
 			t == JSON_OBJECT ? "an object" : t == JSON_STRING ? "a string" : "an integer",
-			(flags & NULLABLE) ? " or null" : "", type_name(v));
+			(flags & NULLABLE) ? " or null" : "", pmbot_json_type_name(v));
 		return NULL;
 	}
 	return v;
@@ -370,7 +357,7 @@ int pmbot_event_parse(pmbot_event **out, const char *event_name, const char *jso
 	}
 	if (!json_is_object(root)) {
 		report(&c, "EVENT_FIELD", "", 0, 0, "the event payload must be an object, not %s",
-			type_name(root));
+			pmbot_json_type_name(root));
 		goto done;
 	}
 	if (!(ev = calloc(1, sizeof(*ev))) || !(ev->name = strdup(event_name))) {

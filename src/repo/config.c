@@ -307,24 +307,10 @@ static void pop(parse_ctx *c, size_t mark)
 	pmbot_buf_truncate(&c->path, mark);
 }
 
-static const char *type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
-
 static int type_error(parse_ctx *c, const json_t *v, const char *expected)
 {
 	return report(c, "CONFIG_TYPE", "`%s` must be %s, not %s",
-		c->path.len ? show(c, 1, c->path.buf) : "/", expected, type_name(v));
+		c->path.len ? show(c, 1, c->path.buf) : "/", expected, pmbot_json_type_name(v));
 }
 
 /* Optimal string alignment distance, ASCII case folded; both at most SUGGEST_MAX bytes. */

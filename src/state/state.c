@@ -842,23 +842,9 @@ static char *dup_str(pctx *c, const char *s)
 	return d;
 }
 
-static const char *type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
-
 static void type_error(pctx *c, const json_t *v, const char *expected)
 {
-	report(c, "STATE_SCHEMA", "expected %s, found %s", expected, type_name(v));
+	report(c, "STATE_SCHEMA", "expected %s, found %s", expected, pmbot_json_type_name(v));
 }
 
 static void check_keys(pctx *c, const json_t *obj, const char *const *known, size_t n)

@@ -233,3 +233,17 @@ int pmbot_json_equal(const json_t *a, const json_t *b)
 		return 0;
 	return json_equal((json_t *)a, (json_t *)b);
 }
+
+const char *pmbot_json_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}

@@ -48,12 +48,16 @@ cp "$ROOT/examples/plans/2026-q4-checkout.md" "$W/plans/q4.md"
 sed -i 's/min_permission: write/min_permission: read/' "$W/.github/pm-bot.yml"
 gitc "$W" add plans .github && gitc "$W" commit -qm "plan Q4; and let anyone approve"
 HEAD_SHA=$(gitc "$W" rev-parse HEAD)
+gitc "$W" checkout -qb broken
+sed -i '0,/epic_id: epic:checkout-reliability/s//epic_id: epic:nope/' "$W/plans/q4.md"
+gitc "$W" commit -qam "an invalid priority"
+BROKEN_SHA=$(gitc "$W" rev-parse HEAD)
 gitc "$W" checkout -q main
 
-python3 - "$ROOT/examples/state.json" "$TMP/seed.json" "$TOKEN" "$RO_TOKEN" "$HEAD_SHA" "$MAIN_SHA" <<'PY'
+python3 - "$ROOT/examples/state.json" "$TMP/seed.json" "$TOKEN" "$RO_TOKEN" "$HEAD_SHA" "$MAIN_SHA" "$BROKEN_SHA" <<'PY'
 import json, sys
 st = json.load(open(sys.argv[1]))
-tok, ro, head, base = sys.argv[3:7]
+tok, ro, head, base, broken = sys.argv[3:8]
 json.dump({
     "state": st, "now": "2026-11-22T12:00:00Z",
     "tokens": {
@@ -68,6 +72,9 @@ json.dump({
          "base": {"ref": "main", "sha": base}},
         {"repo": "acme/widgets", "number": 2, "title": "Plan Q4 from a fork", "user": "eve", "state": "open",
          "head": {"sha": head, "ref": "feature", "repo": "eve/widgets"},
+         "base": {"ref": "main", "sha": base}},
+        {"repo": "acme/widgets", "number": 3, "title": "A broken plan", "user": "alice", "state": "open",
+         "head": {"sha": broken, "ref": "broken", "repo": "acme/widgets"},
          "base": {"ref": "main", "sha": base}},
     ],
 }, open(sys.argv[2], "w"))
@@ -241,6 +248,12 @@ action 0 && expect_eq "$(output changes)" 1 && H2=$(output plan_hash) &&
 	action 0 && expect_eq "$(output result)" stale &&
 	expect_eq "$(ctl GET /_emu/state | py - 'str(sum(1 for r in d["state"]["repositories"] for i in r["issues"] if "every in-flight payment" in i["title"]))')" 0 &&
 	expect_in "$(comments 1 | py - 'd[0]')" "the plan is stale" && ok
+
+CASE="invalid reports: the comment lists each error with file and line, and the run fails"
+pr_event opened 3 acme/widgets "$BROKEN_SHA"
+action 2 && expect_eq "$(output result)" invalid && expect_eq "$(n_comments 3)" 1 &&
+	C=$(comments 3 | py - 'd[0]') && expect_in "$C" "plans/q4.md:" && expect_in "$C" '`UNKNOWN_EPIC`' &&
+	{ ! echo "$C" | grep -q "/pm-bot apply [0-9a-f]\{64\}" || fail "an invalid plan offers an approve command"; } && ok
 
 CASE="a fork PR gets its plan in the job summary and no comment"
 pr_event opened 2 eve/widgets "$HEAD_SHA"
