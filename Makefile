@@ -33,7 +33,9 @@ ALL_LDFLAGS := $(OPT_LDFLAGS) $(LDFLAGS)
 SRC      := $(sort $(shell find src -name '*.c'))
 GQL      := $(sort $(wildcard src/github/graphql/*.graphql))
 GEN_SRC  := $(BUILD)/gen/graphql_docs.c
-OBJ      := $(SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/graphql_docs.o
+LLM_FILES := $(sort $(wildcard src/llm/prompts/*.md)) $(sort $(wildcard docs/schemas/llm/*.schema.json))
+LLM_GEN  := $(BUILD)/gen/llm_files.c
+OBJ      := $(SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/graphql_docs.o $(BUILD)/obj/gen/llm_files.o
 LIB      := $(BUILD)/libpmbot.a
 CMD_SRC  := $(sort $(wildcard cmd/pm-bot/*.c))
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/obj/%.o)
@@ -66,6 +68,16 @@ $(GEN_SRC): $(GQL) scripts/embed-graphql.sh
 	$(Q)scripts/embed-graphql.sh $@ $(GQL)
 
 $(BUILD)/obj/gen/graphql_docs.o: $(GEN_SRC)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# The LLM prompt templates and output schemas, compiled in (include/pmbot/capability.h).
+$(LLM_GEN): $(LLM_FILES) scripts/embed-files.sh
+	@mkdir -p $(dir $@)
+	$(Q)scripts/embed-files.sh $@ pmbot/capability.h pmbot_embedded_file pmbot_llm_files $(LLM_FILES)
+
+$(BUILD)/obj/gen/llm_files.o: $(LLM_GEN)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@

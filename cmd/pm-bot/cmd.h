@@ -158,6 +158,14 @@ struct plan_inputs {
 /* Load config, forms, reports, target and state; prints I/O failures. EXIT_*. */
 int plan_inputs_load(struct plan_inputs *in, const struct plan_opts *o, pmbot_diag_list *diags);
 
+/*
+ * Only the configuration (at o->config_rev, else o->rev, else HEAD of
+ * o->repo, else ".") and the state of `target`: what applying a proposal
+ * bundle needs, which has no reports to re-plan. EXIT_*.
+ */
+int plan_inputs_load_state(struct plan_inputs *in, const struct plan_opts *o, const char *target,
+	pmbot_diag_list *diags);
+
 /* Plan from loaded inputs: `*bundle` set unless EXIT_RUNTIME. */
 int plan_inputs_plan(json_t **bundle, struct plan_inputs *in, pmbot_diag_list *diags);
 
@@ -168,6 +176,9 @@ int cmd_apply(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_action(int argc, char **argv);
+int cmd_draft(int argc, char **argv);
+int cmd_prompt_ir(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
 
 /* Long options shared by plan and apply (handled by plan_opts_parse). */
 #define PLAN_INPUT_OPTIONS \

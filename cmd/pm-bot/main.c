@@ -9,6 +9,14 @@
 
 static int cmd_help(int argc, char **argv);
 
+/* The options of the Mode B commands (LLM_OPTIONS). */
+#define LLM_HELP \
+	"  --repo DIR         the git repository (default .); everything is read from\n" \
+	"                     git objects at --rev (default HEAD), never the work tree\n" \
+	"  --context REF      more context: file:PATH, diff:REV, memory:KEY or text\n" \
+	"  --constraint TEXT  a rule the model must follow (checked by governance)\n" \
+	"  --budget N         the token budget before the budget plugin (default 4000)\n"
+
 /* The GitHub options every command that talks to GitHub takes (GITHUB_OPTIONS). */
 #define GITHUB_HELP \
 	"GitHub (--backend github): token from GH_TOKEN or GITHUB_TOKEN, API from\n" \
@@ -152,6 +160,48 @@ static const struct cmd commands[] = {
 	  "\n"
 	  "Exit status: 0 handled (also when an approval is refused), 2 invalid\n"
 	  "reports, configuration or event, 1 GitHub, git or apply failure.\n" },
+	{ "draft", cmd_draft, 0, "draft a ReportIR from a prose report through a model",
+	  "usage: pm-bot draft [--repo DIR] [--rev REV] [--context REF]... [--constraint TEXT]...\n"
+	  "                    [--budget N] [--out OUT.md] [--json] FILE\n"
+	  "\n"
+	  "Builds a Prompt IR for the report_ir_draft capability (FILE is its first\n"
+	  "context reference), checks it against the governance policies (built-in and\n"
+	  "llm.policies of .github/pm-bot.yml) before anything is sent, runs the plugins,\n"
+	  "asks the model configured by PM_BOT_LLM_PROVIDER, PM_BOT_LLM_URL,\n"
+	  "PM_BOT_LLM_MODEL and PM_BOT_LLM_API_KEY, validates the answer (the\n"
+	  "capability's schema, then every ReportIR v1 rule) and writes a Markdown report\n"
+	  "with the draft for a human to review. Nothing is written to GitHub.\n"
+	  "\n"
+	  LLM_HELP
+	  "  --out OUT.md       write the draft there (atomically) instead of stdout\n"
+	  "  --json             print {result, flags, transformations, audit} instead\n"
+	  "\n"
+	  "Exit status: 0 drafted, 2 denied by governance or an invalid answer, 1 no\n"
+	  "provider, a provider or I/O failure.\n" },
+	{ "prompt-ir", cmd_prompt_ir, 0, "show the prompt a draft would send, without sending it",
+	  "usage: pm-bot prompt-ir [draft's options] FILE\n"
+	  "\n"
+	  "Prints, as JSON, the Prompt IR after governance and plugins, the plugins'\n"
+	  "transformations, governance findings, phrases flagged in the input, and the\n"
+	  "exact prompt with its size and an estimate of its input tokens. No model is\n"
+	  "called and no provider is needed.\n"
+	  "\n"
+	  "Exit status: 0 printed, 2 denied by governance or a bad reference, 1 failure.\n" },
+	{ "advise", cmd_advise, 0, "board review or issue adjustments proposed by a model",
+	  "usage: pm-bot advise --capability board_strategy_review|issue_adjustment_proposal\n"
+	  "                     [--state FILE] [--request TEXT] [--repo DIR] [--rev REV]\n"
+	  "                     [--context REF]... [--constraint TEXT]... [--out FILE] [--json]\n"
+	  "\n"
+	  "Runs a Mode B capability over the state (a state file, default\n"
+	  ".pm-bot/state.json of the repository; `pm-bot snapshot` writes one from\n"
+	  "GitHub). board_strategy_review prints advice. issue_adjustment_proposal\n"
+	  "writes a ChangesetBundle proposal (--out, default proposal.json): nothing is\n"
+	  "applied until a human runs `pm-bot apply --plan FILE --approve HASH`.\n"
+	  "\n"
+	  LLM_HELP
+	  "  --request TEXT     what to adjust (issue_adjustment_proposal)\n"
+	  "\n"
+	  "Exit status: 0 done, 2 denied or an invalid answer, 1 failure.\n" },
 	{ "help", cmd_help, 0, "show help for pm-bot or one command",
 	  "usage: pm-bot help [COMMAND]\n" },
 	{ "version", cmd_version, 0, "print the version",

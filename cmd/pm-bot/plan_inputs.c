@@ -324,6 +324,23 @@ int plan_inputs_load(struct plan_inputs *in, const struct plan_opts *o, pmbot_di
 	return open_state(in, o, diags);
 }
 
+int plan_inputs_load_state(struct plan_inputs *in, const struct plan_opts *o, const char *target,
+	pmbot_diag_list *diags)
+{
+	int rc;
+
+	memset(in, 0, sizeof(*in));
+	if ((rc = cmd_open_repo(&in->repo, o->repo ? o->repo : ".")) != EXIT_OK)
+		return rc;
+	rc = cmd_load_config(&in->config, in->repo, o->config_rev ? o->config_rev :
+		o->rev ? o->rev : "HEAD");
+	if (rc != EXIT_OK)
+		return rc;
+	if (!(in->target = strdup(target)))
+		return EXIT_RUNTIME;
+	return open_state(in, o, diags);
+}
+
 int plan_inputs_plan(json_t **bundle, struct plan_inputs *in, pmbot_diag_list *diags)
 {
 	pmbot_plan_input pi;

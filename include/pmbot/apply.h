@@ -118,7 +118,7 @@ int pmbot_flow_validate(const json_t *flow, pmbot_diag_list *diags);
  * Audit ledger: JSON Lines. Each line is the canonical JSON (json.h) of one
  * event object holding the caller's fields plus
  *   "event"  proposal | approval | denial | attempt | success | failure |
- *            dead_letter
+ *            dead_letter | capability_run (a Mode B model call, docs/llm.md)
  *   "seq"    1-based line number
  *   "at"     RFC 3339 UTC ($PMBOT_NOW fixes it)
  *   "prev"   hex SHA-256 of the previous line's bytes without its newline;

@@ -88,7 +88,13 @@ typedef struct {
 	unsigned char denied[PMBOT_OP_COUNT];        /* 1: operation never proposed/applied */
 	unsigned char auto_approved[PMBOT_OP_COUNT]; /* 1: applies without an approval comment */
 	char *templates;                   /* issue forms directory, repo-relative, no trailing '/' */
+	json_t *llm_policies;              /* llm.policies: custom governance policies (an array of
+	                                      objects, checked by the governance); NULL: none */
+	long llm_digest_threshold;         /* llm.digest_threshold; 0: the default */
 } pmbot_config;
+
+/* Context references a draft may carry before the digest plugin folds them: llm.digest_threshold. */
+#define PMBOT_CONFIG_DEFAULT_DIGEST_THRESHOLD 10
 
 /* Largest configuration file accepted (INPUT_TOO_LARGE beyond): 1 MiB. */
 #define PMBOT_CONFIG_MAX_BYTES ((size_t)1 << 20)

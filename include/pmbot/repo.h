@@ -179,6 +179,38 @@ int pmbot_repo_changed(pmbot_repo_changes *out, pmbot_repo *repo, const char *ba
 	const char *rev, const char *const *globs, size_t n_globs);
 
 /*
+ * Append to `out` the unified diff that turns the tree of `from_rev` into
+ * the tree of `to_rev`: what the work at `to_rev` changed since `from_rev`,
+ * in the format of `git diff -M from_rev to_rev` ("diff --git a/x b/x"
+ * headers, 7-digit abbreviated blob ids, 3 lines of context, "\ No
+ * newline at end of file" markers). It matches git byte for byte except
+ * that libgit2 computes rename similarity its own way (the percentage may
+ * differ by a point) and gives an empty added or deleted file "---" and
+ * "+++" lines that git leaves out. Like pmbot_repo_changed() it is a
+ * two-tree diff of committed content only, renames are detected at 50%
+ * similarity with a limit of 1000, and submodules are left out; a binary
+ * file shows as
+ * "Binary files a/x and b/x differ". The id length, context and rename
+ * settings are fixed here, so core.abbrev, diff.renames and the like in
+ * a git configuration cannot change the bytes. One input is not a git
+ * object: like git, libgit2 picks each file's diff driver from the
+ * attributes of the work tree's .gitattributes and .git/info/attributes,
+ * so a "binary" or "diff=<lang>" there changes how that file is shown
+ * ("Binary files ... differ", the text after "@@ ... @@").
+ *
+ * At most `max_bytes` bytes are appended (fewer when out->max leaves less
+ * room), and only whole lines: a longer diff is cut after the last line
+ * that fits, `*truncated` is set to 1 and the call still succeeds; it is 0
+ * when the whole diff was appended. Identical trees append nothing. The
+ * content is the blobs' bytes as stored: it need not be UTF-8 and may hold
+ * NUL bytes. On failure `out` is left as it was and `*truncated` is 0.
+ * PMBOT_ENOTFOUND / PMBOT_EINVALID for a revision as pmbot_repo_resolve()
+ * says, PMBOT_ERROR for a libgit2 or memory failure.
+ */
+int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char *from_rev,
+	const char *to_rev, size_t max_bytes);
+
+/*
  * Append the URL of remote `remote` (e.g. "origin") to `out`.
  * PMBOT_ENOTFOUND when there is no such remote or it has no URL.
  */

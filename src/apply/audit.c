@@ -20,7 +20,8 @@ struct pmbot_audit {
 };
 
 static const char *const events[] = {
-	"proposal", "approval", "denial", "attempt", "success", "failure", "dead_letter"
+	"proposal", "approval", "denial", "attempt", "success", "failure", "dead_letter",
+	"capability_run"
 };
 
 static int known_event(const char *e)

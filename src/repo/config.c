@@ -22,12 +22,13 @@ static const char *const permission_names[] = {
 
 static const char *const top_keys[] = {
 	"reports", "repos", "project", "labels", "trusted_authors", "approval",
-	"deny_operations", "auto_approve", "templates"
+	"deny_operations", "auto_approve", "templates", "llm"
 };
 static const char *const project_keys[] = { "owner", "number" };
 /* Same order as the members of pmbot_label_scheme (see label_slot). */
 static const char *const label_keys[] = { "type", "area", "prio", "size", "status" };
 static const char *const approval_keys[] = { "min_permission", "users" };
+static const char *const llm_keys[] = { "policies", "digest_threshold" };
 
 #define DEFAULT_REPORTS "plans/**/*.md"
 #define DEFAULT_TRUSTED "github-actions[bot]"
@@ -202,6 +203,7 @@ void pmbot_config_free(pmbot_config *cfg)
 	for (i = 0; i < N_OF(label_keys); i++)
 		free((char *)label_get(&cfg->labels, i));
 	free(cfg->templates);
+	json_decref(cfg->llm_policies);
 	free(cfg);
 }
 
@@ -748,9 +750,59 @@ static int read_auto(parse_ctx *c, const json_t *v, pmbot_config *cfg)
 typedef int (*key_fn)(parse_ctx *c, const json_t *v, pmbot_config *cfg);
 
 /* Same order as top_keys. */
+/*
+ * llm: custom governance policies (their fields are checked by the Mode B
+ * governance, include/pmbot/promptir.h) and the context digest threshold.
+ */
+static int read_llm(parse_ctx *c, const json_t *v, pmbot_config *cfg)
+{
+	const json_t *p, *t, *item;
+	size_t mark, imark, i;
+	int bad = 0;
+
+	if (json_is_null(v))
+		return PMBOT_OK;
+	if (!json_is_object(v))
+		return type_error(c, v, "an object with `policies` and `digest_threshold`");
+	if (check_keys(c, v, llm_keys, N_OF(llm_keys)) < 0)
+		return PMBOT_ERROR;
+	if ((p = json_object_get(v, "policies")) && !json_is_null(p)) {
+		if (push_key(c, "policies", &mark) < 0)
+			return PMBOT_ERROR;
+		if (!json_is_array(p))
+			return type_error(c, p, "a list of policies");
+		json_array_foreach(p, i, item) {
+			if (json_is_object(item))
+				continue;
+			bad = 1;
+			imark = c->path.len;
+			if (pmbot_json_pointer_push_index(&c->path, i) < 0 ||
+			    type_error(c, item, "a policy ({name, type, forbidden_patterns or "
+				    "forbidden_keywords, action})") < 0)
+				return PMBOT_ERROR;
+			pop(c, imark);
+		}
+		if (!bad && !(cfg->llm_policies = json_deep_copy(p)))
+			return PMBOT_ERROR;
+		pop(c, mark);
+	}
+	if ((t = json_object_get(v, "digest_threshold")) && !json_is_null(t)) {
+		if (push_key(c, "digest_threshold", &mark) < 0)
+			return PMBOT_ERROR;
+		if (!json_is_integer(t) || json_integer_value(t) < 1 || json_integer_value(t) > 1000) {
+			if (report(c, "CONFIG_VALUE", "digest_threshold must be an integer from 1 to 1000") < 0)
+				return PMBOT_ERROR;
+		} else {
+			cfg->llm_digest_threshold = (long)json_integer_value(t);
+		}
+		pop(c, mark);
+	}
+	return PMBOT_OK;
+}
+
 static const key_fn top_readers[] = {
 	read_reports, read_repos, read_project, read_labels, read_trusted,
-	read_approval, read_deny, read_auto, read_templates
+	read_approval, read_deny, read_auto, read_templates, read_llm
 };
 _Static_assert(N_OF(top_readers) == N_OF(top_keys), "one reader per top-level key");
 
@@ -931,6 +983,10 @@ int pmbot_config_to_json(json_t **out, const pmbot_config *cfg)
 	bad |= json_object_set_new(o, "deny_operations", operations_json(cfg->denied));
 	bad |= json_object_set_new(o, "auto_approve", operations_json(cfg->auto_approved));
 	bad |= json_object_set_new(o, "templates", json_string(cfg->templates));
+	bad |= json_object_set_new(o, "llm", json_pack("{s:o, s:I}", "policies",
+		cfg->llm_policies ? json_deep_copy(cfg->llm_policies) : json_array(),
+		"digest_threshold", (json_int_t)(cfg->llm_digest_threshold ? cfg->llm_digest_threshold
+			: PMBOT_CONFIG_DEFAULT_DIGEST_THRESHOLD)));
 	bad |= json_object_set_new(o, "labels", labels);
 	labels = NULL;
 	bad |= json_object_set_new(o, "approval", approval);

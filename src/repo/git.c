@@ -95,17 +95,18 @@ int pmbot_repo_open(pmbot_repo **out, const char *path, pmbot_buf *err)
 	int gerr, ret = PMBOT_ERROR, inited = 0;
 
 	*out = NULL;
-	git_error_clear();
 	if (!path || !*path) {
 		ret = PMBOT_EINVALID;
 		open_error(err, 0, "empty repository path");
 		goto done;
 	}
+	/* libgit2's error state exists only once it is initialised. */
 	if ((gerr = git_libgit2_init()) < 0) {
 		open_error(err, gerr, "cannot initialize libgit2");
 		goto done;
 	}
 	inited = 1;
+	git_error_clear();
 	if (!(r = calloc(1, sizeof(*r)))) {
 		open_error(err, 0, "out of memory");
 		goto done;
@@ -618,6 +619,120 @@ done:
 	git_tree_free(nt);
 	git_commit_free(bc);
 	git_commit_free(nc);
+	return err;
+}
+
+struct diff_sink {
+	pmbot_buf *out;
+	size_t start;
+	size_t budget;
+	int full;
+	int oom;
+};
+
+/* A piece is one line, or a file header of several lines, and ends at a
+ * line end except a content line without a final newline (its "\ No
+ * newline" marker follows as its own piece): the caller trims that case
+ * back after a cut. */
+static int diff_line(const git_diff_delta *delta, const git_diff_hunk *hunk,
+	const git_diff_line *line, void *payload)
+{
+	struct diff_sink *s = payload;
+	size_t room = s->budget - (s->out->len - s->start), keep;
+	int origin = line->origin == GIT_DIFF_LINE_CONTEXT ||
+		line->origin == GIT_DIFF_LINE_ADDITION || line->origin == GIT_DIFF_LINE_DELETION;
+	size_t need = line->content_len + (origin ? 1 : 0);
+
+	(void)delta;
+	(void)hunk;
+	if (need > room) {
+		s->full = 1;
+		/* Keep the header lines that fit whole. */
+		keep = origin ? 0 : room;
+		while (keep && line->content[keep - 1] != '\n')
+			keep--;
+		if (keep && pmbot_buf_put(s->out, line->content, keep) < 0)
+			s->oom = 1;
+		return 1;
+	}
+	if ((origin && pmbot_buf_putc(s->out, (char)line->origin) < 0) ||
+	    pmbot_buf_put(s->out, line->content, line->content_len) < 0) {
+		s->oom = 1;
+		return 1;
+	}
+	return 0;
+}
+
+int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char *from_rev,
+	const char *to_rev, size_t max_bytes)
+{
+	git_diff_options opts;
+	git_diff_find_options find;
+	git_commit *fc = NULL, *tc = NULL;
+	git_tree *ft = NULL, *tt = NULL;
+	git_diff *diff = NULL;
+	struct diff_sink sink = { out, out->len, max_bytes, 0, 0 };
+	int err, gerr;
+
+	*truncated = 0;
+	begin(repo);
+	if (sink.budget > out->max - out->len)
+		sink.budget = out->max - out->len;
+	if ((err = lookup_commit(&fc, repo, from_rev)) < 0 ||
+	    (err = lookup_commit(&tc, repo, to_rev)) < 0 ||
+	    (err = commit_tree(&ft, repo, fc, from_rev)) < 0 ||
+	    (err = commit_tree(&tt, repo, tc, to_rev)) < 0)
+		goto done;
+	if (git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION) < 0 ||
+	    git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION) < 0) {
+		err = fail(repo, PMBOT_ERROR, -1, "cannot set up the diff");
+		goto done;
+	}
+	/* Left at 0, id_abbrev would come from core.abbrev. */
+	opts.ignore_submodules = GIT_SUBMODULE_IGNORE_ALL;
+	opts.context_lines = 3;
+	opts.interhunk_lines = 0;
+	opts.id_abbrev = 7;
+	if ((gerr = git_diff_tree_to_tree(&diff, repo->git, ft, tt, &opts)) < 0) {
+		err = fail(repo, PMBOT_ERROR, gerr, "cannot diff '%s' and '%s'", from_rev, to_rev);
+		goto done;
+	}
+	/* The same fixed knobs as pmbot_repo_changed(), for the same reason. */
+	find.flags = GIT_DIFF_FIND_RENAMES;
+	find.rename_threshold = 50;
+	find.rename_limit = 1000;
+	if ((gerr = git_diff_find_similar(diff, &find)) < 0) {
+		err = fail(repo, PMBOT_ERROR, gerr, "rename detection failed");
+		goto done;
+	}
+	gerr = git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, diff_line, &sink);
+	if (sink.oom) {
+		err = fail(repo, PMBOT_ERROR, 0, "out of memory printing the diff");
+		goto done;
+	}
+	if (sink.full) {
+		size_t keep = out->len;
+
+		while (keep > sink.start && out->buf[keep - 1] != '\n')
+			keep--;
+		pmbot_buf_truncate(out, keep);
+		*truncated = 1;
+		git_error_clear();
+	} else if (gerr < 0) {
+		err = fail(repo, PMBOT_ERROR, gerr, "cannot print the diff of '%s' and '%s'",
+			from_rev, to_rev);
+		goto done;
+	}
+done:
+	if (err < 0) {
+		pmbot_buf_truncate(out, sink.start);
+		*truncated = 0;
+	}
+	git_diff_free(diff);
+	git_tree_free(ft);
+	git_tree_free(tt);
+	git_commit_free(fc);
+	git_commit_free(tc);
 	return err;
 }
 

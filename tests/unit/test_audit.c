@@ -224,11 +224,12 @@ static void test_audit_append__refuses_reserved_keys_and_unknown_events(void **s
 	assert_int_equal(pmbot_audit_append(a, "party", NULL), PMBOT_EINVALID);
 	assert_int_equal(pmbot_audit_append(a, "failure", arr), PMBOT_EINVALID);
 	assert_int_equal(pmbot_audit_append(a, "dead_letter", NULL), PMBOT_OK);
+	assert_int_equal(pmbot_audit_append(a, "capability_run", NULL), PMBOT_OK);
 	pmbot_audit_close(a);
 	json_decref(fields);
 	json_decref(arr);
-	/* Nothing refused was written. */
-	expect_intact(f->path, 1);
+	/* Nothing refused was written: only the two accepted events. */
+	expect_intact(f->path, 2);
 	pmbot_diag_list_free(&d);
 }
 

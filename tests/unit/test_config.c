@@ -88,7 +88,8 @@ static const pmbot_diag *expect_single_error(pmbot_diag_list *diags, const char 
 #define DEFAULT_JSON \
 	"{\"approval\":{\"min_permission\":\"write\",\"users\":[]},\"auto_approve\":[]," \
 	"\"deny_operations\":[],\"labels\":{\"area\":\"area:\",\"prio\":\"prio:\"," \
-	"\"size\":\"size:\",\"status\":\"status:\",\"type\":\"type:\"},\"project\":null," \
+	"\"size\":\"size:\",\"status\":\"status:\",\"type\":\"type:\"}," \
+	"\"llm\":{\"digest_threshold\":10,\"policies\":[]},\"project\":null," \
 	"\"reports\":[\"plans/**/*.md\"],\"repos\":[\"acme/widgets\"]," \
 	"\"templates\":\".github/ISSUE_TEMPLATE\",\"trusted_authors\":[\"github-actions[bot]\"]}"
 
@@ -287,6 +288,9 @@ static void test_config__to_json_of_full_file_is_exact(void **state)
 		"\"deny_operations\":[\"remove_labels\",\"remove_dependency\"],"
 		"\"labels\":{\"area\":\"area/\",\"prio\":\"priority/\",\"size\":\"size/\","
 		"\"status\":\"state/\",\"type\":\"kind/\"},"
+		"\"llm\":{\"digest_threshold\":25,\"policies\":[{\"action\":\"deny\","
+		"\"forbidden_patterns\":[\"s3://production/\"],\"name\":\"internal_only\","
+		"\"type\":\"context_ref\"}]},"
 		"\"project\":{\"number\":7,\"owner\":\"acme\"},"
 		"\"reports\":[\"plans/**/*.md\",\"docs/roadmap/*.md\"],"
 		"\"repos\":[\"acme/widgets\",\"acme/gadgets.js\"],"
@@ -294,6 +298,30 @@ static void test_config__to_json_of_full_file_is_exact(void **state)
 		"\"trusted_authors\":[\"github-actions[bot]\",\"acme-planner[bot]\",\"octocat\"]}");
 	free(json);
 	pmbot_config_free(cfg);
+}
+
+static void test_config__llm_policies_must_be_objects_and_the_threshold_in_range(void **state)
+{
+	static const char text[] =
+		"llm:\n"
+		"  policies:\n"
+		"    - just a string\n"
+		"  digest_threshold: 0\n";
+	pmbot_config *cfg = NULL;
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_config_parse(&cfg, "c.yml", text, sizeof(text) - 1, NULL, &diags),
+		PMBOT_EINVALID);
+	assert_null(cfg);
+	assert_int_equal(diags.count, 2);
+	assert_string_equal(diags.items[0].code, "CONFIG_TYPE");
+	assert_string_equal(diags.items[0].path, "/llm/policies/0");
+	assert_int_equal(diags.items[0].line, 3);
+	assert_string_equal(diags.items[1].code, "CONFIG_VALUE");
+	assert_string_equal(diags.items[1].path, "/llm/digest_threshold");
+	assert_int_equal(diags.items[1].line, 4);
+	pmbot_diag_list_free(&diags);
 }
 
 static void test_config__same_input_gives_the_same_json(void **state)
@@ -1074,6 +1102,7 @@ int main(void)
 		cmocka_unit_test(test_config__keys_without_a_value_keep_their_defaults),
 		cmocka_unit_test(test_config__full_file_sets_every_key),
 		cmocka_unit_test(test_config__to_json_of_full_file_is_exact),
+		cmocka_unit_test(test_config__llm_policies_must_be_objects_and_the_threshold_in_range),
 		cmocka_unit_test(test_config__same_input_gives_the_same_json),
 		cmocka_unit_test(test_config__json_input_is_accepted),
 		cmocka_unit_test(test_config__example_file_parses_clean),

@@ -817,6 +817,250 @@ static void test_repo__change_kind_names(void **state)
 	assert_null(pmbot_change_kind_name((pmbot_change_kind)42));
 }
 
+/* The first 7 digits of the blob id of `content`, as a diff's index line
+ * abbreviates it. */
+static void short_id(char out[8], const char *content)
+{
+	char id[41];
+
+	assert_int_equal(gitrepo_blob_id(id, content, strlen(content)), 0);
+	memcpy(out, id, 7);
+	out[7] = '\0';
+}
+
+static void diff_into(fixture *fx, const char *from, const char *to, size_t max, int want_cut)
+{
+	int cut = -1;
+
+	pmbot_buf_clear(&fx->buf);
+	REPO_OK(pmbot_repo_diff(&fx->buf, &cut, fx->repo, from, to, max));
+	assert_int_equal(cut, want_cut);
+}
+
+static void test_repo__diff_prints_the_committed_changes_as_git_does(void **state)
+{
+	fixture *fx = *state;
+	char a1[8], a2[8], b2[8], c1[8];
+	pmbot_buf want = PMBOT_BUF_INIT;
+
+	FIX_OK(gitrepo_write(fx->g, "a.md", "one\ntwo\nthree\n"));
+	FIX_OK(gitrepo_write(fx->g, "c.md", "gone\n"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "base"));
+	FIX_OK(gitrepo_write(fx->g, "a.md", "one\n2\nthree\n"));
+	FIX_OK(gitrepo_write(fx->g, "b.md", "new\n"));
+	FIX_OK(gitrepo_remove(fx->g, "c.md"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "work"));
+	open_repo(fx);
+	short_id(a1, "one\ntwo\nthree\n");
+	short_id(a2, "one\n2\nthree\n");
+	short_id(b2, "new\n");
+	short_id(c1, "gone\n");
+
+	/* Byte for byte what `git diff HEAD~1 HEAD` prints. */
+	assert_int_equal(pmbot_buf_printf(&want,
+		"diff --git a/a.md b/a.md\n"
+		"index %s..%s 100644\n"
+		"--- a/a.md\n"
+		"+++ b/a.md\n"
+		"@@ -1,3 +1,3 @@\n"
+		" one\n"
+		"-two\n"
+		"+2\n"
+		" three\n"
+		"diff --git a/b.md b/b.md\n"
+		"new file mode 100644\n"
+		"index 0000000..%s\n"
+		"--- /dev/null\n"
+		"+++ b/b.md\n"
+		"@@ -0,0 +1 @@\n"
+		"+new\n"
+		"diff --git a/c.md b/c.md\n"
+		"deleted file mode 100644\n"
+		"index %s..0000000\n"
+		"--- a/c.md\n"
+		"+++ /dev/null\n"
+		"@@ -1 +0,0 @@\n"
+		"-gone\n", a1, a2, b2, c1), 0);
+	diff_into(fx, "HEAD~1", "HEAD", 100000, 0);
+	assert_string_equal(fx->buf.buf, want.buf);
+
+	/* The other direction undoes the work. */
+	diff_into(fx, "HEAD", "main~1", 100000, 0);
+	assert_non_null(strstr(fx->buf.buf, "-2\n+two\n"));
+	assert_non_null(strstr(fx->buf.buf, "deleted file mode 100644\nindex "));
+	assert_non_null(strstr(fx->buf.buf, "+++ b/c.md\n@@ -0,0 +1 @@\n+gone\n"));
+	pmbot_buf_free(&want);
+}
+
+static void test_repo__diff_appends_and_sees_only_committed_content(void **state)
+{
+	fixture *fx = *state;
+	int cut = -1;
+
+	FIX_OK(gitrepo_write(fx->g, "a.md", "a\n"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
+	FIX_OK(gitrepo_write(fx->g, "a.md", "staged\n"));
+	FIX_OK(gitrepo_write_worktree(fx->g, "b.md", "work tree only\n"));
+	open_repo(fx);
+
+	assert_int_equal(pmbot_buf_puts(&fx->buf, "before\n"), 0);
+	REPO_OK(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD", "main", 100));
+	assert_int_equal(cut, 0);
+	assert_string_equal(fx->buf.buf, "before\n");
+}
+
+static void test_repo__diff_shows_renames_and_missing_final_newlines(void **state)
+{
+	fixture *fx = *state;
+
+	FIX_OK(gitrepo_write(fx->g, "plans/q3.md", long_text));
+	FIX_OK(gitrepo_write(fx->g, "end.md", "x\ny"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "base"));
+	FIX_OK(gitrepo_remove(fx->g, "plans/q3.md"));
+	FIX_OK(gitrepo_write(fx->g, "attic/q3.md", long_text));
+	FIX_OK(gitrepo_write(fx->g, "end.md", "x\nz\n"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "move"));
+	open_repo(fx);
+
+	diff_into(fx, "HEAD~1", "HEAD", 100000, 0);
+	assert_non_null(strstr(fx->buf.buf,
+		"diff --git a/plans/q3.md b/attic/q3.md\n"
+		"similarity index 100%\n"
+		"rename from plans/q3.md\n"
+		"rename to attic/q3.md\n"));
+	assert_null(strstr(fx->buf.buf, "deleted file mode"));
+	assert_non_null(strstr(fx->buf.buf,
+		" x\n-y\n\\ No newline at end of file\n+z\n"));
+}
+
+static void test_repo__diff_cut_keeps_whole_lines_and_says_so(void **state)
+{
+	fixture *fx = *state;
+	pmbot_buf full = PMBOT_BUF_INIT;
+	size_t max;
+	int cut;
+
+	FIX_OK(gitrepo_write(fx->g, "a.md", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"));
+	FIX_OK(gitrepo_write(fx->g, "b.md", "no newline"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "base"));
+	FIX_OK(gitrepo_write(fx->g, "a.md", "1\ntwo\n3\n4\n5\n6\n7\n8\n9\n10\neleven\n12\n"));
+	FIX_OK(gitrepo_write(fx->g, "b.md", "still no newline"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "work"));
+	open_repo(fx);
+	diff_into(fx, "HEAD~1", "HEAD", SIZE_MAX, 0);
+	assert_int_equal(pmbot_buf_put(&full, fx->buf.buf, fx->buf.len), 0);
+	assert_non_null(strstr(full.buf, "-no newline\n\\ No newline at end of file\n"));
+
+	/* Every budget: a prefix of the whole diff, made of whole lines
+	 * (never a "-no newline" without its marker's line end), and
+	 * "truncated" exactly when something was left out. */
+	for (max = 0; max <= full.len + 1; max++) {
+		cut = -1;
+		pmbot_buf_clear(&fx->buf);
+		REPO_OK(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD~1", "HEAD", max));
+		assert_true(fx->buf.len <= max);
+		assert_memory_equal(fx->buf.buf, full.buf, fx->buf.len);
+		assert_true(fx->buf.len == 0 || fx->buf.buf[fx->buf.len - 1] == '\n');
+		assert_int_equal(cut, max < full.len);
+		assert_int_equal(fx->buf.len == full.len, max >= full.len);
+	}
+	pmbot_buf_free(&full);
+}
+
+static void test_repo__diff_is_cut_by_the_buffer_cap_too(void **state)
+{
+	fixture *fx = *state;
+	pmbot_buf small;
+	int cut = -1;
+
+	FIX_OK(gitrepo_write(fx->g, "a.md", "a\n"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
+	FIX_OK(gitrepo_write(fx->g, "a.md", "b\n"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "two"));
+	open_repo(fx);
+
+	pmbot_buf_init(&small, 40);
+	assert_int_equal(pmbot_buf_puts(&small, "0123456789"), 0);
+	REPO_OK(pmbot_repo_diff(&small, &cut, fx->repo, "HEAD~1", "HEAD", 1000));
+	assert_int_equal(cut, 1);
+	/* "diff --git a/a.md b/a.md\n" fits the 30 bytes left; the index
+	 * line does not. */
+	assert_string_equal(small.buf, "0123456789diff --git a/a.md b/a.md\n");
+	pmbot_buf_free(&small);
+}
+
+static void test_repo__diff_output_does_not_depend_on_git_config(void **state)
+{
+	fixture *fx = *state;
+	pmbot_buf before = PMBOT_BUF_INIT;
+	git_config *cfg = NULL;
+	int32_t abbrev = 0;
+
+	FIX_OK(gitrepo_write(fx->g, "plans/q3.md", long_text));
+	FIX_OK(gitrepo_write(fx->g, "a.md", "a\n"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "base"));
+	FIX_OK(gitrepo_remove(fx->g, "plans/q3.md"));
+	FIX_OK(gitrepo_write(fx->g, "attic/q3.md", long_text));
+	FIX_OK(gitrepo_write(fx->g, "a.md", "b\n"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "work"));
+	open_repo(fx);
+	diff_into(fx, "HEAD~1", "HEAD", SIZE_MAX, 0);
+	assert_int_equal(pmbot_buf_put(&before, fx->buf.buf, fx->buf.len), 0);
+	pmbot_repo_free(fx->repo);
+	fx->repo = NULL;
+
+	assert_int_equal(git_repository_config(&cfg, gitrepo_git(fx->g)), 0);
+	assert_int_equal(git_config_set_int32(cfg, "core.abbrev", 12), 0);
+	assert_int_equal(git_config_set_bool(cfg, "diff.renames", 0), 0);
+	assert_int_equal(git_config_set_int32(cfg, "diff.context", 1), 0);
+	assert_int_equal(git_config_get_int32(&abbrev, cfg, "core.abbrev"), 0);
+	assert_int_equal(abbrev, 12);
+	git_config_free(cfg);
+	open_repo(fx);
+	diff_into(fx, "HEAD~1", "HEAD", SIZE_MAX, 0);
+	assert_string_equal(fx->buf.buf, before.buf);
+	pmbot_buf_free(&before);
+}
+
+static void test_repo__diff_shows_binary_files_as_differing(void **state)
+{
+	fixture *fx = *state;
+	static const char one[] = { 'a', '\0', 'b' }, two[] = { 'a', '\0', 'c' };
+
+	FIX_OK(gitrepo_write_len(fx->g, "img.bin", one, sizeof(one)));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
+	FIX_OK(gitrepo_write_len(fx->g, "img.bin", two, sizeof(two)));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "two"));
+	open_repo(fx);
+
+	diff_into(fx, "HEAD~1", "HEAD", 100000, 0);
+	assert_non_null(strstr(fx->buf.buf, "Binary files a/img.bin and b/img.bin differ\n"));
+	assert_int_equal(strlen(fx->buf.buf), fx->buf.len);
+}
+
+static void test_repo__diff_with_a_bad_revision_leaves_the_buffer_alone(void **state)
+{
+	fixture *fx = *state;
+	int cut = -1;
+
+	FIX_OK(gitrepo_write(fx->g, "a.md", "a\n"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
+	open_repo(fx);
+	assert_int_equal(pmbot_buf_puts(&fx->buf, "kept"), 0);
+
+	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "nope", "HEAD", 100),
+		PMBOT_ENOTFOUND);
+	assert_int_equal(cut, 0);
+	assert_non_null(strstr(pmbot_repo_last_error(fx->repo), "nope"));
+	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD", "nope", 100),
+		PMBOT_ENOTFOUND);
+	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD^{tree}", "HEAD", 100),
+		PMBOT_EINVALID);
+	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD", "", 100),
+		PMBOT_EINVALID);
+	assert_string_equal(fx->buf.buf, "kept");
+}
+
 #define WT(t) cmocka_unit_test_setup_teardown(t, setup_worktree, teardown)
 #define BARE(t) cmocka_unit_test_setup_teardown(t, setup_bare, teardown)
 
@@ -850,6 +1094,14 @@ int main(void)
 		WT(test_repo__merge_base_gives_pull_request_changes),
 		WT(test_repo__merge_base_of_unrelated_histories_is_not_found),
 		WT(test_repo__results_outlive_the_repository),
+		WT(test_repo__diff_prints_the_committed_changes_as_git_does),
+		WT(test_repo__diff_appends_and_sees_only_committed_content),
+		BARE(test_repo__diff_shows_renames_and_missing_final_newlines),
+		WT(test_repo__diff_cut_keeps_whole_lines_and_says_so),
+		BARE(test_repo__diff_is_cut_by_the_buffer_cap_too),
+		WT(test_repo__diff_output_does_not_depend_on_git_config),
+		BARE(test_repo__diff_shows_binary_files_as_differing),
+		WT(test_repo__diff_with_a_bad_revision_leaves_the_buffer_alone),
 		cmocka_unit_test(test_repo__change_kind_names),
 	};
 

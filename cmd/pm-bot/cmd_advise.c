@@ -1,0 +1,316 @@
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm_int.h"
+#include "pmbot/apply.h"
+#include "pmbot/fs.h"
+#include "pmbot/hash.h"
+#include "pmbot/json.h"
+#include "pmbot/plan.h"
+#include "pmbot/state.h"
+
+/* What the model sees of the state: issues and the board, compact and in state order. */
+static json_t *board_json(const pmbot_state *st)
+{
+	json_t *issues = json_array(), *items = json_array(), *o;
+	size_t i, k;
+
+	for (i = 0; issues && i < st->n_issues; i++) {
+		const pmbot_issue *is = &st->issues[i];
+		json_t *labels = json_array(), *blocked = json_array();
+
+		for (k = 0; labels && k < is->n_labels; k++)
+			json_array_append_new(labels, json_string(is->labels[k]));
+		for (k = 0; blocked && k < is->n_blocked_by; k++)
+			json_array_append_new(blocked, json_string(is->blocked_by[k]));
+		json_array_append_new(issues, json_pack("{s:s, s:I, s:s, s:s, s:o, s:s?, s:o, s:s}",
+			"repo", is->repo, "number", (json_int_t)is->number, "title", is->title,
+			"state", is->closed ? "closed" : "open", "labels", labels, "parent", is->parent,
+			"blocked_by", blocked, "body", is->body ? is->body : ""));
+	}
+	for (i = 0; st->project && items && i < st->project->n_items; i++)
+		json_array_append_new(items, json_pack("{s:s, s:O}", "issue", st->project->items[i].issue,
+			"values", st->project->items[i].values));
+	o = json_pack("{s:o, s:o}", "issues", issues, "board_items", items);
+	return o;
+}
+
+/* The fingerprint of every issue a proposal names by number (what apply re-checks). */
+static int proposal_fingerprint(json_t **out, const json_t *changesets, const pmbot_state *st)
+{
+	json_t *fp = json_array(), *cs;
+	pmbot_buf ref = PMBOT_BUF_INIT;
+	size_t i;
+	int rc = -1;
+
+	if (!fp)
+		return -1;
+	json_array_foreach(changesets, i, cs) {
+		const json_t *t = json_object_get(cs, "target");
+		const pmbot_issue *is;
+		size_t k;
+		int seen = 0;
+
+		if (!json_is_integer(json_object_get(t, "number")))
+			continue;
+		pmbot_buf_clear(&ref);
+		if (pmbot_issue_ref(&ref, json_string_value(json_object_get(t, "repo")),
+			(long)json_integer_value(json_object_get(t, "number"))) < 0)
+			goto done;
+		for (k = 0; k < json_array_size(fp); k++)
+			seen |= !strcmp(json_string_value(json_object_get(json_array_get(fp, k), "ref")), ref.buf);
+		if (seen || !(is = pmbot_state_issue(st, ref.buf)))
+			continue;
+		if (json_array_append_new(fp, json_pack("{s:s, s:s, s:s}", "ref", ref.buf, "node_id",
+			is->node_id, "updated_at", is->updated_at)) < 0)
+			goto done;
+	}
+	*out = fp;
+	fp = NULL;
+	rc = 0;
+done:
+	json_decref(fp);
+	pmbot_buf_free(&ref);
+	return rc;
+}
+
+/*
+ * A proposal as a ChangesetBundle v1: ids, idempotency keys, the
+ * fingerprint of the issues it touches and its plan_hash, marked as a
+ * proposal so that `apply` checks it against the state instead of
+ * re-planning reports.
+ */
+static int proposal_bundle(json_t **out, const json_t *result, const pmbot_state *st,
+	const char *target, json_t *source)
+{
+	json_t *changesets = json_array(), *cs, *c, *fp = NULL, *b = NULL;
+	char hash[PMBOT_SHA256_HEX_SIZE], phash[PMBOT_SHA256_HEX_SIZE];
+	pmbot_buf id = PMBOT_BUF_INIT, key = PMBOT_BUF_INIT;
+	size_t i;
+	int rc = -1;
+
+	if (!changesets)
+		return -1;
+	json_array_foreach(json_object_get(result, "changesets"), i, cs) {
+		const json_t *t = json_object_get(cs, "target");
+		const char *sid = json_string_value(json_object_get(t, "stable_id"));
+
+		pmbot_buf_clear(&id);
+		pmbot_buf_clear(&key);
+		if (pmbot_sha256_json(phash, json_object_get(cs, "payload")) < 0 ||
+		    pmbot_buf_printf(&id, "cs-%04zu", i + 1) < 0)
+			goto done;
+		if (sid ? pmbot_buf_printf(&key, "%s:%s:%s:%.12s", json_string_value(json_object_get(cs,
+				"operation")), json_string_value(json_object_get(t, "repo")), sid, phash) < 0
+			: pmbot_buf_printf(&key, "%s:%s:#%lld:%.12s", json_string_value(json_object_get(cs,
+				"operation")), json_string_value(json_object_get(t, "repo")),
+				(long long)json_integer_value(json_object_get(t, "number")), phash) < 0)
+			goto done;
+		if (!(c = json_deep_copy(cs)) ||
+		    json_object_set_new(c, "changeset_id", json_string(id.buf)) < 0 ||
+		    json_object_set_new(c, "idempotency_key", json_string(key.buf)) < 0 ||
+		    json_object_set_new(c, "requires_approval", json_true()) < 0 ||
+		    json_object_set_new(c, "status", json_string("proposed")) < 0 ||
+		    json_array_append_new(changesets, c) < 0)
+			goto done;
+	}
+	if (proposal_fingerprint(&fp, changesets, st) < 0 ||
+	    pmbot_plan_hash(hash, changesets, fp) < 0)
+		goto done;
+	b = json_pack("{s:s, s:s+, s:s, s:O, s:s, s:O, s:O, s:[], s:[], s:[], s:{s:I, s:I}}",
+		"schema_version", "changeset_bundle/v1", "bundle_id", "proposal-", hash,
+		"plan_hash", hash, "source", source, "target", target, "changesets", changesets,
+		"fingerprint", fp, "conflicts", "orphaned", "diagnostics", "summary",
+		"total", (json_int_t)json_array_size(changesets), "diagnostics", (json_int_t)0);
+	if (!b)
+		goto done;
+	/* bundle_id: "proposal-" and the first 16 hex digits, like a plan's "bundle-". */
+	json_object_set_new(b, "bundle_id", json_stringn(json_string_value(json_object_get(b,
+		"bundle_id")), 9 + 16));
+	*out = b;
+	rc = 0;
+done:
+	json_decref(changesets);
+	json_decref(fp);
+	pmbot_buf_free(&id);
+	pmbot_buf_free(&key);
+	return rc;
+}
+
+int cmd_advise(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		LLM_OPTIONS,
+		{ "capability", required_argument, NULL, 'c' },
+		{ "state", required_argument, NULL, 's' },
+		{ "request", required_argument, NULL, 'q' },
+		{ "allow-direct-github-writes", no_argument, NULL, 'W' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct cmd *self = cmd_lookup("advise");
+	const pmbot_capability *cap = NULL;
+	struct llm_opts o;
+	struct llm_run r;
+	pmbot_llm_config llm;
+	pmbot_backend *backend = NULL;
+	pmbot_state *st = NULL;
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf user = PMBOT_BUF_INIT, answer = PMBOT_BUF_INIT, denied = PMBOT_BUF_INIT;
+	pmbot_buf err = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT, state_path = PMBOT_BUF_INIT;
+	pmbot_buf intent = PMBOT_BUF_INIT;
+	json_t *effective = NULL, *result = NULL, *audit = NULL, *vars = NULL, *bundle = NULL;
+	json_t *board = NULL, *source = NULL, *options = NULL;
+	const char *capability = NULL, *state_arg = NULL, *request = NULL;
+	char input_hash[PMBOT_SHA256_HEX_SIZE], *target = NULL, *dump = NULL;
+	int c, rc = EXIT_RUNTIME, mutation, direct = 0;
+
+	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
+	pmbot_llm_config_init(&llm);
+	o.contexts = calloc((size_t)argc, sizeof(*o.contexts));
+	o.constraints = calloc((size_t)argc, sizeof(*o.constraints));
+	if (!o.contexts || !o.constraints)
+		goto done;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		int p = llm_parse_option(&o, c, optarg);
+
+		if (p == 0)
+			continue;
+		if (p == 1) {
+			rc = cmd_usage_error(self, "--budget takes a number of tokens from 1 to 1000000");
+			goto done;
+		}
+		switch (c) {
+		case 'c': capability = optarg; break;
+		case 's': state_arg = optarg; break;
+		case 'q': request = optarg; break;
+		case 'W': direct = 1; break;
+		default: rc = cmd_bad_option(self, c, argv); goto done;
+		}
+	}
+	if (optind < argc) {
+		rc = cmd_usage_error(self, "unexpected argument '%s'", argv[optind]);
+		goto done;
+	}
+	if (!capability || !strcmp(capability, "report_ir_draft") ||
+	    pmbot_capability_find(&cap, capability, NULL) < 0) {
+		rc = cmd_usage_error(self, "--capability must be board_strategy_review or "
+			"issue_adjustment_proposal");
+		goto done;
+	}
+	mutation = cap->cls == PMBOT_CAPABILITY_MUTATION_PROPOSAL;
+	if (mutation && !request) {
+		rc = cmd_usage_error(self, "%s needs --request TEXT: what to adjust", cap->id);
+		goto done;
+	}
+	/* The class policy first: proposals need a human's approval, never a direct write. */
+	/* Asking for a direct write is only ever refused: it exists to be audited as denied. */
+	if (direct && !(options = json_pack("{s:b}", "allow_direct_github_writes", 1)))
+		goto done;
+	if (pmbot_capability_policy_check(&effective, &denied, cap, options) != PMBOT_OK) {
+		fprintf(stderr, "pm-bot: %s\n", denied.len ? denied.buf : "out of memory");
+		rc = denied.len ? EXIT_INVALID : EXIT_RUNTIME;
+		goto done;
+	}
+	if (pmbot_buf_puts(&intent, mutation ? request : "Review the board and recommend priorities") < 0)
+		goto done;
+	if ((rc = llm_prepare(&r, &o, cap->id, mutation ? "replanner" : "reviewer", intent.buf)) !=
+	    EXIT_OK)
+		goto done;
+	rc = EXIT_RUNTIME;
+	if (!state_arg && pmbot_buf_printf(&state_path, "%s/.pm-bot/state.json",
+		o.repo ? o.repo : ".") < 0)
+		goto done;
+	if (pmbot_file_backend_open(&backend, state_arg ? state_arg : state_path.buf, NULL, &diags) < 0) {
+		cmd_print_diags(stderr, &diags);
+		goto done;
+	}
+	target = r.config->repos.count ? strdup(r.config->repos.items[0]) : cmd_current_repo(r.repo);
+	if (!target) {
+		fputs("pm-bot: no repository: list one under `repos` in .github/pm-bot.yml\n", stderr);
+		rc = EXIT_INVALID;
+		goto done;
+	}
+	if (backend->read(&st, backend, NULL, 0, r.config->project_owner, r.config->project_number,
+		&err) < 0) {
+		fprintf(stderr, "pm-bot: cannot read the state: %s\n", err.buf);
+		goto done;
+	}
+	if (!(board = board_json(st)) || !(dump = json_dumps(board, JSON_COMPACT | JSON_SORT_KEYS)))
+		goto done;
+	vars = mutation ? json_pack("{s:s, s:s}", "issues", dump, "request", request)
+		: json_pack("{s:s}", "board", dump);
+	if (!vars || llm_render(&user, &r, cap, NULL, vars) < 0 ||
+	    pmbot_sha256_hex(input_hash, user.buf, user.len) < 0)
+		goto done;
+	if ((rc = llm_provider(&llm)) != EXIT_OK)
+		goto done;
+	if ((rc = llm_call(&answer, &llm, r.ir, pmbot_capability_system_prompt(), user.buf)) != EXIT_OK)
+		goto done;
+	rc = EXIT_RUNTIME;
+	if (pmbot_capability_audit_fields(&audit, cap, llm.model,
+		pmbot_llm_provider_name(llm.provider), input_hash, r.ir->ir_id) < 0)
+		goto done;
+	if (pmbot_capability_run_output(&result, cap, answer.buf, answer.len) == PMBOT_EINVALID) {
+		cmd_print_json(result);
+		fprintf(stderr, "pm-bot: the model's answer is not a valid %s output; nothing written\n",
+			cap->id);
+		json_object_set_new(audit, "outcome", json_string("rejected"));
+		llm_audit(&o, audit);
+		rc = EXIT_INVALID;
+		goto done;
+	}
+	if (!result)
+		goto done;
+	json_object_set_new(audit, "outcome", json_string(mutation ? "proposed" : "advised"));
+	if (llm_audit(&o, audit) < 0)
+		goto done;
+	if (!mutation) {
+		rc = cmd_print_json(result);
+		goto done;
+	}
+	if (!(source = json_pack("{s:s, s:s, s:O, s:O, s:s}", "kind", "proposal", "capability",
+		cap->id, "model", json_object_get(audit, "model"), "provider",
+		json_object_get(audit, "provider"), "input_hash", input_hash)) ||
+	    proposal_bundle(&bundle, result, st, target, source) < 0)
+		goto done;
+	if ((rc = write_bundle(o.out ? o.out : "proposal.json", bundle)) != EXIT_OK)
+		goto done;
+	printf("%s\n\nProposed %zu change%s (%s). Nothing is applied until a human approves:\n\n"
+		"  pm-bot apply --plan %s --approve %s\n",
+		json_string_value(json_object_get(result, "summary")), pmbot_plan_count(bundle),
+		pmbot_plan_count(bundle) == 1 ? "" : "s", o.out ? o.out : "proposal.json",
+		o.out ? o.out : "proposal.json", json_string_value(json_object_get(bundle, "plan_hash")));
+	rc = EXIT_OK;
+done:
+	free(target);
+	free(dump);
+	json_decref(effective);
+	json_decref(options);
+	json_decref(result);
+	json_decref(audit);
+	json_decref(vars);
+	json_decref(bundle);
+	json_decref(board);
+	json_decref(source);
+	pmbot_state_free(st);
+	if (backend)
+		backend->free(backend);
+	llm_run_free(&r);
+	pmbot_llm_config_free(&llm);
+	pmbot_diag_list_free(&diags);
+	pmbot_buf_free(&user);
+	pmbot_buf_free(&answer);
+	pmbot_buf_free(&denied);
+	pmbot_buf_free(&err);
+	pmbot_buf_free(&text);
+	pmbot_buf_free(&state_path);
+	pmbot_buf_free(&intent);
+	free(o.contexts);
+	free(o.constraints);
+	return rc;
+}

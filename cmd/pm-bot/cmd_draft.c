@@ -1,0 +1,291 @@
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "llm_int.h"
+#include "pmbot/apply.h"
+#include "pmbot/capability.h"
+#include "pmbot/fs.h"
+#include "pmbot/hash.h"
+#include "pmbot/json.h"
+#include "pmbot/llm.h"
+#include "pmbot/report.h"
+#include "pmbot/source.h"
+
+/* The draft as a Markdown report: review notes, flags, then the block. */
+static int draft_markdown(pmbot_buf *out, const json_t *result, const json_t *flags,
+	const char *model, const char *provider, const char *source)
+{
+	const json_t *draft = json_object_get(result, "draft"), *list, *v;
+	const char *title = json_string_value(json_object_get(json_object_get(draft, "report"), "title"));
+	char *pretty = json_dumps(draft, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+	size_t i;
+	int rc = -1;
+
+	if (!pretty)
+		return -1;
+	if (pmbot_buf_printf(out, "# %s\n\n> **Draft for review.** Written by the model `%s` (%s) from "
+		"`%s` with pm-bot's `report_ir_draft` capability. Nothing has been written to GitHub: "
+		"check every item, then commit this report and let `pm-bot plan` propose the issues.\n\n",
+		title ? title : "Draft report", model, provider, source) < 0)
+		goto done;
+	if (json_array_size(flags)) {
+		if (pmbot_buf_puts(out, "## Flagged for review\n\nThe input text contains phrases that "
+			"pm-bot's policies name. They were passed to the model as text, not as "
+			"instructions; check that the draft does not act on them.\n\n") < 0)
+			goto done;
+		json_array_foreach(flags, i, v)
+			if (pmbot_buf_printf(out, "- `%s` (policy `%s`) in `%s`\n",
+				json_string_value(json_object_get(v, "matched")),
+				json_string_value(json_object_get(v, "policy")),
+				json_string_value(json_object_get(v, "ref"))) < 0)
+				goto done;
+		if (pmbot_buf_putc(out, '\n') < 0)
+			goto done;
+	}
+	if ((list = json_object_get(result, "assumptions")) && json_array_size(list)) {
+		if (pmbot_buf_puts(out, "## Assumptions\n\n") < 0)
+			goto done;
+		json_array_foreach(list, i, v)
+			if (pmbot_buf_printf(out, "- %s\n", json_string_value(v)) < 0)
+				goto done;
+		if (pmbot_buf_putc(out, '\n') < 0)
+			goto done;
+	}
+	if ((list = json_object_get(result, "open_questions")) && json_array_size(list)) {
+		if (pmbot_buf_puts(out, "## Open questions\n\n") < 0)
+			goto done;
+		json_array_foreach(list, i, v)
+			if (pmbot_buf_printf(out, "- %s\n", json_string_value(v)) < 0)
+				goto done;
+		if (pmbot_buf_putc(out, '\n') < 0)
+			goto done;
+	}
+	if (pmbot_buf_printf(out, "```pm-bot:report-ir/v1\n%s\n```\n", pretty) < 0)
+		goto done;
+	rc = 0;
+done:
+	free(pretty);
+	return rc;
+}
+
+/* Check the draft against every ReportIR v1 rule, as the report it becomes. */
+static int validate_draft(const char *markdown, size_t len, const char *name)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_limits lim;
+	pmbot_report *rep = NULL;
+	int r;
+
+	pmbot_limits_default(&lim);
+	r = pmbot_report_load(&rep, name, markdown, len, &lim, &diags);
+	if (r == PMBOT_OK)
+		r = pmbot_report_validate(rep, &diags);
+	cmd_print_diags(stderr, &diags);
+	pmbot_report_free(rep);
+	pmbot_diag_list_free(&diags);
+	return r == PMBOT_OK ? EXIT_OK : r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
+}
+
+/*
+ * Call the configured provider with `system` and `user`. `*text` gets the
+ * model's answer. Prints failures; EXIT_*.
+ */
+int llm_call(pmbot_buf *text, pmbot_llm_config *cfg, const pmbot_promptir *ir,
+	const char *system, const char *user)
+{
+	pmbot_llm_client *client = NULL;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	int rc = EXIT_RUNTIME;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fputs("pm-bot: libcurl failed to initialise\n", stderr);
+		return EXIT_RUNTIME;
+	}
+	if (pmbot_llm_client_new(&client, cfg, &err) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", err.buf);
+		goto done;
+	}
+	if (pmbot_llm_complete(text, client, system, user, ir->temperature_hint,
+		(long)ir->token_budget, &err) < 0) {
+		fprintf(stderr, "pm-bot: the model call failed: %s\n", err.buf);
+		goto done;
+	}
+	rc = EXIT_OK;
+done:
+	pmbot_llm_client_free(client);
+	curl_global_cleanup();
+	pmbot_buf_free(&err);
+	return rc;
+}
+
+int llm_provider(pmbot_llm_config *cfg)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	int r;
+
+	pmbot_llm_config_init(cfg);
+	r = pmbot_llm_config_from_env(cfg, &err);
+	if (r < 0)
+		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf :
+			"no model provider is configured: set PM_BOT_LLM_PROVIDER (openai or anthropic), "
+			"PM_BOT_LLM_MODEL and, for hosted APIs, PM_BOT_LLM_API_KEY");
+	pmbot_buf_free(&err);
+	return r < 0 ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* `draft` and `prompt-ir` share everything up to the model call. */
+static int run(int argc, char **argv, int call_model)
+{
+	static const struct option opts[] = {
+		LLM_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct cmd *self = cmd_lookup(call_model ? "draft" : "prompt-ir");
+	const pmbot_capability *cap = NULL;
+	struct llm_opts o;
+	struct llm_run r;
+	pmbot_llm_config llm;
+	pmbot_buf user = PMBOT_BUF_INIT, answer = PMBOT_BUF_INIT, md = PMBOT_BUF_INIT;
+	pmbot_buf ref = PMBOT_BUF_INIT, denied = PMBOT_BUF_INIT, intent = PMBOT_BUF_INIT;
+	json_t *effective = NULL, *result = NULL, *audit = NULL, *out = NULL, *ir_json = NULL;
+	char input_hash[PMBOT_SHA256_HEX_SIZE];
+	int c, rc = EXIT_RUNTIME;
+
+	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
+	pmbot_llm_config_init(&llm);
+	o.contexts = calloc((size_t)argc, sizeof(*o.contexts));
+	o.constraints = calloc((size_t)argc, sizeof(*o.constraints));
+	if (!o.contexts || !o.constraints)
+		goto done;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		int p = llm_parse_option(&o, c, optarg);
+
+		if (p == 1) {
+			rc = cmd_usage_error(self, "--budget takes a number of tokens from 1 to 1000000");
+			goto done;
+		}
+		if (p < 0) {
+			rc = cmd_bad_option(self, c, argv);
+			goto done;
+		}
+	}
+	if (argc - optind != 1) {
+		rc = cmd_usage_error(self, "name exactly one report FILE (a path in the repository)");
+		goto done;
+	}
+	o.file = argv[optind];
+	if (pmbot_capability_find(&cap, "report_ir_draft", NULL) < 0 ||
+	    pmbot_buf_printf(&intent, "Draft a pm-bot ReportIR v1 from the prose report %s", o.file) < 0 ||
+	    pmbot_buf_printf(&ref, "file:%s", o.file) < 0)
+		goto done;
+	/* Policy before anything else: a denied request spends nothing. */
+	if (pmbot_capability_policy_check(&effective, &denied, cap, NULL) != PMBOT_OK) {
+		fprintf(stderr, "pm-bot: %s\n", denied.len ? denied.buf : "out of memory");
+		rc = denied.len ? EXIT_INVALID : EXIT_RUNTIME;
+		goto done;
+	}
+	if ((rc = llm_prepare(&r, &o, cap->id, "planner", intent.buf)) != EXIT_OK)
+		goto done;
+	rc = EXIT_RUNTIME;
+	if (llm_render(&user, &r, cap, ref.buf, NULL) < 0)
+		goto done;
+	if (pmbot_sha256_hex(input_hash, user.buf, user.len) < 0)
+		goto done;
+	if (!call_model) {
+		/* What would be sent, and what it would cost, without sending it. */
+		if (pmbot_promptir_to_json(&ir_json, r.ir) < 0 ||
+		    !(out = json_pack("{s:O, s:O, s:{s:b, s:O}, s:O, s:O, s:{s:s, s:s, s:I, s:I, s:s}}",
+			"ir", ir_json, "transformations", r.transformations,
+			"governance", "approved", 1, "violations", r.gov_result.violations,
+			"flags", r.flags, "policy", effective,
+			"prompt", "system", pmbot_capability_system_prompt(), "user", user.buf,
+			"characters", (json_int_t)user.len,
+			"estimated_input_tokens", (json_int_t)((user.len + 3) / 4),
+			"input_hash", input_hash)))
+			goto done;
+		rc = cmd_print_json(out);
+		goto done;
+	}
+	if ((rc = llm_provider(&llm)) != EXIT_OK)
+		goto done;
+	if ((rc = llm_call(&answer, &llm, r.ir, pmbot_capability_system_prompt(), user.buf)) != EXIT_OK)
+		goto done;
+	rc = EXIT_RUNTIME;
+	if (pmbot_capability_audit_fields(&audit, cap, llm.model,
+		pmbot_llm_provider_name(llm.provider), input_hash, r.ir->ir_id) < 0)
+		goto done;
+	if (pmbot_capability_run_output(&result, cap, answer.buf, answer.len) == PMBOT_EINVALID) {
+		/* The spec's payload, on stdout for machines; the reason on stderr for people. */
+		cmd_print_json(result);
+		fprintf(stderr, "pm-bot: the model's answer is not a valid %s output; nothing written\n",
+			cap->id);
+		json_object_set_new(audit, "outcome", json_string("rejected"));
+		llm_audit(&o, audit);
+		rc = EXIT_INVALID;
+		goto done;
+	}
+	if (!result || draft_markdown(&md, result, r.flags, llm.model,
+		pmbot_llm_provider_name(llm.provider), o.file) < 0)
+		goto done;
+	if ((rc = validate_draft(md.buf, md.len, o.out ? o.out : "<draft>")) != EXIT_OK) {
+		fputs("pm-bot: the draft breaks ReportIR v1 rules (above); nothing written\n", stderr);
+		json_object_set_new(audit, "outcome", json_string("invalid_report"));
+		llm_audit(&o, audit);
+		goto done;
+	}
+	if (json_object_set_new(audit, "outcome", json_string("drafted")) < 0 ||
+	    llm_audit(&o, audit) < 0) {
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	if (o.out && pmbot_fs_write_atomic(o.out, md.buf, md.len) < 0) {
+		fprintf(stderr, "pm-bot: cannot write %s: %s\n", o.out, strerror(errno));
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	if (o.json) {
+		json_t *j = json_pack("{s:O, s:O, s:O, s:O, s:s?}", "result", result, "flags", r.flags,
+			"transformations", r.transformations, "audit", audit, "out", o.out);
+
+		rc = j ? cmd_print_json(j) : EXIT_RUNTIME;
+		json_decref(j);
+	} else if (!o.out) {
+		fwrite(md.buf, 1, md.len, stdout);
+	} else {
+		fprintf(stderr, "pm-bot: wrote the draft to %s; review it before committing\n", o.out);
+	}
+done:
+	json_decref(effective);
+	json_decref(result);
+	json_decref(audit);
+	json_decref(out);
+	json_decref(ir_json);
+	llm_run_free(&r);
+	pmbot_llm_config_free(&llm);
+	pmbot_buf_free(&user);
+	pmbot_buf_free(&answer);
+	pmbot_buf_free(&md);
+	pmbot_buf_free(&ref);
+	pmbot_buf_free(&denied);
+	pmbot_buf_free(&intent);
+	free(o.contexts);
+	free(o.constraints);
+	return rc;
+}
+
+int cmd_draft(int argc, char **argv)
+{
+	return run(argc, argv, 1);
+}
+
+int cmd_prompt_ir(int argc, char **argv)
+{
+	return run(argc, argv, 0);
+}
