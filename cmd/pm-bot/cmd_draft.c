@@ -16,11 +16,27 @@
 #include "pmbot/report.h"
 #include "pmbot/source.h"
 
+/* "## heading" and one bullet per string of `list`; nothing for an empty list. */
+static int bullets(pmbot_buf *out, const char *heading, const json_t *list)
+{
+	json_t *v;
+	size_t i;
+
+	if (!json_array_size(list))
+		return 0;
+	if (pmbot_buf_printf(out, "## %s\n\n", heading) < 0)
+		return -1;
+	json_array_foreach(list, i, v)
+		if (pmbot_buf_printf(out, "- %s\n", json_string_value(v)) < 0)
+			return -1;
+	return pmbot_buf_putc(out, '\n');
+}
+
 /* The draft as a Markdown report: review notes, flags, then the block. */
 static int draft_markdown(pmbot_buf *out, const json_t *result, const json_t *flags,
 	const char *model, const char *provider, const char *source)
 {
-	const json_t *draft = json_object_get(result, "draft"), *list, *v;
+	const json_t *draft = json_object_get(result, "draft"), *v;
 	const char *title = json_string_value(json_object_get(json_object_get(draft, "report"), "title"));
 	char *pretty = json_dumps(draft, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 	size_t i;
@@ -47,24 +63,9 @@ static int draft_markdown(pmbot_buf *out, const json_t *result, const json_t *fl
 		if (pmbot_buf_putc(out, '\n') < 0)
 			goto done;
 	}
-	if ((list = json_object_get(result, "assumptions")) && json_array_size(list)) {
-		if (pmbot_buf_puts(out, "## Assumptions\n\n") < 0)
-			goto done;
-		json_array_foreach(list, i, v)
-			if (pmbot_buf_printf(out, "- %s\n", json_string_value(v)) < 0)
-				goto done;
-		if (pmbot_buf_putc(out, '\n') < 0)
-			goto done;
-	}
-	if ((list = json_object_get(result, "open_questions")) && json_array_size(list)) {
-		if (pmbot_buf_puts(out, "## Open questions\n\n") < 0)
-			goto done;
-		json_array_foreach(list, i, v)
-			if (pmbot_buf_printf(out, "- %s\n", json_string_value(v)) < 0)
-				goto done;
-		if (pmbot_buf_putc(out, '\n') < 0)
-			goto done;
-	}
+	if (bullets(out, "Assumptions", json_object_get(result, "assumptions")) < 0 ||
+	    bullets(out, "Open questions", json_object_get(result, "open_questions")) < 0)
+		goto done;
 	if (pmbot_buf_printf(out, "```pm-bot:report-ir/v1\n%s\n```\n", pretty) < 0)
 		goto done;
 	rc = 0;
