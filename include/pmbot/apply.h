@@ -189,6 +189,9 @@ typedef struct {
 	void *ctx;
 } pmbot_apply_hooks;
 
+/* Most set_project_field changesets the executor hands a backend's perform_batch at once. */
+#define PMBOT_APPLY_BATCH_MAX 50
+
 /*
  * Execute `bundle`'s changesets that are in `run` (an array of changeset
  * ids, every one of which must be in the bundle; NULL: all) in bundle
@@ -221,6 +224,22 @@ typedef struct {
  *    (PMBOT_EINVALID: BACKEND_REFUSED) is not retried. Then a `success` or
  *    `failure` event (and `dead_letter` when the retries ran out), and
  *    hooks->after. The first failure stops the run.
+ * 4. Batches: when backend->perform_batch is not NULL, runs of two or more
+ *    consecutive set_project_field changesets (up to PMBOT_APPLY_BATCH_MAX;
+ *    a changeset whose args cannot be built ends the run and goes the
+ *    normal way) are looked at first (already applied or not; args built),
+ *    then hooks->before is called for each (a stop sends only those before
+ *    it), an `attempt` event written for each to send, and all of them
+ *    sent in one perform_batch call. Each is then settled in bundle order
+ *    with its own `success` or `failure` event and hooks->after. The batch
+ *    send is each changeset's first attempt: when any entry failed with
+ *    PMBOT_ERROR the state is re-read once (after the retry backoff) and
+ *    entries that landed count as applied ("recovered"); every entry still
+ *    failed (refused ones too) is sent alone through step 3's path, from
+ *    attempt 2, so retries, backoff and dead_letter work as for one
+ *    changeset. Once one fails for good the run stops, but the batch's
+ *    later entries are still recorded: applied when they landed, failed
+ *    (not retried) when not.
  * Every event carries bundle_id, plan_hash, changeset_id, idempotency_key,
  * operation, target and `actor` (when not NULL). `audit` may be NULL (no
  * ledger). Proposal and approval events are the caller's to append.

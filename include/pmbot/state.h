@@ -248,6 +248,24 @@ struct pmbot_backend {
 	 */
 	int (*perform)(json_t **result, pmbot_backend *b, const char *operation,
 		const json_t *args, pmbot_buf *err);
+	/*
+	 * Optional (NULL: the executor calls perform once per changeset).
+	 * Perform `n` operations of one kind, `operation` with args[i] each,
+	 * in as few requests as the backend can; the operations are repeat-safe
+	 * and independent, and each is settled on its own (no transaction):
+	 * codes[i] is what perform would have returned for args[i] (PMBOT_OK,
+	 * PMBOT_EINVALID when refused, PMBOT_ERROR when it failed or its outcome
+	 * is unknown), results[i] a new object the caller frees (NULL unless
+	 * PMBOT_OK) and errs[i] (initialised by the caller) says why, appended,
+	 * starting with the operation's name. A failure of the whole request
+	 * gives every operation of it the same code and reason. Returns
+	 * PMBOT_OK when every entry was settled, PMBOT_EINVALID for an
+	 * operation the backend does not batch (nothing sent, no entry
+	 * touched), PMBOT_ERROR when out of memory (entries may be partly
+	 * settled; codes of the others are PMBOT_ERROR).
+	 */
+	int (*perform_batch)(json_t **results, int *codes, pmbot_backend *b,
+		const char *operation, const json_t *const *args, size_t n, pmbot_buf *errs);
 	void (*free)(pmbot_backend *b);
 };
 
@@ -302,7 +320,11 @@ int pmbot_file_backend_open(pmbot_backend **out, const char *path, const char *l
  * need such a read first (else PMBOT_EINVALID).
  *
  * perform: REST for issues, labels, sub-issues and dependencies, GraphQL
- * for the board. create_issue is never retried: a failure after the request
+ * for the board. perform_batch batches set_project_field (only): up to
+ * PMBOT_GITHUB_FIELD_BATCH aliased mutations (f0, f1, ...:
+ * updateProjectV2ItemFieldValue, clearProjectV2ItemFieldValue for null
+ * values) per GraphQL request, sent as repeat-safe, each alias settled by
+ * data.fN and by the errors whose path[0] names it. create_issue is never retried: a failure after the request
  * may have reached GitHub is PMBOT_ERROR saying the outcome is unknown (the
  * executor re-reads). Every other operation is sent as repeat-safe.
  * set_parent and add/remove_dependency read the relationship back and fail
@@ -315,6 +337,7 @@ int pmbot_file_backend_open(pmbot_backend **out, const char *path, const char *l
  * `*out` is new; free it with (*out)->free(*out). PMBOT_OK, PMBOT_EINVALID
  * (no client) or PMBOT_ERROR (out of memory); `err` says why (appended).
  */
+#define PMBOT_GITHUB_FIELD_BATCH 50
 struct pmbot_github_client;
 int pmbot_github_backend_open(pmbot_backend **out, struct pmbot_github_client *client,
 	const char *self_login, pmbot_buf *err);

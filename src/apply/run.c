@@ -50,6 +50,16 @@ static void say(pmbot_buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Put `p` in front of what `b` says. */
+static void prefix(pmbot_buf *b, const char *p)
+{
+	pmbot_buf t = PMBOT_BUF_INIT;
+
+	if (pmbot_buf_puts(&t, p) == 0 && pmbot_buf_put(&t, b->buf, b->len) == 0)
+		say(b, "%s", t.buf);
+	pmbot_buf_free(&t);
+}
+
 static const char *str(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
@@ -652,6 +662,257 @@ static void after(const run_ctx *c, const json_t *cs, const char *status)
 }
 
 /*
+ * Record a settled outcome: its result entry, its audit event(s) and
+ * hooks->after. PMBOT_OK, or PMBOT_ERROR when it cannot be recorded (`err`
+ * says why); a failed outcome is recorded and still returns PMBOT_OK.
+ */
+static int record(const run_ctx *c, const json_t *cs, json_t *r, const outcome *o, pmbot_buf *err)
+{
+	const char *cid = str(cs, "changeset_id");
+	json_t *extra;
+
+	if (!strcmp(o->status, "already_applied")) {
+		if (set_status(r, o) < 0 || audit(c, "success", cs,
+			json_pack("{s:s}", "status", "already_applied")) < 0) {
+			say(err, "cannot record %s in the audit ledger", cid);
+			return PMBOT_ERROR;
+		}
+	} else if (!strcmp(o->status, "applied")) {
+		extra = json_pack("{s:s, s:O?, s:i}", "status", "applied", "result", o->result,
+			"attempts", o->attempts);
+		if (extra && o->recovered && json_object_set_new(extra, "recovered", json_true()) < 0) {
+			json_decref(extra);
+			extra = NULL;
+		}
+		if (!extra || set_status(r, o) < 0 || audit(c, "success", cs, extra) < 0) {
+			say(err, "%s was applied but cannot be recorded in the audit ledger", cid);
+			return PMBOT_ERROR;
+		}
+	} else if (set_status(r, o) < 0 ||
+		   audit(c, "failure", cs, json_pack("{s:s, s:s, s:i}", "reason",
+			   o->reason ? o->reason : "BACKEND_ERROR", "message", o->message.buf,
+			   "attempts", o->attempts)) < 0 ||
+		   (o->exhausted && audit(c, "dead_letter", cs, json_pack("{s:s, s:i}",
+			   "reason", o->reason ? o->reason : "BACKEND_ERROR", "attempts", o->attempts)) < 0)) {
+		if (err)
+			pmbot_buf_puts(err, "; the audit ledger could not record it");
+	}
+	after(c, cs, o->status);
+	return PMBOT_OK;
+}
+
+/* One changeset of a batch. */
+typedef struct {
+	const json_t *cs;
+	json_t *args;                /* owned; NULL when already applied */
+	int code;                    /* what the batch made of it */
+	outcome o;
+} batch_item;
+
+/*
+ * Send the consecutive set_project_field changesets from sel[at] through
+ * backend->perform_batch, up to PMBOT_APPLY_BATCH_MAX, and record each in
+ * bundle order. `*used` is how many changesets were settled (0: the caller
+ * takes sel[at] the normal way). Whatever the batch did not land goes the
+ * normal way, its batch send counting as the first attempt. PMBOT_OK, or
+ * PMBOT_ERROR when the run must stop (a failure, a stop, the timeout, the
+ * ledger), `err` saying why.
+ */
+static int run_batch(run_ctx *c, const json_t *sel, const json_t *pos, const json_t *nodes,
+	json_t *res, size_t at, size_t *used, const struct timespec *t0, long long timeout,
+	pmbot_buf *err)
+{
+	batch_item *it = NULL;
+	const json_t **args = NULL;
+	json_t **results = NULL;
+	int *codes = NULL;
+	pmbot_buf *errs = NULL;
+	size_t n = 0, k, j, n_send = 0, stop_at = (size_t)-1;
+	const char *stop_why = NULL;
+	int rc = PMBOT_ERROR, reload = 0, failed = 0, stopping = 0;
+	long backoff = 0;
+
+	*used = 0;
+	if (!(it = calloc(PMBOT_APPLY_BATCH_MAX, sizeof(*it))))
+		goto oom;
+	/* Pure look first (nothing written, no hook called) so a short run takes the normal path. */
+	for (k = at; k < json_array_size(sel) && n < PMBOT_APPLY_BATCH_MAX; k++) {
+		const json_t *cs = json_array_get(sel, k);
+		batch_item *b = &it[n];
+
+		if (!str(cs, "operation") || strcmp(str(cs, "operation"), "set_project_field"))
+			break;
+		pmbot_buf_init(&b->o.message, 0);
+		b->cs = cs;
+		if (!pmbot_apply_is_applied(cs, c->state, &c->idx) &&
+		    build_args(&b->args, c, cs, PMBOT_OP_SET_PROJECT_FIELD, &b->o) != PMBOT_OK) {
+			/* Its failure is the normal path's to report, after the batch. */
+			pmbot_buf_free(&b->o.message);
+			break;
+		}
+		n++;
+	}
+	if (n < 2) {
+		rc = PMBOT_OK;
+		goto done;
+	}
+	for (j = 0; j < n; j++) {
+		if (c->hooks && c->hooks->before && c->hooks->before(c->hooks->ctx, it[j].cs)) {
+			stop_why = "stopped";
+			break;
+		}
+		if (elapsed_ms(t0) > (double)timeout) {
+			stop_why = "timeout";
+			break;
+		}
+	}
+	if (j < n) {
+		stop_at = j;
+		for (k = j; k < n; k++) {
+			json_decref(it[k].args);
+			pmbot_buf_free(&it[k].o.message);
+		}
+		n = j;
+	}
+	if (!(args = calloc(n + 1, sizeof(*args))) || !(results = calloc(n + 1, sizeof(*results))) ||
+	    !(codes = calloc(n + 1, sizeof(*codes))) || !(errs = calloc(n + 1, sizeof(*errs))))
+		goto oom;
+	for (j = 0; j < n; j++) {
+		if (!it[j].args)
+			continue;
+		it[j].o.attempts = 1;
+		if (audit(c, "attempt", it[j].cs, json_pack("{s:i}", "attempt", 1)) < 0) {
+			say(err, "cannot record the attempt of %s in the audit ledger",
+				str(it[j].cs, "changeset_id"));
+			goto done;
+		}
+		pmbot_buf_init(&errs[n_send], 0);
+		args[n_send++] = it[j].args;
+	}
+	if (n_send) {
+		for (j = 0; j < n_send; j++)
+			codes[j] = PMBOT_ERROR;
+		/* A backend that declines the batch leaves every entry unsent: each goes alone. */
+		c->backend->perform_batch(results, codes, c->backend, "set_project_field", args, n_send,
+			errs);
+	}
+	for (j = 0, k = 0; j < n; j++) {
+		batch_item *b = &it[j];
+		pmbot_buf *e;
+
+		if (!b->args) {
+			b->o.status = "already_applied";
+			continue;
+		}
+		e = &errs[k];
+		b->code = codes[k];
+		if (b->code == PMBOT_OK && json_is_object(results[k])) {
+			b->o.status = "applied";
+			b->o.result = results[k];
+			results[k++] = NULL;
+			continue;
+		}
+		if (b->code == PMBOT_OK)
+			b->code = PMBOT_ERROR;
+		while (e->len && (e->buf[e->len - 1] == '\n' || e->buf[e->len - 1] == ' '))
+			pmbot_buf_truncate(e, e->len - 1);
+		b->o.status = "failed";
+		b->o.reason = b->code == PMBOT_EINVALID ? "BACKEND_REFUSED" : "BACKEND_ERROR";
+		say(&b->o.message, "%s", e->len ? e->buf : "the backend failed without a reason");
+		if (b->code != PMBOT_EINVALID) {
+			const json_t *node = json_array_get(nodes,
+				(size_t)json_integer_value(json_array_get(pos, at + j)));
+
+			reload = 1;
+			backoff = (long)json_integer_value(json_object_get(json_object_get(node, "retry"),
+				"backoff_ms"));
+		}
+		k++;
+	}
+	/* A failed request may have landed: one re-read settles every entry it left unknown. */
+	if (reload) {
+		pmbot_buf why = PMBOT_BUF_INIT;
+
+		nap(c, backoff);
+		if (load(c, &why) != PMBOT_OK) {
+			for (j = 0; j < n; j++)
+				if (!strcmp(it[j].o.status, "failed"))
+					pmbot_buf_printf(&it[j].o.message, "; and then %s", why.buf);
+			stopping = 1;
+		}
+		pmbot_buf_free(&why);
+		for (j = 0; !stopping && j < n; j++)
+			if (!strcmp(it[j].o.status, "failed") && it[j].code != PMBOT_EINVALID &&
+			    pmbot_apply_is_applied(it[j].cs, c->state, &c->idx)) {
+				it[j].o.status = "applied";
+				it[j].o.reason = NULL;
+				it[j].o.recovered = 1;
+				it[j].o.result = json_object();
+				prefix(&it[j].o.message, "the change is visible although the request failed: ");
+			}
+	}
+	for (j = 0; j < n; j++) {
+		batch_item *b = &it[j];
+		const char *cid = str(b->cs, "changeset_id");
+
+		/*
+		 * Sent alone the normal way, unless the run is already stopping;
+		 * then what the batch landed is still recorded as applied, and
+		 * the rest as failed, so every attempt has its outcome.
+		 */
+		if (!strcmp(b->o.status, "failed") && !stopping) {
+			const json_t *node = json_array_get(nodes,
+				(size_t)json_integer_value(json_array_get(pos, at + j)));
+
+			execute(c, b->cs, node, PMBOT_OP_SET_PROJECT_FIELD, &b->o);
+		}
+		if (!strcmp(b->o.status, "failed"))
+			stopping = 1;
+		if (!strcmp(b->o.status, "failed") && !failed) {
+			failed = 1;
+			say(err, "%s (set_project_field) failed: %s (%s)", cid, b->o.message.buf,
+				b->o.reason ? b->o.reason : "BACKEND_ERROR");
+		}
+		if (!strcmp(b->o.status, "applied") && !b->o.recovered)
+			pmbot_buf_clear(&b->o.message);
+		if (record(c, b->cs, json_array_get(res, at + j), &b->o, err) < 0)
+			goto done;
+	}
+	*used = n;
+	if (failed)
+		goto done;
+	if (stop_why) {
+		const char *cid = str(json_array_get(sel, at + stop_at), "changeset_id");
+
+		if (!strcmp(stop_why, "stopped"))
+			say(err, "stopped before %s", cid);
+		else
+			say(err, "the flow's timeout of %lld ms ran out before %s", timeout, cid);
+		goto done;
+	}
+	rc = PMBOT_OK;
+	goto done;
+oom:
+	say(err, "out of memory");
+done:
+	for (j = 0; it && j < n; j++) {
+		json_decref(it[j].args);
+		json_decref(it[j].o.result);
+		pmbot_buf_free(&it[j].o.message);
+	}
+	for (j = 0; j < n_send; j++) {
+		json_decref(results[j]);
+		pmbot_buf_free(&errs[j]);
+	}
+	free(it);
+	free(args);
+	free(results);
+	free(codes);
+	free(errs);
+	return rc;
+}
+
+/*
  * The selected changesets (borrowed), their positions in the bundle and
  * their result objects ("pending"), in bundle order.
  */
@@ -781,13 +1042,26 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 		goto out;
 	}
 
-	json_array_foreach(sel, i, cs) {
-		const char *cid = str(cs, "changeset_id");
+	for (i = 0; i < json_array_size(sel); i++) {
+		const char *cid;
 		const json_t *node = json_array_get(flow_nodes,
 			(size_t)json_integer_value(json_array_get(pos, i)));
 		json_t *r = json_array_get(res, i);
 		pmbot_operation op;
+		size_t used;
 
+		cs = json_array_get(sel, i);
+		cid = str(cs, "changeset_id");
+		pmbot_operation_parse(&op, str(cs, "operation"));
+		if (op == PMBOT_OP_SET_PROJECT_FIELD && backend->perform_batch) {
+			if ((rc = run_batch(&c, sel, pos, flow_nodes, res, i, &used, &t0, flow_timeout,
+				     err)) != PMBOT_OK)
+				goto out;
+			if (used) {
+				i += used - 1;
+				continue;
+			}
+		}
 		if (hooks && hooks->before && hooks->before(hooks->ctx, cs)) {
 			say(err, "stopped before %s", cid);
 			rc = PMBOT_ERROR;
@@ -802,47 +1076,19 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 		json_decref(o.result);
 		memset(&o, 0, sizeof(o));
 		pmbot_buf_init(&o.message, 0);
-		pmbot_operation_parse(&op, str(cs, "operation"));
-		if (pmbot_apply_is_applied(cs, c.state, &c.idx)) {
+		if (pmbot_apply_is_applied(cs, c.state, &c.idx))
 			o.status = "already_applied";
-			if (set_status(r, &o) < 0 || audit(&c, "success", cs,
-				json_pack("{s:s}", "status", "already_applied")) < 0) {
-				say(err, "cannot record %s in the audit ledger", cid);
-				rc = PMBOT_ERROR;
-				goto out;
-			}
-			after(&c, cs, o.status);
-			continue;
+		else if (execute(&c, cs, node, op, &o) != PMBOT_OK)
+			say(err, "%s (%s) failed: %s (%s)", cid, str(cs, "operation"), o.message.buf,
+				o.reason ? o.reason : "BACKEND_ERROR");
+		if (record(&c, cs, r, &o, err) < 0) {
+			rc = PMBOT_ERROR;
+			goto out;
 		}
-		if (execute(&c, cs, node, op, &o) == PMBOT_OK) {
-			json_t *extra = json_pack("{s:s, s:O?, s:i}", "status", "applied",
-				"result", o.result, "attempts", o.attempts);
-
-			if (extra && o.recovered && json_object_set_new(extra, "recovered", json_true()) < 0) {
-				json_decref(extra);
-				extra = NULL;
-			}
-			if (!extra || set_status(r, &o) < 0 || audit(&c, "success", cs, extra) < 0) {
-				say(err, "%s was applied but cannot be recorded in the audit ledger", cid);
-				rc = PMBOT_ERROR;
-				goto out;
-			}
-			after(&c, cs, o.status);
-			continue;
+		if (!strcmp(o.status, "failed")) {
+			rc = PMBOT_ERROR;
+			goto out;
 		}
-		say(err, "%s (%s) failed: %s (%s)", cid, str(cs, "operation"), o.message.buf,
-			o.reason ? o.reason : "BACKEND_ERROR");
-		rc = PMBOT_ERROR;
-		if (set_status(r, &o) < 0 ||
-		    audit(&c, "failure", cs, json_pack("{s:s, s:s, s:i}", "reason",
-			    o.reason ? o.reason : "BACKEND_ERROR", "message", o.message.buf,
-			    "attempts", o.attempts)) < 0 ||
-		    (o.exhausted && audit(&c, "dead_letter", cs, json_pack("{s:s, s:i}",
-			    "reason", o.reason ? o.reason : "BACKEND_ERROR", "attempts", o.attempts)) < 0))
-			if (err)
-				pmbot_buf_puts(err, "; the audit ledger could not record it");
-		after(&c, cs, o.status);
-		goto out;
 	}
 	rc = PMBOT_OK;
 out:

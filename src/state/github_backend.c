@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -972,43 +973,234 @@ static int op_add_to_project(op_ctx *o)
 	return 0;
 }
 
-static int op_set_project_field(op_ctx *o)
+/*
+ * Check set_project_field's args and pick the value kind GitHub takes for
+ * the field's type: `*kind` new, or NULL when the value is null (clear).
+ */
+static int field_input(const char **item, const char **field_id, json_t **kind, op_ctx *o)
 {
 	const json_t *value = json_object_get(o->args, "value");
-	const char *item, *field_id, *field, *option = jstr(o->args, "option_id"), *type;
+	const char *field, *option = jstr(o->args, "option_id"), *type;
+	int rc;
+
+	*kind = NULL;
+	if ((rc = arg_str(item, o->args, "item_id", o->op, o->err)) < 0 ||
+	    (rc = arg_str(&field, o->args, "field", o->op, o->err)) < 0 ||
+	    (rc = arg_str(field_id, o->args, "field_id", o->op, o->err)) < 0 ||
+	    (rc = need_project(o)) < 0)
+		return rc;
+	if (!value || json_is_null(value))
+		return 0;
+	type = jstr(o->g->field_types, *field_id);
+	/* GitHub takes one value kind per field type. */
+	if (option)
+		*kind = json_pack("{s:s}", "singleSelectOptionId", option);
+	else if (type && !strcmp(type, "number") && json_is_number(value))
+		*kind = json_pack("{s:O}", "number", value);
+	else if (type && !strcmp(type, "date") && json_is_string(value))
+		*kind = json_pack("{s:O}", "date", value);
+	else if (type && !strcmp(type, "text") && json_is_string(value))
+		*kind = json_pack("{s:O}", "text", value);
+	else {
+		pmbot_buf_printf(o->err, "%s: the value does not fit field '%s' (%s)", o->op, field,
+			type ? type : "not a field of the project read");
+		return PMBOT_EINVALID;
+	}
+	return *kind ? 0 : OOM(o->err, o->op);
+}
+
+static int op_set_project_field(op_ctx *o)
+{
+	const char *item, *field_id;
 	json_t *vars = NULL, *kind = NULL;
 	int rc;
 
-	if ((rc = arg_str(&item, o->args, "item_id", o->op, o->err)) < 0 ||
-	    (rc = arg_str(&field, o->args, "field", o->op, o->err)) < 0 ||
-	    (rc = arg_str(&field_id, o->args, "field_id", o->op, o->err)) < 0 ||
-	    (rc = need_project(o)) < 0)
+	if ((rc = field_input(&item, &field_id, &kind, o)) < 0)
 		return rc;
-	type = jstr(o->g->field_types, field_id);
-	if (!json_is_null(value) && value) {
-		/* GitHub takes one value kind per field type. */
-		if (option)
-			kind = json_pack("{s:s}", "singleSelectOptionId", option);
-		else if (type && !strcmp(type, "number") && json_is_number(value))
-			kind = json_pack("{s:O}", "number", value);
-		else if (type && !strcmp(type, "date") && json_is_string(value))
-			kind = json_pack("{s:O}", "date", value);
-		else if (type && !strcmp(type, "text") && json_is_string(value))
-			kind = json_pack("{s:O}", "text", value);
-		else {
-			pmbot_buf_printf(o->err, "%s: the value does not fit field '%s' (%s)", o->op, field,
-				type ? type : "not a field of the project read");
-			return PMBOT_EINVALID;
-		}
-		if (!kind || !(vars = json_pack("{s:s, s:s, s:s, s:o}", "project", o->g->project_id,
-				       "item", item, "field", field_id, "value", kind)))
-			return OOM(o->err, o->op);
-	} else if (!(vars = json_pack("{s:s, s:s, s:s, s:b}", "project", o->g->project_id, "item",
-			     item, "field", field_id, "clear", 1))) {
+	if (kind)
+		vars = json_pack("{s:s, s:s, s:s, s:o}", "project", o->g->project_id, "item", item,
+			"field", field_id, "value", kind);
+	else
+		vars = json_pack("{s:s, s:s, s:s, s:b}", "project", o->g->project_id, "item", item,
+			"field", field_id, "clear", 1);
+	if (!vars)
 		return OOM(o->err, o->op);
-	}
 	rc = graphql(o, "setting the field", "set_project_field", vars);
 	json_decref(vars);
+	return rc;
+}
+
+/* ---- perform_batch: aliased field updates ------------------------------ */
+
+/* The error of `answer` whose path[0] is `alias`, else one without a path (the whole document's). */
+static const json_t *alias_error(const json_t *answer, const char *alias)
+{
+	const json_t *errors = json_object_get(answer, "errors"), *e, *whole = NULL;
+	size_t i;
+
+	json_array_foreach(errors, i, e) {
+		const json_t *path = json_object_get(e, "path");
+		const char *p0 = json_string_value(json_array_get(path, 0));
+
+		if (p0 && !strcmp(p0, alias))
+			return e;
+		if (!whole && !json_array_size(path))
+			whole = e;
+	}
+	return whole;
+}
+
+/* Settle alias `alias` of a GraphQL answer: what perform would have returned for it. */
+static int settle_alias(json_t **result, const json_t *answer, const char *alias, const char *op,
+	pmbot_buf *err)
+{
+	const json_t *v = json_object_get(json_object_get(answer, "data"), alias), *e;
+	const char *type, *msg;
+
+	/* Decided by the data first, as for add_to_project: an answer for the alias means it landed. */
+	if (json_is_string(json_object_get(json_object_get(v, "projectV2Item"), "id"))) {
+		if (!(*result = json_object()))
+			return OOM(err, op);
+		return PMBOT_OK;
+	}
+	if (!(e = alias_error(answer, alias))) {
+		pmbot_buf_printf(err, "%s: GitHub's answer names no result for it; re-read the state",
+			op);
+		return PMBOT_ERROR;
+	}
+	type = jstr(e, "type");
+	msg = jstr(e, "message");
+	pmbot_buf_printf(err, "%s: setting the field failed: GitHub: %s (%s)", op,
+		msg ? msg : "no message", type ? type : "no type");
+	/* The same split as gh_fail: only a limit or GitHub's own failure may go away by itself. */
+	return type && strcmp(type, "RATE_LIMITED") && strcmp(type, "INTERNAL") ? PMBOT_EINVALID :
+		PMBOT_ERROR;
+}
+
+/* One request for entries idx[0..k) of a batch whose inputs are checked. */
+static int field_request(gh_backend *g, const char *op, const json_t *const *args,
+	json_t *const *kinds, const size_t *idx, size_t k, json_t **results, int *codes,
+	pmbot_buf *errs)
+{
+	pmbot_buf doc = PMBOT_BUF_INIT, alias = PMBOT_BUF_INIT;
+	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
+	json_t *vars = json_pack("{s:s}", "project", g->project_id);
+	size_t j;
+	int rc = PMBOT_ERROR, r = 0;
+
+	if (!vars)
+		goto done;
+	r |= pmbot_buf_puts(&doc, "mutation PmBotSetProjectFields($project: ID!");
+	for (j = 0; j < k; j++) {
+		r |= pmbot_buf_printf(&doc, ", $item%zu: ID!, $field%zu: ID!", j, j);
+		if (kinds[idx[j]])
+			r |= pmbot_buf_printf(&doc, ", $value%zu: ProjectV2FieldValue!", j);
+	}
+	r |= pmbot_buf_puts(&doc, ") {\n");
+	for (j = 0; j < k; j++) {
+		const json_t *a = args[idx[j]];
+		char name[32];
+
+		if (kinds[idx[j]])
+			r |= pmbot_buf_printf(&doc, "  f%zu: updateProjectV2ItemFieldValue(input: "
+				"{projectId: $project, itemId: $item%zu, fieldId: $field%zu, value: "
+				"$value%zu}) {\n    projectV2Item {\n      id\n    }\n  }\n", j, j, j, j);
+		else
+			r |= pmbot_buf_printf(&doc, "  f%zu: clearProjectV2ItemFieldValue(input: "
+				"{projectId: $project, itemId: $item%zu, fieldId: $field%zu}) {\n"
+				"    projectV2Item {\n      id\n    }\n  }\n", j, j, j);
+		snprintf(name, sizeof(name), "item%zu", j);
+		r |= json_object_set_new(vars, name, json_string(jstr(a, "item_id")));
+		snprintf(name, sizeof(name), "field%zu", j);
+		r |= json_object_set_new(vars, name, json_string(jstr(a, "field_id")));
+		snprintf(name, sizeof(name), "value%zu", j);
+		if (kinds[idx[j]])
+			r |= json_object_set(vars, name, kinds[idx[j]]);
+	}
+	r |= pmbot_buf_puts(&doc, "}\n");
+	if (r)
+		goto done;
+	/* Field writes are repeat-safe, so the client may retry the whole request. */
+	r = pmbot_github_graphql_ex(&resp, g->client, doc.buf, vars, PMBOT_GITHUB_IDEMPOTENT);
+	for (j = 0; j < k; j++) {
+		pmbot_buf *e = &errs[idx[j]];
+
+		if (r < 0 && r != PMBOT_GITHUB_EGRAPHQL) {
+			codes[idx[j]] = gh_fail(g, e, op, "setting the field", r, &resp);
+			continue;
+		}
+		pmbot_buf_clear(&alias);
+		if (pmbot_buf_printf(&alias, "f%zu", j) < 0)
+			goto done;
+		codes[idx[j]] = settle_alias(&results[idx[j]], resp.json, alias.buf, op, e);
+	}
+	rc = PMBOT_OK;
+done:
+	if (rc != PMBOT_OK)
+		for (j = 0; j < k; j++)
+			if (codes[idx[j]] == PMBOT_ERROR && !errs[idx[j]].len)
+				codes[idx[j]] = OOM(&errs[idx[j]], op);
+	json_decref(vars);
+	pmbot_github_response_free(&resp);
+	pmbot_buf_free(&doc);
+	pmbot_buf_free(&alias);
+	return rc;
+}
+
+static int gh_perform_batch(json_t **results, int *codes, pmbot_backend *b,
+	const char *operation, const json_t *const *args, size_t n, pmbot_buf *errs)
+{
+	gh_backend *g = (gh_backend *)b;
+	json_t **kinds = NULL;
+	size_t *idx = NULL, i, k = 0;
+	int rc = PMBOT_ERROR;
+
+	if (!operation || strcmp(operation, "set_project_field"))
+		return PMBOT_EINVALID;
+	for (i = 0; i < n; i++) {
+		results[i] = NULL;
+		codes[i] = PMBOT_ERROR;
+	}
+	if (n && (!(kinds = calloc(n, sizeof(*kinds))) || !(idx = calloc(n, sizeof(*idx))))) {
+		for (i = 0; i < n; i++)
+			codes[i] = OOM(&errs[i], operation);
+		goto done;
+	}
+	/* Arguments are checked up front, so a bad entry is refused unsent, as perform would. */
+	for (i = 0; i < n; i++) {
+		op_ctx o;
+		const char *item, *field_id;
+		int r;
+
+		memset(&o, 0, sizeof(o));
+		o.g = g;
+		o.op = operation;
+		o.args = args[i];
+		o.err = &errs[i];
+		if (!json_is_object(args[i])) {
+			pmbot_buf_printf(&errs[i], "%s: the arguments must be an object", operation);
+			codes[i] = PMBOT_EINVALID;
+			continue;
+		}
+		if ((r = field_input(&item, &field_id, &kinds[i], &o)) < 0) {
+			codes[i] = r;
+			continue;
+		}
+		idx[k++] = i;
+		if (k == PMBOT_GITHUB_FIELD_BATCH) {
+			if (field_request(g, operation, args, kinds, idx, k, results, codes, errs) < 0)
+				goto done;
+			k = 0;
+		}
+	}
+	if (k && field_request(g, operation, args, kinds, idx, k, results, codes, errs) < 0)
+		goto done;
+	rc = PMBOT_OK;
+done:
+	for (i = 0; kinds && i < n; i++)
+		json_decref(kinds[i]);
+	free(kinds);
+	free(idx);
 	return rc;
 }
 
@@ -1101,6 +1293,7 @@ int pmbot_github_backend_open(pmbot_backend **out, pmbot_github_client *client,
 	g->base.name = "github";
 	g->base.read = gh_read;
 	g->base.perform = gh_perform;
+	g->base.perform_batch = gh_perform_batch;
 	g->base.free = gh_free;
 	g->client = client;
 	*out = &g->base;

@@ -85,11 +85,21 @@ R=$TMP/r1
 new_repo "$R"
 plan_to "$R" "$TMP/p1.json" &&
 	N=$(py "$TMP/p1.json" 'len(d["changesets"])') &&
+	ctl DELETE /_emu/requests >/dev/null &&
 	apply_plan 0 "$R" "$TMP/p1.json" &&
+	ctl GET /_emu/requests >"$TMP/req-apply.json" &&
 	expect_in "$OUT" "applied $N, already applied 0, denied 0, failed 0" &&
 	run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
 	expect_in "$OUT" "**No changes.**" &&
 	WANT=$(world_issues) && expect_eq "$(echo "$WANT" | wc -l)" 7 && ok
+
+CASE="the field changesets of the first apply go in one aliased mutation request"
+F=$(py "$TMP/p1.json" 'sum(1 for c in d["changesets"] if c["operation"]=="set_project_field")')
+[ "$F" -ge 2 ] && [ "$F" -le 50 ] &&
+	expect_eq "$(py "$TMP/req-apply.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql" and "ProjectV2ItemFieldValue" in (r["operation"] or ""))')" 1 &&
+	expect_eq "$(py "$TMP/req-apply.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql" and (r["operation"] or "").startswith("mutation") and r["status"]==200)')" \
+		"$(py "$TMP/p1.json" '1 + sum(1 for c in d["changesets"] if c["operation"]=="add_to_project")')" &&
+	ok
 
 CASE="a re-plan reads who the token is, the issues and the board in three GraphQL requests and dependencies only where edges are"
 ctl DELETE /_emu/requests >/dev/null
@@ -163,7 +173,9 @@ keep
 case $STATUS in 0|1) ;; *) fail "the cut-off apply ended with status $STATUS: $(cat "$TMP/err")" ;; esac
 converge "$R" "$TMP/c.json" && ok
 
-for k in 1 4 9 20; do
+# 30 lands inside the batch of field changesets (the 23rd to the 49th): the
+# whole batch was sent, and the process dies while recording its outcomes.
+for k in 1 4 9 20 30; do
 	CASE="kill -9 after $k changesets, then a re-run converges"
 	reset_world
 	R=$TMP/k$k

@@ -115,7 +115,8 @@ typedef struct {
 	int fault_count;        /* how many calls of fault_op to fault; -1: all */
 	int fault_skip;         /* let this many calls of fault_op through first */
 	int seen;               /* calls of fault_op so far */
-	json_t *calls;          /* [{op, args}] */
+	json_t *calls;          /* [{op, args}]; a batch entry's op is "batch:<op>" */
+	json_t *batches;        /* the size of each perform_batch call */
 	int reads;
 } wrap;
 
@@ -160,11 +161,35 @@ static int wrap_perform(json_t **result, pmbot_backend *b, const char *op, const
 	return rc;
 }
 
+/*
+ * A batching backend over the file backend: each entry is performed like
+ * wrap_perform (faults included), recorded as "batch:<op>".
+ */
+static int wrap_perform_batch(json_t **results, int *codes, pmbot_backend *b, const char *op,
+	const json_t *const *args, size_t n, pmbot_buf *errs)
+{
+	wrap *w = (wrap *)b;
+	size_t i;
+	char name[64];
+
+	if (strcmp(op, "set_project_field"))
+		return PMBOT_EINVALID;
+	json_array_append_new(w->batches, json_integer((json_int_t)n));
+	for (i = 0; i < n; i++) {
+		codes[i] = wrap_perform(&results[i], b, op, args[i], &errs[i]);
+		snprintf(name, sizeof(name), "batch:%s", op);
+		json_object_set_new(json_array_get(w->calls, json_array_size(w->calls) - 1), "op",
+			json_string(name));
+	}
+	return PMBOT_OK;
+}
+
 static void wrap_free(pmbot_backend *b)
 {
 	wrap *w = (wrap *)b;
 
 	w->inner->free(w->inner);
+	json_decref(w->batches);
 	json_decref(w->calls);
 	free(w);
 }
@@ -181,7 +206,17 @@ static wrap *wrap_open(const fixture *f)
 	w->base.perform = wrap_perform;
 	w->base.free = wrap_free;
 	w->calls = json_array();
+	w->batches = json_array();
 	pmbot_diag_list_free(&d);
+	return w;
+}
+
+static wrap *wrap_open_batching(const fixture *f)
+{
+	wrap *w = wrap_open(f);
+
+	w->base.name = "batching-file";
+	w->base.perform_batch = wrap_perform_batch;
 	return w;
 }
 
@@ -1037,6 +1072,238 @@ static void test_apply_run__an_empty_bundle_does_nothing(void **state)
 	json_decref(bundle);
 }
 
+/* ---- batches (the last two changesets, cs-0013 and cs-0014, set project fields) ---- */
+
+#define FIELD0 12
+
+static void test_apply_run__sends_consecutive_field_changesets_in_one_batch(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open_batching(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, json_array() };
+	json_t *results = NULL, *events, *e;
+	char *want = reference_state(), *have;
+	size_t i, attempt13 = 0, success13 = 0, attempt14 = 0, success14 = 0;
+
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	assert_int_equal(json_array_size(w->batches), 1);
+	assert_int_equal(json_integer_value(json_array_get(w->batches, 0)), 2);
+	assert_int_equal(calls_of(w, "batch:set_project_field"), 2);
+	assert_int_equal(calls_of(w, "set_project_field"), 0);
+	/* The same args as one by one: the batch changes how they travel, not what they say. */
+	assert_string_equal(json_string_value(json_object_get(call_args(w, "batch:set_project_field",
+		0), "field")), "Priority");
+	for (i = 0; i < N_CHANGESETS; i++)
+		assert_string_equal(status_of(results, i), "applied");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(results, FIELD0 + 1),
+		"attempts")), 1);
+	have = state_text(f->state);
+	assert_string_equal(have, want);
+	free(have);
+	/* Each changeset keeps its own events, and hooks->after runs in bundle order. */
+	assert_int_equal(json_array_size(h.statuses), N_CHANGESETS);
+	json_array_foreach(h.statuses, i, e)
+		assert_string_equal(json_string_value(json_object_get(e, "id")),
+			field_of(results, i, "changeset_id"));
+	events = ledger(f->audit);
+	json_array_foreach(events, i, e) {
+		const char *ev = json_string_value(json_object_get(e, "event"));
+		const char *id = json_string_value(json_object_get(e, "changeset_id"));
+
+		if (!strcmp(id, "cs-0013")) {
+			attempt13 += !strcmp(ev, "attempt");
+			success13 += !strcmp(ev, "success") ? i : 0;
+		} else if (!strcmp(id, "cs-0014")) {
+			attempt14 += !strcmp(ev, "attempt");
+			success14 += !strcmp(ev, "success") ? i : 0;
+		}
+	}
+	assert_int_equal(attempt13, 1);
+	assert_int_equal(attempt14, 1);
+	assert_true(success13 > 0 && success14 > success13);
+	json_decref(events);
+	json_decref(results);
+	json_decref(h.statuses);
+	h.statuses = NULL;
+
+	/* A re-run finds both applied and sends nothing. */
+	json_array_clear(w->batches);
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	assert_string_equal(status_of(results, FIELD0), "already_applied");
+	assert_string_equal(status_of(results, FIELD0 + 1), "already_applied");
+	assert_int_equal(json_array_size(w->batches), 0);
+	json_decref(results);
+	free(want);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__a_failed_batch_entry_is_retried_alone_after_a_re_read(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open_batching(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL, *events;
+	int reads;
+
+	w->fault_op = "set_project_field";
+	w->fault = FAULT_BEFORE;
+	w->fault_skip = 1;  /* the second entry of the batch */
+	w->fault_count = 1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	reads = w->reads;
+	assert_string_equal(status_of(results, FIELD0), "applied");
+	assert_string_equal(status_of(results, FIELD0 + 1), "applied");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(results, FIELD0),
+		"attempts")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(results, FIELD0 + 1),
+		"attempts")), 2);
+	assert_int_equal(calls_of(w, "batch:set_project_field"), 2);
+	assert_int_equal(calls_of(w, "set_project_field"), 1);
+	/* One re-read after the batch's backoff, then the entry alone. */
+	assert_int_equal(reads, 2);
+	assert_int_equal(h.naps, 1);
+	assert_int_equal(h.slept, 1000);
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "attempt", "changeset_id", "cs-0014"), 2);
+	assert_int_equal(count_events(events, "success", "changeset_id", "cs-0014"), 1);
+	assert_int_equal(count_events(events, "failure", NULL, NULL), 0);
+	json_decref(events);
+	json_decref(results);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__a_batch_entry_that_landed_unanswered_is_not_sent_again(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open_batching(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL;
+
+	w->fault_op = "set_project_field";
+	w->fault = FAULT_LOST_RESPONSE;
+	w->fault_count = 1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	assert_string_equal(status_of(results, FIELD0), "applied");
+	assert_true(json_is_true(json_object_get(json_array_get(results, FIELD0), "recovered")));
+	assert_non_null(strstr(field_of(results, FIELD0, "message"), "connection reset by the test"));
+	assert_null(json_object_get(json_array_get(results, FIELD0 + 1), "recovered"));
+	assert_int_equal(calls_of(w, "set_project_field"), 0);
+	json_decref(results);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__a_refused_batch_entry_fails_alone_and_stops_the_rest_unretried(
+	void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open_batching(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, json_array() };
+	json_t *results = NULL, *events;
+	pmbot_buf err = PMBOT_BUF_INIT;
+
+	/* Every entry is refused: in the batch, and the first again when sent alone. */
+	w->fault_op = "set_project_field";
+	w->fault = FAULT_REFUSE;
+	w->fault_count = -1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, &err),
+		PMBOT_ERROR);
+	assert_string_equal(status_of(results, FIELD0), "failed");
+	assert_string_equal(field_of(results, FIELD0, "reason"), "BACKEND_REFUSED");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(results, FIELD0),
+		"attempts")), 2);
+	assert_non_null(strstr(err.buf, "cs-0013 (set_project_field) failed"));
+	/* Both entries were refused in the batch, so the second was not sent alone: the run stopped. */
+	assert_string_equal(status_of(results, FIELD0 + 1), "failed");
+	assert_int_equal(calls_of(w, "batch:set_project_field"), 2);
+	assert_int_equal(calls_of(w, "set_project_field"), 1);
+	assert_int_equal(h.naps, 0);
+	assert_int_equal(json_array_size(h.statuses), N_CHANGESETS);
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "failure", NULL, NULL), 2);
+	assert_int_equal(count_events(events, "dead_letter", NULL, NULL), 0);
+	json_decref(events);
+	json_decref(results);
+	json_decref(h.statuses);
+	pmbot_buf_free(&err);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__a_stop_inside_a_batch_sends_only_the_entries_before_it(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open_batching(f);
+	hook_ctx h = { FIELD0 + 1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL;
+	pmbot_buf err = PMBOT_BUF_INIT;
+
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, &err),
+		PMBOT_ERROR);
+	assert_string_equal(err.buf, "stopped before cs-0014");
+	assert_string_equal(status_of(results, FIELD0), "applied");
+	assert_string_equal(status_of(results, FIELD0 + 1), "pending");
+	assert_int_equal(json_integer_value(json_array_get(w->batches, 0)), 1);
+	/* The next run does the rest. */
+	json_decref(results);
+	h.stop_at = -1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	assert_string_equal(status_of(results, FIELD0), "already_applied");
+	assert_string_equal(status_of(results, FIELD0 + 1), "applied");
+	json_decref(results);
+	pmbot_buf_free(&err);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__converges_after_kill_9_inside_a_batch(void **state)
+{
+	fixture *f = *state;
+	char *want = reference_state(), *have;
+	json_t *results = NULL, *events;
+	wrap *w;
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* Killed once the first field changeset's outcome is durable; the second landed too. */
+		hook_ctx h = { -1, FIELD0 + 1, 0, 0, 0, 0, NULL };
+		json_t *r = NULL;
+
+		w = wrap_open_batching(f);
+		apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &r, NULL);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+		fail_msg("the child was not killed inside the batch (status %d)", status);
+	w = wrap_open_batching(f);
+	{
+		hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+
+		assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+			PMBOT_OK);
+	}
+	assert_string_equal(status_of(results, FIELD0), "already_applied");
+	assert_string_equal(status_of(results, FIELD0 + 1), "already_applied");
+	assert_int_equal(json_array_size(w->batches), 0);
+	have = state_text(f->state);
+	assert_string_equal(have, want);
+	free(have);
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "success", "changeset_id", "cs-0014"), 1);
+	assert_int_equal(count_events(events, "attempt", "changeset_id", "cs-0014"), 1);
+	json_decref(events);
+	json_decref(results);
+	free(want);
+	w->base.free(&w->base);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1063,6 +1330,12 @@ int main(void)
 		T(test_apply_run__builds_backend_args_as_state_h_documents),
 		T(test_apply_run__events_name_the_actor_the_plan_and_the_changeset),
 		T(test_apply_run__an_empty_bundle_does_nothing),
+		T(test_apply_run__sends_consecutive_field_changesets_in_one_batch),
+		T(test_apply_run__a_failed_batch_entry_is_retried_alone_after_a_re_read),
+		T(test_apply_run__a_batch_entry_that_landed_unanswered_is_not_sent_again),
+		T(test_apply_run__a_refused_batch_entry_fails_alone_and_stops_the_rest_unretried),
+		T(test_apply_run__a_stop_inside_a_batch_sends_only_the_entries_before_it),
+		T(test_apply_run__converges_after_kill_9_inside_a_batch),
 	};
 #undef T
 

@@ -1249,6 +1249,249 @@ static void test_github_backend__err_never_holds_the_token_even_when_github_echo
 	assert_string_equal(fakehttp_header_value(req(fx, 2), "Authorization"), "Bearer " TOKEN);
 }
 
+/* ---- perform_batch: aliased field updates ---- */
+
+typedef struct {
+	json_t *args;          /* the array sent */
+	json_t **results;
+	int *codes;
+	pmbot_buf *errs;
+	size_t n;
+} batch_run;
+
+/* perform_batch over the entries of `args_json` (an array); free with batch_free. */
+static int batch(fixture *fx, batch_run *r, json_t *args)
+{
+	const json_t **a;
+	size_t i;
+	int rc;
+
+	assert_non_null(args);
+	r->args = args;
+	r->n = json_array_size(args);
+	r->results = calloc(r->n + 1, sizeof(*r->results));
+	r->codes = calloc(r->n + 1, sizeof(*r->codes));
+	r->errs = calloc(r->n + 1, sizeof(*r->errs));
+	a = calloc(r->n + 1, sizeof(*a));
+	assert_true(r->results && r->codes && r->errs && a);
+	for (i = 0; i < r->n; i++) {
+		a[i] = json_array_get(args, i);
+		pmbot_buf_init(&r->errs[i], 0);
+	}
+	assert_non_null(backend(fx)->perform_batch);
+	rc = fx->b->perform_batch(r->results, r->codes, fx->b, "set_project_field", a, r->n, r->errs);
+	for (i = 0; i < r->n; i++) {
+		if (r->codes[i] == 0) {
+			assert_true(json_is_object(r->results[i]));
+			assert_int_equal(r->errs[i].len, 0);
+		} else {
+			assert_null(r->results[i]);
+			assert_starts_with(r->errs[i].buf, "set_project_field: ");
+		}
+		assert_null(strstr(r->errs[i].len ? r->errs[i].buf : "", TOKEN));
+	}
+	free(a);
+	return rc;
+}
+
+static void batch_free(batch_run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		json_decref(r->results[i]);
+		pmbot_buf_free(&r->errs[i]);
+	}
+	free(r->results);
+	free(r->codes);
+	free(r->errs);
+	json_decref(r->args);
+}
+
+static json_t *text_args(const char *item, const char *value)
+{
+	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:n}", "repo", "o/r", "number", 1,
+		"item_id", item, "field", "Notes", "field_id", "PVTF_notes", "value", value,
+		"option_id");
+}
+
+static void test_github_backend__batch_sends_one_aliased_document_with_variables_per_alias(
+	void **state)
+{
+	fixture *fx = *state;
+	batch_run r;
+	const fakehttp_request *q;
+	json_t *sent;
+
+	read_board(fx);
+	push(fx, 200, "{\"data\":{"
+		"\"f0\":{\"projectV2Item\":{\"id\":\"PVTI_1\"}},"
+		"\"f1\":{\"projectV2Item\":{\"id\":\"PVTI_2\"}},"
+		"\"f2\":{\"projectV2Item\":{\"id\":\"PVTI_3\"}}}}");
+	assert_int_equal(batch(fx, &r, json_pack("[o, {s:s, s:i, s:s, s:s, s:s, s:s, s:s}, "
+		"{s:s, s:i, s:s, s:s, s:s, s:n, s:n}]",
+		text_args("PVTI_1", "hello"),
+		"repo", "o/r", "number", 2, "item_id", "PVTI_2", "field", "Status", "field_id",
+		"PVTSSF_status", "value", "Done", "option_id", "opt_done",
+		"repo", "o/r", "number", 3, "item_id", "PVTI_3", "field", "Estimate", "field_id",
+		"PVTF_est", "value", "option_id")), 0);
+	assert_int_equal(r.codes[0], 0);
+	assert_int_equal(r.codes[1], 0);
+	assert_int_equal(r.codes[2], 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	q = req(fx, 1);
+	assert_string_equal(q->method, "POST");
+	assert_string_equal(q->target, "/graphql");
+	sent = json_loads(q->body, 0, NULL);
+	assert_non_null(sent);
+	assert_string_equal(json_string_value(json_object_get(sent, "query")),
+		"mutation PmBotSetProjectFields($project: ID!, $item0: ID!, $field0: ID!, "
+		"$value0: ProjectV2FieldValue!, $item1: ID!, $field1: ID!, $value1: ProjectV2FieldValue!, "
+		"$item2: ID!, $field2: ID!) {\n"
+		"  f0: updateProjectV2ItemFieldValue(input: {projectId: $project, itemId: $item0, "
+		"fieldId: $field0, value: $value0}) {\n    projectV2Item {\n      id\n    }\n  }\n"
+		"  f1: updateProjectV2ItemFieldValue(input: {projectId: $project, itemId: $item1, "
+		"fieldId: $field1, value: $value1}) {\n    projectV2Item {\n      id\n    }\n  }\n"
+		"  f2: clearProjectV2ItemFieldValue(input: {projectId: $project, itemId: $item2, "
+		"fieldId: $field2}) {\n    projectV2Item {\n      id\n    }\n  }\n"
+		"}\n");
+	assert_canonical(json_object_get(sent, "variables"),
+		"{\"field0\":\"PVTF_notes\",\"field1\":\"PVTSSF_status\",\"field2\":\"PVTF_est\","
+		"\"item0\":\"PVTI_1\",\"item1\":\"PVTI_2\",\"item2\":\"PVTI_3\",\"project\":\"PVT_5\","
+		"\"value0\":{\"text\":\"hello\"},\"value1\":{\"singleSelectOptionId\":\"opt_done\"}}");
+	assert_string_equal(fakehttp_header_value(q, "Authorization"), "Bearer " TOKEN);
+	json_decref(sent);
+	batch_free(&r);
+}
+
+static void test_github_backend__batch_settles_each_alias_and_a_bad_one_fails_alone(
+	void **state)
+{
+	fixture *fx = *state;
+	batch_run r;
+
+	read_board(fx);
+	push(fx, 200, "{\"data\":{\"f0\":{\"projectV2Item\":{\"id\":\"PVTI_1\"}},\"f1\":null,"
+		"\"f2\":{\"projectV2Item\":{\"id\":\"PVTI_3\"}},\"f3\":null},"
+		"\"errors\":[{\"type\":\"NOT_FOUND\",\"path\":[\"f1\"],\"message\":\"Could not resolve "
+		"to a node with the global id of 'PVTI_bad'\"},"
+		"{\"type\":\"INTERNAL\",\"path\":[\"f3\"],\"message\":\"Something went wrong\"}]}");
+	assert_int_equal(batch(fx, &r, json_pack("[o, o, o, o, o]", text_args("PVTI_1", "a"),
+		text_args("PVTI_bad", "b"), text_args("PVTI_3", "c"), text_args("PVTI_4", "d"),
+		json_pack("{s:s, s:i, s:s, s:s, s:s, s:s}", "repo", "o/r", "number", 5, "item_id",
+			"PVTI_5", "field", "Estimate", "field_id", "PVTF_est", "value", "four"))), 0);
+	assert_int_equal(r.codes[0], 0);
+	/* A refusal naming the alias is that entry's refusal only. */
+	assert_int_equal(r.codes[1], PMBOT_EINVALID);
+	assert_string_equal(r.errs[1].buf, "set_project_field: setting the field failed: GitHub: "
+		"Could not resolve to a node with the global id of 'PVTI_bad' (NOT_FOUND)");
+	assert_int_equal(r.codes[2], 0);
+	/* GitHub's own failure may go away: an error the executor may retry. */
+	assert_int_equal(r.codes[3], PMBOT_ERROR);
+	assert_contains(r.errs[3].buf, "Something went wrong (INTERNAL)");
+	/* A value that does not fit is refused unsent, as perform refuses it. */
+	assert_int_equal(r.codes[4], PMBOT_EINVALID);
+	assert_string_equal(r.errs[4].buf,
+		"set_project_field: the value does not fit field 'Estimate' (number)");
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_null(strstr(req(fx, 1)->body, "PVTI_5"));
+	batch_free(&r);
+}
+
+static void test_github_backend__batch_of_120_takes_three_requests_of_at_most_50(void **state)
+{
+	fixture *fx = *state;
+	json_t *args = json_array();
+	batch_run r;
+	size_t i, k, sizes[3] = { 50, 50, 20 };
+	char item[32];
+
+	read_board(fx);
+	for (i = 0; i < 120; i++) {
+		snprintf(item, sizeof(item), "PVTI_%zu", i);
+		json_array_append_new(args, text_args(item, "v"));
+	}
+	for (k = 0; k < 3; k++) {
+		json_t *data = json_object();
+
+		for (i = 0; i < sizes[k]; i++) {
+			char alias[32];
+
+			snprintf(alias, sizeof(alias), "f%zu", i);
+			snprintf(item, sizeof(item), "PVTI_%zu", k * 50 + i);
+			json_object_set_new(data, alias, json_pack("{s:{s:s}}", "projectV2Item", "id",
+				item));
+		}
+		push_json(fx, json_pack("{s:o}", "data", data));
+	}
+	assert_int_equal(batch(fx, &r, args), 0);
+	for (i = 0; i < 120; i++)
+		assert_int_equal(r.codes[i], 0);
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+	for (k = 0; k < 3; k++) {
+		json_t *sent = json_loads(req(fx, 1 + k)->body, 0, NULL);
+		const json_t *vars = json_object_get(sent, "variables");
+		const char *doc = json_string_value(json_object_get(sent, "query"));
+		char last[32];
+
+		/* project + item, field and value per alias; aliases restart at f0 in each request. */
+		assert_int_equal(json_object_size(vars), 1 + 3 * sizes[k]);
+		snprintf(item, sizeof(item), "PVTI_%zu", k * 50);
+		assert_string_equal(json_string_value(json_object_get(vars, "item0")), item);
+		snprintf(last, sizeof(last), "  f%zu: ", sizes[k] - 1);
+		assert_non_null(strstr(doc, last));
+		snprintf(last, sizeof(last), "  f%zu: ", sizes[k]);
+		assert_null(strstr(doc, last));
+		json_decref(sent);
+	}
+	batch_free(&r);
+}
+
+static void test_github_backend__batch_whole_request_failure_settles_every_entry_alike(
+	void **state)
+{
+	fixture *fx = *state;
+	batch_run r;
+
+	read_board(fx);
+	/* Repeat-safe: a 502 is retried once (max_retries 1), then every entry fails as an error. */
+	push(fx, 502, "{\"message\":\"Bad Gateway\"}");
+	push(fx, 502, "{\"message\":\"Bad Gateway\"}");
+	assert_int_equal(batch(fx, &r, json_pack("[o, o]", text_args("PVTI_1", "a"),
+		text_args("PVTI_2", "b"))), 0);
+	assert_int_equal(r.codes[0], PMBOT_ERROR);
+	assert_int_equal(r.codes[1], PMBOT_ERROR);
+	assert_starts_with(r.errs[0].buf, "set_project_field: setting the field failed: POST ");
+	assert_string_equal(r.errs[0].buf, r.errs[1].buf);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+	batch_free(&r);
+
+	/* A document-level error (no path) is every alias's; a refusal stays a refusal. */
+	push(fx, 200, "{\"errors\":[{\"type\":\"MAX_NODE_LIMIT_EXCEEDED\",\"message\":\"too big\"}]}");
+	assert_int_equal(batch(fx, &r, json_pack("[o, o]", text_args("PVTI_1", "a"),
+		text_args("PVTI_2", "b"))), 0);
+	assert_int_equal(r.codes[0], PMBOT_EINVALID);
+	assert_int_equal(r.codes[1], PMBOT_EINVALID);
+	assert_contains(r.errs[1].buf, "too big (MAX_NODE_LIMIT_EXCEEDED)");
+	batch_free(&r);
+
+	/* Only set_project_field is batched: anything else is declined unsent. */
+	{
+		const json_t *one[1];
+		json_t *res[1] = { NULL }, *a = text_args("PVTI_1", "a");
+		int codes[1] = { 7 };
+		pmbot_buf e[1] = { PMBOT_BUF_INIT };
+
+		one[0] = a;
+		assert_int_equal(fx->b->perform_batch(res, codes, fx->b, "add_labels", one, 1, e),
+			PMBOT_EINVALID);
+		assert_int_equal(codes[0], 7);
+		assert_int_equal(e[0].len, 0);
+		json_decref(a);
+	}
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1295,8 +1538,12 @@ int main(void)
 		T(test_github_backend__set_project_field_graphql_refusal_is_einvalid_internal_is_error),
 		T(test_github_backend__refuses_unknown_operations_and_bad_arguments_unasked),
 		T(test_github_backend__err_never_holds_the_token_even_when_github_echoes_it),
-#undef T
+		T(test_github_backend__batch_sends_one_aliased_document_with_variables_per_alias),
+		T(test_github_backend__batch_settles_each_alias_and_a_bad_one_fails_alone),
+		T(test_github_backend__batch_of_120_takes_three_requests_of_at_most_50),
+		T(test_github_backend__batch_whole_request_failure_settles_every_entry_alike),
 	};
+#undef T
 	int rc;
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
