@@ -141,9 +141,10 @@ demo: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@scripts/demo.sh $(BIN)
 
+# FUZZ_SECONDS per target; FUZZ_TARGETS picks some of fuzz/fuzz_*.c (default: all).
 FUZZ_BUILD := build/fuzz
 fuzz:
-	@scripts/fuzz.sh $(FUZZ_BUILD) $(or $(FUZZ_SECONDS),60)
+	@scripts/fuzz.sh $(FUZZ_BUILD) $(or $(FUZZ_SECONDS),60) $(FUZZ_TARGETS)
 
 bench: $(BIN)
 	@bench/run.sh $(BIN)
