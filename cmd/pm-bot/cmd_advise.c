@@ -154,22 +154,20 @@ int cmd_advise(int argc, char **argv)
 	const pmbot_capability *cap = NULL;
 	struct llm_opts o;
 	struct llm_run r;
-	pmbot_llm_config llm;
 	pmbot_backend *backend = NULL;
 	pmbot_state *st = NULL;
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
-	pmbot_buf user = PMBOT_BUF_INIT, answer = PMBOT_BUF_INIT, denied = PMBOT_BUF_INIT;
+	pmbot_buf user = PMBOT_BUF_INIT, denied = PMBOT_BUF_INIT;
 	pmbot_buf err = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT, state_path = PMBOT_BUF_INIT;
 	pmbot_buf intent = PMBOT_BUF_INIT;
 	json_t *effective = NULL, *result = NULL, *audit = NULL, *vars = NULL, *bundle = NULL;
 	json_t *board = NULL, *source = NULL, *options = NULL;
 	const char *capability = NULL, *state_arg = NULL, *request = NULL;
-	char input_hash[PMBOT_SHA256_HEX_SIZE], *target = NULL, *dump = NULL;
+	char *target = NULL, *dump = NULL;
 	int c, rc = EXIT_RUNTIME, mutation, direct = 0;
 
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
-	pmbot_llm_config_init(&llm);
 	o.contexts = calloc((size_t)argc, sizeof(*o.contexts));
 	o.constraints = calloc((size_t)argc, sizeof(*o.constraints));
 	if (!o.contexts || !o.constraints)
@@ -244,28 +242,11 @@ int cmd_advise(int argc, char **argv)
 		goto done;
 	vars = mutation ? json_pack("{s:s, s:s}", "issues", dump, "request", request)
 		: json_pack("{s:s}", "board", dump);
-	if (!vars || llm_render(&user, &r, cap, NULL, vars) < 0 ||
-	    pmbot_sha256_hex(input_hash, user.buf, user.len) < 0)
+	if (!vars || llm_render(&user, &r, cap, NULL, vars) < 0)
 		goto done;
-	if ((rc = llm_provider(&llm)) != EXIT_OK)
-		goto done;
-	if ((rc = llm_call(&answer, &llm, r.ir, pmbot_capability_system_prompt(), user.buf)) != EXIT_OK)
+	if ((rc = llm_ask(&result, &audit, &r, &o, cap, user.buf)) != EXIT_OK)
 		goto done;
 	rc = EXIT_RUNTIME;
-	if (pmbot_capability_audit_fields(&audit, cap, llm.model,
-		pmbot_llm_provider_name(llm.provider), input_hash, r.ir->ir_id) < 0)
-		goto done;
-	if (pmbot_capability_run_output(&result, cap, answer.buf, answer.len) == PMBOT_EINVALID) {
-		cmd_print_json(result);
-		fprintf(stderr, "pm-bot: the model's answer is not a valid %s output; nothing written\n",
-			cap->id);
-		json_object_set_new(audit, "outcome", json_string("rejected"));
-		llm_audit(&o, audit);
-		rc = EXIT_INVALID;
-		goto done;
-	}
-	if (!result)
-		goto done;
 	json_object_set_new(audit, "outcome", json_string(mutation ? "proposed" : "advised"));
 	if (llm_audit(&o, audit) < 0)
 		goto done;
@@ -273,9 +254,9 @@ int cmd_advise(int argc, char **argv)
 		rc = cmd_print_json(result);
 		goto done;
 	}
-	if (!(source = json_pack("{s:s, s:s, s:O, s:O, s:s}", "kind", "proposal", "capability",
+	if (!(source = json_pack("{s:s, s:s, s:O, s:O, s:O}", "kind", "proposal", "capability",
 		cap->id, "model", json_object_get(audit, "model"), "provider",
-		json_object_get(audit, "provider"), "input_hash", input_hash)) ||
+		json_object_get(audit, "provider"), "input_hash", json_object_get(audit, "input_hash"))) ||
 	    proposal_bundle(&bundle, result, st, target, source) < 0)
 		goto done;
 	if ((rc = write_bundle(o.out ? o.out : "proposal.json", bundle)) != EXIT_OK)
@@ -301,10 +282,8 @@ done:
 	if (backend)
 		backend->free(backend);
 	llm_run_free(&r);
-	pmbot_llm_config_free(&llm);
 	pmbot_diag_list_free(&diags);
 	pmbot_buf_free(&user);
-	pmbot_buf_free(&answer);
 	pmbot_buf_free(&denied);
 	pmbot_buf_free(&err);
 	pmbot_buf_free(&text);

@@ -4,15 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
 #include "llm_int.h"
 #include "pmbot/apply.h"
 #include "pmbot/capability.h"
 #include "pmbot/fs.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
-#include "pmbot/llm.h"
 #include "pmbot/report.h"
 #include "pmbot/source.h"
 
@@ -92,53 +89,6 @@ static int validate_draft(const char *markdown, size_t len, const char *name)
 	return r == PMBOT_OK ? EXIT_OK : r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 }
 
-/*
- * Call the configured provider with `system` and `user`. `*text` gets the
- * model's answer. Prints failures; EXIT_*.
- */
-int llm_call(pmbot_buf *text, pmbot_llm_config *cfg, const pmbot_promptir *ir,
-	const char *system, const char *user)
-{
-	pmbot_llm_client *client = NULL;
-	pmbot_buf err = PMBOT_BUF_INIT;
-	int rc = EXIT_RUNTIME;
-
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		fputs("pm-bot: libcurl failed to initialise\n", stderr);
-		return EXIT_RUNTIME;
-	}
-	if (pmbot_llm_client_new(&client, cfg, &err) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", err.buf);
-		goto done;
-	}
-	if (pmbot_llm_complete(text, client, system, user, ir->temperature_hint,
-		(long)ir->token_budget, &err) < 0) {
-		fprintf(stderr, "pm-bot: the model call failed: %s\n", err.buf);
-		goto done;
-	}
-	rc = EXIT_OK;
-done:
-	pmbot_llm_client_free(client);
-	curl_global_cleanup();
-	pmbot_buf_free(&err);
-	return rc;
-}
-
-int llm_provider(pmbot_llm_config *cfg)
-{
-	pmbot_buf err = PMBOT_BUF_INIT;
-	int r;
-
-	pmbot_llm_config_init(cfg);
-	r = pmbot_llm_config_from_env(cfg, &err);
-	if (r < 0)
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf :
-			"no model provider is configured: set PM_BOT_LLM_PROVIDER (openai or anthropic), "
-			"PM_BOT_LLM_MODEL and, for hosted APIs, PM_BOT_LLM_API_KEY");
-	pmbot_buf_free(&err);
-	return r < 0 ? EXIT_RUNTIME : EXIT_OK;
-}
-
 /* `draft` and `prompt-ir` share everything up to the model call. */
 static int run(int argc, char **argv, int call_model)
 {
@@ -150,8 +100,7 @@ static int run(int argc, char **argv, int call_model)
 	const pmbot_capability *cap = NULL;
 	struct llm_opts o;
 	struct llm_run r;
-	pmbot_llm_config llm;
-	pmbot_buf user = PMBOT_BUF_INIT, answer = PMBOT_BUF_INIT, md = PMBOT_BUF_INIT;
+	pmbot_buf user = PMBOT_BUF_INIT, md = PMBOT_BUF_INIT;
 	pmbot_buf ref = PMBOT_BUF_INIT, denied = PMBOT_BUF_INIT, intent = PMBOT_BUF_INIT;
 	json_t *effective = NULL, *result = NULL, *audit = NULL, *out = NULL, *ir_json = NULL;
 	char input_hash[PMBOT_SHA256_HEX_SIZE];
@@ -159,7 +108,6 @@ static int run(int argc, char **argv, int call_model)
 
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
-	pmbot_llm_config_init(&llm);
 	o.contexts = calloc((size_t)argc, sizeof(*o.contexts));
 	o.constraints = calloc((size_t)argc, sizeof(*o.constraints));
 	if (!o.contexts || !o.constraints)
@@ -214,26 +162,11 @@ static int run(int argc, char **argv, int call_model)
 		rc = cmd_print_json(out);
 		goto done;
 	}
-	if ((rc = llm_provider(&llm)) != EXIT_OK)
-		goto done;
-	if ((rc = llm_call(&answer, &llm, r.ir, pmbot_capability_system_prompt(), user.buf)) != EXIT_OK)
+	if ((rc = llm_ask(&result, &audit, &r, &o, cap, user.buf)) != EXIT_OK)
 		goto done;
 	rc = EXIT_RUNTIME;
-	if (pmbot_capability_audit_fields(&audit, cap, llm.model,
-		pmbot_llm_provider_name(llm.provider), input_hash, r.ir->ir_id) < 0)
-		goto done;
-	if (pmbot_capability_run_output(&result, cap, answer.buf, answer.len) == PMBOT_EINVALID) {
-		/* The spec's payload, on stdout for machines; the reason on stderr for people. */
-		cmd_print_json(result);
-		fprintf(stderr, "pm-bot: the model's answer is not a valid %s output; nothing written\n",
-			cap->id);
-		json_object_set_new(audit, "outcome", json_string("rejected"));
-		llm_audit(&o, audit);
-		rc = EXIT_INVALID;
-		goto done;
-	}
-	if (!result || draft_markdown(&md, result, r.flags, llm.model,
-		pmbot_llm_provider_name(llm.provider), o.file) < 0)
+	if (draft_markdown(&md, result, r.flags, json_string_value(json_object_get(audit, "model")),
+		json_string_value(json_object_get(audit, "provider")), o.file) < 0)
 		goto done;
 	if ((rc = validate_draft(md.buf, md.len, o.out ? o.out : "<draft>")) != EXIT_OK) {
 		fputs("pm-bot: the draft breaks ReportIR v1 rules (above); nothing written\n", stderr);
@@ -269,9 +202,7 @@ done:
 	json_decref(out);
 	json_decref(ir_json);
 	llm_run_free(&r);
-	pmbot_llm_config_free(&llm);
 	pmbot_buf_free(&user);
-	pmbot_buf_free(&answer);
 	pmbot_buf_free(&md);
 	pmbot_buf_free(&ref);
 	pmbot_buf_free(&denied);

@@ -3,12 +3,15 @@
 #include <string.h>
 #include <time.h>
 
+#include <curl/curl.h>
+
 #include "llm_int.h"
 #include "pmbot/apply.h"
 #include "pmbot/capability.h"
 #include "pmbot/fs.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
+#include "pmbot/llm.h"
 #include "pmbot/source.h"
 
 /* Every resolved reference but the report, as one text for {{context}}. */
@@ -122,6 +125,90 @@ done:
 	pmbot_diag_list_free(&diags);
 	pmbot_buf_free(&path);
 	pmbot_buf_free(&dir);
+	return rc;
+}
+
+/*
+ * Call the configured provider with `system` and `user`. `*text` gets the
+ * model's answer. Prints failures; EXIT_*.
+ */
+static int llm_call(pmbot_buf *text, pmbot_llm_config *cfg, const pmbot_promptir *ir,
+	const char *system, const char *user)
+{
+	pmbot_llm_client *client = NULL;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	int rc = EXIT_RUNTIME;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fputs("pm-bot: libcurl failed to initialise\n", stderr);
+		return EXIT_RUNTIME;
+	}
+	if (pmbot_llm_client_new(&client, cfg, &err) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", err.buf);
+		goto done;
+	}
+	if (pmbot_llm_complete(text, client, system, user, ir->temperature_hint,
+		(long)ir->token_budget, &err) < 0) {
+		fprintf(stderr, "pm-bot: the model call failed: %s\n", err.buf);
+		goto done;
+	}
+	rc = EXIT_OK;
+done:
+	pmbot_llm_client_free(client);
+	curl_global_cleanup();
+	pmbot_buf_free(&err);
+	return rc;
+}
+
+static int llm_provider(pmbot_llm_config *cfg)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	int r;
+
+	pmbot_llm_config_init(cfg);
+	r = pmbot_llm_config_from_env(cfg, &err);
+	if (r < 0)
+		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf :
+			"no model provider is configured: set PM_BOT_LLM_PROVIDER (openai or anthropic), "
+			"PM_BOT_LLM_MODEL and, for hosted APIs, PM_BOT_LLM_API_KEY");
+	pmbot_buf_free(&err);
+	return r < 0 ? EXIT_RUNTIME : EXIT_OK;
+}
+
+int llm_ask(json_t **result, json_t **audit, struct llm_run *r, const struct llm_opts *o,
+	const pmbot_capability *cap, const char *user)
+{
+	pmbot_llm_config llm;
+	pmbot_buf answer = PMBOT_BUF_INIT;
+	char input_hash[PMBOT_SHA256_HEX_SIZE];
+	int rc;
+
+	*result = *audit = NULL;
+	if ((rc = llm_provider(&llm)) != EXIT_OK)
+		goto done;
+	if ((rc = llm_call(&answer, &llm, r->ir, pmbot_capability_system_prompt(), user)) != EXIT_OK)
+		goto done;
+	rc = EXIT_RUNTIME;
+	if (pmbot_sha256_hex(input_hash, user, strlen(user)) < 0 ||
+	    pmbot_capability_audit_fields(audit, cap, llm.model,
+		pmbot_llm_provider_name(llm.provider), input_hash, r->ir->ir_id) < 0)
+		goto done;
+	if (pmbot_capability_run_output(result, cap, answer.buf, answer.len) == PMBOT_EINVALID) {
+		/* The spec's payload, on stdout for machines; the reason on stderr for people. */
+		cmd_print_json(*result);
+		fprintf(stderr, "pm-bot: the model's answer is not a valid %s output; nothing written\n",
+			cap->id);
+		json_object_set_new(*audit, "outcome", json_string("rejected"));
+		llm_audit(o, *audit);
+		json_decref(*result);
+		*result = NULL;
+		rc = EXIT_INVALID;
+		goto done;
+	}
+	rc = *result ? EXIT_OK : EXIT_RUNTIME;
+done:
+	pmbot_llm_config_free(&llm);
+	pmbot_buf_free(&answer);
 	return rc;
 }
 

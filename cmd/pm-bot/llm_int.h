@@ -66,15 +66,6 @@ int llm_prepare(struct llm_run *r, const struct llm_opts *o, const char *capabil
 
 void llm_run_free(struct llm_run *r);
 
-#include "pmbot/llm.h"
-
-/* The provider from PM_BOT_LLM_*; prints why there is none. EXIT_OK or EXIT_RUNTIME. */
-int llm_provider(pmbot_llm_config *cfg);
-
-/* One model call (libcurl set up around it); `*text` gets the answer. Prints failures. EXIT_*. */
-int llm_call(pmbot_buf *text, pmbot_llm_config *cfg, const pmbot_promptir *ir,
-	const char *system, const char *user);
-
 #include "pmbot/capability.h"
 
 /*
@@ -93,6 +84,17 @@ int llm_render(pmbot_buf *out, struct llm_run *r, const pmbot_capability *cap,
  * Prints failures; 0 or -1.
  */
 int llm_audit(const struct llm_opts *o, const json_t *fields);
+
+/*
+ * Ask the provider (PM_BOT_LLM_*) for `cap`'s answer to the user message
+ * `user` and check it (pmbot_capability_run_output). `*audit` gets the
+ * run's audit metadata and `*result` the checked output (both new, the
+ * caller's). A rejected answer prints the spec's payload on stdout, is
+ * audited as "rejected" and gives EXIT_INVALID; no provider, a provider
+ * failure or out of memory EXIT_RUNTIME, printed. EXIT_OK otherwise.
+ */
+int llm_ask(json_t **result, json_t **audit, struct llm_run *r, const struct llm_opts *o,
+	const pmbot_capability *cap, const char *user);
 
 /* One stderr line per governance violation. */
 void llm_print_violations(const json_t *violations);
