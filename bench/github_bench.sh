@@ -290,7 +290,7 @@ if [ ! -x "$alias_bin" ]; then
 	alias_bin=$tmp/gql_alias_bench
 	# shellcheck disable=SC2046  # pkg-config prints several words on purpose
 	(cd "$root" && ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -Iinclude \
-		-include include/pmbot/banned.h -Wall -Wextra -Werror $(pkg-config --cflags "${pkgs[@]}") \
+		-Wall -Wextra -Werror $(pkg-config --cflags "${pkgs[@]}") \
 		-o "$alias_bin" bench/gql_alias_bench.c "$lib" $(pkg-config --libs "${pkgs[@]}") \
 		-lcmark-gfm-extensions -lm) || die "cannot build gql_alias_bench"
 fi

@@ -35,6 +35,7 @@
 #include "pmbot/common.h"
 #include "pmbot/github.h"
 #include "pmbot/gql.h"
+#include "pmbot/banned.h"
 
 #define DEFAULT_PACE_MS 1000 /* pmbot_github_options_init()'s pace_ms */
 

@@ -27,6 +27,7 @@
 #include "pmbot/json.h"
 
 #include "fuzz_util.h"
+#include "pmbot/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

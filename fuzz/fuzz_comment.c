@@ -24,6 +24,7 @@
 #include "pmbot/comment.h"
 
 #include "fuzz_util.h"
+#include "pmbot/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -34,6 +34,7 @@
 #include "pmbot/utf8.h"
 
 #include "fuzz_util.h"
+#include "pmbot/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

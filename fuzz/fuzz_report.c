@@ -27,6 +27,7 @@
 #include "pmbot/report.h"
 #include "pmbot/utf8.h"
 #include "pmbot/workgraph.h"
+#include "pmbot/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

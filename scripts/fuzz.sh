@@ -63,11 +63,11 @@ fi
 
 pkgs="libgit2 libcurl jansson yaml-0.1 libcmark-gfm libcrypto"
 version=$(sed -n 's/^VERSION[[:space:]]*:=[[:space:]]*//p' Makefile)
-# The same -std, -D, -I and -include flags as the Makefile, so banned.h applies.
+# The same -std, -D and -I flags as the Makefile (each source includes banned.h itself).
 read -r -a pkg_cflags <<<"$(pkg-config --cflags $pkgs)"
 read -r -a pkg_libs <<<"$(pkg-config --libs $pkgs)"
 cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-	-Iinclude -include include/pmbot/banned.h "-DPMBOT_VERSION=\"$version\""
+	-Iinclude "-DPMBOT_VERSION=\"$version\""
 	-Wall -Wextra -Wno-unused-parameter
 	"${pkg_cflags[@]}"
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all

@@ -6,6 +6,7 @@
 #include "pmbot/fieldsync.h"
 #include "pmbot/plan.h"
 #include "pmbot/source.h"
+#include "pmbot/banned.h"
 
 /* Everything one field-sync plan needs, read fresh from the default branch and GitHub. */
 struct sync {

@@ -11,6 +11,7 @@
 #include "pmbot/github.h"
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
+#include "pmbot/banned.h"
 
 #define DEFAULT_BOT "github-actions[bot]"
 

@@ -11,6 +11,7 @@
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
 #include "pmbot/state.h"
+#include "pmbot/banned.h"
 
 /* What the model sees of the state: issues and the board, compact and in state order. */
 static json_t *board_json(const pmbot_state *st)

@@ -10,6 +10,7 @@
 #include "pmbot/apply.h"
 #include "pmbot/fs.h"
 #include "pmbot/plan.h"
+#include "pmbot/banned.h"
 
 /*
  * PMBOT_TEST_KILL_AFTER=N makes the process SIGKILL itself once N
@@ -131,6 +132,14 @@ static int is_proposal(const json_t *bundle)
 	return kind && !strcmp(kind, "proposal");
 }
 
+/* The refusal stands either way; a ledger that cannot take it is said aloud. */
+static void record_denial(pmbot_audit *audit, const char *audit_path, const json_t *ev)
+{
+	if (pmbot_audit_append(audit, "denial", ev) < 0)
+		fprintf(stderr, "pm-bot: cannot record the denial in the audit ledger %s\n",
+			audit_path);
+}
+
 static void print_results(const json_t *results)
 {
 	const char *names[] = { "applied", "already_applied", "denied", "failed", "pending" };
@@ -231,7 +240,7 @@ int cmd_apply(int argc, char **argv)
 	if (strcmp(approve, json_string_value(json_object_get(approved, "plan_hash")))) {
 		ev = json_pack("{s:s, s:s, s:s, s:O}", "reason", "APPROVAL_MISMATCH", "actor", actor,
 			"approved_hash", approve, "plan_hash", json_object_get(approved, "plan_hash"));
-		pmbot_audit_append(audit, "denial", ev);
+		record_denial(audit, audit_path, ev);
 		fprintf(stderr, "pm-bot: the approval names %s but the plan's hash is %s: nothing applied\n",
 			approve, json_string_value(json_object_get(approved, "plan_hash")));
 		rc = EXIT_INVALID;
@@ -259,7 +268,7 @@ int cmd_apply(int argc, char **argv)
 	if (r != PMBOT_OK) {
 		ev = json_pack("{s:s, s:s, s:s, s:O}", "reason", "STALE_PLAN", "actor", actor,
 			"approved_hash", approve, "fresh_hash", json_object_get(fresh, "plan_hash"));
-		pmbot_audit_append(audit, "denial", ev);
+		record_denial(audit, audit_path, ev);
 		fprintf(stderr, "pm-bot: the plan is stale: the repository or the state changed since "
 			"it was made. Plan again and approve the new hash.\n");
 		rc = r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;

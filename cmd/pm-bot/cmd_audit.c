@@ -3,6 +3,7 @@
 
 #include "cmd.h"
 #include "pmbot/apply.h"
+#include "pmbot/banned.h"
 
 int cmd_audit(int argc, char **argv)
 {

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "cmd.h"
+#include "pmbot/banned.h"
 
 int cmd_config(int argc, char **argv)
 {

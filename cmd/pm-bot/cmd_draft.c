@@ -12,6 +12,7 @@
 #include "pmbot/json.h"
 #include "pmbot/report.h"
 #include "pmbot/source.h"
+#include "pmbot/banned.h"
 
 /* "## heading" and one bullet per string of `list`; nothing for an empty list. */
 static int bullets(pmbot_buf *out, const char *heading, const json_t *list)

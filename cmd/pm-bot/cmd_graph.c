@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "pmbot/banned.h"
 
 int cmd_graph(int argc, char **argv)
 {

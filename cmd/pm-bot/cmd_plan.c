@@ -7,6 +7,7 @@
 #include "pmbot/apply.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 /* Parse the input options shared by plan and apply; returns -1 for an unknown option. */
 int plan_opts_parse(struct plan_opts *o, int c, const char *arg)

@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "pmbot/source.h"
+#include "pmbot/banned.h"
 
 static json_t *issue_json(const pmbot_wg_node *n, const pmbot_rendered_issue *is)
 {

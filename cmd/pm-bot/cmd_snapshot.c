@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "pmbot/fs.h"
 #include "pmbot/github.h"
+#include "pmbot/banned.h"
 
 /* "OWNER/NUMBER" -> owner (new string) and number 1..2^31-1. */
 static int parse_project(char **owner, long *number, const char *s)

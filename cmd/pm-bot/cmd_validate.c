@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "pmbot/source.h"
+#include "pmbot/banned.h"
 
 struct validate_opts {
 	int as_json;

@@ -10,6 +10,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/source.h"
+#include "pmbot/banned.h"
 
 const char *cmd_display_name(const char *file)
 {

@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "pmbot/github.h"
+#include "pmbot/banned.h"
 
 /* How often a long run says how far it got. */
 #define PROGRESS_EVERY_MS 5000LL

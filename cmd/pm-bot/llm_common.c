@@ -13,6 +13,7 @@
 #include "pmbot/json.h"
 #include "pmbot/llm.h"
 #include "pmbot/source.h"
+#include "pmbot/banned.h"
 
 /* Every resolved reference but the report, as one text for {{context}}. */
 static int context_text(pmbot_buf *out, const json_t *context, const char *skip_ref)

@@ -8,6 +8,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/github.h"
 #include "pmbot/source.h"
+#include "pmbot/banned.h"
 
 void plan_inputs_free(struct plan_inputs *in)
 {

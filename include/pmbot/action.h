@@ -93,7 +93,7 @@ typedef struct {
  * PMBOT_EINVALID when the payload was rejected (errors added to `diags`),
  * PMBOT_ERROR when out of memory; `*out` is NULL then.
  */
-int pmbot_event_parse(pmbot_event **out, const char *event_name, const char *json,
+PMBOT_WARN_UNUSED int pmbot_event_parse(pmbot_event **out, const char *event_name, const char *json,
 	size_t len, pmbot_diag_list *diags);
 
 /* Release `ev` and every string it owns. NULL is a no-op. */
@@ -166,7 +166,7 @@ typedef struct {
  * Returns PMBOT_OK whatever the body holds (`out->kind` says what: NONE,
  * PLAN, APPLY or UNKNOWN); PMBOT_ERROR only when `out` is NULL.
  */
-int pmbot_command_parse(pmbot_command *out, const char *body);
+PMBOT_WARN_UNUSED int pmbot_command_parse(pmbot_command *out, const char *body);
 
 /*
  * Approval policy: may `login`, whose permission on the repository is

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "pmbot/buf.h"
+#include "pmbot/common.h"
 #include "pmbot/config.h"
 #include "pmbot/diag.h"
 #include "pmbot/hash.h"
@@ -138,7 +139,7 @@ typedef struct pmbot_audit pmbot_audit;
  * $PMBOT_NOW is malformed (AUDIT_CLOCK); PMBOT_ERROR on I/O failure
  * (AUDIT_IO). `*out` is NULL on failure.
  */
-int pmbot_audit_open(pmbot_audit **out, const char *path, pmbot_diag_list *diags);
+PMBOT_WARN_UNUSED int pmbot_audit_open(pmbot_audit **out, const char *path, pmbot_diag_list *diags);
 
 /* Close the ledger and free `audit`. NULL is a no-op. */
 void pmbot_audit_close(pmbot_audit *audit);
@@ -151,7 +152,7 @@ void pmbot_audit_close(pmbot_audit *audit);
  * truncated away. 0; PMBOT_EINVALID for an unknown event or bad `fields`;
  * PMBOT_ERROR on I/O failure.
  */
-int pmbot_audit_append(pmbot_audit *audit, const char *event, const json_t *fields);
+PMBOT_WARN_UNUSED int pmbot_audit_append(pmbot_audit *audit, const char *event, const json_t *fields);
 
 /*
  * The SHA-256 of the ledger's last line (64 zeros when empty) and, when

@@ -2,9 +2,13 @@
 #define PMBOT_BANNED_H
 
 /*
- * Functions that are too easy to misuse. Every translation unit of src/ and
- * cmd/ gets this header through -include, so a use fails to compile.
- * Use pmbot_buf, snprintf or memcpy with an explicit length instead.
+ * Functions that are too easy to misuse: a use fails to compile. Use
+ * pmbot_buf, snprintf or memcpy with an explicit length instead.
+ *
+ * Every .c file includes this header last, after every system header (as
+ * git does): defined earlier, these macros would rewrite the C library's
+ * own declarations and the inline wrappers of _FORTIFY_SOURCE.
+ * scripts/check-includes.sh checks that in `make check`.
  */
 
 #define PMBOT_BANNED(func) sorry_##func##_is_a_banned_function

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "pmbot/common.h"
+
 /*
  * A growable byte buffer. `buf` is never NULL and is always NUL-terminated,
  * so it can be handed to C string functions at any time. Every buffer has a
@@ -44,7 +46,8 @@ int pmbot_buf_puts(pmbot_buf *b, const char *s);
 int pmbot_buf_putc(pmbot_buf *b, char c);
 int pmbot_buf_printf(pmbot_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int pmbot_buf_vprintf(pmbot_buf *b, const char *fmt, va_list ap);
+int pmbot_buf_vprintf(pmbot_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 /* Empty the content, keep the allocation. */
 void pmbot_buf_clear(pmbot_buf *b);
@@ -56,6 +59,6 @@ void pmbot_buf_truncate(pmbot_buf *b, size_t len);
  * Take the content out as a malloc'd NUL-terminated string that the caller
  * owns and frees; `b` is left empty. Returns NULL only when out of memory.
  */
-char *pmbot_buf_detach(pmbot_buf *b, size_t *len_out);
+PMBOT_WARN_UNUSED char *pmbot_buf_detach(pmbot_buf *b, size_t *len_out);
 
 #endif

@@ -70,7 +70,7 @@ int pmbot_comment_header(pmbot_buf *out, const pmbot_comment_meta *meta);
  * after the first line is looked at. `*out` is filled on PMBOT_OK and
  * zeroed otherwise.
  */
-int pmbot_comment_parse(pmbot_comment_meta *out, const char *body, size_t len);
+PMBOT_WARN_UNUSED int pmbot_comment_parse(pmbot_comment_meta *out, const char *body, size_t len);
 
 typedef struct {
 	const pmbot_comment_meta *meta;  /* required: the header */

@@ -11,4 +11,15 @@
 #define PMBOT_EINVALID (-2)
 #define PMBOT_ENOTFOUND (-3)
 
+/*
+ * On a function whose result it is a bug to ignore: a failure that would
+ * go unseen (the out-parameter left NULL, a file not written) or memory
+ * that only the caller can free. gcc warns even through a (void) cast.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define PMBOT_WARN_UNUSED __attribute__((warn_unused_result))
+#else
+#define PMBOT_WARN_UNUSED
+#endif
+
 #endif

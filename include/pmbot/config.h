@@ -44,7 +44,7 @@ const char *pmbot_operation_name(pmbot_operation op);
  * Parse an operation name (exact, case-sensitive) into `*out`.
  * PMBOT_OK, or PMBOT_ENOTFOUND when `name` is not an operation.
  */
-int pmbot_operation_parse(pmbot_operation *out, const char *name);
+PMBOT_WARN_UNUSED int pmbot_operation_parse(pmbot_operation *out, const char *name);
 
 /*
  * GitHub repository permissions, weakest first, so that `have >= need`
@@ -63,7 +63,7 @@ typedef enum {
 const char *pmbot_permission_name(pmbot_permission perm);
 
 /* Parse a permission name (exact). PMBOT_OK, or PMBOT_ENOTFOUND. */
-int pmbot_permission_parse(pmbot_permission *out, const char *name);
+PMBOT_WARN_UNUSED int pmbot_permission_parse(pmbot_permission *out, const char *name);
 
 /* A list of strings; `items` and every string are owned by the config. */
 typedef struct {
@@ -129,7 +129,7 @@ int pmbot_config_default(pmbot_config **out, const char *default_repo);
  * pmbot_config_free(). PMBOT_EINVALID when the input was rejected (errors
  * added to `diags`), PMBOT_ERROR on runtime failure; `*out` is NULL then.
  */
-int pmbot_config_parse(pmbot_config **out, const char *file, const char *text,
+PMBOT_WARN_UNUSED int pmbot_config_parse(pmbot_config **out, const char *file, const char *text,
 	size_t len, const char *default_repo, pmbot_diag_list *diags);
 
 /* Release `cfg` and everything it owns. NULL is a no-op. */

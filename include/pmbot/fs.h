@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "pmbot/buf.h"
+#include "pmbot/common.h"
 
 /*
  * Write `len` bytes to `path` so that a reader sees either the old file or
@@ -11,14 +12,14 @@
  * fsync, rename over `path`, fsync of the directory. Mode 0644 less umask.
  * Returns 0, or -1 with errno set (the temporary file is removed).
  */
-int pmbot_fs_write_atomic(const char *path, const void *data, size_t len);
+PMBOT_WARN_UNUSED int pmbot_fs_write_atomic(const char *path, const void *data, size_t len);
 
 /*
  * Read the whole file at `path` ("-" is standard input) into `out`
  * (appended). Fails with errno EFBIG when it would pass out->max.
  * Returns 0 or -1 with errno set.
  */
-int pmbot_fs_read(pmbot_buf *out, const char *path);
+PMBOT_WARN_UNUSED int pmbot_fs_read(pmbot_buf *out, const char *path);
 
 /* Create `path` and its missing parents (like mkdir -p). 0 or -1 with errno. */
 int pmbot_fs_mkdirs(const char *path, unsigned mode);

@@ -202,7 +202,7 @@ void pmbot_github_options_init(pmbot_github_options *opts);
  * not NULL, the reason is appended to it (caller owns `err`).
  * PMBOT_EINVALID for a bad URL or token, PMBOT_ERROR otherwise.
  */
-int pmbot_github_client_new(pmbot_github_client **out, const pmbot_github_options *opts,
+PMBOT_WARN_UNUSED int pmbot_github_client_new(pmbot_github_client **out, const pmbot_github_options *opts,
 	pmbot_buf *err);
 
 /* Free the client and its easy handle. NULL is a no-op. */

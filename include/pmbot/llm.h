@@ -139,7 +139,7 @@ typedef struct pmbot_llm_client pmbot_llm_client;
  * failure `*out` is NULL and the reason is appended to `err` (may be NULL).
  * PMBOT_EINVALID or PMBOT_ERROR.
  */
-int pmbot_llm_client_new(pmbot_llm_client **out, const pmbot_llm_config *cfg, pmbot_buf *err);
+PMBOT_WARN_UNUSED int pmbot_llm_client_new(pmbot_llm_client **out, const pmbot_llm_config *cfg, pmbot_buf *err);
 
 /* Free the client and its libcurl handle, wiping the key. NULL is a no-op. */
 void pmbot_llm_client_free(pmbot_llm_client *c);

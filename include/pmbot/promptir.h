@@ -60,7 +60,7 @@ const char *pmbot_phase_name(pmbot_phase phase);
  * (Deserialization is stricter: pmbot_promptir_from_json accepts only the
  * five exact values, as PhaseType(value) does.)
  */
-int pmbot_phase_parse(pmbot_phase *out, const char *name);
+PMBOT_WARN_UNUSED int pmbot_phase_parse(pmbot_phase *out, const char *name);
 
 /* ---- The IR -------------------------------------------------------------- */
 
@@ -115,7 +115,7 @@ typedef struct pmbot_promptir {
  * PMBOT_EINVALID for a bad argument, PMBOT_ERROR when out of memory; `*out`
  * is NULL on failure.
  */
-int pmbot_promptir_new(pmbot_promptir **out, const char *role, const char *intent,
+PMBOT_WARN_UNUSED int pmbot_promptir_new(pmbot_promptir **out, const char *role, const char *intent,
 	pmbot_phase phase, long long token_budget, const char *id, const char *created_at);
 
 /* Release `ir` and everything it owns. NULL is allowed. */
@@ -135,7 +135,7 @@ int pmbot_promptir_add_constraint(pmbot_promptir *ir, const char *constraint);
  * created_at is kept. `*out` is owned by the caller. PMBOT_EINVALID for a
  * bad or unchanged id, PMBOT_ERROR when out of memory; `*out` NULL then.
  */
-int pmbot_promptir_clone(pmbot_promptir **out, const pmbot_promptir *ir, const char *new_id);
+PMBOT_WARN_UNUSED int pmbot_promptir_clone(pmbot_promptir **out, const pmbot_promptir *ir, const char *new_id);
 
 /*
  * The spec's to_dict(): an object with exactly the keys ir_id, role,
@@ -237,7 +237,7 @@ typedef struct pmbot_governance pmbot_governance;
  * PMBOT_EINVALID when rejected (diagnostics added), PMBOT_ERROR when out of
  * memory; `*out` NULL on failure.
  */
-int pmbot_governance_new(pmbot_governance **out, const json_t *custom,
+PMBOT_WARN_UNUSED int pmbot_governance_new(pmbot_governance **out, const json_t *custom,
 	const char *pointer_prefix, pmbot_diag_list *diags);
 
 /* Release a checker. NULL is allowed. */

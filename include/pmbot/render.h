@@ -119,7 +119,7 @@ int pmbot_form_is_form_path(const char *path);
  * Returns PMBOT_EINVALID (nothing stored) when rejected, PMBOT_ERROR when
  * out of memory.
  */
-int pmbot_form_parse(pmbot_form **out, const char *path, const char *text,
+PMBOT_WARN_UNUSED int pmbot_form_parse(pmbot_form **out, const char *path, const char *text,
 	size_t len, const pmbot_label_scheme *scheme, pmbot_diag_list *diags);
 
 /*
@@ -148,7 +148,7 @@ typedef struct pmbot_formset pmbot_formset;
  * A new set holding only the built-in forms; the caller frees it with
  * pmbot_formset_free(). `scheme` (may be NULL) is copied. 0 or PMBOT_ERROR.
  */
-int pmbot_formset_new(pmbot_formset **out, const pmbot_label_scheme *scheme);
+PMBOT_WARN_UNUSED int pmbot_formset_new(pmbot_formset **out, const pmbot_label_scheme *scheme);
 
 /*
  * Add the form at `path` (`len` bytes; the caller read them from git).
@@ -321,7 +321,7 @@ typedef struct {
  * On success `*out` is filled (the caller releases it with
  * pmbot_body_free()); 0 or PMBOT_ERROR (out of memory; `*out` empty).
  */
-int pmbot_body_parse(pmbot_body *out, const char *body, size_t len,
+PMBOT_WARN_UNUSED int pmbot_body_parse(pmbot_body *out, const char *body, size_t len,
 	pmbot_diag_list *diags);
 
 /* Release the members of `body` and leave it empty. */

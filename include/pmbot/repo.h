@@ -42,7 +42,7 @@ typedef struct pmbot_repo pmbot_repo;
  * pmbot_repo_free(). On failure `*out` is NULL and, when `err` is not
  * NULL, a message is appended to it (the caller owns `err`).
  */
-int pmbot_repo_open(pmbot_repo **out, const char *path, pmbot_buf *err);
+PMBOT_WARN_UNUSED int pmbot_repo_open(pmbot_repo **out, const char *path, pmbot_buf *err);
 
 /* Close the repository and free the handle. NULL is a no-op. */
 void pmbot_repo_free(pmbot_repo *repo);
@@ -115,7 +115,7 @@ int pmbot_repo_list(pmbot_repo_files *out, pmbot_repo *repo, const char *rev,
  * PMBOT_ENOTFOUND for an unknown revision or a missing path,
  * PMBOT_EINVALID when `path` is a directory, a symlink or a submodule.
  */
-int pmbot_repo_read(pmbot_buf *out, char blob_id[PMBOT_OID_HEX_SIZE], pmbot_repo *repo,
+PMBOT_WARN_UNUSED int pmbot_repo_read(pmbot_buf *out, char blob_id[PMBOT_OID_HEX_SIZE], pmbot_repo *repo,
 	const char *rev, const char *path);
 
 /*

@@ -44,7 +44,7 @@ void pmbot_limits_default(pmbot_limits *lim);
 typedef struct pmbot_srcmap pmbot_srcmap;
 
 /* A new empty map; the caller owns it. NULL when out of memory. */
-pmbot_srcmap *pmbot_srcmap_new(void);
+PMBOT_WARN_UNUSED pmbot_srcmap *pmbot_srcmap_new(void);
 
 /* Free `map` and every pointer it copied. NULL is allowed. */
 void pmbot_srcmap_free(pmbot_srcmap *map);
@@ -111,10 +111,10 @@ int pmbot_srcmap_find(const pmbot_srcmap *map, const char *pointer, int *line, i
  * On success `*out` holds a new reference the caller owns; otherwise it
  * is NULL. Same input, same value, map and diagnostics.
  */
-int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const char *file,
+PMBOT_WARN_UNUSED int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const char *file,
 	const char *text, size_t len, int line_base, int col_base,
 	const pmbot_limits *lim, pmbot_diag_list *diags);
-int pmbot_yaml_parse(json_t **out, pmbot_srcmap *map, const char *file,
+PMBOT_WARN_UNUSED int pmbot_yaml_parse(json_t **out, pmbot_srcmap *map, const char *file,
 	const char *text, size_t len, int line_base, int col_base,
 	const pmbot_limits *lim, pmbot_diag_list *diags);
 
@@ -184,7 +184,7 @@ typedef struct {
  * PMBOT_ERROR on runtime failure (out of memory). Same input, same report
  * and diagnostics.
  */
-int pmbot_report_load(pmbot_report **out, const char *file,
+PMBOT_WARN_UNUSED int pmbot_report_load(pmbot_report **out, const char *file,
 	const char *markdown, size_t len, const pmbot_limits *lim,
 	pmbot_diag_list *diags);
 

@@ -94,7 +94,7 @@ typedef struct {
 void pmbot_issue_clear(pmbot_issue *is);
 
 /* A new empty state (no issues, no project). PMBOT_OK or PMBOT_ERROR. */
-int pmbot_state_new(pmbot_state **out);
+PMBOT_WARN_UNUSED int pmbot_state_new(pmbot_state **out);
 void pmbot_state_free(pmbot_state *state);
 
 /* Largest state document parse accepts (and the file backend writes). */
@@ -123,7 +123,7 @@ void pmbot_state_free(pmbot_state *state);
  * `*out` is new, caller frees; NULL unless PMBOT_OK. PMBOT_EINVALID with
  * diagnostics, PMBOT_ERROR when out of memory. Warnings leave it PMBOT_OK.
  */
-int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, size_t len,
+PMBOT_WARN_UNUSED int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, size_t len,
 	pmbot_diag_list *diags);
 
 /*
@@ -176,7 +176,7 @@ int pmbot_issue_ref(pmbot_buf *out, const char *repo, long number);
  * without leading zeros). `repo` receives "OWNER/NAME" (appended).
  * 0, PMBOT_EINVALID when malformed, PMBOT_ERROR when out of memory.
  */
-int pmbot_issue_ref_parse(pmbot_buf *repo, long *number, const char *ref);
+PMBOT_WARN_UNUSED int pmbot_issue_ref_parse(pmbot_buf *repo, long *number, const char *ref);
 
 /*
  * Order two issue refs the way a state sorts issues: repository (ASCII case
@@ -191,7 +191,7 @@ int pmbot_issue_ref_cmp(const char *a, const char *b);
  * offset are allowed; the calendar is checked; seconds 00..59).
  * 0 or PMBOT_EINVALID.
  */
-int pmbot_state_time_parse(long long *out, const char *s);
+PMBOT_WARN_UNUSED int pmbot_state_time_parse(long long *out, const char *s);
 
 /* Append `t` (seconds since the epoch, years 0000..9999) as
  * "YYYY-MM-DDTHH:MM:SSZ". 0, PMBOT_EINVALID out of range, PMBOT_ERROR. */
@@ -297,7 +297,7 @@ struct pmbot_backend {
  * when the file cannot be read) otherwise. Warnings about the file (STATE_REF)
  * are added to `diags` too.
  */
-int pmbot_file_backend_open(pmbot_backend **out, const char *path, const char *login,
+PMBOT_WARN_UNUSED int pmbot_file_backend_open(pmbot_backend **out, const char *path, const char *login,
 	pmbot_diag_list *diags);
 
 /*
@@ -339,7 +339,7 @@ int pmbot_file_backend_open(pmbot_backend **out, const char *path, const char *l
  */
 #define PMBOT_GITHUB_FIELD_BATCH 50
 struct pmbot_github_client;
-int pmbot_github_backend_open(pmbot_backend **out, struct pmbot_github_client *client,
+PMBOT_WARN_UNUSED int pmbot_github_backend_open(pmbot_backend **out, struct pmbot_github_client *client,
 	const char *self_login, pmbot_buf *err);
 
 #endif

@@ -38,7 +38,7 @@ typedef enum {
 /* "epic", "feature", …; NULL for an out-of-range value. */
 const char *pmbot_node_type_name(pmbot_node_type t);
 /* Parse a type name; 0 on success, -1 if unknown. */
-int pmbot_node_type_parse(pmbot_node_type *out, const char *name);
+PMBOT_WARN_UNUSED int pmbot_node_type_parse(pmbot_node_type *out, const char *name);
 /* "parent_child", "depends_on", "blocked_by", "related". */
 const char *pmbot_edge_type_name(pmbot_edge_type t);
 
@@ -84,7 +84,7 @@ typedef struct {
 #define PMBOT_WG_NONE ((size_t)-1)
 
 /* A new empty graph the caller frees with pmbot_workgraph_free(). */
-int pmbot_workgraph_new(pmbot_workgraph **out);
+PMBOT_WARN_UNUSED int pmbot_workgraph_new(pmbot_workgraph **out);
 void pmbot_workgraph_free(pmbot_workgraph *g);
 
 /*
@@ -124,7 +124,7 @@ int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *repor
  * when the report is valid (warnings allowed); the caller frees it.
  * Returns PMBOT_OK, PMBOT_EINVALID (diagnostics say why) or PMBOT_ERROR.
  */
-int pmbot_workgraph_load(pmbot_workgraph **out, const char *file,
+PMBOT_WARN_UNUSED int pmbot_workgraph_load(pmbot_workgraph **out, const char *file,
 	const char *markdown, size_t len, const pmbot_limits *lim,
 	pmbot_diag_list *diags);
 

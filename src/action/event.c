@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/banned.h"
 
 /* Field flags: may be absent or null / must be present / present but may be null. */
 #define OPT 0u

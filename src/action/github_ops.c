@@ -6,6 +6,7 @@
 #include "pmbot/ghops.h"
 #include "pmbot/gql.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 /*
  * A cycle of Link headers (A -> B -> A) would walk forever; 1000 pages of

@@ -11,6 +11,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 struct pmbot_audit {
 	int fd;

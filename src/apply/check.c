@@ -10,6 +10,7 @@
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
 #include "pmbot/render.h"
+#include "pmbot/banned.h"
 
 int pmbot_apply_ieq(const char *a, const char *b)
 {

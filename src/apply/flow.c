@@ -10,6 +10,7 @@
 
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 /* Per-node budget; the backend's own HTTP timeouts enforce it within a call. */
 #define NODE_TIMEOUT_MS 30000

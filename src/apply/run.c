@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 typedef struct {
 	pmbot_backend *backend;
@@ -1052,8 +1053,9 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 
 		cs = json_array_get(sel, i);
 		cid = str(cs, "changeset_id");
-		pmbot_operation_parse(&op, str(cs, "operation"));
-		if (op == PMBOT_OP_SET_PROJECT_FIELD && backend->perform_batch) {
+		/* An unknown name is refused per changeset below, never batched. */
+		if (pmbot_operation_parse(&op, str(cs, "operation")) == PMBOT_OK &&
+		    op == PMBOT_OP_SET_PROJECT_FIELD && backend->perform_batch) {
 			if ((rc = run_batch(&c, sel, pos, flow_nodes, res, i, &used, &t0, flow_timeout,
 				     err)) != PMBOT_OK)
 				goto out;

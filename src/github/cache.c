@@ -9,6 +9,7 @@
 #include "pmbot/common.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 #define CACHE_VERSION 1
 

@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "pmbot/gql.h"
+#include "pmbot/banned.h"
 
 const char *pmbot_gql(const char *name)
 {

@@ -12,6 +12,7 @@
 #include "pmbot/diag.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 #ifndef PMBOT_VERSION
 #define PMBOT_VERSION "0.0.0"

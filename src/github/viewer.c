@@ -3,6 +3,7 @@
 
 #include "pmbot/github.h"
 #include "pmbot/gql.h"
+#include "pmbot/banned.h"
 
 int pmbot_github_viewer_login(char **out, pmbot_github_client *c)
 {

@@ -10,6 +10,7 @@
 #include "pmbot/jsonschema.h"
 #include "pmbot/strmap.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 /* Oldest version first within an id: a NULL version takes the last match. */
 static const pmbot_capability registry[] = {

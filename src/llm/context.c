@@ -7,6 +7,7 @@
 #include "pmbot/common.h"
 #include "pmbot/json.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 #define DIGEST_MARKER "__CONTEXT_DIGEST__"
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define SHOW_MAX 64

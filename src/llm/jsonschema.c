@@ -10,6 +10,7 @@
 #include "pmbot/common.h"
 #include "pmbot/json.h"
 #include "pmbot/strmap.h"
+#include "pmbot/banned.h"
 
 #define DRAFT07 "http://json-schema.org/draft-07/schema#"
 #define DEFS_PREFIX "#/definitions/"

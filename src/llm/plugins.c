@@ -6,6 +6,7 @@
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 #define SHOW_MAX 64
 

@@ -9,6 +9,7 @@
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define SHOW_MAX 64

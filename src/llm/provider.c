@@ -13,6 +13,7 @@
 #include "pmbot/diag.h"
 #include "pmbot/json.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 #ifndef PMBOT_VERSION
 #define PMBOT_VERSION "0.0.0"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pmbot/common.h"
+#include "pmbot/banned.h"
 
 /*
  * Line diff: Myers' O((N+M)·D) algorithm in its linear-space form (the

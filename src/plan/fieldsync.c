@@ -7,6 +7,7 @@
 #include "pmbot/render.h"
 
 #include "plan_int.h"
+#include "pmbot/banned.h"
 
 /*
  * The field sync reads what pm-bot (or a person) already put on each

@@ -7,6 +7,7 @@
 #include "pmbot/common.h"
 #include "pmbot/json.h"
 #include "pmbot/strmap.h"
+#include "pmbot/banned.h"
 
 /*
  * The plan as GitHub-flavoured Markdown. Every part is rendered on its own

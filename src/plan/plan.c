@@ -6,6 +6,7 @@
 #include "pmbot/plan.h"
 
 #include "plan_int.h"
+#include "pmbot/banned.h"
 
 /*
  * The planner compares what the WorkGraph wants with what the state holds

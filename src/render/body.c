@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/banned.h"
 
 typedef struct {
 	const char *p;

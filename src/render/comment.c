@@ -9,6 +9,7 @@
 #include "pmbot/plan.h"
 #include "pmbot/strmap.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 #define HEADER_JSON_MAX 1024
 #define MSG_MAX_CHARS 300

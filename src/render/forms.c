@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "pmbot/report.h"
+#include "pmbot/banned.h"
 
 #define N_TYPES ((size_t)PMBOT_NODE_BENCHMARK + 1)
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 typedef struct {
 	const pmbot_wg_node *node;

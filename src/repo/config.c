@@ -8,6 +8,7 @@
 #include "pmbot/glob.h"
 #include "pmbot/json.h"
 #include "pmbot/report.h"
+#include "pmbot/banned.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 

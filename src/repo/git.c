@@ -1,12 +1,13 @@
 #include "pmbot/repo.h"
 
-#include <git2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "git_compat.h"
 #include "pmbot/glob.h"
+#include "pmbot/banned.h"
 
 struct pmbot_repo {
 	git_repository *git;
@@ -17,15 +18,18 @@ struct pmbot_repo {
 /* Format into a fixed array so that reporting a failure cannot itself fail;
  * a cut message is cut on a UTF-8 character boundary. */
 static void vformat_error(char *dst, size_t size, int gerr, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static void vformat_error(char *dst, size_t size, int gerr, const char *fmt, va_list ap)
 {
-	const git_error *ge = gerr < 0 ? git_error_last() : NULL;
+	const char *why = gerr < 0 ? pmbot_git_error_message() : NULL;
 	size_t len;
 	int n;
 
 	n = vsnprintf(dst, size, fmt, ap);
 	len = n < 0 ? 0 : (size_t)n;
-	if (len < size && ge && ge->message && *ge->message) {
-		n = snprintf(dst + len, size - len, ": %s", ge->message);
+	if (len < size && why) {
+		n = snprintf(dst + len, size - len, ": %s", why);
 		len += n < 0 ? 0 : (size_t)n;
 	}
 	if (len >= size) {
@@ -645,6 +649,11 @@ static int diff_line(const git_diff_delta *delta, const git_diff_hunk *hunk,
 
 	(void)delta;
 	(void)hunk;
+	/* From libgit2 1.9 a non-zero return no longer stops the printing at
+	 * once: the lines that still come must not be added after the cut, or a
+	 * shorter line could land as a hunk without its file header. */
+	if (s->full || s->oom)
+		return 1;
 	if (need > room) {
 		s->full = 1;
 		/* Keep the header lines that fit whole. */

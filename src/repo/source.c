@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "pmbot/source.h"
+#include "pmbot/banned.h"
 
 int pmbot_source_slug_from_url(char **out, const char *url)
 {

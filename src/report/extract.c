@@ -3,6 +3,7 @@
 #include <cmark-gfm.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/banned.h"
 
 static const char *const canonical_infos[] = {
 	"pm-bot:report-ir/v1",

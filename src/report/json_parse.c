@@ -12,6 +12,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/json.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 /*
  * One pass over the text builds the jansson value and the source map

@@ -6,6 +6,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/utf8.h"
 #include "extract.h"
+#include "pmbot/banned.h"
 
 #define CANONICAL_INFO "pm-bot:report-ir/v1"
 #define SCHEMA_VERSION "report_ir/v1"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pmbot/buf.h"
+#include "pmbot/banned.h"
 
 /*
  * Every pointer string lives in one arena (a pmbot_buf, addressed by

@@ -5,6 +5,7 @@
 #include "pmbot/json.h"
 #include "pmbot/report.h"
 #include "pmbot/strmap.h"
+#include "pmbot/banned.h"
 
 /*
  * ReportIR v1 validation. The schema layer mirrors
@@ -80,6 +81,9 @@ struct ctx {
 	int oom;
 	size_t errors;
 };
+
+static void vdiag(struct ctx *c, pmbot_severity sev, const char *code, const char *path,
+	const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 static void vdiag(struct ctx *c, pmbot_severity sev, const char *code, const char *path,
 	const char *fmt, va_list ap)

@@ -14,6 +14,7 @@
 #include "pmbot/json.h"
 #include "pmbot/strmap.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 _Static_assert(sizeof(json_int_t) == sizeof(long long), "json_int_t is long long");
 

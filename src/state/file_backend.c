@@ -13,6 +13,7 @@
 
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 #define DEFAULT_LOGIN "github-actions[bot]"
 /* Far from small issue numbers, so a number passed where an id belongs is caught. */

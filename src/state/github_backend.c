@@ -9,6 +9,7 @@
 #include "pmbot/json.h"
 #include "pmbot/render.h"
 #include "pmbot/state.h"
+#include "pmbot/banned.h"
 
 typedef struct {
 	pmbot_backend base;

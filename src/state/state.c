@@ -8,6 +8,7 @@
 #include "pmbot/json.h"
 #include "pmbot/report.h"
 #include "pmbot/strmap.h"
+#include "pmbot/banned.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -760,6 +761,9 @@ static const char *show(pctx *c, int slot, const char *s)
 		c->oom = 1;
 	return r;
 }
+
+static void vreport(pctx *c, pmbot_severity sev, const char *code, const char *path,
+	const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 static void vreport(pctx *c, pmbot_severity sev, const char *code, const char *path,
 	const char *fmt, va_list ap)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/banned.h"
 
 char pmbot_buf__empty[1];
 

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/banned.h"
 
 static char *dup_or_null(const char *s)
 {

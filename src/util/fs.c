@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "pmbot/banned.h"
 
 static int write_all(int fd, const char *p, size_t len)
 {

@@ -5,6 +5,7 @@
 
 #include "pmbot/common.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 /*
  * Two levels of the classic wildcard algorithm that remembers only the

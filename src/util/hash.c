@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 int pmbot_sha256_hex(char out[PMBOT_SHA256_HEX_SIZE], const void *data, size_t len)
 {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/banned.h"
 
 int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len)
 {

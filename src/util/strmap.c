@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/banned.h"
 
 static uint64_t hash_str(const char *s)
 {

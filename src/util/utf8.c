@@ -2,6 +2,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "pmbot/banned.h"
 
 size_t pmbot_utf8_seqlen(unsigned char c)
 {

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "pmbot/workgraph.h"
+#include "pmbot/banned.h"
 
 static const char *const copied_fields[] = {
 	"status", "size", "estimate_hrs", "risk", "goal", "objective",

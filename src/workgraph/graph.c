@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/banned.h"
 
 static const char *const node_type_names[] = {
 	"epic", "feature", "task", "bug", "spike", "test", "chore", "benchmark"

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "pmbot/workgraph.h"
+#include "pmbot/banned.h"
 
 int pmbot_workgraph_to_json(json_t **out, const pmbot_workgraph *g)
 {

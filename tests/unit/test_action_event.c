@@ -9,6 +9,7 @@
 
 #include "pmbot/action.h"
 #include "pmbot/fs.h"
+#include "pmbot/banned.h"
 
 #define HASH "5d41402abc4b2a76b9719d911017c592a3f0b5c4d1e2f3a4b5c6d7e8f9a0b1c2"
 #define HASH_UPPER "5D41402ABC4B2A76B9719D911017C592A3F0B5C4D1E2F3A4B5C6D7E8F9A0B1C2"

@@ -18,6 +18,7 @@
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
 #include "pmbot/state.h"
+#include "pmbot/banned.h"
 
 #define FIXTURES "tests/fixtures/bundles-apply/"
 #define N_CHANGESETS 14

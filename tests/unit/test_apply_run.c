@@ -19,6 +19,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/state.h"
+#include "pmbot/banned.h"
 
 /*
  * The executor against the real file backend, through the backend

@@ -17,6 +17,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 typedef struct {
 	char dir[256];

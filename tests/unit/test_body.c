@@ -11,6 +11,7 @@
 
 #include "pmbot/fs.h"
 #include "pmbot/render.h"
+#include "pmbot/banned.h"
 
 #define ZEROS64 "0000000000000000000000000000000000000000000000000000000000000000"
 #define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -210,7 +211,7 @@ static void test_body__malformed_markers_are_reported(void **state)
 		"<!-- pm-bot:id= rev=" ZEROS64 " -->",
 		"<!-- pm-bot:id=a-->b rev=" ZEROS64 " -->",
 		"<!-- pm-bot:id=x rev=" ZEROS64 " --> trailing",
-		"<!-- pm-bot:id=x rev=" ZEROS64,
+		("<!-- pm-bot:id=x rev=" ZEROS64), /* no end */
 		"<!-- pm-bot:identity=x -->",
 	};
 	size_t i;

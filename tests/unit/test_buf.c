@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "pmbot/buf.h"
+#include "pmbot/banned.h"
 
 static void test_buf__init_is_empty_with_a_usable_string(void **state)
 {

@@ -13,6 +13,7 @@
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
 #include "pmbot/jsonschema.h"
+#include "pmbot/banned.h"
 
 static const pmbot_capability *cap(const char *id)
 {

@@ -18,6 +18,7 @@
 #include "pmbot/render.h"
 #include "pmbot/state.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 /*
  * The plan comment. Bundles are real: pmbot_plan_build over a report's

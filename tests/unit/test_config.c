@@ -10,6 +10,7 @@
 #include "pmbot/config.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 #define FILE_NAME ".github/pm-bot.yml"
 #define REPO "acme/widgets"

@@ -10,6 +10,7 @@
 
 #include "pmbot/buf.h"
 #include "pmbot/diag.h"
+#include "pmbot/banned.h"
 
 static const char *format_one(pmbot_buf *out, const pmbot_diag *d)
 {

@@ -12,6 +12,7 @@
 
 #include "pmbot/buf.h"
 #include "pmbot/plan.h"
+#include "pmbot/banned.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

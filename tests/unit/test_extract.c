@@ -14,6 +14,7 @@
 #include "pmbot/report.h"
 
 #include "../../src/report/extract.h"
+#include "pmbot/banned.h"
 
 #define FIXTURES "tests/fixtures/reports/"
 

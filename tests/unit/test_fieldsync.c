@@ -16,6 +16,7 @@
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
 #include "pmbot/report.h"
+#include "pmbot/banned.h"
 
 /*
  * pmbot_fieldsync_build against state/v1 documents. Most tests start from

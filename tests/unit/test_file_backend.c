@@ -19,6 +19,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/state.h"
+#include "pmbot/banned.h"
 
 #define NOW "2026-11-02T10:00:00Z"
 

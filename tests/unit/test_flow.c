@@ -9,6 +9,7 @@
 
 #include "pmbot/apply.h"
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 #define BUNDLE "tests/fixtures/bundles-apply/full.json"
 

@@ -9,6 +9,7 @@
 
 #include "pmbot/fs.h"
 #include "pmbot/render.h"
+#include "pmbot/banned.h"
 
 #define FIXTURES "tests/fixtures/forms/"
 

@@ -17,6 +17,7 @@
 
 #include "pmbot/buf.h"
 #include "pmbot/fs.h"
+#include "pmbot/banned.h"
 
 /* Each test gets its own scratch directory, removed afterwards. */
 typedef struct {

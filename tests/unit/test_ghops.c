@@ -16,6 +16,7 @@
 #include "pmbot/ghops.h"
 #include "pmbot/github.h"
 #include "pmbot/gql.h"
+#include "pmbot/banned.h"
 
 /*
  * The action's GitHub calls against a scripted loopback server that records

@@ -16,6 +16,7 @@
 #include "pmbot/gql.h"
 #include "pmbot/json.h"
 #include "pmbot/state.h"
+#include "pmbot/banned.h"
 
 /*
  * The GitHub backend driven through a real pmbot_github_client against the

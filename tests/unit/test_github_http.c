@@ -21,6 +21,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/fs.h"
 #include "pmbot/github.h"
+#include "pmbot/banned.h"
 
 /*
  * The GitHub HTTP client against a scripted loopback server that records

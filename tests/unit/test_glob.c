@@ -9,6 +9,7 @@
 
 #include "pmbot/common.h"
 #include "pmbot/glob.h"
+#include "pmbot/banned.h"
 
 #define MATCH(p, s) assert_int_equal(pmbot_glob_match((p), (s)), 1)
 #define NO_MATCH(p, s) assert_int_equal(pmbot_glob_match((p), (s)), 0)

@@ -9,6 +9,7 @@
 
 #include "pmbot/fs.h"
 #include "pmbot/gql.h"
+#include "pmbot/banned.h"
 
 static void test_gql__every_file_is_compiled_in_byte_for_byte(void **state)
 {

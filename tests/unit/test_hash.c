@@ -10,6 +10,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 static void assert_sha256(const void *data, size_t len, const char *want)
 {

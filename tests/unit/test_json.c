@@ -12,6 +12,7 @@
 
 #include "pmbot/buf.h"
 #include "pmbot/json.h"
+#include "pmbot/banned.h"
 
 /* The canonical form of `v` (consumed), compared with `want`. */
 static void assert_canonical(json_t *v, const char *want)

@@ -12,6 +12,7 @@
 #include "pmbot/json.h"
 #include "pmbot/report.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 #define FILE_NAME "plans/q3.md"
 

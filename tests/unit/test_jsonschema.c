@@ -10,6 +10,7 @@
 #include "pmbot/common.h"
 #include "pmbot/json.h"
 #include "pmbot/jsonschema.h"
+#include "pmbot/banned.h"
 
 static json_t *load(const char *text)
 {

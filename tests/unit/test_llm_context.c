@@ -16,6 +16,7 @@
 #include "pmbot/repo.h"
 
 #include "pmbot/promptir.h"
+#include "pmbot/banned.h"
 
 /*
  * Every test builds its own repository; the fixture holds whatever a test

@@ -17,6 +17,7 @@
 #include "helpers/fakehttp.h"
 #include "pmbot/buf.h"
 #include "pmbot/llm.h"
+#include "pmbot/banned.h"
 
 /*
  * The model providers against the scripted loopback server that records
@@ -490,8 +491,8 @@ static void test_llm_anthropic__an_answer_without_a_text_block_is_a_bad_response
 {
 	fixture *fx = *state;
 	static const char *const bodies[] = {
-		"{\"content\":[{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\",\"input\":{}}],"
-		"\"stop_reason\":\"tool_use\"}",
+		("{\"content\":[{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\",\"input\":{}}],"
+		 "\"stop_reason\":\"tool_use\"}"),
 		"{\"content\":[],\"stop_reason\":\"end_turn\"}",
 		"{\"content\":[{\"type\":\"text\",\"text\":\"\"}]}",
 		"{\"type\":\"message\"}",

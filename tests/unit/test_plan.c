@@ -11,6 +11,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
+#include "pmbot/banned.h"
 
 /*
  * pmbot_plan_build against hand-made states. A "world" is a report's

@@ -13,6 +13,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/plan.h"
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 #define DOT "\xc2\xb7"
 #define LQ "\xe2\x80\x9c"

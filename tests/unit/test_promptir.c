@@ -12,6 +12,7 @@
 #include "pmbot/diag.h"
 #include "pmbot/json.h"
 #include "pmbot/promptir.h"
+#include "pmbot/banned.h"
 
 #define FIX "tests/fixtures/promptir/"
 

@@ -9,6 +9,7 @@
 
 #include "helpers/gitrepo.h"
 #include "pmbot/source.h"
+#include "pmbot/banned.h"
 
 typedef struct {
 	gitrepo *g;

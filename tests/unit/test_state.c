@@ -11,6 +11,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/state.h"
+#include "pmbot/banned.h"
 
 #define FIXTURES "tests/fixtures/states/"
 

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "pmbot/strmap.h"
+#include "pmbot/banned.h"
 
 #define MANY 100000
 

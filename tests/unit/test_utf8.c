@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "pmbot/utf8.h"
+#include "pmbot/banned.h"
 
 static int valid(const char *s, size_t len)
 {

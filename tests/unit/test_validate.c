@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "pmbot/report.h"
+#include "pmbot/banned.h"
 
 /* Loads `md` and validates it; returns the validate result, diagnostics in *d. */
 static int check(const char *md, pmbot_diag_list *d)

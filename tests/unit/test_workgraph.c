@@ -9,6 +9,7 @@
 
 #include "pmbot/json.h"
 #include "pmbot/workgraph.h"
+#include "pmbot/banned.h"
 
 static pmbot_workgraph *load(const char *md, pmbot_diag_list *d, int expect)
 {

@@ -11,6 +11,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/json.h"
 #include "pmbot/report.h"
+#include "pmbot/banned.h"
 
 #define FILE_NAME "plans/q3.md"
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pmbot/buf.h"
+#include "pmbot/banned.h"
 
 /* Headers of one request may not pass this (a runaway client). */
 #define HEAD_MAX ((size_t)64 << 10)

@@ -11,6 +11,7 @@
 
 #include "pmbot/buf.h"
 #include "pmbot/fs.h"
+#include "pmbot/banned.h"
 
 #define GITREPO_EPOCH 1700000000
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "pmbot/buf.h"
+#include "pmbot/banned.h"
 
 void test_remove_tree(const char *path)
 {
