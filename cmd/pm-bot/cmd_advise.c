@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,108 +40,6 @@ static json_t *board_json(const pmbot_state *st)
 	return o;
 }
 
-/* The fingerprint of every issue a proposal names by number (what apply re-checks). */
-static int proposal_fingerprint(json_t **out, const json_t *changesets, const pmbot_state *st)
-{
-	json_t *fp = json_array(), *cs;
-	pmbot_buf ref = PMBOT_BUF_INIT;
-	size_t i;
-	int rc = -1;
-
-	if (!fp)
-		return -1;
-	json_array_foreach(changesets, i, cs) {
-		const json_t *t = json_object_get(cs, "target");
-		const pmbot_issue *is;
-		size_t k;
-		int seen = 0;
-
-		if (!json_is_integer(json_object_get(t, "number")))
-			continue;
-		pmbot_buf_clear(&ref);
-		if (pmbot_issue_ref(&ref, json_string_value(json_object_get(t, "repo")),
-			(long)json_integer_value(json_object_get(t, "number"))) < 0)
-			goto done;
-		for (k = 0; k < json_array_size(fp); k++)
-			seen |= !strcmp(json_string_value(json_object_get(json_array_get(fp, k), "ref")), ref.buf);
-		if (seen || !(is = pmbot_state_issue(st, ref.buf)))
-			continue;
-		if (json_array_append_new(fp, json_pack("{s:s, s:s, s:s}", "ref", ref.buf, "node_id",
-			is->node_id, "updated_at", is->updated_at)) < 0)
-			goto done;
-	}
-	*out = fp;
-	fp = NULL;
-	rc = 0;
-done:
-	json_decref(fp);
-	pmbot_buf_free(&ref);
-	return rc;
-}
-
-/*
- * A proposal as a ChangesetBundle v1: ids, idempotency keys, the
- * fingerprint of the issues it touches and its plan_hash, marked as a
- * proposal so that `apply` checks it against the state instead of
- * re-planning reports.
- */
-static int proposal_bundle(json_t **out, const json_t *result, const pmbot_state *st,
-	const char *target, json_t *source)
-{
-	json_t *changesets = json_array(), *cs, *c, *fp = NULL, *b = NULL;
-	char hash[PMBOT_SHA256_HEX_SIZE], phash[PMBOT_SHA256_HEX_SIZE];
-	pmbot_buf id = PMBOT_BUF_INIT, key = PMBOT_BUF_INIT;
-	size_t i;
-	int rc = -1;
-
-	if (!changesets)
-		return -1;
-	json_array_foreach(json_object_get(result, "changesets"), i, cs) {
-		const json_t *t = json_object_get(cs, "target");
-		const char *sid = json_string_value(json_object_get(t, "stable_id"));
-
-		pmbot_buf_clear(&id);
-		pmbot_buf_clear(&key);
-		if (pmbot_sha256_json(phash, json_object_get(cs, "payload")) < 0 ||
-		    pmbot_buf_printf(&id, "cs-%04zu", i + 1) < 0)
-			goto done;
-		if (sid ? pmbot_buf_printf(&key, "%s:%s:%s:%.12s", json_string_value(json_object_get(cs,
-				"operation")), json_string_value(json_object_get(t, "repo")), sid, phash) < 0
-			: pmbot_buf_printf(&key, "%s:%s:#%lld:%.12s", json_string_value(json_object_get(cs,
-				"operation")), json_string_value(json_object_get(t, "repo")),
-				(long long)json_integer_value(json_object_get(t, "number")), phash) < 0)
-			goto done;
-		if (!(c = json_deep_copy(cs)) ||
-		    json_object_set_new(c, "changeset_id", json_string(id.buf)) < 0 ||
-		    json_object_set_new(c, "idempotency_key", json_string(key.buf)) < 0 ||
-		    json_object_set_new(c, "requires_approval", json_true()) < 0 ||
-		    json_object_set_new(c, "status", json_string("proposed")) < 0 ||
-		    json_array_append_new(changesets, c) < 0)
-			goto done;
-	}
-	if (proposal_fingerprint(&fp, changesets, st) < 0 ||
-	    pmbot_plan_hash(hash, changesets, fp) < 0)
-		goto done;
-	b = json_pack("{s:s, s:s+, s:s, s:O, s:s, s:O, s:O, s:[], s:[], s:[], s:{s:I, s:I}}",
-		"schema_version", "changeset_bundle/v1", "bundle_id", "proposal-", hash,
-		"plan_hash", hash, "source", source, "target", target, "changesets", changesets,
-		"fingerprint", fp, "conflicts", "orphaned", "diagnostics", "summary",
-		"total", (json_int_t)json_array_size(changesets), "diagnostics", (json_int_t)0);
-	if (!b)
-		goto done;
-	/* bundle_id: "proposal-" and the first 16 hex digits, like a plan's "bundle-". */
-	json_object_set_new(b, "bundle_id", json_stringn(json_string_value(json_object_get(b,
-		"bundle_id")), 9 + 16));
-	*out = b;
-	rc = 0;
-done:
-	json_decref(changesets);
-	json_decref(fp);
-	pmbot_buf_free(&id);
-	pmbot_buf_free(&key);
-	return rc;
-}
-
 int cmd_advise(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -165,7 +64,7 @@ int cmd_advise(int argc, char **argv)
 	json_t *board = NULL, *source = NULL, *options = NULL;
 	const char *capability = NULL, *state_arg = NULL, *request = NULL;
 	char *target = NULL, *dump = NULL;
-	int c, rc = EXIT_RUNTIME, mutation, direct = 0;
+	int c, rc = EXIT_RUNTIME, mutation, direct = 0, refused = 0;
 
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
@@ -248,25 +147,46 @@ int cmd_advise(int argc, char **argv)
 	if ((rc = llm_ask(&result, &audit, &r, &o, cap, user.buf)) != EXIT_OK)
 		goto done;
 	rc = EXIT_RUNTIME;
-	json_object_set_new(audit, "outcome", json_string(mutation ? "proposed" : "advised"));
+	/* pm-bot's own bundle, held to apply's rules, before the run is recorded. */
+	if (mutation) {
+		if (!(source = json_pack("{s:s, s:s, s:O, s:O, s:O}", "kind", "proposal", "capability",
+			cap->id, "model", json_object_get(audit, "model"), "provider",
+			json_object_get(audit, "provider"), "input_hash",
+			json_object_get(audit, "input_hash"))))
+			goto done;
+		refused = pmbot_proposal_bundle(&bundle, result, st, r.config, target, source, &diags);
+		if (refused == PMBOT_ERROR)
+			goto done;
+	}
+	json_object_set_new(audit, "outcome", json_string(!mutation ? "advised" :
+		refused ? "rejected" : "proposed"));
 	if (llm_audit(&o, audit) < 0)
 		goto done;
 	if (!mutation) {
 		rc = cmd_print_json(result);
 		goto done;
 	}
-	if (!(source = json_pack("{s:s, s:s, s:O, s:O, s:O}", "kind", "proposal", "capability",
-		cap->id, "model", json_object_get(audit, "model"), "provider",
-		json_object_get(audit, "provider"), "input_hash", json_object_get(audit, "input_hash"))) ||
-	    proposal_bundle(&bundle, result, st, target, source) < 0)
+	if (refused) {
+		cmd_print_diags(stderr, &diags);
+		fputs("pm-bot: the model's proposal breaks rules every plan obeys: nothing was "
+			"written\n", stderr);
+		rc = EXIT_INVALID;
 		goto done;
+	}
 	if ((rc = write_bundle(o.out ? o.out : "proposal.json", bundle)) != EXIT_OK)
 		goto done;
-	printf("%s\n\nProposed %zu change%s (%s). Nothing is applied until a human approves:\n\n"
-		"  pm-bot apply --plan %s --approve %s\n",
-		json_string_value(json_object_get(result, "summary")), pmbot_plan_count(bundle),
+	rc = EXIT_RUNTIME;
+	/* Every change in pm-bot's own words first; the model's come last, labelled as such. */
+	if (pmbot_plan_markdown(&text, bundle, SIZE_MAX, o.out ? o.out : "proposal.json") < 0)
+		goto done;
+	fputs(text.buf, stdout);
+	printf("\nProposed %zu change%s (%s). Nothing is applied until a human approves:\n\n"
+		"  pm-bot apply --plan %s --approve %s\n", pmbot_plan_count(bundle),
 		pmbot_plan_count(bundle) == 1 ? "" : "s", o.out ? o.out : "proposal.json",
 		o.out ? o.out : "proposal.json", json_string_value(json_object_get(bundle, "plan_hash")));
+	printf("\nThe model's own summary (its words, not pm-bot's; the changes above are what "
+		"would be applied):\n%s\n", json_string_value(json_object_get(result, "summary")) ?
+		json_string_value(json_object_get(result, "summary")) : "");
 	rc = EXIT_OK;
 done:
 	free(target);

@@ -95,36 +95,6 @@ static void defaults_from_plan(struct plan_opts *o, const json_t *bundle, char *
 	o->n_paths = n;
 }
 
-/*
- * A proposal (source.kind "proposal", from `pm-bot advise`) has no reports
- * to plan again: it may run when its hash is its own and every issue it
- * touches is as it was when the proposal was made (its fingerprint).
- */
-static int proposal_fresh(const json_t *bundle, const pmbot_state *state)
-{
-	char hash[PMBOT_SHA256_HEX_SIZE];
-	const json_t *fp = json_object_get(bundle, "fingerprint"), *e;
-	size_t i;
-
-	if (pmbot_plan_hash(hash, json_object_get(bundle, "changesets"), fp) < 0 ||
-	    strcmp(hash, json_string_value(json_object_get(bundle, "plan_hash")))) {
-		fputs("pm-bot: PLAN_HASH_MISMATCH: the proposal was edited after it was made\n", stderr);
-		return 0;
-	}
-	json_array_foreach(fp, i, e) {
-		const pmbot_issue *is = pmbot_state_issue(state, json_string_value(json_object_get(e, "ref")));
-
-		if (!is || !is->updated_at || !is->node_id ||
-		    strcmp(is->updated_at, json_string_value(json_object_get(e, "updated_at"))) ||
-		    strcmp(is->node_id, json_string_value(json_object_get(e, "node_id")))) {
-			fprintf(stderr, "pm-bot: STALE_PLAN: %s changed since the proposal was made\n",
-				json_string_value(json_object_get(e, "ref")));
-			return 0;
-		}
-	}
-	return 1;
-}
-
 static int is_proposal(const json_t *bundle)
 {
 	const char *kind = json_string_value(json_object_get(json_object_get(bundle, "source"), "kind"));
@@ -253,7 +223,9 @@ int cmd_apply(int argc, char **argv)
 		if (rc != EXIT_OK)
 			goto done;
 		fresh = json_incref(approved);
-		r = proposal_fresh(approved, in.state) ? PMBOT_OK : PMBOT_EINVALID;
+		pmbot_diag_list_free(&diags);
+		r = pmbot_apply_check_proposal(approved, in.state, in.config, &diags);
+		cmd_print_diags(stderr, &diags);
 	} else {
 		rc = plan_inputs_load(&in, &o, &diags);
 		if (rc == EXIT_OK)
@@ -266,7 +238,9 @@ int cmd_apply(int argc, char **argv)
 		cmd_print_diags(stderr, &diags);
 	}
 	if (r != PMBOT_OK) {
-		ev = json_pack("{s:s, s:s, s:s, s:O}", "reason", "STALE_PLAN", "actor", actor,
+		/* A proposal's refusal names its own code (BUNDLE_INVALID, PLAN_HASH_MISMATCH, ...). */
+		ev = json_pack("{s:s, s:s, s:s, s:O}", "reason", is_proposal(approved) &&
+			diags.count ? diags.items[0].code : "STALE_PLAN", "actor", actor,
 			"approved_hash", approve, "fresh_hash", json_object_get(fresh, "plan_hash"));
 		record_denial(audit, audit_path, ev);
 		fprintf(stderr, "pm-bot: the plan is stale: the repository or the state changed since "

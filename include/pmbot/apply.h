@@ -45,6 +45,90 @@ int pmbot_apply_check(const json_t *approved, const json_t *fresh, const pmbot_s
 	const pmbot_config *config, pmbot_diag_list *diags);
 
 /*
+ * The planner's rules, held against every bundle whatever wrote it (the
+ * planner, the field sync, a model's proposal, a hand-edited file), so
+ * that nothing applied does what a plan never does. Each changeset of
+ * `changesets` is checked against `state`, markers trusted as `config`
+ * says (the caller adds the token's own login first, as for the index):
+ *  - ISSUE_NOT_MANAGED: an operation other than create_issue whose target,
+ *    or set_parent's parent (GitHub writes the parent too), is named by
+ *    number and is not an issue pm-bot manages: it does not exist, its
+ *    author is not trusted, it has no well-formed marker, or another
+ *    trusted issue carries the same marker. A target named by stable id
+ *    only ever resolves to a managed issue (or fails at execution).
+ *    Blockers may be any issue, as in plans.
+ *  - LABEL_NOT_OWNED: remove_labels of a label outside pm-bot's scheme
+ *    (pmbot_plan_label_owned(): labels people set are never removed).
+ *  - BODY_EDITED: update_issue_body of an issue whose current body no
+ *    longer matches its marker's rev: a person edited it, the planner's
+ *    conflict, never overwritten.
+ *  - MARKER_INVALID: the body of create_issue or update_issue_body does
+ *    not carry exactly pm-bot's rendering of the marker for that item: one
+ *    well-formed marker, naming the item (create_issue: target.stable_id,
+ *    which it must have; update_issue_body: the managed issue's stable
+ *    id), whose rev is the body's own (pmbot_body_rev). So no write
+ *    creates, moves, forges or removes a marker.
+ * A malformed changeset passes: the executor refuses it (UNKNOWN_OPERATION,
+ * BAD_BINDING, BAD_PAYLOAD). pmbot_apply_run() applies the same rules to
+ * every selected changeset before its first write.
+ * Every violation is an error diagnostic (path /changesets/N) in `diags`.
+ * PMBOT_OK, PMBOT_EINVALID when any rule is broken, PMBOT_ERROR when out of
+ * memory or an argument is missing. O(issues + changesets).
+ */
+int pmbot_apply_rules_check(const json_t *changesets, const pmbot_state *state,
+	const pmbot_config *config, pmbot_diag_list *diags);
+
+/*
+ * The fingerprint of a proposal: {ref, node_id, updated_at} of every
+ * existing issue `changesets` touch (each target, by number or by stable
+ * id through trusted markers; set_parent's parent; the blocker of
+ * add_dependency / remove_dependency), sorted by ref. `*out` is a new
+ * array the caller owns. 0 or PMBOT_ERROR.
+ */
+int pmbot_proposal_fingerprint(json_t **out, const json_t *changesets, const pmbot_state *state,
+	const pmbot_config *config);
+
+/*
+ * A model's issue_adjustment_proposal answer (`answer`, already checked
+ * against the capability's schema) as a ChangesetBundle v1 for `target`
+ * (OWNER/NAME), marked with `source` (borrowed; {"kind": "proposal", …}):
+ *  - the body of create_issue and update_issue_body is pm-bot's rendering
+ *    of the model's text: the text, a blank line and pm-bot's marker for
+ *    the item (create_issue's target.stable_id, else the managed issue's),
+ *    with the text's own rev. A marker line in the model's text is refused
+ *    (MARKER_INVALID): only pm-bot writes markers;
+ *  - before (and after) values from `state` as plan.h gives them, so the
+ *    reviewer sees the same Markdown (pmbot_plan_markdown) as for a plan;
+ *  - changeset ids "cs-0001"…, idempotency keys (plan.h's shape, with the
+ *    payload's hash), requires_approval true, status "proposed";
+ *  - pmbot_proposal_fingerprint() and the plan_hash over both; bundle_id
+ *    "proposal-<16 hex>"; summary {total, diagnostics: 0}.
+ * Then pmbot_apply_rules_check(): a proposal apply would refuse is refused
+ * now, with the same diagnostics. `*out` (new, the caller's) is set only on
+ * PMBOT_OK; PMBOT_EINVALID with diagnostics in `diags`; PMBOT_ERROR when
+ * out of memory or `answer` has no changesets[].
+ */
+int pmbot_proposal_bundle(json_t **out, const json_t *answer, const pmbot_state *state,
+	const pmbot_config *config, const char *target, const json_t *source,
+	pmbot_diag_list *diags);
+
+/*
+ * May the proposal `bundle` (source.kind "proposal": it has no reports to
+ * plan again) run against `state`? Its plan_hash must be its own
+ * (PLAN_HASH_MISMATCH; BUNDLE_INVALID without plan_hash, changesets[] or
+ * fingerprint[], or with a fingerprint entry that is not {ref, node_id,
+ * updated_at} strings); every fingerprinted issue must still exist with
+ * the same node_id and updated_at; and every issue the bundle touches now
+ * (as pmbot_proposal_fingerprint() counts them, markers trusted as
+ * `config` says) must be in its fingerprint, so an issue named by stable
+ * id, a parent or a blocker edited since cannot slip through. Anything
+ * else is STALE_PLAN (path /fingerprint). One error diagnostic in `diags`.
+ * PMBOT_OK, PMBOT_EINVALID, PMBOT_ERROR when out of memory.
+ */
+int pmbot_apply_check_proposal(const json_t *bundle, const pmbot_state *state,
+	const pmbot_config *config, pmbot_diag_list *diags);
+
+/*
  * Is changeset `cs` already true in `state`?
  *   create_issue        a trusted issue in target.repo carries the marker
  *                       (one or more: a second create would be wrong either way)
@@ -208,7 +292,11 @@ typedef struct {
  *    selected changeset's target, parent or blocker names, and the project
  *    of the first add_to_project payload, else config's project when a
  *    set_project_field needs it. Trusted markers are indexed and the index
- *    follows every create_issue and add_to_project result.
+ *    follows every create_issue and add_to_project result. Then the
+ *    planner's rules (pmbot_apply_rules_check: ISSUE_NOT_MANAGED,
+ *    LABEL_NOT_OWNED, BODY_EDITED, MARKER_INVALID) are checked for every
+ *    selected changeset against that state, still before any write, and
+ *    denied as in 1.
  * 3. Per changeset: hooks->before; skipped as "already_applied" (a
  *    `success` event with status already_applied) when
  *    pmbot_changeset_is_applied() says so, which makes a re-run after an

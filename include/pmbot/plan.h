@@ -85,6 +85,14 @@ typedef struct {
  */
 int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *diags);
 
+/*
+ * Is `label` pm-bot's to remove: it starts with one of `scheme`'s non-empty
+ * prefixes, or is needs-human (ASCII case ignored, as GitHub compares label
+ * names)? Every other label belongs to people. The planner and the
+ * executor (pmbot_apply_rules_check) decide with this one function. 1 or 0.
+ */
+int pmbot_plan_label_owned(const pmbot_label_scheme *scheme, const char *label);
+
 /* The plan_hash of `changesets` and `fingerprint` (see above). 0 or -1. */
 int pmbot_plan_hash(char out[PMBOT_SHA256_HEX_SIZE], const json_t *changesets,
 	const json_t *fingerprint);

@@ -113,4 +113,43 @@ int pmbot_apply_repeat_safe(pmbot_operation op);
 /* ASCII case-insensitive equality. */
 int pmbot_apply_ieq(const char *a, const char *b);
 
+/*
+ * May `login` carry trusted markers under `config` (NULL: the default
+ * list, github-actions[bot])? The one rule the index and the executor's
+ * checks share. 1 or 0.
+ */
+int pmbot_apply_author_trusted(const pmbot_config *config, const char *login, int is_bot);
+
+/*
+ * Is the issue `binding` ({repo, number}) names one pm-bot manages? The
+ * planner's test: it exists, its author is trusted, its body has one
+ * well-formed marker, and no other trusted issue of the repository carries
+ * that marker. 1 (its stable id appended to `sid`), 0 (`why`, required,
+ * says why not, naming the binding as `role`), or PMBOT_ERROR.
+ */
+int pmbot_apply_managed(pmbot_buf *sid, const json_t *binding, const char *role,
+	const pmbot_state *state, const pmbot_apply_index *idx, const pmbot_config *config,
+	pmbot_buf *why);
+
+/*
+ * The planner's rules for one changeset `cs` (pmbot_apply_rules_check()
+ * lists them), over `state` and its marker index. PMBOT_OK when it obeys
+ * them (or its operation is unknown: that is the policy denial's to say),
+ * PMBOT_EINVALID with `*code` and `why` saying which rule it breaks,
+ * PMBOT_ERROR when out of memory.
+ */
+int pmbot_apply_rule(const char **code, const json_t *cs, const pmbot_state *state,
+	const pmbot_apply_index *idx, const pmbot_config *config, pmbot_buf *why);
+
+/*
+ * The refs ("OWNER/NAME#N", the state's spelling) of every existing issue
+ * `changesets` touch: each target, set_parent's parent and the blocker of
+ * add_dependency / remove_dependency, named by number or by stable id
+ * (through `idx`; a stable id no trusted issue carries yet touches
+ * nothing). `*out` is a new array of strings, sorted by bytes, without
+ * duplicates. 0 or PMBOT_ERROR.
+ */
+int pmbot_apply_touched(json_t **out, const json_t *changesets, const pmbot_state *state,
+	const pmbot_apply_index *idx);
+
 #endif

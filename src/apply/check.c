@@ -47,7 +47,7 @@ static int entry_key(pmbot_buf *key, const char *repo, const char *stable_id)
 	return 0;
 }
 
-static int author_trusted(const pmbot_config *cfg, const char *login, int is_bot)
+int pmbot_apply_author_trusted(const pmbot_config *cfg, const char *login, int is_bot)
 {
 	if (cfg)
 		return pmbot_config_author_trusted(cfg, login, is_bot);
@@ -175,7 +175,7 @@ int pmbot_apply_index_build(pmbot_apply_index *idx, const pmbot_state *state,
 		pmbot_body body;
 		int rc;
 
-		if (!is->body || !author_trusted(config, is->author, is->author_is_bot))
+		if (!is->body || !pmbot_apply_author_trusted(config, is->author, is->author_is_bot))
 			continue;
 		if (pmbot_body_parse(&body, is->body, strlen(is->body), NULL) < 0)
 			goto done;
@@ -643,5 +643,73 @@ done:
 	pmbot_strmap_free(&keys);
 	pmbot_strmap_free(&used);
 	pmbot_buf_free(&path);
+	return err;
+}
+
+static int bad_fingerprint(pmbot_diag_list *diags, size_t i, const char *what)
+{
+	pmbot_diag_add(diags, PMBOT_SEV_ERROR, "BUNDLE_INVALID", NULL, "/fingerprint", 0, 0,
+		"fingerprint entry %zu %s", i, what);
+	return PMBOT_EINVALID;
+}
+
+int pmbot_apply_check_proposal(const json_t *bundle, const pmbot_state *state,
+	const pmbot_config *config, pmbot_diag_list *diags)
+{
+	const json_t *fp = json_object_get(bundle, "fingerprint"), *e, *ref;
+	pmbot_apply_index idx;
+	json_t *touched = NULL;
+	size_t i, j;
+	int err, have_idx = 0;
+
+	if ((err = bundle_ok(bundle, "proposal", diags)) != PMBOT_OK)
+		return err;
+	if (!json_is_array(fp)) {
+		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "BUNDLE_INVALID", NULL, "/fingerprint", 0, 0,
+			"the proposal has no fingerprint[]: its freshness cannot be proven");
+		return PMBOT_EINVALID;
+	}
+	/* Every member is checked before it is read: the file is outside input. */
+	json_array_foreach(fp, i, e) {
+		const char *r = json_string_value(json_object_get(e, "ref"));
+		const char *node = json_string_value(json_object_get(e, "node_id"));
+		const char *at = json_string_value(json_object_get(e, "updated_at"));
+		const pmbot_issue *is;
+
+		if (!json_is_object(e) || !r || !node || !at)
+			return bad_fingerprint(diags, i, "is not {ref, node_id, updated_at} (strings)");
+		if (!(is = pmbot_state_issue(state, r)))
+			return stale(diags, "/fingerprint", "%s no longer exists", r);
+		if (!is->node_id || strcmp(is->node_id, node))
+			return stale(diags, "/fingerprint", "%s is another issue now (node %s, was %s)", r,
+				is->node_id ? is->node_id : "(none)", node);
+		if (!is->updated_at || strcmp(is->updated_at, at))
+			return stale(diags, "/fingerprint", "%s changed since the proposal was made "
+				"(updated %s, then %s)", r, is->updated_at ? is->updated_at : "(never)", at);
+	}
+	/* What it touches now must be what was fingerprinted then: nothing slips past unseen. */
+	err = PMBOT_ERROR;
+	if (pmbot_apply_index_build(&idx, state, config) < 0)
+		goto done;
+	have_idx = 1;
+	if (pmbot_apply_touched(&touched, json_object_get(bundle, "changesets"), state, &idx) < 0)
+		goto done;
+	json_array_foreach(touched, i, ref) {
+		int seen = 0;
+
+		json_array_foreach(fp, j, e)
+			seen |= pmbot_apply_ieq(json_string_value(json_object_get(e, "ref")),
+				json_string_value(ref));
+		if (!seen) {
+			err = stale(diags, "/fingerprint", "the proposal touches %s, which it did not "
+				"fingerprint when it was made", json_string_value(ref));
+			goto done;
+		}
+	}
+	err = PMBOT_OK;
+done:
+	if (have_idx)
+		pmbot_apply_index_free(&idx);
+	json_decref(touched);
 	return err;
 }

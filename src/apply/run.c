@@ -914,6 +914,29 @@ done:
 }
 
 /*
+ * Refuse `cs` for `code` (o->message says why): its result, a `denial`
+ * event and hooks->after. The first denial names the run's error.
+ * PMBOT_OK, or PMBOT_ERROR when the ledger cannot record it.
+ */
+static int deny(const run_ctx *c, json_t *r, const json_t *cs, const char *code, outcome *o,
+	size_t *denied, pmbot_buf *err)
+{
+	(*denied)++;
+	o->status = "denied";
+	o->reason = code;
+	if (set_status(r, o) < 0 ||
+	    audit(c, "denial", cs, json_pack("{s:s, s:s}", "reason", code, "message",
+		    o->message.buf)) < 0) {
+		say(err, "cannot record the denial of %s", str(cs, "changeset_id"));
+		return PMBOT_ERROR;
+	}
+	if (*denied == 1)
+		say(err, "%s denied: %s (%s)", str(cs, "changeset_id"), o->message.buf, code);
+	after(c, cs, "denied");
+	return PMBOT_OK;
+}
+
+/*
  * The selected changesets (borrowed), their positions in the bundle and
  * their result objects ("pending"), in bundle order.
  */
@@ -1018,21 +1041,10 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 	json_array_foreach(sel, i, cs) {
 		const char *code = denial(config, cs, &o.message);
 
-		if (!code)
-			continue;
-		denied++;
-		o.status = "denied";
-		o.reason = code;
-		if (set_status(json_array_get(res, i), &o) < 0 ||
-		    audit(&c, "denial", cs, json_pack("{s:s, s:s}", "reason", code, "message",
-			    o.message.buf)) < 0) {
-			say(err, "cannot record the denial of %s", str(cs, "changeset_id"));
+		if (code && deny(&c, json_array_get(res, i), cs, code, &o, &denied, err) < 0) {
 			rc = PMBOT_ERROR;
 			goto out;
 		}
-		if (denied == 1)
-			say(err, "%s denied: %s (%s)", str(cs, "changeset_id"), o.message.buf, code);
-		after(&c, cs, "denied");
 	}
 	if (denied) {
 		rc = PMBOT_EINVALID;
@@ -1040,6 +1052,28 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 	}
 	if (plan_reads(&c, sel) < 0 || load(&c, err) != PMBOT_OK) {
 		rc = PMBOT_ERROR;
+		goto out;
+	}
+	/*
+	 * Then the planner's rules against the state, whoever wrote the bundle:
+	 * still before any write, so a bundle that breaks one writes nothing.
+	 */
+	json_array_foreach(sel, i, cs) {
+		const char *code = NULL;
+		int r = pmbot_apply_rule(&code, cs, c.state, &c.idx, config, &o.message);
+
+		if (r == PMBOT_ERROR) {
+			say(err, "out of memory");
+			rc = PMBOT_ERROR;
+			goto out;
+		}
+		if (r != PMBOT_OK && deny(&c, json_array_get(res, i), cs, code, &o, &denied, err) < 0) {
+			rc = PMBOT_ERROR;
+			goto out;
+		}
+	}
+	if (denied) {
+		rc = PMBOT_EINVALID;
 		goto out;
 	}
 

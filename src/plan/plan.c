@@ -265,8 +265,7 @@ static int has_string(char *const *v, size_t n, const char *s)
 	return 0;
 }
 
-/* Labels pm-bot may remove: its scheme's prefixes and needs-human. */
-static int owned_label(const pmbot_label_scheme *s, const char *label)
+int pmbot_plan_label_owned(const pmbot_label_scheme *s, const char *label)
 {
 	const char *prefixes[5] = { s->type, s->area, s->prio, s->size, s->status };
 	size_t i;
@@ -437,7 +436,7 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 		    json_array_append_new(add, json_string(r->labels[i])) < 0)
 			goto done;
 	for (i = 0; i < is->n_labels; i++)
-		if (owned_label(scheme, is->labels[i]) &&
+		if (pmbot_plan_label_owned(scheme, is->labels[i]) &&
 		    !has_string(r->labels, r->n_labels, is->labels[i]) &&
 		    json_array_append_new(remove, json_string(is->labels[i])) < 0)
 			goto done;
