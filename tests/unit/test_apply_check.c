@@ -612,6 +612,199 @@ static void test_is_applied__malformed_changesets_are_not_applied(void **state)
 	json_decref(st_json);
 }
 
+/* ---- pmbot_apply_check_proposal ---- */
+
+/* The proposal pm-bot makes of a model's changesets (JSON text) over `st`. */
+static json_t *proposal_over(const pmbot_state *st, const pmbot_config *cfg, const char *cs)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	json_error_t e;
+	json_t *answer = json_pack("{s:s, s:o}", "summary", "s", "changesets", json_loads(cs, 0, &e));
+	json_t *src = json_pack("{s:s}", "kind", "proposal"), *b = NULL;
+	size_t i;
+	int rc;
+
+	assert_non_null(answer);
+	rc = pmbot_proposal_bundle(&b, answer, st, cfg, "acme/widgets", src, &d);
+	for (i = 0; i < d.count; i++)
+		print_message("%s %s: %s\n", d.items[i].code, d.items[i].path, d.items[i].message);
+	assert_int_equal(rc, PMBOT_OK);
+	json_decref(answer);
+	json_decref(src);
+	pmbot_diag_list_free(&d);
+	return b;
+}
+
+/* The initial state with issue `number`'s `key` set to `value`. */
+static pmbot_state *state_edited(json_t *sj, long number, const char *key, const char *value)
+{
+	size_t i;
+	json_t *is;
+
+	json_array_foreach(issues_of(sj), i, is)
+		if (json_integer_value(json_object_get(is, "number")) == number)
+			json_object_set_new(is, key, json_string(value));
+	return parse_state(sj);
+}
+
+#define OLD_TASK "{\"repo\":\"acme/widgets\",\"stable_id\":\"task:old\"}"
+
+static void test_check_proposal__a_fresh_proposal_may_run(void **state)
+{
+	json_t *sj = load_json(FIXTURES "state-initial.json");
+	pmbot_state *st = parse_state(sj);
+	pmbot_config *cfg = default_config();
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	json_t *b = proposal_over(st, cfg, "[{\"operation\":\"add_labels\",\"target\":" OLD_TASK
+		",\"payload\":{\"labels\":[\"prio:high\"]},\"requires_approval\":true,\"rationale\":\"r\"}]");
+
+	(void)state;
+	assert_int_equal(pmbot_apply_check_proposal(b, st, cfg, &d), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	json_decref(b);
+	json_decref(sj);
+	pmbot_state_free(st);
+	pmbot_config_free(cfg);
+}
+
+static void test_check_proposal__an_issue_named_by_stable_id_and_edited_since_is_stale(void **state)
+{
+	json_t *sj = load_json(FIXTURES "state-initial.json");
+	pmbot_state *st = parse_state(sj), *later;
+	pmbot_config *cfg = default_config();
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	json_t *b = proposal_over(st, cfg, "[{\"operation\":\"update_issue_title\",\"target\":" OLD_TASK
+		",\"payload\":{\"title\":\"x\"},\"requires_approval\":true,\"rationale\":\"r\"}]");
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(b,
+		"fingerprint"), 0), "ref")), "acme/widgets#1");
+	later = state_edited(sj, 1, "updated_at", "2025-06-01T00:00:00Z");
+	assert_int_equal(pmbot_apply_check_proposal(b, later, cfg, &d), PMBOT_EINVALID);
+	expect_stale(&d, "STALE_PLAN", "/fingerprint", "acme/widgets#1 changed since");
+	pmbot_diag_list_free(&d);
+	pmbot_state_free(later);
+	/* Another issue under the same number is stale too. */
+	later = state_edited(sj, 1, "node_id", "I_other");
+	json_object_set_new(json_array_get(issues_of(sj), 0), "updated_at",
+		json_string("2025-01-01T00:00:01Z"));
+	pmbot_state_free(later);
+	later = parse_state(sj);
+	assert_int_equal(pmbot_apply_check_proposal(b, later, cfg, &d), PMBOT_EINVALID);
+	expect_stale(&d, "STALE_PLAN", "/fingerprint", "is another issue now");
+	pmbot_diag_list_free(&d);
+	pmbot_state_free(later);
+	json_decref(b);
+	json_decref(sj);
+	pmbot_state_free(st);
+	pmbot_config_free(cfg);
+}
+
+static void test_check_proposal__a_parent_or_blocker_edited_since_is_stale(void **state)
+{
+	json_t *full = load_json(FIXTURES "full.json");
+	/* #4: epic:e1, created by the bot: a managed parent. */
+	json_t *sj = state_with_creates(full, 1, "github-actions[bot]", "Bot");
+	pmbot_state *st = parse_state(sj), *later;
+	pmbot_config *cfg = default_config();
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	json_t *b = proposal_over(st, cfg, "[{\"operation\":\"set_parent\",\"target\":" OLD_TASK
+		",\"payload\":{\"parent\":{\"repo\":\"acme/widgets\",\"stable_id\":\"epic:e1\"},"
+		"\"replace\":false},\"requires_approval\":true,\"rationale\":\"r\"},"
+		"{\"operation\":\"add_dependency\",\"target\":" OLD_TASK ",\"payload\":{\"blocker\":"
+		"{\"repo\":\"acme/widgets\",\"number\":2}},\"requires_approval\":true,\"rationale\":\"r\"}]");
+
+	(void)state;
+	assert_int_equal(json_array_size(json_object_get(b, "fingerprint")), 3);
+	later = state_edited(sj, 4, "updated_at", "2025-06-02T00:00:00Z");
+	assert_int_equal(pmbot_apply_check_proposal(b, later, cfg, &d), PMBOT_EINVALID);
+	expect_stale(&d, "STALE_PLAN", "/fingerprint", "acme/widgets#4 changed since");
+	pmbot_diag_list_free(&d);
+	pmbot_state_free(later);
+	json_decref(sj);
+	sj = state_with_creates(full, 1, "github-actions[bot]", "Bot");
+	later = state_edited(sj, 2, "updated_at", "2025-06-02T00:00:00Z");
+	assert_int_equal(pmbot_apply_check_proposal(b, later, cfg, &d), PMBOT_EINVALID);
+	expect_stale(&d, "STALE_PLAN", "/fingerprint", "acme/widgets#2 changed since");
+	pmbot_diag_list_free(&d);
+	pmbot_state_free(later);
+	json_decref(b);
+	json_decref(sj);
+	json_decref(full);
+	pmbot_state_free(st);
+	pmbot_config_free(cfg);
+}
+
+static void test_check_proposal__what_it_touches_must_have_been_fingerprinted(void **state)
+{
+	json_t *sj = load_json(FIXTURES "state-initial.json");
+	pmbot_state *st = parse_state(sj);
+	pmbot_config *cfg = default_config();
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	json_t *b = proposal_over(st, cfg, "[{\"operation\":\"add_labels\",\"target\":" OLD_TASK
+		",\"payload\":{\"labels\":[\"prio:high\"]},\"requires_approval\":true,\"rationale\":\"r\"}]");
+
+	(void)state;
+	json_array_clear(json_object_get(b, "fingerprint"));
+	rehash(b);
+	assert_int_equal(pmbot_apply_check_proposal(b, st, cfg, &d), PMBOT_EINVALID);
+	expect_stale(&d, "STALE_PLAN", "/fingerprint", "touches acme/widgets#1, which it did not");
+	pmbot_diag_list_free(&d);
+	json_decref(b);
+	json_decref(sj);
+	pmbot_state_free(st);
+	pmbot_config_free(cfg);
+}
+
+static void test_check_proposal__a_malformed_or_edited_proposal_is_refused_not_read(void **state)
+{
+	json_t *sj = load_json(FIXTURES "state-initial.json");
+	pmbot_state *st = parse_state(sj);
+	pmbot_config *cfg = default_config();
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	json_t *b = proposal_over(st, cfg, "[{\"operation\":\"add_labels\",\"target\":" OLD_TASK
+		",\"payload\":{\"labels\":[\"prio:high\"]},\"requires_approval\":true,\"rationale\":\"r\"}]");
+	json_t *e = json_array_get(json_object_get(b, "fingerprint"), 0);
+	static const char *const keys[] = { "updated_at", "node_id", "ref" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		json_t *was = json_incref(json_object_get(e, keys[i]));
+
+		json_object_del(e, keys[i]);
+		rehash(b);
+		assert_int_equal(pmbot_apply_check_proposal(b, st, cfg, &d), PMBOT_EINVALID);
+		expect_stale(&d, "BUNDLE_INVALID", "/fingerprint", "is not {ref, node_id, updated_at}");
+		pmbot_diag_list_free(&d);
+		json_object_set_new(e, keys[i], json_integer(5));
+		rehash(b);
+		assert_int_equal(pmbot_apply_check_proposal(b, st, cfg, &d), PMBOT_EINVALID);
+		expect_stale(&d, "BUNDLE_INVALID", "/fingerprint", NULL);
+		pmbot_diag_list_free(&d);
+		json_object_set_new(e, keys[i], was);
+	}
+	json_array_append_new(json_object_get(b, "fingerprint"), json_string("acme/widgets#1"));
+	rehash(b);
+	assert_int_equal(pmbot_apply_check_proposal(b, st, cfg, &d), PMBOT_EINVALID);
+	expect_stale(&d, "BUNDLE_INVALID", "/fingerprint", NULL);
+	pmbot_diag_list_free(&d);
+	json_array_remove(json_object_get(b, "fingerprint"), 1);
+	rehash(b);
+	assert_int_equal(pmbot_apply_check_proposal(b, st, cfg, &d), PMBOT_OK);
+	json_object_set_new(b, "plan_hash", json_string("0123"));
+	assert_int_equal(pmbot_apply_check_proposal(b, st, cfg, &d), PMBOT_EINVALID);
+	expect_stale(&d, "PLAN_HASH_MISMATCH", "/plan_hash", NULL);
+	pmbot_diag_list_free(&d);
+	json_object_del(b, "fingerprint");
+	assert_int_equal(pmbot_apply_check_proposal(b, st, cfg, &d), PMBOT_EINVALID);
+	pmbot_diag_list_free(&d);
+	json_decref(b);
+	json_decref(sj);
+	pmbot_state_free(st);
+	pmbot_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -632,6 +825,11 @@ int main(void)
 		cmocka_unit_test(test_is_applied__relationships_follow_the_state),
 		cmocka_unit_test(test_is_applied__project_items_and_values),
 		cmocka_unit_test(test_is_applied__malformed_changesets_are_not_applied),
+		cmocka_unit_test(test_check_proposal__a_fresh_proposal_may_run),
+		cmocka_unit_test(test_check_proposal__an_issue_named_by_stable_id_and_edited_since_is_stale),
+		cmocka_unit_test(test_check_proposal__a_parent_or_blocker_edited_since_is_stale),
+		cmocka_unit_test(test_check_proposal__what_it_touches_must_have_been_fingerprinted),
+		cmocka_unit_test(test_check_proposal__a_malformed_or_edited_proposal_is_refused_not_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

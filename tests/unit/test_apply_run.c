@@ -751,6 +751,62 @@ static void test_apply_run__denies_unknown_operations(void **state)
 	json_decref(bundle);
 }
 
+/* A bundle breaking the planner's rules, whoever wrote it, writes nothing at all. */
+static void test_apply_run__denies_what_breaks_the_planners_rules_before_any_write(void **state)
+{
+	fixture *f = *state;
+	json_t *bundle = json_deep_copy(f->bundle), *results, *events, *cs;
+	json_t *changesets = json_object_get(bundle, "changesets");
+
+	/* cs-0007 removes a person's label, cs-0004 retitles alice's #2. */
+	json_array_append_new(json_object_get(json_object_get(json_array_get(changesets, 6),
+		"payload"), "labels"), json_string("security"));
+	cs = json_array_get(changesets, 3);
+	json_object_set_new(cs, "target", json_pack("{s:s, s:i}", "repo", "acme/widgets",
+		"number", 2));
+	results = expect_denied(f, f->config, bundle, 2);
+	assert_string_equal(field_of(results, 6, "reason"), "LABEL_NOT_OWNED");
+	assert_non_null(strstr(field_of(results, 6, "message"), "'security'"));
+	assert_string_equal(field_of(results, 3, "reason"), "ISSUE_NOT_MANAGED");
+	assert_non_null(strstr(field_of(results, 3, "message"), "written by 'alice'"));
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "denial", "reason", "LABEL_NOT_OWNED"), 1);
+	assert_int_equal(count_events(events, "denial", "changeset_id", "cs-0004"), 1);
+	json_decref(events);
+	json_decref(results);
+	json_decref(bundle);
+}
+
+/*
+ * A create carrying an existing item's marker would be trusted (the token
+ * writes it) and make the real item ambiguous; a body rewrite without the
+ * marker would drop the item. Both are refused, and the item stays pm-bot's.
+ */
+static void test_apply_run__never_forges_or_strips_a_marker(void **state)
+{
+	fixture *f = *state;
+	json_t *bundle = json_deep_copy(f->bundle), *results, *changesets, *st;
+	const char *old_body;
+
+	changesets = json_object_get(bundle, "changesets");
+	st = load_json(FIXTURES "state-initial.json");
+	old_body = json_string_value(json_object_get(json_array_get(json_object_get(
+		json_array_get(json_object_get(st, "repositories"), 0), "issues"), 0), "body"));
+	json_object_set_new(json_object_get(json_array_get(changesets, 0), "payload"), "body",
+		json_string(old_body));
+	json_object_set_new(json_object_get(json_array_get(changesets, 4), "payload"), "body",
+		json_string("### Goal\nNew goal"));
+	results = expect_denied(f, f->config, bundle, 2);
+	assert_string_equal(field_of(results, 0, "reason"), "MARKER_INVALID");
+	assert_non_null(strstr(field_of(results, 0, "message"),
+		"carries the marker of 'task:old', not of 'epic:e1'"));
+	assert_string_equal(field_of(results, 4, "reason"), "MARKER_INVALID");
+	assert_non_null(strstr(field_of(results, 4, "message"), "has no pm-bot marker"));
+	json_decref(results);
+	json_decref(bundle);
+	json_decref(st);
+}
+
 static void test_apply_run__refuses_to_guess_between_two_trusted_issues_with_one_marker(void **state)
 {
 	fixture *f = *state;
@@ -1316,6 +1372,8 @@ int main(void)
 		T(test_apply_run__runs_only_the_selected_changesets),
 		T(test_apply_run__refuses_a_selection_naming_an_unknown_changeset),
 		T(test_apply_run__denies_operations_in_deny_operations_before_any_write),
+		T(test_apply_run__denies_what_breaks_the_planners_rules_before_any_write),
+		T(test_apply_run__never_forges_or_strips_a_marker),
 		T(test_apply_run__denies_repositories_outside_the_allowlist),
 		T(test_apply_run__denies_a_parent_in_a_repository_outside_the_allowlist),
 		T(test_apply_run__denies_unknown_operations),
