@@ -1,10 +1,17 @@
-# pm-bot build. `make` builds build/pm-bot and build/libpmbot.a; `make check`
-# runs every test in a normal build and in an ASan+UBSan build.
+# pm-bot build. `make` builds build/pm-bot and build/libpmbot.a with the
+# hardening flags distributions ship with; `make check` runs every test in
+# that build and in an ASan+UBSan build.
+#
+# DEVELOPER=1 turns warnings into errors. `make check` and CI set it; a
+# user's plain `make` does not, so a newer compiler's new warning never
+# stops a build (git's DEVELOPER=1, libgit2's ENABLE_WERROR).
+# HARDEN=0 leaves the hardening flags out.
 
 CC       ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS     := libgit2 libcurl jansson yaml-0.1 libcmark-gfm libcrypto
-VERSION  := 0.1.0
+# The VERSION file of a release tarball, else `git describe`, else this base (scripts/version.sh).
+VERSION  := $(shell sh scripts/version.sh 0.1.0)
 
 BUILD    ?= build
 SANITIZE ?= 0
@@ -13,15 +20,40 @@ PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lcmark-gfm-extensions -lm
 TEST_LIBS  := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
-WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-        -Wformat=2 -Wvla -Wpointer-arith -Wundef -Wno-unused-parameter
+DEVELOPER ?= 0
+HARDEN   ?= 1
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wmissing-format-attribute -Wvla -Wpointer-arith -Wundef -Wno-unused-parameter
+ifeq ($(DEVELOPER),1)
+WARN += -Werror
+endif
+# banned.h is included by every source file after its system headers (as
+# git does): forced in first, its macros would break glibc's fortified
+# inline wrappers.
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g \
-        -Iinclude -include include/pmbot/banned.h \
-        -DPMBOT_VERSION='"$(VERSION)"' $(WARN) $(PKG_CFLAGS)
+        -Iinclude -DPMBOT_VERSION='"$(VERSION)"' $(WARN) $(PKG_CFLAGS)
+
+# A flag the compiler accepts, or nothing: -fcf-protection exists on x86
+# only, and older compilers lack some of these.
+cc-option = $(shell $(CC) -Werror $(1) -x c -c /dev/null -o /dev/null 2>/dev/null && echo "$(1)")
+
+# What Debian's and Ubuntu's packages are built with (dpkg-buildflags with
+# hardening=+all) and what Ubuntu's gcc turns on by itself.
+HARDEN_CFLAGS := -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3 \
+        $(call cc-option,-fstack-protector-strong) \
+        $(call cc-option,-fstack-clash-protection) \
+        $(call cc-option,-fcf-protection)
+HARDEN_LDFLAGS := -Wl,-z,relro,-z,now
 
 ifeq ($(SANITIZE),1)
+# The sanitizers check more than _FORTIFY_SOURCE and intercept the same
+# functions, so this build goes without the hardening flags.
 OPT_CFLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 OPT_LDFLAGS := -fsanitize=address,undefined
+else ifeq ($(HARDEN),1)
+OPT_CFLAGS := -O2 $(HARDEN_CFLAGS)
+OPT_LDFLAGS := $(HARDEN_LDFLAGS)
 else
 OPT_CFLAGS := -O2
 OPT_LDFLAGS :=
@@ -49,9 +81,13 @@ TEST_HOBJ  := $(TEST_HELP:%.c=$(BUILD)/obj/%.o)
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps test check check-normal check-asan demo clean fuzz bench bench-github valgrind e2e emu-deps test-emu
+.PHONY: all deps test test-unit test-e2e check check-source check-normal check-asan demo clean fuzz bench bench-github valgrind e2e emu-deps test-emu
 
 all: $(BIN) $(LIB)
+
+# Keep the test objects: as intermediates make would delete them after each
+# run and compile them all again the next time.
+.SECONDARY:
 
 deps:
 	@scripts/install-deps.sh
@@ -98,19 +134,25 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TEST_HOBJ) $(LIB)
 
 # Runs every unit test binary and every end-to-end script; fails on the first
 # failing program but lets each program report all of its own failures.
+RUN_UNIT = set -e; for t in $(TEST_BINS); do echo "== $$t"; $(SAN_ENV) $$t; done
+RUN_E2E  = set -e; for t in $(sort $(wildcard tests/e2e/test_*.sh)); do \
+		echo "== $$t"; $(SAN_ENV) PMBOT=$(abspath $(BIN)) bash $$t; done
+
 test: $(BIN) $(TEST_BINS)
-	@set -e; for t in $(TEST_BINS); do \
-		echo "== $$t"; $(SAN_ENV) $$t; \
-	done
-	@set -e; for t in $(sort $(wildcard tests/e2e/test_*.sh)); do \
-		echo "== $$t"; $(SAN_ENV) PMBOT=$(abspath $(BIN)) bash $$t; \
-	done
+	@$(RUN_UNIT)
+	@$(RUN_E2E)
+
+test-unit: $(BIN) $(TEST_BINS)
+	@$(RUN_UNIT)
+
+test-e2e: $(BIN)
+	@$(RUN_E2E)
 
 check-normal: deps
-	$(MAKE) BUILD=build SANITIZE=0 test
+	$(MAKE) BUILD=build SANITIZE=0 DEVELOPER=1 test
 
 check-asan: deps
-	$(MAKE) BUILD=build/asan SANITIZE=1 test
+	$(MAKE) BUILD=build/asan SANITIZE=1 DEVELOPER=1 test
 
 # The loopback GitHub emulator (Node 20): its npm packages come from the
 # committed lockfile; its own tests prove it rejects what GitHub rejects.
@@ -128,7 +170,11 @@ test-emu: emu-deps
 
 check-normal check-asan: emu-deps
 
-check: check-normal check-asan test-emu
+# Source rules a compiler cannot check: banned.h after the system headers.
+check-source:
+	@scripts/check-includes.sh
+
+check: check-source check-normal check-asan test-emu
 	@echo "make check: all tests passed in the normal and the ASan+UBSan builds, and the emulator's own tests"
 
 valgrind: $(BIN) $(TEST_BINS)
@@ -162,6 +208,9 @@ $(ALIAS_BENCH): $(BUILD)/obj/bench/gql_alias_bench.o $(LIB)
 # Requests and time against the emulator (bench/github_bench.sh); figures only.
 bench-github: $(BIN) $(ALIAS_BENCH)
 	@bench/github_bench.sh $(BIN)
+
+# Installing, packaging and the other distributions' builds.
+include $(sort $(wildcard mk/*.mk))
 
 -include $(BUILD)/obj/bench/gql_alias_bench.d
 -include $(OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TEST_HOBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/obj/%.d)

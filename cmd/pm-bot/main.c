@@ -6,6 +6,7 @@
 #include <git2.h>
 
 #include "cmd.h"
+#include "pmbot/banned.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -203,9 +204,17 @@ static const struct cmd commands[] = {
 	  "\n"
 	  "Exit status: 0 done, 2 denied or an invalid answer, 1 failure.\n" },
 	{ "help", cmd_help, 0, "show help for pm-bot or one command",
-	  "usage: pm-bot help [COMMAND]\n" },
+	  "usage: pm-bot help [COMMAND]\n"
+	  "       pm-bot COMMAND --help\n"
+	  "\n"
+	  "Prints the list of commands, or COMMAND's usage and options. The pm-bot(1)\n"
+	  "manual page is made from the same text.\n" },
 	{ "version", cmd_version, 0, "print the version",
-	  "usage: pm-bot version\n" },
+	  "usage: pm-bot version\n"
+	  "       pm-bot --version\n"
+	  "\n"
+	  "Prints pm-bot's version (`git describe` of the commit it was built from, or\n"
+	  "the version of its release tarball) and the libgit2 and libcurl it runs with.\n" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -239,6 +248,8 @@ static void print_overview(FILE *f)
 	size_t i;
 
 	fputs("usage: pm-bot <command> [options]\n"
+	      "       pm-bot help [<command>]\n"
+	      "       pm-bot --version\n"
 	      "\n"
 	      "pm-bot turns planning reports (Markdown with a pm-bot:report-ir/v1 block)\n"
 	      "into GitHub issues, sub-issues, dependencies and Projects fields.\n"
