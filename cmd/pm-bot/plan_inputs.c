@@ -219,6 +219,16 @@ static int open_state(struct plan_inputs *in, const struct plan_opts *o, pmbot_d
 		fprintf(stderr, "pm-bot: unknown backend '%s': use file or github\n", o->backend);
 		return EXIT_INVALID;
 	}
+	/* The allowlist is checked before any backend is opened for the target. */
+	switch (pmbot_plan_check_target(in->config, in->target, diags)) {
+	case PMBOT_OK:
+		break;
+	case PMBOT_EINVALID:
+		return EXIT_INVALID;
+	default:
+		return EXIT_RUNTIME;
+	}
+
 	if (o->backend && !strcmp(o->backend, "github")) {
 		if ((rc = open_github(in, o)) != EXIT_OK)
 			return rc;
