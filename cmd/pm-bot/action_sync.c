@@ -161,6 +161,13 @@ static int sync_scheduled(struct action *a, struct sync *y, struct slot *s)
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
+	if (json_array_size(ids) && a->audit_corrupt) {
+		fputs("pm-bot: the audit ledger is corrupt: the pre-approved field updates wait until "
+			"it is repaired or moved away\n", stderr);
+		a->result = "failed";
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
 	if (json_array_size(ids)) {
 		action_audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I}", "actor", actor.buf,
 			"how", "auto_approve in the default branch's configuration", "plan_hash",
@@ -228,6 +235,14 @@ static int sync_command_apply(struct action *a, struct sync *y, struct slot *s,
 		a->result = "stale";
 		goto done;
 	}
+	if (a->audit_corrupt) {
+		fputs("pm-bot: the audit ledger is corrupt: nothing is applied until it is repaired "
+			"or moved away\n", stderr);
+		action_react(a, "-1");
+		a->result = "failed";
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
 	if ((rc = slot_lock(a, s)) != EXIT_OK) {
 		action_react(a, "confused");
 		goto done;
@@ -253,7 +268,7 @@ int action_field_sync(struct action *a, const pmbot_command *cmd)
 {
 	struct sync y;
 	struct slot s;
-	int rc;
+	int rc, locked = 0;
 
 	memset(&y, 0, sizeof(y));
 	memset(&s, 0, sizeof(s));
@@ -267,6 +282,15 @@ int action_field_sync(struct action *a, const pmbot_command *cmd)
 	}
 	if (cmd)
 		action_react(a, "eyes");
+	/* Runs that may apply hold the lock while they plan, so their plan is fresh. */
+	if (!cmd || cmd->kind == PMBOT_CMD_APPLY) {
+		if ((rc = action_lock(a, "field-sync")) != EXIT_OK) {
+			if (cmd)
+				action_react(a, "confused");
+			goto done;
+		}
+		locked = 1;
+	}
 	if ((rc = sync_open(a, &y)) == EXIT_RUNTIME || !y.bundle)
 		goto done;
 	if (!cmd)
@@ -278,6 +302,8 @@ int action_field_sync(struct action *a, const pmbot_command *cmd)
 		rc = sync_show(a, &y, &s, a->result, NULL, NULL);
 	}
 done:
+	if (locked)
+		action_unlock(a, "field-sync");
 	slot_clear(&s);
 	sync_free(&y);
 	return rc;

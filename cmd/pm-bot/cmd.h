@@ -148,6 +148,7 @@ struct plan_inputs {
 	char *target;
 	char *scope_target;
 	int scope_conflict;
+	size_t n_items;          /* items of the reports loaded so far (limits.max_items) */
 	char *state_path;
 	struct github_conn own_gh; /* opened here unless the options lent one */
 	struct github_conn *gh;  /* the one behind a github backend; outlives it */
