@@ -211,7 +211,7 @@ int cmd_advise(int argc, char **argv)
 	if (direct && !(options = json_pack("{s:b}", "allow_direct_github_writes", 1)))
 		goto done;
 	if (pmbot_capability_policy_check(&effective, &denied, cap, options) != PMBOT_OK) {
-		fprintf(stderr, "pm-bot: %s\n", denied.len ? denied.buf : "out of memory");
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(denied.len ? denied.buf : "out of memory"));
 		rc = denied.len ? EXIT_INVALID : EXIT_RUNTIME;
 		goto done;
 	}
@@ -236,7 +236,7 @@ int cmd_advise(int argc, char **argv)
 	}
 	if (backend->read(&st, backend, NULL, 0, r.config->project_owner, r.config->project_number,
 		&err) < 0) {
-		fprintf(stderr, "pm-bot: cannot read the state: %s\n", err.buf);
+		fprintf(stderr, "pm-bot: cannot read the state: %s\n", cmd_show_msg(err.buf));
 		goto done;
 	}
 	if (!(board = board_json(st)) || !(dump = json_dumps(board, JSON_COMPACT | JSON_SORT_KEYS)))
@@ -264,9 +264,9 @@ int cmd_advise(int argc, char **argv)
 		goto done;
 	printf("%s\n\nProposed %zu change%s (%s). Nothing is applied until a human approves:\n\n"
 		"  pm-bot apply --plan %s --approve %s\n",
-		json_string_value(json_object_get(result, "summary")), pmbot_plan_count(bundle),
-		pmbot_plan_count(bundle) == 1 ? "" : "s", o.out ? o.out : "proposal.json",
-		o.out ? o.out : "proposal.json", json_string_value(json_object_get(bundle, "plan_hash")));
+		cmd_show_msg(json_string_value(json_object_get(result, "summary"))), pmbot_plan_count(bundle),
+		pmbot_plan_count(bundle) == 1 ? "" : "s", cmd_show(o.out ? o.out : "proposal.json"),
+		cmd_show(o.out ? o.out : "proposal.json"), json_string_value(json_object_get(bundle, "plan_hash")));
 	rc = EXIT_OK;
 done:
 	free(target);
