@@ -587,7 +587,8 @@ static int by_id(const void *pa, const void *pb)
 /*
  * A quoted Mermaid label: what Mermaid, its HTML labels or a Markdown
  * string (a label starting with a backtick) could read as syntax goes in as
- * an entity, controls as spaces; cut after LABEL_MAX_CHARS code points.
+ * an entity ('%' too: no "%%{init}%%" directive), controls as spaces (no
+ * "click" line of its own); cut after LABEL_MAX_CHARS code points.
  */
 static int mermaid_label(pmbot_buf *b, const char *s, size_t len)
 {
@@ -613,6 +614,8 @@ static int mermaid_label(pmbot_buf *b, const char *s, size_t len)
 		case '>': err |= pmbot_buf_puts(b, "#gt;"); break;
 		case '&': err |= pmbot_buf_puts(b, "#amp;"); break;
 		case '#': err |= pmbot_buf_puts(b, "#35;"); break;
+		/* Mermaid finds "%%{init: …}%%" directives even inside quoted labels. */
+		case '%': err |= pmbot_buf_puts(b, "#37;"); break;
 		case '`': err |= pmbot_buf_puts(b, "#96;"); break;
 		case '[': err |= pmbot_buf_puts(b, "#91;"); break;
 		case ']': err |= pmbot_buf_puts(b, "#93;"); break;

@@ -771,6 +771,37 @@ static void test_mermaid__hostile_titles_and_ids_cannot_break_the_diagram(void *
 	fixture_free(&f);
 }
 
+static void test_mermaid__labels_hold_no_directive_and_start_no_click_line(void **state)
+{
+	struct fixture f;
+	pmbot_buf tasks = PMBOT_BUF_INIT;
+	char *md, *lit, *line;
+	size_t blocks;
+
+	(void)state;
+	assert_int_equal(pmbot_buf_puts(&tasks, "{\"stable_id\": \"task:d\", \"title\": "
+		"\"%%{init: {'theme':'dark','securityLevel':'loose'}}%%\\nclick n0 call alert(1)"
+		"\\r\\nclick n0 href 'https://evil.example'\", \"feature_id\": \"feat:f\", "
+		"\"area\": \"ui\", \"priority\": \"P1\"}"), 0);
+	fixture_of(&f, report_of("", tasks.buf));
+	pmbot_buf_free(&tasks);
+	md = mermaid(f.graph, f.bundle, 0);
+	lit = code_blocks(md, "mermaid", &blocks);
+	assert_int_equal(blocks, 1);
+	assert_null(strstr(lit, "%%"));
+	assert_null(strchr(lit, '%'));
+	for (line = lit; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		while (*line == ' ')
+			line++;
+		assert_int_not_equal(strncmp(line, "click", 5), 0);
+	}
+	assert_non_null(strstr(lit, "[\"task:d: #37;#37;{init: {'theme':'dark','securityLevel':'loose'}}"
+		"#37;#37; click n0 call"));
+	free(lit);
+	free(md);
+	fixture_free(&f);
+}
+
 /* (The renderer refuses stable ids holding "--", so only titles carry comment delimiters.) */
 static void test_render__hostile_titles_and_ids_cannot_reach_the_header_or_a_fence(void **state)
 {
@@ -1290,6 +1321,7 @@ int main(void)
 		cmocka_unit_test(test_mermaid__nothing_touched_appends_nothing),
 		cmocka_unit_test(test_mermaid__caps_nodes_conflicts_first_and_counts_the_rest),
 		cmocka_unit_test(test_mermaid__hostile_titles_and_ids_cannot_break_the_diagram),
+		cmocka_unit_test(test_mermaid__labels_hold_no_directive_and_start_no_click_line),
 		cmocka_unit_test(test_mermaid__labels_are_cut_at_80_code_points),
 		cmocka_unit_test(test_render__hostile_titles_and_ids_cannot_reach_the_header_or_a_fence),
 		cmocka_unit_test(test_render__puts_header_notice_results_errors_diagram_and_plan_in_order),
