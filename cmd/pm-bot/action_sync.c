@@ -44,7 +44,8 @@ static int sync_plan(struct action *a, struct sync *y)
 	r = y->backend->read(&y->state, y->backend, (const char *const *)y->config->repos.items,
 		y->config->repos.count, y->config->project_owner, y->config->project_number, &err);
 	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot read the state: %s\n", err.len ? err.buf : "unknown error");
+		fprintf(stderr, "pm-bot: cannot read the state: %s\n",
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
@@ -78,13 +79,14 @@ static int sync_open(struct action *a, struct sync *y)
 		return EXIT_INVALID;
 	if (r < 0) {
 		fprintf(stderr, "pm-bot: cannot read the configuration: %s\n",
-			pmbot_repo_last_error(a->repo));
+			cmd_show_msg(pmbot_repo_last_error(a->repo)));
 		return EXIT_RUNTIME;
 	}
 	if (a->gh.self_login && pmbot_config_trust(y->config, a->gh.self_login) == PMBOT_ERROR)
 		return EXIT_RUNTIME;
 	if (pmbot_github_backend_open(&y->backend, a->gh.client, a->gh.self_login, &err) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "cannot open the GitHub backend");
+		fprintf(stderr, "pm-bot: %s\n",
+			cmd_show_msg(err.len ? err.buf : "cannot open the GitHub backend"));
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
@@ -120,7 +122,7 @@ static int sync_apply(struct action *a, struct sync *y, const json_t *run, const
 
 	r = pmbot_apply_run(results, y->bundle, run, y->backend, y->config, a->audit, actor, NULL, &err);
 	if (r != PMBOT_OK)
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "apply stopped");
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.len ? err.buf : "apply stopped"));
 	pmbot_buf_free(&err);
 	return r;
 }

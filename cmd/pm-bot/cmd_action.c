@@ -56,7 +56,8 @@ int slot_find(struct action *a, struct slot *s, int is_issue, long number)
 	}
 	if (r < 0)
 		fprintf(stderr, "pm-bot: cannot read pm-bot's %s: %s\n",
-			is_issue ? "tracking issue" : "plan comment", err.len ? err.buf : "unknown error");
+			is_issue ? "tracking issue" : "plan comment",
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 	pmbot_buf_free(&err);
 	if (r < 0)
 		return EXIT_RUNTIME;
@@ -87,13 +88,14 @@ int slot_write(struct action *a, struct slot *s, const char *body, int *forbidde
 	if (r == PMBOT_GH_EFORBIDDEN) {
 		*forbidden = 1;
 		printf("::warning::pm-bot cannot write to this repository with this token (%s); "
-			"the plan is in the job summary\n", err.len ? err.buf : "forbidden");
+			"the plan is in the job summary\n", cmd_show_msg(err.len ? err.buf : "forbidden"));
 		pmbot_buf_free(&err);
 		return EXIT_OK;
 	}
 	if (r < 0) {
 		fprintf(stderr, "pm-bot: cannot write the plan %s: %s\n",
-			s->is_issue ? "issue" : "comment", err.len ? err.buf : "unknown error");
+			s->is_issue ? "issue" : "comment",
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
@@ -122,7 +124,7 @@ static int slot_reread(struct action *a, struct slot *s)
 	r = pmbot_gh_comment_get(&body, a->gh.client, a->slug, s->comment_id, &err);
 	if (r < 0) {
 		fprintf(stderr, "pm-bot: cannot read the plan comment: %s\n",
-			err.len ? err.buf : "unknown error");
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
@@ -245,7 +247,7 @@ void action_react(struct action *a, const char *content)
 	if (a->ev->comment_id &&
 	    pmbot_gh_reaction_add(a->gh.client, a->slug, a->ev->comment_id, content, &err) < 0)
 		fprintf(stderr, "pm-bot: warning: cannot react to the comment: %s\n",
-			err.len ? err.buf : "unknown error");
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 	pmbot_buf_free(&err);
 }
 
@@ -261,8 +263,8 @@ int action_authorize(struct action *a, const pmbot_config *config, const char *p
 		return EXIT_INVALID;
 	}
 	if (pmbot_gh_permission(&perm, a->gh.client, a->slug, login, &err) < 0) {
-		fprintf(stderr, "pm-bot: cannot read %s's permission: %s\n", login,
-			err.len ? err.buf : "unknown error");
+		fprintf(stderr, "pm-bot: cannot read %s's permission: %s\n", cmd_show(login),
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
@@ -273,7 +275,8 @@ int action_authorize(struct action *a, const pmbot_config *config, const char *p
 	action_audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}", "actor", login,
 		"permission", perm, "plan_hash", plan_hash, "pr", (json_int_t)a->ev->number,
 		"reason", "NOT_AUTHORIZED", "message", reason.len ? reason.buf : "not allowed"));
-	fprintf(stderr, "pm-bot: %s may not approve: %s\n", login, reason.buf);
+	fprintf(stderr, "pm-bot: %s may not approve: %s\n", cmd_show(login),
+		cmd_show_msg(reason.buf));
 	action_react(a, "-1");
 	a->result = "denied";
 	rc = EXIT_INVALID;
@@ -428,7 +431,8 @@ static int on_push(struct action *a)
 	const char *sha = a->ev->after ? a->ev->after : getenv("GITHUB_SHA");
 
 	if (!sha || pmbot_repo_resolve(head, a->repo, sha) < 0) {
-		fprintf(stderr, "pm-bot: the pushed commit %s is not in %s\n", sha ? sha : "(none)", a->dir);
+		fprintf(stderr, "pm-bot: the pushed commit %s is not in %s\n", cmd_show(sha ? sha : "(none)"),
+			cmd_show(a->dir));
 		return EXIT_RUNTIME;
 	}
 	return show_pr_plan(a, 0, head, 1, NULL);
@@ -511,7 +515,7 @@ static int on_apply(struct action *a, const pmbot_command *cmd)
 	memset(&s, 0, sizeof(s));
 	if (pmbot_gh_pull_get(&pull, a->gh.client, a->slug, a->ev->number, &err) < 0) {
 		fprintf(stderr, "pm-bot: cannot read pull request #%ld: %s\n", a->ev->number,
-			err.len ? err.buf : "unknown error");
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
@@ -574,7 +578,7 @@ static int on_apply(struct action *a, const pmbot_command *cmd)
 	r = pmbot_apply_run(&results, p.bundle, NULL, p.in.backend, p.in.config, a->audit,
 		a->ev->comment_author, NULL, &err);
 	if (r != PMBOT_OK)
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "apply stopped");
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.len ? err.buf : "apply stopped"));
 	a->result = r == PMBOT_OK ? "applied" : "failed";
 	results_notice(&notice, results, a->ev->comment_author, r == PMBOT_OK);
 	meta_for(&meta, "plan", a->ev->number, pull.head_sha, a->plan_hash, a->result);
@@ -649,7 +653,7 @@ static int on_comment(struct action *a)
 		return EXIT_RUNTIME;
 	if (cmd.kind == PMBOT_CMD_NONE || cmd.kind == PMBOT_CMD_UNKNOWN) {
 		printf("pm-bot: not a command pm-bot knows (%s); ignored\n",
-			cmd.kind == PMBOT_CMD_UNKNOWN ? cmd.word : "none");
+			cmd_show(cmd.kind == PMBOT_CMD_UNKNOWN ? cmd.word : "none"));
 		a->result = "ignored";
 		return EXIT_OK;
 	}
@@ -661,7 +665,7 @@ static int on_comment(struct action *a)
 	memset(&pull, 0, sizeof(pull));
 	if (pmbot_gh_pull_get(&pull, a->gh.client, a->slug, a->ev->number, &err) < 0) {
 		fprintf(stderr, "pm-bot: cannot read pull request #%ld: %s\n", a->ev->number,
-			err.len ? err.buf : "unknown error");
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
@@ -691,7 +695,8 @@ static int resolve_default(struct action *a)
 	pmbot_buf_free(&ref);
 	if (r < 0) {
 		fprintf(stderr, "pm-bot: the default branch%s%s is not in %s: check it out with "
-			"actions/checkout and fetch-depth: 0\n", b ? " " : "", b ? b : "", a->dir);
+			"actions/checkout and fetch-depth: 0\n", b ? " " : "", cmd_show(b ? b : ""),
+			cmd_show(a->dir));
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
@@ -750,7 +755,8 @@ static int append_env_file(const char *name, const char *text, size_t len)
 	if (!path || !*path)
 		return 0;
 	if (!(f = fopen(path, "a"))) {
-		fprintf(stderr, "pm-bot: cannot open $%s (%s): %s\n", name, path, strerror(errno));
+		fprintf(stderr, "pm-bot: cannot open $%s (%s): %s\n", name, cmd_show(path),
+			strerror(errno));
 		return -1;
 	}
 	if (fwrite(text, 1, len, f) != len)
@@ -790,7 +796,8 @@ static int read_event(pmbot_event **ev)
 	}
 	pmbot_buf_init(&text, PMBOT_EVENT_MAX_BYTES);
 	if (pmbot_fs_read(&text, path) < 0) {
-		fprintf(stderr, "pm-bot: cannot read the event %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "pm-bot: cannot read the event %s: %s\n", cmd_show(path),
+			strerror(errno));
 		pmbot_buf_free(&text);
 		return EXIT_RUNTIME;
 	}
@@ -847,7 +854,8 @@ int cmd_action(int argc, char **argv)
 	a.ev = ev;
 	what = pmbot_event_decide(ev, &why);
 	if (what == PMBOT_ACT_IGNORE) {
-		printf("pm-bot: nothing to do for this %s event: %s\n", ev->name, why ? why : "ignored");
+		printf("pm-bot: nothing to do for this %s event: %s\n", cmd_show(ev->name),
+			cmd_show_msg(why ? why : "ignored"));
 		a.result = "ignored";
 		goto done;
 	}
@@ -874,7 +882,7 @@ int cmd_action(int argc, char **argv)
 		cmd_print_diags(stderr, &diags);
 		/* A corrupt ledger committed to the workspace must not stop a plan; applies refuse. */
 		if (!pmbot_diag_list_find(&diags, "AUDIT_BROKEN")) {
-			fprintf(stderr, "pm-bot: cannot open the audit ledger %s\n", audit_arg);
+			fprintf(stderr, "pm-bot: cannot open the audit ledger %s\n", cmd_show(audit_arg));
 			rc = EXIT_RUNTIME;
 			goto done;
 		}

@@ -158,12 +158,12 @@ static int load_reports_from_git(struct plan_inputs *in, const struct plan_opts 
 		n = o->n_paths;
 	}
 	if ((r = pmbot_repo_list(&files, in->repo, o->rev, globs, n)) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(in->repo));
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(in->repo)));
 		rc = r == PMBOT_ERROR ? EXIT_RUNTIME : EXIT_INVALID;
 		goto done;
 	}
 	if (!files.count)
-		fprintf(stderr, "pm-bot: no reports match at %s\n", o->rev);
+		fprintf(stderr, "pm-bot: no reports match at %s\n", cmd_show(o->rev));
 	if (json_object_set_new(in->source, "commit", json_string(files.commit_id)) < 0) {
 		rc = EXIT_RUNTIME;
 		goto done;
@@ -182,7 +182,7 @@ static int load_reports_from_git(struct plan_inputs *in, const struct plan_opts 
 			continue;
 		}
 		if (r < 0) {
-			fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(in->repo));
+			fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(in->repo)));
 			rc = EXIT_RUNTIME;
 			goto done;
 		}
@@ -215,7 +215,8 @@ static int load_reports_from_files(struct plan_inputs *in, const struct plan_opt
 	for (i = 0; i < o->n_paths; i++) {
 		pmbot_buf_clear(&text);
 		if (pmbot_fs_read(&text, o->paths[i]) < 0) {
-			fprintf(stderr, "pm-bot: cannot read %s: %s\n", o->paths[i], strerror(errno));
+			fprintf(stderr, "pm-bot: cannot read %s: %s\n", cmd_show(o->paths[i]),
+				strerror(errno));
 			rc = EXIT_RUNTIME;
 			break;
 		}
@@ -265,7 +266,8 @@ static int open_github(struct plan_inputs *in, const struct plan_opts *o)
 	if (in->gh->self_login && pmbot_config_trust(in->config, in->gh->self_login) == PMBOT_ERROR)
 		return EXIT_RUNTIME;
 	if (pmbot_github_backend_open(&in->backend, in->gh->client, in->gh->self_login, &err) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "cannot open the GitHub backend");
+		fprintf(stderr, "pm-bot: %s\n",
+			cmd_show_msg(err.len ? err.buf : "cannot open the GitHub backend"));
 		rc = EXIT_RUNTIME;
 	}
 	pmbot_buf_free(&err);
@@ -279,7 +281,8 @@ static int open_state(struct plan_inputs *in, const struct plan_opts *o, pmbot_d
 	int r, rc = EXIT_OK;
 
 	if (o->backend && strcmp(o->backend, "file") && strcmp(o->backend, "github")) {
-		fprintf(stderr, "pm-bot: unknown backend '%s': use file or github\n", o->backend);
+		fprintf(stderr, "pm-bot: unknown backend '%s': use file or github\n",
+			cmd_show(o->backend));
 		return EXIT_INVALID;
 	}
 	/* The allowlist is checked before any backend is opened for the target. */
@@ -312,7 +315,7 @@ static int open_state(struct plan_inputs *in, const struct plan_opts *o, pmbot_d
 	if (r == PMBOT_EINVALID)
 		return EXIT_INVALID;
 	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot open the state file %s\n", in->state_path);
+		fprintf(stderr, "pm-bot: cannot open the state file %s\n", cmd_show(in->state_path));
 		return EXIT_RUNTIME;
 	}
 read:
@@ -320,7 +323,8 @@ read:
 	r = in->backend->read(&in->state, in->backend, repos, 1, in->config->project_owner,
 		in->config->project_number, &err);
 	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot read the state: %s\n", err.len ? err.buf : "unknown error");
+		fprintf(stderr, "pm-bot: cannot read the state: %s\n",
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		rc = r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 	}
 	pmbot_buf_free(&err);
@@ -348,8 +352,8 @@ int plan_inputs_load(struct plan_inputs *in, const struct plan_opts *o, pmbot_di
 		free(current);
 		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
 			fprintf(stderr, "pm-bot: cannot read %s: %s\n",
-				o->config_path ? o->config_path : PMBOT_CONFIG_PATH,
-				pmbot_repo_last_error(in->repo));
+				cmd_show(o->config_path ? o->config_path : PMBOT_CONFIG_PATH),
+				cmd_show_msg(pmbot_repo_last_error(in->repo)));
 			return r == PMBOT_ENOTFOUND ? EXIT_INVALID : EXIT_RUNTIME;
 		}
 		if (r == PMBOT_EINVALID)
@@ -360,7 +364,7 @@ int plan_inputs_load(struct plan_inputs *in, const struct plan_opts *o, pmbot_di
 			in->config, diags);
 		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
 			fprintf(stderr, "pm-bot: cannot read issue forms: %s\n",
-				pmbot_repo_last_error(in->repo));
+				cmd_show_msg(pmbot_repo_last_error(in->repo)));
 			return EXIT_RUNTIME;
 		}
 		if (r == PMBOT_EINVALID)
