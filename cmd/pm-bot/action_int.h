@@ -26,12 +26,14 @@ struct action {
 	char default_rev[PMBOT_OID_HEX_SIZE]; /* the default branch's commit: config and policy */
 	const char *run_id;          /* $GITHUB_RUN_ID: the lock owner */
 	const char *self;            /* the token's login, else github-actions[bot] */
-	pmbot_audit *audit;
+	pmbot_audit *audit;          /* NULL when the ledger could not be used (audit_corrupt) */
+	int audit_corrupt;           /* the ledger is corrupt: plans go on, applies refuse */
 	/* What GITHUB_OUTPUT receives at the end. */
 	const char *result;
 	char plan_hash[65];
 	long changes, conflicts;
 	pmbot_buf summary;           /* appended to GITHUB_STEP_SUMMARY */
+	pmbot_buf cache_dir;         /* the default cache under $RUNNER_TEMP, when used */
 };
 
 /*
@@ -59,11 +61,19 @@ int slot_find(struct action *a, struct slot *s, int is_issue, long number);
 int slot_write(struct action *a, struct slot *s, const char *body, int *forbidden);
 
 /*
- * Take the slot's lock for this run: re-read it, refuse when another run is
- * applying, write status "applying" with this run's id and read it back.
- * EXIT_OK held, EXIT_INVALID busy (result "busy"), EXIT_RUNTIME.
+ * Mark the slot "applying" by this run (its header's status and run), for
+ * readers; the exclusion itself is action_lock()'s. EXIT_*.
  */
 int slot_lock(struct action *a, struct slot *s);
+
+/*
+ * Take the apply lock `key` ("pr-12", "field-sync"; pmbot_lock_take()) for
+ * this run. EXIT_OK held, EXIT_INVALID busy (result "busy"), EXIT_RUNTIME.
+ */
+int action_lock(struct action *a, const char *key);
+
+/* Release a lock action_lock() took; a failure is only warned about. */
+void action_unlock(struct action *a, const char *key);
 
 void slot_clear(struct slot *s);
 

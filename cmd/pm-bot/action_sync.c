@@ -44,7 +44,8 @@ static int sync_plan(struct action *a, struct sync *y)
 	r = y->backend->read(&y->state, y->backend, (const char *const *)y->config->repos.items,
 		y->config->repos.count, y->config->project_owner, y->config->project_number, &err);
 	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot read the state: %s\n", err.len ? err.buf : "unknown error");
+		fprintf(stderr, "pm-bot: cannot read the state: %s\n",
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
@@ -78,13 +79,14 @@ static int sync_open(struct action *a, struct sync *y)
 		return EXIT_INVALID;
 	if (r < 0) {
 		fprintf(stderr, "pm-bot: cannot read the configuration: %s\n",
-			pmbot_repo_last_error(a->repo));
+			cmd_show_msg(pmbot_repo_last_error(a->repo)));
 		return EXIT_RUNTIME;
 	}
 	if (a->gh.self_login && pmbot_config_trust(y->config, a->gh.self_login) == PMBOT_ERROR)
 		return EXIT_RUNTIME;
 	if (pmbot_github_backend_open(&y->backend, a->gh.client, a->gh.self_login, &err) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "cannot open the GitHub backend");
+		fprintf(stderr, "pm-bot: %s\n",
+			cmd_show_msg(err.len ? err.buf : "cannot open the GitHub backend"));
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
@@ -120,7 +122,7 @@ static int sync_apply(struct action *a, struct sync *y, const json_t *run, const
 
 	r = pmbot_apply_run(results, y->bundle, run, y->backend, y->config, a->audit, actor, NULL, &err);
 	if (r != PMBOT_OK)
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "apply stopped");
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.len ? err.buf : "apply stopped"));
 	pmbot_buf_free(&err);
 	return r;
 }
@@ -158,6 +160,13 @@ static int sync_scheduled(struct action *a, struct sync *y, struct slot *s)
 	int rc = EXIT_OK, r;
 
 	if (!(ids = auto_approved_ids(y)) || pmbot_buf_printf(&actor, "config:%s", a->default_rev) < 0) {
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	if (json_array_size(ids) && a->audit_corrupt) {
+		fputs("pm-bot: the audit ledger is corrupt: the pre-approved field updates wait until "
+			"it is repaired or moved away\n", stderr);
+		a->result = "failed";
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
@@ -228,6 +237,14 @@ static int sync_command_apply(struct action *a, struct sync *y, struct slot *s,
 		a->result = "stale";
 		goto done;
 	}
+	if (a->audit_corrupt) {
+		fputs("pm-bot: the audit ledger is corrupt: nothing is applied until it is repaired "
+			"or moved away\n", stderr);
+		action_react(a, "-1");
+		a->result = "failed";
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
 	if ((rc = slot_lock(a, s)) != EXIT_OK) {
 		action_react(a, "confused");
 		goto done;
@@ -253,7 +270,7 @@ int action_field_sync(struct action *a, const pmbot_command *cmd)
 {
 	struct sync y;
 	struct slot s;
-	int rc;
+	int rc, locked = 0;
 
 	memset(&y, 0, sizeof(y));
 	memset(&s, 0, sizeof(s));
@@ -267,6 +284,15 @@ int action_field_sync(struct action *a, const pmbot_command *cmd)
 	}
 	if (cmd)
 		action_react(a, "eyes");
+	/* Runs that may apply hold the lock while they plan, so their plan is fresh. */
+	if (!cmd || cmd->kind == PMBOT_CMD_APPLY) {
+		if ((rc = action_lock(a, "field-sync")) != EXIT_OK) {
+			if (cmd)
+				action_react(a, "confused");
+			goto done;
+		}
+		locked = 1;
+	}
 	if ((rc = sync_open(a, &y)) == EXIT_RUNTIME || !y.bundle)
 		goto done;
 	if (!cmd)
@@ -278,6 +304,8 @@ int action_field_sync(struct action *a, const pmbot_command *cmd)
 		rc = sync_show(a, &y, &s, a->result, NULL, NULL);
 	}
 done:
+	if (locked)
+		action_unlock(a, "field-sync");
 	slot_clear(&s);
 	sync_free(&y);
 	return rc;

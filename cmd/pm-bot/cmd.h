@@ -39,7 +39,10 @@ const struct cmd *cmd_lookup(const char *name);
  */
 int cmd_bad_option(const struct cmd *self, int c, char **argv);
 
-/* Print "usage: …" for `c` to standard error; returns EXIT_INVALID. */
+/*
+ * Print "pm-bot: <message>" (log-safe: the message may quote a word of the
+ * command line) and the usage of `c` to standard error; returns EXIT_INVALID.
+ */
 int cmd_usage_error(const struct cmd *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -64,6 +67,18 @@ void cmd_print_diags(FILE *f, pmbot_diag_list *diags);
 
 /* Print `v` as canonical JSON and a newline to stdout. EXIT_OK or EXIT_RUNTIME. */
 int cmd_print_json(const json_t *v);
+
+/*
+ * Outside text (file names, ids, titles, logins, comment words, error text
+ * that quotes them) as it may be printed: pmbot_log_show() capped at
+ * PMBOT_LOG_NAME_MAX characters (cmd_show) or, for messages and error text,
+ * PMBOT_LOG_MESSAGE_MAX (cmd_show_msg). The result is
+ * borrowed from one of 8 buffers used in turn: valid until 8 more calls,
+ * enough for one printf. cmd_show_free() releases them at exit.
+ */
+const char *cmd_show(const char *s);
+const char *cmd_show_msg(const char *s);
+void cmd_show_free(void);
 
 /* The file name shown in diagnostics for FILE ("-" becomes "<stdin>"). */
 const char *cmd_display_name(const char *file);
@@ -148,6 +163,7 @@ struct plan_inputs {
 	char *target;
 	char *scope_target;
 	int scope_conflict;
+	size_t n_items;          /* items of the reports loaded so far (limits.max_items) */
 	char *state_path;
 	struct github_conn own_gh; /* opened here unless the options lent one */
 	struct github_conn *gh;  /* the one behind a github backend; outlives it */

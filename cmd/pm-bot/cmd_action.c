@@ -4,13 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "action_int.h"
+#include "pmbot/actionflow.h"
 #include "pmbot/fs.h"
 #include "pmbot/ghops.h"
 #include "pmbot/github.h"
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
+#include "pmbot/source.h"
 #include "pmbot/banned.h"
 
 #define DEFAULT_BOT "github-actions[bot]"
@@ -52,7 +56,8 @@ int slot_find(struct action *a, struct slot *s, int is_issue, long number)
 	}
 	if (r < 0)
 		fprintf(stderr, "pm-bot: cannot read pm-bot's %s: %s\n",
-			is_issue ? "tracking issue" : "plan comment", err.len ? err.buf : "unknown error");
+			is_issue ? "tracking issue" : "plan comment",
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 	pmbot_buf_free(&err);
 	if (r < 0)
 		return EXIT_RUNTIME;
@@ -83,13 +88,14 @@ int slot_write(struct action *a, struct slot *s, const char *body, int *forbidde
 	if (r == PMBOT_GH_EFORBIDDEN) {
 		*forbidden = 1;
 		printf("::warning::pm-bot cannot write to this repository with this token (%s); "
-			"the plan is in the job summary\n", err.len ? err.buf : "forbidden");
+			"the plan is in the job summary\n", cmd_show_msg(err.len ? err.buf : "forbidden"));
 		pmbot_buf_free(&err);
 		return EXIT_OK;
 	}
 	if (r < 0) {
 		fprintf(stderr, "pm-bot: cannot write the plan %s: %s\n",
-			s->is_issue ? "issue" : "comment", err.len ? err.buf : "unknown error");
+			s->is_issue ? "issue" : "comment",
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
@@ -118,7 +124,7 @@ static int slot_reread(struct action *a, struct slot *s)
 	r = pmbot_gh_comment_get(&body, a->gh.client, a->slug, s->comment_id, &err);
 	if (r < 0) {
 		fprintf(stderr, "pm-bot: cannot read the plan comment: %s\n",
-			err.len ? err.buf : "unknown error");
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
@@ -147,16 +153,11 @@ int slot_lock(struct action *a, struct slot *s)
 	pmbot_buf body = PMBOT_BUF_INIT;
 	int rc, forbidden = 0;
 
+	/* The label lock excludes other runs (action_lock); this only tells readers. */
 	if ((rc = slot_reread(a, s)) != EXIT_OK)
 		return rc;
 	if (!s->has_meta)
 		return EXIT_RUNTIME;
-	if (!strcmp(s->meta.status, "applying") && strcmp(s->meta.run, a->run_id)) {
-		fprintf(stderr, "pm-bot: run %s is applying this plan; not applying twice\n",
-			s->meta.run);
-		a->result = "busy";
-		return EXIT_INVALID;
-	}
 	meta = s->meta;
 	snprintf(meta.status, sizeof(meta.status), "applying");
 	snprintf(meta.run, sizeof(meta.run), "%s", a->run_id);
@@ -168,17 +169,59 @@ int slot_lock(struct action *a, struct slot *s)
 	pmbot_buf_free(&body);
 	if (rc != EXIT_OK)
 		return rc;
-	if (forbidden)
-		return EXIT_RUNTIME;
-	/* Last writer wins on GitHub: only a read-back proves the lock is ours. */
-	if ((rc = slot_reread(a, s)) != EXIT_OK)
-		return rc;
-	if (!s->has_meta || strcmp(s->meta.status, "applying") || strcmp(s->meta.run, a->run_id)) {
-		fputs("pm-bot: another run took the plan's lock; not applying\n", stderr);
+	return forbidden ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* Is workflow run `run_id` still going? Unknown (-1): the lock's age decides. */
+static int run_alive_unknown(void *ctx, const char *run_id)
+{
+	(void)ctx;
+	(void)run_id;
+	return -1;
+}
+
+static void lock_for(struct action *a, pmbot_lock *l, const char *key)
+{
+	memset(l, 0, sizeof(*l));
+	l->repo = a->slug;
+	l->key = key;
+	l->run_id = a->run_id;
+	l->now = (long long)time(NULL);
+	l->run_alive = run_alive_unknown;
+}
+
+int action_lock(struct action *a, const char *key)
+{
+	pmbot_lock l;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	char *holder = NULL;
+	int r;
+
+	lock_for(a, &l, key);
+	r = pmbot_lock_take(&holder, &l, a->gh.client, &err);
+	if (r == PMBOT_LOCK_EBUSY) {
+		fprintf(stderr, "pm-bot: run %s is applying this plan; not applying twice (%s)\n",
+			holder && *holder ? holder : "(unknown)", err.len ? err.buf : "busy");
 		a->result = "busy";
-		return EXIT_INVALID;
+	} else if (r < 0) {
+		fprintf(stderr, "pm-bot: cannot take the apply lock: %s\n",
+			err.len ? err.buf : "unknown error");
 	}
-	return EXIT_OK;
+	free(holder);
+	pmbot_buf_free(&err);
+	return r == 0 ? EXIT_OK : r == PMBOT_LOCK_EBUSY ? EXIT_INVALID : EXIT_RUNTIME;
+}
+
+void action_unlock(struct action *a, const char *key)
+{
+	pmbot_lock l;
+	pmbot_buf err = PMBOT_BUF_INIT;
+
+	lock_for(a, &l, key);
+	if (pmbot_lock_release(&l, a->gh.client, &err) < 0)
+		fprintf(stderr, "pm-bot: warning: cannot release the apply lock: %s\n",
+			err.len ? err.buf : "unknown error");
+	pmbot_buf_free(&err);
 }
 
 void action_audit(struct action *a, const char *event, json_t *fields)
@@ -204,7 +247,7 @@ void action_react(struct action *a, const char *content)
 	if (a->ev->comment_id &&
 	    pmbot_gh_reaction_add(a->gh.client, a->slug, a->ev->comment_id, content, &err) < 0)
 		fprintf(stderr, "pm-bot: warning: cannot react to the comment: %s\n",
-			err.len ? err.buf : "unknown error");
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 	pmbot_buf_free(&err);
 }
 
@@ -220,8 +263,8 @@ int action_authorize(struct action *a, const pmbot_config *config, const char *p
 		return EXIT_INVALID;
 	}
 	if (pmbot_gh_permission(&perm, a->gh.client, a->slug, login, &err) < 0) {
-		fprintf(stderr, "pm-bot: cannot read %s's permission: %s\n", login,
-			err.len ? err.buf : "unknown error");
+		fprintf(stderr, "pm-bot: cannot read %s's permission: %s\n", cmd_show(login),
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
@@ -232,7 +275,8 @@ int action_authorize(struct action *a, const pmbot_config *config, const char *p
 	action_audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}", "actor", login,
 		"permission", perm, "plan_hash", plan_hash, "pr", (json_int_t)a->ev->number,
 		"reason", "NOT_AUTHORIZED", "message", reason.len ? reason.buf : "not allowed"));
-	fprintf(stderr, "pm-bot: %s may not approve: %s\n", login, reason.buf);
+	fprintf(stderr, "pm-bot: %s may not approve: %s\n", cmd_show(login),
+		cmd_show_msg(reason.buf));
 	action_react(a, "-1");
 	a->result = "denied";
 	rc = EXIT_INVALID;
@@ -351,8 +395,9 @@ static int show_pr_plan(struct action *a, long number, const char *head, int sum
 	meta_for(&meta, "plan", number, head, a->plan_hash, status);
 	memset(&ci, 0, sizeof(ci));
 	ci.meta = &meta;
-	ci.bundle = p.bundle;
-	ci.graph = p.in.graph;
+	/* An invalid plan shows its diagnostics only: no items, no text read from GitHub. */
+	ci.bundle = rc == EXIT_INVALID ? NULL : p.bundle;
+	ci.graph = rc == EXIT_INVALID ? NULL : p.in.graph;
 	ci.diags = &p.diags;
 	ci.notice = notice;
 	if (!summary_only && slot_find(a, &s, 0, number) != EXIT_OK) {
@@ -386,7 +431,8 @@ static int on_push(struct action *a)
 	const char *sha = a->ev->after ? a->ev->after : getenv("GITHUB_SHA");
 
 	if (!sha || pmbot_repo_resolve(head, a->repo, sha) < 0) {
-		fprintf(stderr, "pm-bot: the pushed commit %s is not in %s\n", sha ? sha : "(none)", a->dir);
+		fprintf(stderr, "pm-bot: the pushed commit %s is not in %s\n", cmd_show(sha ? sha : "(none)"),
+			cmd_show(a->dir));
 		return EXIT_RUNTIME;
 	}
 	return show_pr_plan(a, 0, head, 1, NULL);
@@ -414,33 +460,86 @@ static int results_notice(pmbot_buf *out, const json_t *results, const char *log
 		applied, json_array_size(results), failed, login) < 0 ? -1 : 0;
 }
 
+/*
+ * A closed or merged pull request is over: approving it writes nothing.
+ * EXIT_OK when open; EXIT_INVALID (audited, reacted to, result "denied").
+ */
+static int refuse_closed(struct action *a, const pmbot_gh_pull *pull, const char *hash)
+{
+	const char *reason = pull->merged ? "PR_MERGED" : "PR_CLOSED";
+
+	if (!strcmp(pull->state, "open"))
+		return EXIT_OK;
+	action_audit(a, "denial", json_pack("{s:s?, s:s, s:I, s:s}", "actor", a->ev->comment_author,
+		"plan_hash", hash, "pr", (json_int_t)a->ev->number, "reason", reason));
+	fprintf(stderr, "pm-bot: pull request #%ld is %s: nothing is applied\n", a->ev->number,
+		pull->merged ? "merged" : "closed");
+	action_react(a, "-1");
+	a->result = "denied";
+	return EXIT_INVALID;
+}
+
+/* The default branch's configuration, for decisions made before any plan. EXIT_*. */
+static int load_policy(struct action *a, pmbot_config **config)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	int r;
+
+	r = pmbot_source_config_at(config, NULL, a->repo, a->default_rev,
+		a->config_path ? a->config_path : PMBOT_CONFIG_PATH, a->slug, &diags);
+	pmbot_diag_list_free(&diags);
+	if (r == PMBOT_EINVALID)
+		return EXIT_INVALID;
+	if (r < 0) {
+		fprintf(stderr, "pm-bot: cannot read the configuration: %s\n",
+			pmbot_repo_last_error(a->repo));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
 static int on_apply(struct action *a, const pmbot_command *cmd)
 {
 	pmbot_gh_pull pull;
 	struct pr_plan p;
 	struct slot s;
-	pmbot_buf err = PMBOT_BUF_INIT, notice = PMBOT_BUF_INIT;
+	pmbot_buf err = PMBOT_BUF_INIT, notice = PMBOT_BUF_INIT, key = PMBOT_BUF_INIT;
 	pmbot_comment_meta meta;
 	pmbot_comment_input ci;
+	pmbot_config *policy = NULL;
 	json_t *results = NULL;
-	int rc, r;
+	int rc, r, locked = 0;
 
 	memset(&pull, 0, sizeof(pull));
 	memset(&p, 0, sizeof(p));
 	memset(&s, 0, sizeof(s));
 	if (pmbot_gh_pull_get(&pull, a->gh.client, a->slug, a->ev->number, &err) < 0) {
 		fprintf(stderr, "pm-bot: cannot read pull request #%ld: %s\n", a->ev->number,
-			err.len ? err.buf : "unknown error");
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
-	if ((rc = pr_plan_make(a, &p, pull.head_sha)) == EXIT_RUNTIME)
+	if ((rc = refuse_closed(a, &pull, cmd->hash)) != EXIT_OK)
 		goto done;
-	if (rc == EXIT_INVALID && !p.in.config) {
+	if ((rc = load_policy(a, &policy)) == EXIT_RUNTIME)
+		goto done;
+	if (rc == EXIT_INVALID) {
 		rc = show_pr_plan(a, a->ev->number, pull.head_sha, 0, NULL);
 		goto done;
 	}
-	if ((rc = action_authorize(a, p.in.config, cmd->hash)) != EXIT_OK)
+	if ((rc = action_authorize(a, policy, cmd->hash)) != EXIT_OK)
+		goto done;
+	/* The lock covers planning too: a plan made before another run applied is stale. */
+	if (pmbot_buf_printf(&key, "pr-%ld", a->ev->number) < 0) {
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	if ((rc = action_lock(a, key.buf)) != EXIT_OK) {
+		action_react(a, "confused");
+		goto done;
+	}
+	locked = 1;
+	if ((rc = pr_plan_make(a, &p, pull.head_sha)) == EXIT_RUNTIME)
 		goto done;
 	if ((rc = slot_find(a, &s, 0, a->ev->number)) != EXIT_OK)
 		goto done;
@@ -457,8 +556,14 @@ static int on_apply(struct action *a, const pmbot_command *cmd)
 		rc = show_pr_plan(a, a->ev->number, pull.head_sha, 0, notice.buf);
 		action_react(a, "confused");
 		a->result = "stale";
-		if (rc == EXIT_OK)
-			rc = EXIT_OK;
+		goto done;
+	}
+	if (a->audit_corrupt) {
+		fputs("pm-bot: the audit ledger is corrupt: nothing is applied until it is repaired "
+			"or moved away\n", stderr);
+		action_react(a, "-1");
+		a->result = "failed";
+		rc = EXIT_RUNTIME;
 		goto done;
 	}
 	if ((rc = slot_lock(a, &s)) != EXIT_OK) {
@@ -473,7 +578,7 @@ static int on_apply(struct action *a, const pmbot_command *cmd)
 	r = pmbot_apply_run(&results, p.bundle, NULL, p.in.backend, p.in.config, a->audit,
 		a->ev->comment_author, NULL, &err);
 	if (r != PMBOT_OK)
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "apply stopped");
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.len ? err.buf : "apply stopped"));
 	a->result = r == PMBOT_OK ? "applied" : "failed";
 	results_notice(&notice, results, a->ev->comment_author, r == PMBOT_OK);
 	meta_for(&meta, "plan", a->ev->number, pull.head_sha, a->plan_hash, a->result);
@@ -489,12 +594,51 @@ static int on_apply(struct action *a, const pmbot_command *cmd)
 	if (rc == EXIT_OK && r != PMBOT_OK)
 		rc = r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 done:
+	if (locked)
+		action_unlock(a, key.buf);
 	json_decref(results);
 	slot_clear(&s);
 	pr_plan_free(&p);
+	pmbot_config_free(policy);
 	pmbot_gh_pull_clear(&pull);
 	pmbot_buf_free(&err);
 	pmbot_buf_free(&notice);
+	pmbot_buf_free(&key);
+	return rc;
+}
+
+/*
+ * `/pm-bot plan` on a pull request from a fork runs the fork's reports
+ * with this token: only someone with write permission may ask for it.
+ * EXIT_OK allowed; EXIT_INVALID refused (audited, reacted to, "denied").
+ */
+static int may_replan_fork(struct action *a, const pmbot_gh_pull *pull)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	pmbot_permission have;
+	char *perm = NULL;
+	int rc = EXIT_OK;
+
+	if (pull->head_repo[0] && !strcasecmp(pull->head_repo, pull->base_repo))
+		return EXIT_OK;
+	if (pmbot_gh_permission(&perm, a->gh.client, a->slug, a->ev->comment_author, &err) < 0) {
+		fprintf(stderr, "pm-bot: cannot read %s's permission: %s\n", a->ev->comment_author,
+			err.len ? err.buf : "unknown error");
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	if (pmbot_permission_parse(&have, perm) == PMBOT_OK && have >= PMBOT_PERM_WRITE)
+		goto done;
+	action_audit(a, "denial", json_pack("{s:s, s:s, s:I, s:s}", "actor", a->ev->comment_author,
+		"permission", perm, "pr", (json_int_t)a->ev->number, "reason", "FORK_PLAN_NOT_ALLOWED"));
+	fprintf(stderr, "pm-bot: %s may not re-plan a pull request from a fork: that needs write "
+		"permission\n", a->ev->comment_author);
+	action_react(a, "-1");
+	a->result = "denied";
+	rc = EXIT_INVALID;
+done:
+	free(perm);
+	pmbot_buf_free(&err);
 	return rc;
 }
 
@@ -509,7 +653,7 @@ static int on_comment(struct action *a)
 		return EXIT_RUNTIME;
 	if (cmd.kind == PMBOT_CMD_NONE || cmd.kind == PMBOT_CMD_UNKNOWN) {
 		printf("pm-bot: not a command pm-bot knows (%s); ignored\n",
-			cmd.kind == PMBOT_CMD_UNKNOWN ? cmd.word : "none");
+			cmd_show(cmd.kind == PMBOT_CMD_UNKNOWN ? cmd.word : "none"));
 		a->result = "ignored";
 		return EXIT_OK;
 	}
@@ -521,11 +665,12 @@ static int on_comment(struct action *a)
 	memset(&pull, 0, sizeof(pull));
 	if (pmbot_gh_pull_get(&pull, a->gh.client, a->slug, a->ev->number, &err) < 0) {
 		fprintf(stderr, "pm-bot: cannot read pull request #%ld: %s\n", a->ev->number,
-			err.len ? err.buf : "unknown error");
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
-	rc = show_pr_plan(a, a->ev->number, pull.head_sha, 0, NULL);
+	if ((rc = may_replan_fork(a, &pull)) == EXIT_OK)
+		rc = show_pr_plan(a, a->ev->number, pull.head_sha, 0, NULL);
 	pmbot_gh_pull_clear(&pull);
 	pmbot_buf_free(&err);
 	return rc;
@@ -550,10 +695,54 @@ static int resolve_default(struct action *a)
 	pmbot_buf_free(&ref);
 	if (r < 0) {
 		fprintf(stderr, "pm-bot: the default branch%s%s is not in %s: check it out with "
-			"actions/checkout and fetch-depth: 0\n", b ? " " : "", b ? b : "", a->dir);
+			"actions/checkout and fetch-depth: 0\n", b ? " " : "", cmd_show(b ? b : ""),
+			cmd_show(a->dir));
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
+}
+
+/*
+ * Where the ledger (and the GitHub cache) go by default: under $RUNNER_TEMP,
+ * outside the workspace, whose files come from the pull request. Without
+ * $RUNNER_TEMP (a local run) <workspace>/.pm-bot, unless a path component
+ * there is a symlink: a committed `.pm-bot` link must not steer a write,
+ * so there is then no ledger (plans go on, applies refuse). EXIT_*.
+ */
+static int default_ledger(struct action *a, pmbot_buf *path)
+{
+	const char *tmp = getenv("RUNNER_TEMP");
+	pmbot_buf dir = PMBOT_BUF_INIT, file = PMBOT_BUF_INIT;
+	struct stat st;
+	int rc = EXIT_RUNTIME;
+
+	if (tmp && *tmp) {
+		if (pmbot_buf_printf(&dir, "%s/pm-bot", tmp) < 0 ||
+		    pmbot_buf_printf(path, "%s/audit.jsonl", dir.buf) < 0)
+			goto done;
+		if (!a->gopts.cache_dir && !getenv("PMBOT_GITHUB_CACHE_DIR")) {
+			if (pmbot_buf_printf(&a->cache_dir, "%s/cache", dir.buf) < 0)
+				goto done;
+			a->gopts.cache_dir = a->cache_dir.buf;
+		}
+	} else if (pmbot_buf_printf(&dir, "%s/.pm-bot", a->dir) < 0 ||
+		   pmbot_buf_printf(&file, "%s/audit.jsonl", dir.buf) < 0) {
+		goto done;
+	} else if ((lstat(dir.buf, &st) == 0 && !S_ISDIR(st.st_mode)) ||
+		   (lstat(file.buf, &st) == 0 && !S_ISREG(st.st_mode))) {
+		printf("::warning::pm-bot: the workspace's .pm-bot or its ledger is not a plain "
+			"directory and file (a symlink?): no audit ledger is written; nothing is applied\n");
+		rc = EXIT_OK;
+		goto done;
+	} else if (pmbot_buf_puts(path, file.buf) < 0) {
+		goto done;
+	}
+	pmbot_fs_mkdirs(dir.buf, 0755);
+	rc = EXIT_OK;
+done:
+	pmbot_buf_free(&dir);
+	pmbot_buf_free(&file);
+	return rc;
 }
 
 /* Append `text` to the file named by $name (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY). */
@@ -566,7 +755,8 @@ static int append_env_file(const char *name, const char *text, size_t len)
 	if (!path || !*path)
 		return 0;
 	if (!(f = fopen(path, "a"))) {
-		fprintf(stderr, "pm-bot: cannot open $%s (%s): %s\n", name, path, strerror(errno));
+		fprintf(stderr, "pm-bot: cannot open $%s (%s): %s\n", name, cmd_show(path),
+			strerror(errno));
 		return -1;
 	}
 	if (fwrite(text, 1, len, f) != len)
@@ -606,7 +796,8 @@ static int read_event(pmbot_event **ev)
 	}
 	pmbot_buf_init(&text, PMBOT_EVENT_MAX_BYTES);
 	if (pmbot_fs_read(&text, path) < 0) {
-		fprintf(stderr, "pm-bot: cannot read the event %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "pm-bot: cannot read the event %s: %s\n", cmd_show(path),
+			strerror(errno));
 		pmbot_buf_free(&text);
 		return EXIT_RUNTIME;
 	}
@@ -657,12 +848,14 @@ int cmd_action(int argc, char **argv)
 	if (!a.run_id || !*a.run_id)
 		a.run_id = "local";
 	pmbot_buf_init(&a.summary, 0);
+	pmbot_buf_init(&a.cache_dir, 0);
 	if ((rc = read_event(&ev)) != EXIT_OK)
 		goto done;
 	a.ev = ev;
 	what = pmbot_event_decide(ev, &why);
 	if (what == PMBOT_ACT_IGNORE) {
-		printf("pm-bot: nothing to do for this %s event: %s\n", ev->name, why ? why : "ignored");
+		printf("pm-bot: nothing to do for this %s event: %s\n", cmd_show(ev->name),
+			cmd_show_msg(why ? why : "ignored"));
 		a.result = "ignored";
 		goto done;
 	}
@@ -678,22 +871,26 @@ int cmd_action(int argc, char **argv)
 	}
 	if ((rc = cmd_open_repo(&a.repo, a.dir)) != EXIT_OK || (rc = resolve_default(&a)) != EXIT_OK)
 		goto done;
+	if (!audit_arg && (rc = default_ledger(&a, &audit_path)) != EXIT_OK)
+		goto done;
 	if ((rc = github_conn_open(&a.gh, &a.gopts)) != EXIT_OK)
 		goto done;
 	a.self = a.gh.self_login ? a.gh.self_login : DEFAULT_BOT;
-	if (!audit_arg && pmbot_buf_printf(&audit_path, "%s/.pm-bot/audit.jsonl", a.dir) == 0) {
-		pmbot_buf dir = PMBOT_BUF_INIT;
-
-		if (pmbot_buf_printf(&dir, "%s/.pm-bot", a.dir) == 0)
-			pmbot_fs_mkdirs(dir.buf, 0755);
-		pmbot_buf_free(&dir);
+	if (!audit_arg && audit_path.len)
 		audit_arg = audit_path.buf;
-	}
-	if (pmbot_audit_open(&a.audit, audit_arg, &diags) < 0) {
+	if (audit_arg && pmbot_audit_open(&a.audit, audit_arg, &diags) < 0) {
 		cmd_print_diags(stderr, &diags);
-		fprintf(stderr, "pm-bot: cannot open the audit ledger %s\n", audit_arg);
-		rc = EXIT_RUNTIME;
-		goto done;
+		/* A corrupt ledger committed to the workspace must not stop a plan; applies refuse. */
+		if (!pmbot_diag_list_find(&diags, "AUDIT_BROKEN")) {
+			fprintf(stderr, "pm-bot: cannot open the audit ledger %s\n", cmd_show(audit_arg));
+			rc = EXIT_RUNTIME;
+			goto done;
+		}
+		printf("::warning::pm-bot: the audit ledger is corrupt: plans are shown, nothing is "
+			"applied until it is repaired or moved away\n");
+		a.audit_corrupt = 1;
+	} else if (!audit_arg) {
+		a.audit_corrupt = 1;
 	}
 	switch (what) {
 	case PMBOT_ACT_PLAN_PR: rc = on_pull_request(&a); break;
@@ -715,6 +912,7 @@ done:
 	pmbot_event_free(ev);
 	pmbot_buf_free(&a.summary);
 	pmbot_buf_free(&audit_path);
+	pmbot_buf_free(&a.cache_dir);
 	pmbot_diag_list_free(&diags);
 	return rc;
 }

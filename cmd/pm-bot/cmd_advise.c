@@ -110,7 +110,7 @@ int cmd_advise(int argc, char **argv)
 	if (direct && !(options = json_pack("{s:b}", "allow_direct_github_writes", 1)))
 		goto done;
 	if (pmbot_capability_policy_check(&effective, &denied, cap, options) != PMBOT_OK) {
-		fprintf(stderr, "pm-bot: %s\n", denied.len ? denied.buf : "out of memory");
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(denied.len ? denied.buf : "out of memory"));
 		rc = denied.len ? EXIT_INVALID : EXIT_RUNTIME;
 		goto done;
 	}
@@ -135,7 +135,7 @@ int cmd_advise(int argc, char **argv)
 	}
 	if (backend->read(&st, backend, NULL, 0, r.config->project_owner, r.config->project_number,
 		&err) < 0) {
-		fprintf(stderr, "pm-bot: cannot read the state: %s\n", err.buf);
+		fprintf(stderr, "pm-bot: cannot read the state: %s\n", cmd_show_msg(err.buf));
 		goto done;
 	}
 	if (!(board = board_json(st)) || !(dump = json_dumps(board, JSON_COMPACT | JSON_SORT_KEYS)))
@@ -182,11 +182,11 @@ int cmd_advise(int argc, char **argv)
 	fputs(text.buf, stdout);
 	printf("\nProposed %zu change%s (%s). Nothing is applied until a human approves:\n\n"
 		"  pm-bot apply --plan %s --approve %s\n", pmbot_plan_count(bundle),
-		pmbot_plan_count(bundle) == 1 ? "" : "s", o.out ? o.out : "proposal.json",
-		o.out ? o.out : "proposal.json", json_string_value(json_object_get(bundle, "plan_hash")));
+		pmbot_plan_count(bundle) == 1 ? "" : "s", cmd_show(o.out ? o.out : "proposal.json"),
+		cmd_show(o.out ? o.out : "proposal.json"), json_string_value(json_object_get(bundle, "plan_hash")));
 	printf("\nThe model's own summary (its words, not pm-bot's; the changes above are what "
-		"would be applied):\n%s\n", json_string_value(json_object_get(result, "summary")) ?
-		json_string_value(json_object_get(result, "summary")) : "");
+		"would be applied):\n%s\n",
+		cmd_show_msg(json_string_value(json_object_get(result, "summary"))));
 	rc = EXIT_OK;
 done:
 	free(target);

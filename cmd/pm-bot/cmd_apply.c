@@ -42,8 +42,8 @@ static void after_changeset(void *ctx, const json_t *changeset, const char *stat
 	k->done++;
 	if (now - k->last_ms >= 5000) {
 		fprintf(stderr, "pm-bot: %ld of %zu changesets done (%s %s: %s)\n", k->done, k->total,
-			json_string_value(json_object_get(changeset, "changeset_id")),
-			json_string_value(json_object_get(changeset, "operation")), status);
+			cmd_show(json_string_value(json_object_get(changeset, "changeset_id"))),
+			cmd_show(json_string_value(json_object_get(changeset, "operation"))), status);
 		k->last_ms = now;
 	}
 	if (k->after > 0 && k->done >= k->after)
@@ -57,14 +57,15 @@ static int read_bundle(json_t **out, const char *path)
 
 	*out = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 	if (!*out) {
-		fprintf(stderr, "pm-bot: cannot read the plan %s: %s (line %d)\n", path, jerr.text,
+		fprintf(stderr, "pm-bot: cannot read the plan %s: %s (line %d)\n", cmd_show(path),
+			cmd_show_msg(jerr.text),
 			jerr.line);
 		return errno == ENOENT ? EXIT_RUNTIME : EXIT_INVALID;
 	}
 	sv = json_string_value(json_object_get(*out, "schema_version"));
 	if (!sv || strcmp(sv, "changeset_bundle/v1") ||
 	    !json_is_string(json_object_get(*out, "plan_hash"))) {
-		fprintf(stderr, "pm-bot: %s is not a changeset_bundle/v1 plan\n", path);
+		fprintf(stderr, "pm-bot: %s is not a changeset_bundle/v1 plan\n", cmd_show(path));
 		return EXIT_INVALID;
 	}
 	return EXIT_OK;
@@ -107,7 +108,7 @@ static void record_denial(pmbot_audit *audit, const char *audit_path, const json
 {
 	if (pmbot_audit_append(audit, "denial", ev) < 0)
 		fprintf(stderr, "pm-bot: cannot record the denial in the audit ledger %s\n",
-			audit_path);
+			cmd_show(audit_path));
 }
 
 static void print_results(const json_t *results)
@@ -123,9 +124,10 @@ static void print_results(const json_t *results)
 			if (st && !strcmp(st, names[k]))
 				counts[k]++;
 		if (st && (!strcmp(st, "denied") || !strcmp(st, "failed")))
-			fprintf(stderr, "pm-bot: %s %s: %s\n", json_string_value(json_object_get(r,
-				"changeset_id")), st, json_string_value(json_object_get(r, "reason")) ?
-				json_string_value(json_object_get(r, "reason")) : "");
+			fprintf(stderr, "pm-bot: %s %s: %s\n",
+				cmd_show(json_string_value(json_object_get(r, "changeset_id"))), st,
+				cmd_show_msg(json_string_value(json_object_get(r, "reason")) ?
+					json_string_value(json_object_get(r, "reason")) : ""));
 	}
 	printf("applied %zu, already applied %zu, denied %zu, failed %zu, pending %zu\n",
 		counts[0], counts[1], counts[2], counts[3], counts[4]);
@@ -203,7 +205,7 @@ int cmd_apply(int argc, char **argv)
 	}
 	if (pmbot_audit_open(&audit, audit_path, &diags) < 0) {
 		cmd_print_diags(stderr, &diags);
-		fprintf(stderr, "pm-bot: cannot open the audit ledger %s\n", audit_path);
+		fprintf(stderr, "pm-bot: cannot open the audit ledger %s\n", cmd_show(audit_path));
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
@@ -212,7 +214,7 @@ int cmd_apply(int argc, char **argv)
 			"approved_hash", approve, "plan_hash", json_object_get(approved, "plan_hash"));
 		record_denial(audit, audit_path, ev);
 		fprintf(stderr, "pm-bot: the approval names %s but the plan's hash is %s: nothing applied\n",
-			approve, json_string_value(json_object_get(approved, "plan_hash")));
+			cmd_show(approve), cmd_show(json_string_value(json_object_get(approved, "plan_hash"))));
 		rc = EXIT_INVALID;
 		goto done;
 	}
@@ -252,7 +254,7 @@ int cmd_apply(int argc, char **argv)
 		"plan_hash", approve, "fresh_hash", json_object_get(fresh, "plan_hash"),
 		"changesets", (json_int_t)pmbot_plan_count(fresh));
 	if (pmbot_audit_append(audit, "approval", ev) < 0) {
-		fprintf(stderr, "pm-bot: cannot write the audit ledger %s\n", audit_path);
+		fprintf(stderr, "pm-bot: cannot write the audit ledger %s\n", cmd_show(audit_path));
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
@@ -262,7 +264,7 @@ int cmd_apply(int argc, char **argv)
 	if (results)
 		print_results(results);
 	if (r != PMBOT_OK)
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "apply stopped");
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.len ? err.buf : "apply stopped"));
 	if (out_path && results && write_bundle(out_path, results) != EXIT_OK)
 		r = PMBOT_ERROR;
 	rc = r == PMBOT_OK ? EXIT_OK : r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;

@@ -18,11 +18,11 @@ int cmd_audit(int argc, char **argv)
 	cmd_print_diags(stderr, &diags);
 	pmbot_diag_list_free(&diags);
 	if (r == PMBOT_OK) {
-		printf("%s: %zu event%s, chain intact\n", argv[2], lines, lines == 1 ? "" : "s");
+		printf("%s: %zu event%s, chain intact\n", cmd_show(argv[2]), lines, lines == 1 ? "" : "s");
 		return EXIT_OK;
 	}
 	if (r == PMBOT_EINVALID)
 		return EXIT_INVALID;
-	fprintf(stderr, "pm-bot: cannot read %s\n", argv[2]);
+	fprintf(stderr, "pm-bot: cannot read %s\n", cmd_show(argv[2]));
 	return EXIT_RUNTIME;
 }

@@ -25,12 +25,16 @@ static int bullets(pmbot_buf *out, const char *heading, const json_t *list)
 	if (pmbot_buf_printf(out, "## %s\n\n", heading) < 0)
 		return -1;
 	json_array_foreach(list, i, v)
-		if (pmbot_buf_printf(out, "- %s\n", json_string_value(v)) < 0)
+		if (pmbot_buf_printf(out, "- %s\n", cmd_show_msg(json_string_value(v))) < 0)
 			return -1;
 	return pmbot_buf_putc(out, '\n');
 }
 
-/* The draft as a Markdown report: review notes, flags, then the block. */
+/*
+ * The draft as a Markdown report: review notes, flags, then the block. The
+ * model's words are shown log-safe: the draft goes to standard output, and a
+ * title or a note must not forge lines of its own.
+ */
 static int draft_markdown(pmbot_buf *out, const json_t *result, const json_t *flags,
 	const char *model, const char *provider, const char *source)
 {
@@ -45,7 +49,8 @@ static int draft_markdown(pmbot_buf *out, const json_t *result, const json_t *fl
 	if (pmbot_buf_printf(out, "# %s\n\n> **Draft for review.** Written by the model `%s` (%s) from "
 		"`%s` with pm-bot's `report_ir_draft` capability. Nothing has been written to GitHub: "
 		"check every item, then commit this report and let `pm-bot plan` propose the issues.\n\n",
-		title ? title : "Draft report", model, provider, source) < 0)
+		cmd_show_msg(title ? title : "Draft report"), cmd_show(model), cmd_show(provider),
+		cmd_show(source)) < 0)
 		goto done;
 	if (json_array_size(flags)) {
 		if (pmbot_buf_puts(out, "## Flagged for review\n\nThe input text contains phrases that "
@@ -54,9 +59,9 @@ static int draft_markdown(pmbot_buf *out, const json_t *result, const json_t *fl
 			goto done;
 		json_array_foreach(flags, i, v)
 			if (pmbot_buf_printf(out, "- `%s` (policy `%s`) in `%s`\n",
-				json_string_value(json_object_get(v, "matched")),
-				json_string_value(json_object_get(v, "policy")),
-				json_string_value(json_object_get(v, "ref"))) < 0)
+				cmd_show(json_string_value(json_object_get(v, "matched"))),
+				cmd_show(json_string_value(json_object_get(v, "policy"))),
+				cmd_show(json_string_value(json_object_get(v, "ref")))) < 0)
 				goto done;
 		if (pmbot_buf_putc(out, '\n') < 0)
 			goto done;
@@ -137,7 +142,7 @@ static int run(int argc, char **argv, int call_model)
 		goto done;
 	/* Policy before anything else: a denied request spends nothing. */
 	if (pmbot_capability_policy_check(&effective, &denied, cap, NULL) != PMBOT_OK) {
-		fprintf(stderr, "pm-bot: %s\n", denied.len ? denied.buf : "out of memory");
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(denied.len ? denied.buf : "out of memory"));
 		rc = denied.len ? EXIT_INVALID : EXIT_RUNTIME;
 		goto done;
 	}
@@ -181,7 +186,7 @@ static int run(int argc, char **argv, int call_model)
 		goto done;
 	}
 	if (o.out && pmbot_fs_write_atomic(o.out, md.buf, md.len) < 0) {
-		fprintf(stderr, "pm-bot: cannot write %s: %s\n", o.out, strerror(errno));
+		fprintf(stderr, "pm-bot: cannot write %s: %s\n", cmd_show(o.out), strerror(errno));
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
@@ -194,7 +199,8 @@ static int run(int argc, char **argv, int call_model)
 	} else if (!o.out) {
 		fwrite(md.buf, 1, md.len, stdout);
 	} else {
-		fprintf(stderr, "pm-bot: wrote the draft to %s; review it before committing\n", o.out);
+		fprintf(stderr, "pm-bot: wrote the draft to %s; review it before committing\n",
+			cmd_show(o.out));
 	}
 done:
 	json_decref(effective);

@@ -36,7 +36,7 @@ int write_bundle(const char *path, const json_t *bundle)
 		goto done;
 	}
 	if (pmbot_fs_write_atomic(path, out.buf, out.len) < 0) {
-		fprintf(stderr, "pm-bot: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "pm-bot: cannot write %s: %s\n", cmd_show(path), strerror(errno));
 		goto done;
 	}
 	rc = EXIT_OK;
@@ -104,7 +104,8 @@ int cmd_plan(int argc, char **argv)
 		if (pmbot_audit_open(&audit, audit_path, &ad) < 0 ||
 		    pmbot_audit_append(audit, "proposal", f) < 0) {
 			cmd_print_diags(stderr, &ad);
-			fprintf(stderr, "pm-bot: cannot append to the audit ledger %s\n", audit_path);
+			fprintf(stderr, "pm-bot: cannot append to the audit ledger %s\n",
+				cmd_show(audit_path));
 			rc = EXIT_RUNTIME;
 		}
 		pmbot_audit_close(audit);
@@ -119,7 +120,7 @@ int cmd_plan(int argc, char **argv)
 			goto done;
 		}
 		if (out_path && pmbot_fs_write_atomic(out_path, md.buf, md.len) < 0) {
-			fprintf(stderr, "pm-bot: cannot write %s: %s\n", out_path, strerror(errno));
+			fprintf(stderr, "pm-bot: cannot write %s: %s\n", cmd_show(out_path), strerror(errno));
 			rc = EXIT_RUNTIME;
 		}
 		if (fwrite(md.buf, 1, md.len, stdout) != md.len || fflush(stdout) != 0)

@@ -25,9 +25,10 @@ static void print_issue(const pmbot_wg_node *n, const pmbot_rendered_issue *is, 
 {
 	size_t i;
 
-	printf("%s== %s\ntitle: %s\nlabels:", first ? "" : "\n", n->stable_id, is->title);
+	printf("%s== %s\ntitle: %s\nlabels:", first ? "" : "\n", cmd_show(n->stable_id),
+		cmd_show_msg(is->title));
 	for (i = 0; i < is->n_labels; i++)
-		printf("%s %s", i ? "," : "", is->labels[i]);
+		printf("%s %s", i ? "," : "", cmd_show(is->labels[i]));
 	printf("\n\n");
 	fwrite(is->body, 1, is->body_len, stdout);
 	putchar('\n');
@@ -46,10 +47,10 @@ static int load_report(pmbot_workgraph **g, pmbot_repo *repo, const char *rev, c
 	if (r == 0)
 		r = pmbot_workgraph_load(g, path, text.buf, text.len, &lim, diags);
 	else if (r == PMBOT_ENOTFOUND || r == PMBOT_EINVALID)
-		fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(repo));
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(repo)));
 	else
-		fprintf(stderr, "pm-bot: cannot read %s at %s: %s\n", path, rev,
-			pmbot_repo_last_error(repo));
+		fprintf(stderr, "pm-bot: cannot read %s at %s: %s\n", cmd_show(path), cmd_show(rev),
+			cmd_show_msg(pmbot_repo_last_error(repo)));
 	pmbot_buf_free(&text);
 	if (r == PMBOT_OK)
 		return EXIT_OK;
@@ -94,7 +95,8 @@ int cmd_render(int argc, char **argv)
 		goto done;
 	r = pmbot_source_forms(&forms, repo, rev, cfg, &diags);
 	if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
-		fprintf(stderr, "pm-bot: cannot read issue forms: %s\n", pmbot_repo_last_error(repo));
+		fprintf(stderr, "pm-bot: cannot read issue forms: %s\n",
+			cmd_show_msg(pmbot_repo_last_error(repo)));
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
@@ -106,7 +108,8 @@ int cmd_render(int argc, char **argv)
 		goto done;
 	}
 	if (only && !pmbot_workgraph_find(g, only)) {
-		fprintf(stderr, "pm-bot: no work item '%s' in %s\n", only, argv[optind]);
+		fprintf(stderr, "pm-bot: no work item '%s' in %s\n", cmd_show(only),
+			cmd_show(argv[optind]));
 		rc = EXIT_INVALID;
 		goto done;
 	}

@@ -104,7 +104,8 @@ int cmd_snapshot(int argc, char **argv)
 			goto done;
 		rc = EXIT_RUNTIME;
 		if (pmbot_github_backend_open(&backend, gc.client, gc.self_login, &err) < 0) {
-			fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "cannot open the GitHub backend");
+			fprintf(stderr, "pm-bot: %s\n",
+				cmd_show_msg(err.len ? err.buf : "cannot open the GitHub backend"));
 			goto done;
 		}
 	} else if (!strcmp(backend_name, "file")) {
@@ -121,20 +122,21 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	r = backend->read(&state, backend, repos, n_repos, project_owner, project_number, &err);
 	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot read the state: %s\n", err.len ? err.buf : "unknown error");
+		fprintf(stderr, "pm-bot: cannot read the state: %s\n",
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		rc = r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 		goto done;
 	}
 	if (project_owner && !state->project)
 		fprintf(stderr, "pm-bot: warning: no project %s/%ld is visible to this token; "
-			"the snapshot has none\n", project_owner, project_number);
+			"the snapshot has none\n", cmd_show(project_owner), project_number);
 	if (pmbot_state_canonical(&out, state) < 0 || pmbot_buf_putc(&out, '\n') < 0) {
 		fputs("pm-bot: cannot serialise the state\n", stderr);
 		goto done;
 	}
 	if (out_path) {
 		if (pmbot_fs_write_atomic(out_path, out.buf, out.len) < 0) {
-			fprintf(stderr, "pm-bot: cannot write %s: %s\n", out_path, strerror(errno));
+			fprintf(stderr, "pm-bot: cannot write %s: %s\n", cmd_show(out_path), strerror(errno));
 			goto done;
 		}
 	} else if (fwrite(out.buf, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {

@@ -47,9 +47,9 @@ static int report_file(json_t *results, const char *name, const char *blob,
 	pmbot_diag_list_sort(diags);
 	if (!results) {
 		cmd_print_diags(stderr, diags);
-		printf("%s", name);
+		printf("%s", cmd_show(name));
 		if (blob)
-			printf(" (blob %.12s)", blob);
+			printf(" (blob %.12s)", cmd_show(blob));
 		printf(": %s (%zu error%s, %zu warning%s)\n", diags->errors ? "invalid" : "valid",
 			diags->errors, diags->errors == 1 ? "" : "s", diags->warnings,
 			diags->warnings == 1 ? "" : "s");
@@ -154,17 +154,17 @@ static int validate_repo(json_t *results, const struct validate_opts *o, int arg
 	if ((rc = cmd_load_config(&cfg, repo, o->config_rev ? o->config_rev : o->rev)) != EXIT_OK)
 		goto done;
 	if ((r = select_reports(&files, repo, o, cfg, argc, argv)) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(repo));
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(repo)));
 		rc = r == PMBOT_ENOTFOUND || r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 		goto done;
 	}
 	if (argc && (size_t)argc != files.count && !o->base) {
 		fprintf(stderr, "pm-bot: %d of the named reports do not exist at %s\n",
-			argc - (int)files.count, o->rev);
+			argc - (int)files.count, cmd_show(o->rev));
 		rc = EXIT_INVALID;
 	}
 	if (!files.count && !results && !argc)
-		fprintf(stderr, "pm-bot: no reports match at %s\n", o->rev);
+		fprintf(stderr, "pm-bot: no reports match at %s\n", cmd_show(o->rev));
 	for (i = 0; i < files.count; i++) {
 		pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 		pmbot_workgraph *g = NULL;
@@ -172,8 +172,8 @@ static int validate_repo(json_t *results, const struct validate_opts *o, int arg
 		r = pmbot_source_report(&g, repo, files.items[i].blob_id, files.items[i].path, &lim, &diags);
 		pmbot_workgraph_free(g);
 		if (r == PMBOT_ERROR) {
-			fprintf(stderr, "pm-bot: cannot read %s: %s\n", files.items[i].path,
-				pmbot_repo_last_error(repo));
+			fprintf(stderr, "pm-bot: cannot read %s: %s\n", cmd_show(files.items[i].path),
+				cmd_show_msg(pmbot_repo_last_error(repo)));
 			rc = EXIT_RUNTIME;
 		} else {
 			if (report_file(results, files.items[i].path, files.items[i].blob_id, &diags) < 0)

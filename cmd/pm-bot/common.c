@@ -12,6 +12,42 @@
 #include "pmbot/source.h"
 #include "pmbot/banned.h"
 
+/*
+ * A few scratch buffers in turn, so one printf can show several values;
+ * cmd_show_free() at exit releases them.
+ */
+#define SHOW_SLOTS 8
+static pmbot_buf show_slots[SHOW_SLOTS] = {
+	PMBOT_BUF_INIT, PMBOT_BUF_INIT, PMBOT_BUF_INIT, PMBOT_BUF_INIT,
+	PMBOT_BUF_INIT, PMBOT_BUF_INIT, PMBOT_BUF_INIT, PMBOT_BUF_INIT
+};
+static unsigned show_next;
+
+static const char *show_max(const char *s, size_t max_chars)
+{
+	pmbot_buf *b = &show_slots[show_next++ % SHOW_SLOTS];
+
+	return pmbot_log_show(b, s, max_chars);
+}
+
+const char *cmd_show(const char *s)
+{
+	return show_max(s, PMBOT_LOG_NAME_MAX);
+}
+
+const char *cmd_show_msg(const char *s)
+{
+	return show_max(s, PMBOT_LOG_MESSAGE_MAX);
+}
+
+void cmd_show_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < SHOW_SLOTS; i++)
+		pmbot_buf_free(&show_slots[i]);
+}
+
 const char *cmd_display_name(const char *file)
 {
 	return strcmp(file, "-") ? file : "<stdin>";
@@ -33,7 +69,7 @@ int cmd_load_report_file(pmbot_workgraph **out, const char *file, pmbot_diag_lis
 				"the report is larger than %zu bytes", lim.max_bytes);
 			rc = EXIT_INVALID;
 		} else {
-			fprintf(stderr, "pm-bot: cannot read %s: %s\n", name, strerror(errno));
+			fprintf(stderr, "pm-bot: cannot read %s: %s\n", cmd_show(name), strerror(errno));
 			rc = EXIT_RUNTIME;
 		}
 		goto done;
@@ -46,7 +82,7 @@ int cmd_load_report_file(pmbot_workgraph **out, const char *file, pmbot_diag_lis
 		rc = EXIT_INVALID;
 		break;
 	default:
-		fprintf(stderr, "pm-bot: %s: out of memory\n", name);
+		fprintf(stderr, "pm-bot: %s: out of memory\n", cmd_show(name));
 		rc = EXIT_RUNTIME;
 	}
 done:
@@ -124,7 +160,8 @@ int cmd_open_repo(pmbot_repo **out, const char *path)
 	}
 
 	if (pmbot_repo_open(out, path, &err) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "cannot open the repository");
+		fprintf(stderr, "pm-bot: %s\n",
+			cmd_show_msg(err.len ? err.buf : "cannot open the repository"));
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
@@ -145,8 +182,8 @@ int cmd_load_config(pmbot_config **out, pmbot_repo *repo, const char *rev)
 		return EXIT_OK;
 	if (rc == PMBOT_EINVALID)
 		return EXIT_INVALID;
-	fprintf(stderr, "pm-bot: cannot read %s at %s: %s\n", PMBOT_CONFIG_PATH, rev,
-		pmbot_repo_last_error(repo));
+	fprintf(stderr, "pm-bot: cannot read %s at %s: %s\n", PMBOT_CONFIG_PATH, cmd_show(rev),
+		cmd_show_msg(pmbot_repo_last_error(repo)));
 	/* An unknown revision is the user's input, not a failure of ours. */
 	return rc == PMBOT_ENOTFOUND ? EXIT_INVALID : EXIT_RUNTIME;
 }

@@ -42,7 +42,7 @@ static void on_event(void *payload, const pmbot_github_event *ev)
 	if (gc->verbose || ev->kind == PMBOT_GITHUB_EV_RATE_LIMIT ||
 	    (ev->kind == PMBOT_GITHUB_EV_RETRY && ev->wait_ms >= 1000) ||
 	    ev->kind == PMBOT_GITHUB_EV_CACHE_ERROR) {
-		fprintf(stderr, "pm-bot: github: %s\n", ev->message);
+		fprintf(stderr, "pm-bot: github: %s\n", cmd_show_msg(ev->message));
 		return;
 	}
 	if (ev->kind != PMBOT_GITHUB_EV_RESPONSE)
@@ -89,7 +89,7 @@ int github_conn_open(struct github_conn *gc, const struct plan_opts *o)
 		pace = strtol(pace_text, &end, 10);
 		if (errno || end == pace_text || *end || pace < 0) {
 			fprintf(stderr, "pm-bot: the write pace must be a number of milliseconds, not '%s'\n",
-				pace_text);
+				cmd_show(pace_text));
 			rc = EXIT_INVALID;
 			goto done;
 		}
@@ -106,7 +106,7 @@ int github_conn_open(struct github_conn *gc, const struct plan_opts *o)
 	r = pmbot_github_client_new(&gc->client, &opts, &err);
 	if (r < 0) {
 		fprintf(stderr, "pm-bot: cannot make the GitHub client: %s\n",
-			err.len ? err.buf : "unknown error");
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		rc = r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 		goto done;
 	}
@@ -117,7 +117,8 @@ int github_conn_open(struct github_conn *gc, const struct plan_opts *o)
 	 */
 	if (pmbot_github_viewer_login(&gc->self_login, gc->client) < 0)
 		fprintf(stderr, "pm-bot: github: cannot tell which login the token acts as (%s); "
-			"trusting only the configured authors\n", pmbot_github_last_error(gc->client));
+			"trusting only the configured authors\n",
+			cmd_show_msg(pmbot_github_last_error(gc->client)));
 done:
 	pmbot_buf_free(&err);
 	pmbot_buf_free(&cache);

@@ -117,7 +117,7 @@ int llm_audit(const struct llm_opts *o, const json_t *fields)
 	if (pmbot_audit_open(&audit, path.buf, &diags) < 0 ||
 	    pmbot_audit_append(audit, "capability_run", fields) < 0) {
 		cmd_print_diags(stderr, &diags);
-		fprintf(stderr, "pm-bot: cannot write the audit ledger %s\n", path.buf);
+		fprintf(stderr, "pm-bot: cannot write the audit ledger %s\n", cmd_show(path.buf));
 		goto done;
 	}
 	rc = 0;
@@ -145,12 +145,12 @@ static int llm_call(pmbot_buf *text, pmbot_llm_config *cfg, const pmbot_promptir
 		return EXIT_RUNTIME;
 	}
 	if (pmbot_llm_client_new(&client, cfg, &err) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", err.buf);
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.buf));
 		goto done;
 	}
 	if (pmbot_llm_complete(text, client, system, user, ir->temperature_hint,
 		(long)ir->token_budget, &err) < 0) {
-		fprintf(stderr, "pm-bot: the model call failed: %s\n", err.buf);
+		fprintf(stderr, "pm-bot: the model call failed: %s\n", cmd_show_msg(err.buf));
 		goto done;
 	}
 	rc = EXIT_OK;
@@ -169,7 +169,7 @@ static int llm_provider(pmbot_llm_config *cfg)
 	pmbot_llm_config_init(cfg);
 	r = pmbot_llm_config_from_env(cfg, &err);
 	if (r < 0)
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf :
+		fprintf(stderr, "pm-bot: %s\n", err.len ? cmd_show_msg(err.buf) :
 			"no model provider is configured: set PM_BOT_LLM_PROVIDER (openai or anthropic), "
 			"PM_BOT_LLM_MODEL and, for hosted APIs, PM_BOT_LLM_API_KEY");
 	pmbot_buf_free(&err);
@@ -328,11 +328,11 @@ void llm_print_violations(const json_t *violations)
 
 	json_array_foreach(violations, i, v)
 		fprintf(stderr, "pm-bot: governance: %s %s: %s matches \"%s\" (%s)\n",
-			json_string_value(json_object_get(v, "action")),
-			json_string_value(json_object_get(v, "policy")),
-			json_string_value(json_object_get(v, "field")),
-			json_string_value(json_object_get(v, "matched")),
-			json_string_value(json_object_get(v, "type")));
+			cmd_show(json_string_value(json_object_get(v, "action"))),
+			cmd_show(json_string_value(json_object_get(v, "policy"))),
+			cmd_show(json_string_value(json_object_get(v, "field"))),
+			cmd_show(json_string_value(json_object_get(v, "matched"))),
+			cmd_show(json_string_value(json_object_get(v, "type"))));
 }
 
 int llm_prepare(struct llm_run *r, const struct llm_opts *o, const char *capability,
@@ -347,7 +347,7 @@ int llm_prepare(struct llm_run *r, const struct llm_opts *o, const char *capabil
 	if ((rc = cmd_open_repo(&r->repo, o->repo ? o->repo : ".")) != EXIT_OK)
 		return rc;
 	if (pmbot_repo_resolve(r->commit, r->repo, o->rev ? o->rev : "HEAD") < 0) {
-		fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(r->repo));
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(r->repo)));
 		return EXIT_INVALID;
 	}
 	if ((rc = cmd_load_config(&r->config, r->repo, r->commit)) != EXIT_OK)

@@ -231,13 +231,14 @@ const struct cmd *cmd_lookup(const char *name)
 
 int cmd_usage_error(const struct cmd *c, const char *fmt, ...)
 {
+	pmbot_buf msg = PMBOT_BUF_INIT;
 	va_list ap;
 
-	fputs("pm-bot: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	pmbot_buf_vprintf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(msg.buf));
+	pmbot_buf_free(&msg);
 	if (c)
 		fputs(c->usage, stderr);
 	return EXIT_INVALID;
@@ -310,5 +311,6 @@ int main(int argc, char **argv)
 	}
 	rc = c->fn(argc - 1, argv + 1);
 	cmd_git_shutdown();
+	cmd_show_free();
 	return rc;
 }

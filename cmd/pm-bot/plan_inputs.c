@@ -47,6 +47,26 @@ static char *scope_target(const json_t *root)
 	return pmbot_buf_detach(&b, NULL);
 }
 
+/*
+ * Count a parsed report's items (epics, features, tasks) into the run's
+ * total, before its graph is built: over limits.max_items the run stops.
+ */
+static int count_items(struct plan_inputs *in, const json_t *root, const char *name,
+	pmbot_diag_list *diags)
+{
+	static const char *const kinds[] = { "epics", "features", "tasks" };
+	size_t i, max = in->config->max_items;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		in->n_items += json_array_size(json_object_get(root, kinds[i]));
+	if (!max || in->n_items <= max)
+		return PMBOT_OK;
+	if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "TOO_MANY_ITEMS", name, "", 0, 0,
+		"the reports hold more than %zu items (limits.max_items): nothing is planned", max) < 0)
+		return PMBOT_ERROR;
+	return PMBOT_EINVALID;
+}
+
 /* Load one report's bytes into the merged graph; remembers its scope target. */
 static int add_report(struct plan_inputs *in, const char *name, const char *text, size_t len,
 	const char *blob, pmbot_diag_list *diags)
@@ -59,6 +79,8 @@ static int add_report(struct plan_inputs *in, const char *name, const char *text
 
 	pmbot_limits_default(&lim);
 	rc = pmbot_report_load(&r, name, text, len, &lim, diags);
+	if (rc == PMBOT_OK && (rc = count_items(in, r->root, name, diags)) != PMBOT_OK)
+		goto done;
 	if (rc == PMBOT_OK)
 		rc = pmbot_report_validate(r, diags);
 	if (rc == PMBOT_OK)
@@ -79,8 +101,43 @@ static int add_report(struct plan_inputs *in, const char *name, const char *text
 		blob ? json_pack("{s:s, s:s}", "path", name, "blob", blob)
 		     : json_pack("{s:s}", "path", name)) < 0)
 		rc = PMBOT_ERROR;
+done:
 	pmbot_workgraph_free(g);
 	pmbot_report_free(r);
+	return rc;
+}
+
+/*
+ * The run's byte limits, from the blobs' sizes alone: nothing of a hostile
+ * push is read or parsed when one report or all of them are too large.
+ * Every report over its limit is named. EXIT_*.
+ */
+static int check_sizes(struct plan_inputs *in, const pmbot_repo_files *files,
+	pmbot_diag_list *diags)
+{
+	size_t i, size, total = 0, max = in->config->max_report_bytes;
+	size_t max_total = in->config->max_total_bytes;
+	int rc = EXIT_OK;
+
+	for (i = 0; i < files->count; i++) {
+		if (pmbot_repo_blob_size(&size, in->repo, files->items[i].blob_id) < 0) {
+			fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(in->repo));
+			return EXIT_RUNTIME;
+		}
+		total += size;
+		if (max && size > max) {
+			pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", files->items[i].path, "",
+				0, 0, "the report is %zu bytes, more than limits.max_report_bytes (%zu)",
+				size, max);
+			rc = EXIT_INVALID;
+		}
+	}
+	if (max_total && total > max_total) {
+		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", NULL, "", 0, 0,
+			"the %zu reports are %zu bytes together, more than limits.max_total_bytes (%zu): "
+			"none is read", files->count, total, max_total);
+		rc = EXIT_INVALID;
+	}
 	return rc;
 }
 
@@ -101,27 +158,31 @@ static int load_reports_from_git(struct plan_inputs *in, const struct plan_opts 
 		n = o->n_paths;
 	}
 	if ((r = pmbot_repo_list(&files, in->repo, o->rev, globs, n)) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(in->repo));
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(in->repo)));
 		rc = r == PMBOT_ERROR ? EXIT_RUNTIME : EXIT_INVALID;
 		goto done;
 	}
 	if (!files.count)
-		fprintf(stderr, "pm-bot: no reports match at %s\n", o->rev);
+		fprintf(stderr, "pm-bot: no reports match at %s\n", cmd_show(o->rev));
 	if (json_object_set_new(in->source, "commit", json_string(files.commit_id)) < 0) {
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
+	if ((rc = check_sizes(in, &files, diags)) != EXIT_OK)
+		goto done;
+	pmbot_buf_free(&text);
+	pmbot_buf_init(&text, in->config->max_report_bytes ? in->config->max_report_bytes : lim.max_bytes);
 	for (i = 0; i < files.count; i++) {
 		pmbot_buf_clear(&text);
 		r = pmbot_repo_read_blob(&text, in->repo, files.items[i].blob_id);
 		if (r == PMBOT_REPO_ETOOBIG) {
 			pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", files.items[i].path, "",
-				0, 0, "the report is larger than %zu bytes", lim.max_bytes);
+				0, 0, "the report is larger than %zu bytes", text.max);
 			rc = EXIT_INVALID;
 			continue;
 		}
 		if (r < 0) {
-			fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(in->repo));
+			fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(in->repo)));
 			rc = EXIT_RUNTIME;
 			goto done;
 		}
@@ -132,6 +193,8 @@ static int load_reports_from_git(struct plan_inputs *in, const struct plan_opts 
 		}
 		if (r == PMBOT_EINVALID)
 			rc = EXIT_INVALID;
+		if (in->config->max_items && in->n_items > in->config->max_items)
+			goto done;
 	}
 done:
 	pmbot_buf_free(&text);
@@ -152,7 +215,8 @@ static int load_reports_from_files(struct plan_inputs *in, const struct plan_opt
 	for (i = 0; i < o->n_paths; i++) {
 		pmbot_buf_clear(&text);
 		if (pmbot_fs_read(&text, o->paths[i]) < 0) {
-			fprintf(stderr, "pm-bot: cannot read %s: %s\n", o->paths[i], strerror(errno));
+			fprintf(stderr, "pm-bot: cannot read %s: %s\n", cmd_show(o->paths[i]),
+				strerror(errno));
 			rc = EXIT_RUNTIME;
 			break;
 		}
@@ -202,7 +266,8 @@ static int open_github(struct plan_inputs *in, const struct plan_opts *o)
 	if (in->gh->self_login && pmbot_config_trust(in->config, in->gh->self_login) == PMBOT_ERROR)
 		return EXIT_RUNTIME;
 	if (pmbot_github_backend_open(&in->backend, in->gh->client, in->gh->self_login, &err) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", err.len ? err.buf : "cannot open the GitHub backend");
+		fprintf(stderr, "pm-bot: %s\n",
+			cmd_show_msg(err.len ? err.buf : "cannot open the GitHub backend"));
 		rc = EXIT_RUNTIME;
 	}
 	pmbot_buf_free(&err);
@@ -216,9 +281,20 @@ static int open_state(struct plan_inputs *in, const struct plan_opts *o, pmbot_d
 	int r, rc = EXIT_OK;
 
 	if (o->backend && strcmp(o->backend, "file") && strcmp(o->backend, "github")) {
-		fprintf(stderr, "pm-bot: unknown backend '%s': use file or github\n", o->backend);
+		fprintf(stderr, "pm-bot: unknown backend '%s': use file or github\n",
+			cmd_show(o->backend));
 		return EXIT_INVALID;
 	}
+	/* The allowlist is checked before any backend is opened for the target. */
+	switch (pmbot_plan_check_target(in->config, in->target, diags)) {
+	case PMBOT_OK:
+		break;
+	case PMBOT_EINVALID:
+		return EXIT_INVALID;
+	default:
+		return EXIT_RUNTIME;
+	}
+
 	if (o->backend && !strcmp(o->backend, "github")) {
 		if ((rc = open_github(in, o)) != EXIT_OK)
 			return rc;
@@ -239,7 +315,7 @@ static int open_state(struct plan_inputs *in, const struct plan_opts *o, pmbot_d
 	if (r == PMBOT_EINVALID)
 		return EXIT_INVALID;
 	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot open the state file %s\n", in->state_path);
+		fprintf(stderr, "pm-bot: cannot open the state file %s\n", cmd_show(in->state_path));
 		return EXIT_RUNTIME;
 	}
 read:
@@ -247,7 +323,8 @@ read:
 	r = in->backend->read(&in->state, in->backend, repos, 1, in->config->project_owner,
 		in->config->project_number, &err);
 	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot read the state: %s\n", err.len ? err.buf : "unknown error");
+		fprintf(stderr, "pm-bot: cannot read the state: %s\n",
+			cmd_show_msg(err.len ? err.buf : "unknown error"));
 		rc = r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 	}
 	pmbot_buf_free(&err);
@@ -275,8 +352,8 @@ int plan_inputs_load(struct plan_inputs *in, const struct plan_opts *o, pmbot_di
 		free(current);
 		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
 			fprintf(stderr, "pm-bot: cannot read %s: %s\n",
-				o->config_path ? o->config_path : PMBOT_CONFIG_PATH,
-				pmbot_repo_last_error(in->repo));
+				cmd_show(o->config_path ? o->config_path : PMBOT_CONFIG_PATH),
+				cmd_show_msg(pmbot_repo_last_error(in->repo)));
 			return r == PMBOT_ENOTFOUND ? EXIT_INVALID : EXIT_RUNTIME;
 		}
 		if (r == PMBOT_EINVALID)
@@ -287,7 +364,7 @@ int plan_inputs_load(struct plan_inputs *in, const struct plan_opts *o, pmbot_di
 			in->config, diags);
 		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
 			fprintf(stderr, "pm-bot: cannot read issue forms: %s\n",
-				pmbot_repo_last_error(in->repo));
+				cmd_show_msg(pmbot_repo_last_error(in->repo)));
 			return EXIT_RUNTIME;
 		}
 		if (r == PMBOT_EINVALID)

@@ -138,8 +138,9 @@ int pmbot_comment_render(pmbot_buf *out, const pmbot_comment_input *in);
  * only named by a binding has no class. Labels are "stable_id: title" (the
  * graph's title; the stable_id alone when the graph lacks the item), cut at
  * 80 code points with "…", every character Mermaid or Markdown could read
- * as syntax written as a Mermaid entity (#quot; #lt; #gt; #35; #96; …),
- * control characters as spaces. Edges: the graph's parent_child ("-->"),
+ * as syntax written as a Mermaid entity (#quot; #lt; #gt; #35; #37; #96; …:
+ * '%' so no "%%{init …}%%" directive survives), line breaks and other
+ * control characters as spaces (so no "click" line). Edges: the graph's parent_child ("-->"),
  * depends_on and blocked_by ("-. depends on .->", "-. blocked by .->")
  * between shown nodes, in the graph's order.
  *

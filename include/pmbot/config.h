@@ -91,7 +91,22 @@ typedef struct {
 	json_t *llm_policies;              /* llm.policies: custom governance policies (an array of
 	                                      objects, checked by the governance); NULL: none */
 	long llm_digest_threshold;         /* llm.digest_threshold; 0: the default */
+	/* limits: what one run reads of the reports (checked before parsing) */
+	size_t max_report_bytes;           /* one report's blob; PMBOT_CONFIG_DEFAULT_MAX_REPORT_BYTES */
+	size_t max_total_bytes;            /* every report together; ..._MAX_TOTAL_BYTES */
+	size_t max_items;                  /* epics + features + tasks of every report; ..._MAX_ITEMS */
 } pmbot_config;
+
+/*
+ * Defaults of `limits`: 4 MiB per report (10,000 items of a typical report
+ * take 2.8 MB), 8 MiB in all, 10,000 items. Each may be set from 1 to the
+ * ..._MAX below.
+ */
+#define PMBOT_CONFIG_DEFAULT_MAX_REPORT_BYTES ((size_t)4 << 20)
+#define PMBOT_CONFIG_DEFAULT_MAX_TOTAL_BYTES ((size_t)8 << 20)
+#define PMBOT_CONFIG_DEFAULT_MAX_ITEMS ((size_t)10000)
+#define PMBOT_CONFIG_LIMIT_BYTES_MAX (64LL << 20)
+#define PMBOT_CONFIG_LIMIT_ITEMS_MAX 100000LL
 
 /* Context references a draft may carry before the digest plugin folds them: llm.digest_threshold. */
 #define PMBOT_CONFIG_DEFAULT_DIGEST_THRESHOLD 10

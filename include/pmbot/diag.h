@@ -63,11 +63,38 @@ const pmbot_diag *pmbot_diag_list_find(const pmbot_diag_list *list,
 	const char *code);
 
 /*
- * User text for a diagnostic message: control characters, DEL and '`' are
- * written as \xNN and the text is cut after `max_chars` characters with
- * "...", so a hostile value can neither forge extra diagnostic lines nor
- * flood the output. Writes into `scratch` (cleared first) and returns its
- * buffer (borrowed), or "?" when out of memory.
+ * Log-safe text: the one escaper of outside text (report values, file
+ * names, ids, titles, logins, comment words, model output) printed to a log
+ * or a terminal. Appends `len` bytes of `s` to `out` so that
+ *  - control characters (newline, CR, ESC, DEL...) are written \xNN, so a
+ *    value can neither end a line nor start one: no output line can begin
+ *    with the `::` of a GitHub Actions workflow command;
+ *  - a value that itself begins with "::" has its first ':' written \x3a
+ *    (it may be printed at the start of a line);
+ *  - C1 controls, bidirectional overrides, U+2028/U+2029 and U+FEFF are
+ *    written \uNNNN, bytes that are not UTF-8 (and NUL) \xNN;
+ *  - after `max_chars` characters the rest is cut as "...[N more bytes]".
+ * A backslash is left as is: the output is for people, not to be decoded.
+ * Returns 0, or -1 when `out` is full or out of memory.
+ */
+int pmbot_log_escape(pmbot_buf *out, const char *s, size_t len, size_t max_chars);
+
+/* Caps for the parts of a printed line. */
+#define PMBOT_LOG_NAME_MAX 300      /* a file name, a JSON pointer, an id, a login */
+#define PMBOT_LOG_MESSAGE_MAX 2000  /* a diagnostic message or a model's summary */
+
+/*
+ * pmbot_log_escape() of the C string `s` (NULL shows "(null)") into
+ * `scratch`, cleared first. Returns its buffer (borrowed, valid until
+ * `scratch` changes), or "?" when out of memory.
+ */
+const char *pmbot_log_show(pmbot_buf *scratch, const char *s, size_t max_chars);
+
+/*
+ * User text inside a diagnostic message: escaped as pmbot_log_escape()
+ * does, and '`' too, cut after `max_chars` characters with a bare "...".
+ * Writes into `scratch` (cleared first) and returns its buffer (borrowed),
+ * or "?" when out of memory.
  */
 const char *pmbot_diag_show(pmbot_buf *scratch, const char *s, size_t max_chars);
 
@@ -77,7 +104,9 @@ const char *pmbot_severity_name(pmbot_severity sev);
 /*
  * Append "file:line:column: error CODE path: message\n" to `out`. An
  * unknown file, line or column is left out; the empty (root) pointer is
- * written "(root)".
+ * written "(root)". The file, the pointer and the message are written
+ * log-safe (pmbot_log_escape(), capped at PMBOT_LOG_NAME_MAX and
+ * PMBOT_LOG_MESSAGE_MAX): the result is exactly one line whatever they hold.
  */
 int pmbot_diag_format(pmbot_buf *out, const pmbot_diag *d);
 

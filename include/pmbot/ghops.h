@@ -48,6 +48,9 @@
  */
 #define PMBOT_GH_EFORBIDDEN (-40)
 
+/* A create found the name taken (422 with GitHub's `already_exists` code). */
+#define PMBOT_GH_EEXISTS (-41)
+
 /* The token's own login: pmbot_github_viewer_login() in github.h. */
 
 /*
@@ -58,18 +61,20 @@
  *              knows it (a deleted fork), which never equals base_repo
  *   base_repo  full_name of the base repository
  *   state      "open" or "closed" (a merged PR is "closed")
+ *   merged     1 when GitHub says the PR was merged, else 0
  */
 typedef struct {
 	char *head_sha;
 	char *head_repo;
 	char *base_repo;
 	char *state;
+	int merged;
 } pmbot_gh_pull;
 
 /*
  * GET /repos/{o}/{r}/pulls/{number}. `*out` is filled (and owned by the
  * caller) on 0 and zeroed otherwise. PMBOT_ERROR when the answer lacks
- * one of the fields or the head sha is not hex.
+ * one of the fields (`merged` included) or the head sha is not hex.
  */
 int pmbot_gh_pull_get(pmbot_gh_pull *out, pmbot_github_client *c, const char *repo,
 	long number, pmbot_buf *err);
@@ -157,5 +162,38 @@ int pmbot_gh_issue_find(long *number, char **body, pmbot_github_client *c, const
  */
 int pmbot_gh_issue_upsert(long *out_number, pmbot_github_client *c, const char *repo,
 	long number, const char *title, const char *body, pmbot_buf *err);
+
+/*
+ * Repository labels, the apply lock's primitive (src/action/lock.c): GitHub
+ * creates a label name (compared without regard to case) at most once, so
+ * a create either makes it or is told it exists, atomically. `name` has 1
+ * to PMBOT_GH_LABEL_MAX bytes, a description at most PMBOT_GH_LABEL_DESC_MAX.
+ */
+#define PMBOT_GH_LABEL_MAX 50
+#define PMBOT_GH_LABEL_DESC_MAX 100
+
+/*
+ * POST /repos/{o}/{r}/labels {"name", "color": "ededed", "description"}.
+ * 0 created; PMBOT_GH_EEXISTS when the name is taken (decided on the
+ * status and GitHub's error code, never its message); never retried, so
+ * PMBOT_GITHUB_EUNKNOWN_OUTCOME means "read it back to know".
+ */
+PMBOT_WARN_UNUSED int pmbot_gh_label_create(pmbot_github_client *c, const char *repo,
+	const char *name, const char *description, pmbot_buf *err);
+
+/*
+ * GET /repos/{o}/{r}/labels/{name}: `*description` gets its description
+ * ("" when null; new string, caller frees). PMBOT_ENOTFOUND when there is
+ * no such label.
+ */
+PMBOT_WARN_UNUSED int pmbot_gh_label_get(char **description, pmbot_github_client *c,
+	const char *repo, const char *name, pmbot_buf *err);
+
+/*
+ * DELETE /repos/{o}/{r}/labels/{name} (repeat-safe, retried). 0 deleted,
+ * PMBOT_ENOTFOUND when it was already gone (404).
+ */
+int pmbot_gh_label_delete(pmbot_github_client *c, const char *repo, const char *name,
+	pmbot_buf *err);
 
 #endif

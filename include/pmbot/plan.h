@@ -93,6 +93,17 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
  */
 int pmbot_plan_label_owned(const pmbot_label_scheme *scheme, const char *label);
 
+/*
+ * Is `target` ("OWNER/NAME") a repository pm-bot may plan for? Callers ask
+ * BEFORE reading anything of it (a report's scope names the target, so a
+ * pull request could otherwise have the token read, and the plan show, a
+ * private repository outside the allowlist). PMBOT_OK, or PMBOT_EINVALID
+ * with a REPO_NOT_ALLOWED error in `diags` (a NULL target too);
+ * PMBOT_ERROR when out of memory.
+ */
+PMBOT_WARN_UNUSED int pmbot_plan_check_target(const pmbot_config *config, const char *target,
+	pmbot_diag_list *diags);
+
 /* The plan_hash of `changesets` and `fingerprint` (see above). 0 or -1. */
 int pmbot_plan_hash(char out[PMBOT_SHA256_HEX_SIZE], const json_t *changesets,
 	const json_t *fingerprint);

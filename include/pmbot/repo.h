@@ -127,6 +127,13 @@ PMBOT_WARN_UNUSED int pmbot_repo_read(pmbot_buf *out, char blob_id[PMBOT_OID_HEX
  */
 int pmbot_repo_read_blob(pmbot_buf *out, pmbot_repo *repo, const char *blob_id);
 
+/*
+ * The size in bytes of the blob `blob_id` (40 hex digits), from its object
+ * header, without loading it: what a caller checks before reading hostile
+ * files. Errors as pmbot_repo_read_blob(); `*out` is 0 then.
+ */
+int pmbot_repo_blob_size(size_t *out, pmbot_repo *repo, const char *blob_id);
+
 typedef enum {
 	PMBOT_CHANGE_ADDED,
 	PMBOT_CHANGE_MODIFIED,

@@ -15,4 +15,11 @@ int pmbot_utf8_valid(const char *s, size_t len, size_t *bad_offset, int *line, i
 /* Length in bytes of the UTF-8 sequence starting with byte `c` (1 for invalid). */
 size_t pmbot_utf8_seqlen(unsigned char c);
 
+/*
+ * Decode the well-formed sequence at `s` (at most `left` bytes): its length,
+ * with the code point in `*cp`; 0 when the bytes there are not well-formed
+ * UTF-8 or are a NUL byte.
+ */
+size_t pmbot_utf8_decode(const char *s, size_t left, unsigned long *cp);
+
 #endif

@@ -317,10 +317,12 @@ int pmbot_gh_pull_get(pmbot_gh_pull *out, pmbot_github_client *c, const char *re
 	hrepo = json_is_null(head_repo) ? "" : jstr(head_repo, "full_name");
 	brepo = jstr(json_object_get(json_object_get(k.resp.json, "base"), "repo"), "full_name");
 	state = jstr(k.resp.json, "state");
-	if (!sha || !is_hex_sha(sha) || !hrepo || !brepo || !*brepo || !state || !*state) {
-		rc = call_malformed(&k, "head.sha (hex), head.repo, base.repo.full_name or state");
+	if (!sha || !is_hex_sha(sha) || !hrepo || !brepo || !*brepo || !state || !*state ||
+	    !json_is_boolean(json_object_get(k.resp.json, "merged"))) {
+		rc = call_malformed(&k, "head.sha (hex), head.repo, base.repo.full_name, state or merged");
 		goto done;
 	}
+	out->merged = json_is_true(json_object_get(k.resp.json, "merged"));
 	if (dup_out(&out->head_sha, sha) < 0 || dup_out(&out->head_repo, hrepo) < 0 ||
 	    dup_out(&out->base_repo, brepo) < 0 || dup_out(&out->state, state) < 0) {
 		rc = call_oom(&k);
@@ -671,6 +673,121 @@ int pmbot_gh_issue_upsert(long *out_number, pmbot_github_client *c, const char *
 	rc = call_write(&got, &k, number > 0 ? "PATCH" : "POST", req, number > 0, "number");
 	if (rc == 0)
 		*out_number = (long)got;
+done:
+	call_end(&k);
+	return rc;
+}
+
+/* ---- repository labels (the apply lock) --------------------------------- */
+
+/* Start the path /repos/{o}/{r}/labels[/{name}]. */
+static int call_label(call *k, const char *repo, const char *name)
+{
+	int rc;
+
+	if ((rc = call_repo(k, repo)) < 0 || (rc = call_path(k, "/labels")) < 0)
+		return rc;
+	if (!name)
+		return 0;
+	if (!*name || strlen(name) > PMBOT_GH_LABEL_MAX)
+		return call_bad(k, "a label name has 1 to 50 characters");
+	if (pmbot_buf_putc(&k->path, '/') < 0)
+		return call_oom(k);
+	return put_segment(&k->path, name, strlen(name)) < 0 ? call_oom(k) : 0;
+}
+
+/* A 422 whose errors say the name is taken: GitHub's `already_exists` code. */
+static int already_exists(const call *k)
+{
+	const json_t *e;
+	size_t i;
+
+	if (k->resp.status != 422)
+		return 0;
+	json_array_foreach(json_object_get(k->resp.json, "errors"), i, e) {
+		if (!strcmp(jstr(e, "code") ? jstr(e, "code") : "", "already_exists"))
+			return 1;
+	}
+	return 0;
+}
+
+int pmbot_gh_label_create(pmbot_github_client *c, const char *repo, const char *name,
+	const char *description, pmbot_buf *err)
+{
+	call k;
+	json_t *req = NULL;
+	int rc;
+
+	if ((rc = call_start(&k, c, err, "creating label %s on %s", show(name), show(repo))) < 0 ||
+	    (rc = call_label(&k, repo, NULL)) < 0)
+		goto done;
+	if (!name || !*name || strlen(name) > PMBOT_GH_LABEL_MAX || !utf8_text(name)) {
+		rc = call_bad(&k, "a label name has 1 to 50 characters");
+		goto done;
+	}
+	if (!description || !utf8_text(description) || strlen(description) > PMBOT_GH_LABEL_DESC_MAX) {
+		rc = call_bad(&k, "a label description is UTF-8 of at most 100 bytes");
+		goto done;
+	}
+	if (!(req = json_pack("{s:s, s:s, s:s}", "name", name, "color", "ededed",
+		"description", description))) {
+		rc = call_oom(&k);
+		goto done;
+	}
+	/* Never retried: a create that may have landed is re-read by the caller. */
+	rc = pmbot_github_rest_flags(&k.resp, k.c, "POST", k.path.buf, req, 0);
+	if (rc == PMBOT_GITHUB_EHTTP && already_exists(&k)) {
+		note(err, "%s: a label of that name exists", k.what.buf);
+		rc = PMBOT_GH_EEXISTS;
+	} else if (rc < 0) {
+		rc = call_failed(&k, rc, 1);
+	}
+done:
+	json_decref(req);
+	call_end(&k);
+	return rc;
+}
+
+int pmbot_gh_label_get(char **description, pmbot_github_client *c, const char *repo,
+	const char *name, pmbot_buf *err)
+{
+	call k;
+	const json_t *v;
+	int rc;
+
+	*description = NULL;
+	if ((rc = call_start(&k, c, err, "reading label %s on %s", show(name), show(repo))) < 0 ||
+	    (rc = call_label(&k, repo, name)) < 0 || (rc = call_rest(&k, "GET", NULL, 0)) < 0)
+		goto done;
+	v = json_object_get(k.resp.json, "description");
+	if (!json_is_string(v) && !json_is_null(v)) {
+		rc = call_malformed(&k, "the label's description");
+		goto done;
+	}
+	if ((rc = dup_out(description, json_is_string(v) ? json_string_value(v) : "")) < 0)
+		rc = call_oom(&k);
+done:
+	call_end(&k);
+	return rc;
+}
+
+int pmbot_gh_label_delete(pmbot_github_client *c, const char *repo, const char *name,
+	pmbot_buf *err)
+{
+	call k;
+	int rc;
+
+	if ((rc = call_start(&k, c, err, "deleting label %s on %s", show(name), show(repo))) < 0 ||
+	    (rc = call_label(&k, repo, name)) < 0)
+		goto done;
+	/* Deleting what is already gone changes nothing: safe to repeat. */
+	rc = pmbot_github_rest_flags(&k.resp, k.c, "DELETE", k.path.buf, NULL, PMBOT_GITHUB_IDEMPOTENT);
+	if (rc == PMBOT_GITHUB_EHTTP && k.resp.status == 404) {
+		note(err, "%s: no such label", k.what.buf);
+		rc = PMBOT_ENOTFOUND;
+	} else if (rc < 0) {
+		rc = call_failed(&k, rc, 1);
+	}
 done:
 	call_end(&k);
 	return rc;

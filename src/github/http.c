@@ -12,6 +12,7 @@
 #include "pmbot/diag.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
+#include "pmbot/secret.h"
 #include "pmbot/banned.h"
 
 #ifndef PMBOT_VERSION
@@ -326,31 +327,7 @@ int pmbot_github_has_token(const pmbot_github_client *c)
  */
 static void scrub(pmbot_buf *b, const char *token)
 {
-	static const char mask[] = "[REDACTED]";
-	pmbot_buf out = PMBOT_BUF_INIT;
-	size_t tlen, i = 0;
-	const char *hit;
-
-	if (!token || !(tlen = strlen(token)) || !strstr(b->buf, token))
-		return;
-	while ((hit = strstr(b->buf + i, token))) {
-		if (pmbot_buf_put(&out, b->buf + i, (size_t)(hit - (b->buf + i))) < 0 ||
-		    pmbot_buf_puts(&out, mask) < 0)
-			goto fail;
-		i = (size_t)(hit - b->buf) + tlen;
-	}
-	if (pmbot_buf_puts(&out, b->buf + i) < 0)
-		goto fail;
-	pmbot_buf_clear(b);
-	if (pmbot_buf_put(b, out.buf, out.len) < 0)
-		goto fail;
-	pmbot_buf_free(&out);
-	return;
-fail:
-	/* Better no text than text with the token. */
-	pmbot_buf_free(&out);
-	pmbot_buf_clear(b);
-	pmbot_buf_puts(b, mask);
+	pmbot_secret_scrub(b, token);
 }
 
 static void set_error(pmbot_github_client *c, const char *fmt, ...)

@@ -13,6 +13,7 @@
 #include "pmbot/diag.h"
 #include "pmbot/json.h"
 #include "pmbot/utf8.h"
+#include "pmbot/secret.h"
 #include "pmbot/banned.h"
 
 #ifndef PMBOT_VERSION
@@ -21,7 +22,6 @@
 
 /* How much of a provider's own error message an error repeats. */
 #define SHOW_MAX 300
-#define REDACTED "[REDACTED]"
 
 struct pmbot_llm_client {
 	CURL *curl;
@@ -384,32 +384,12 @@ const char *pmbot_llm_last_stop_reason(const pmbot_llm_client *c)
 }
 
 /*
- * Replace every occurrence of the key in `b`. Servers echo keys back in
- * error messages ("Incorrect API key provided: ..."), so every text that
- * leaves the client passes here; on failure the text is dropped entirely.
+ * Servers echo keys back in error messages ("Incorrect API key provided:
+ * ..."), whole or in part, so every text that leaves the client passes here.
  */
 static void scrub(pmbot_buf *b, const char *key)
 {
-	pmbot_buf out = PMBOT_BUF_INIT;
-	size_t klen, i = 0;
-	const char *hit;
-	int e = 0;
-
-	if (!key || !(klen = strlen(key)) || !strstr(b->buf, key))
-		return;
-	while (!e && (hit = strstr(b->buf + i, key))) {
-		e = pmbot_buf_put(&out, b->buf + i, (size_t)(hit - (b->buf + i))) < 0 ||
-		    pmbot_buf_puts(&out, REDACTED) < 0;
-		i = (size_t)(hit - b->buf) + klen;
-	}
-	e = e || pmbot_buf_puts(&out, b->buf + i) < 0;
-	pmbot_buf_clear(b);
-	/* Out of memory: better no text than text with the key. */
-	if (e || pmbot_buf_put(b, out.buf, out.len) < 0) {
-		pmbot_buf_clear(b);
-		pmbot_buf_puts(b, REDACTED);
-	}
-	pmbot_buf_free(&out);
+	pmbot_secret_scrub(b, key);
 }
 
 static void fail(const pmbot_llm_client *c, pmbot_buf *err, const char *fmt, ...)

@@ -73,6 +73,58 @@ static int is_op(const json_t *cs, const char *op)
 /* ---- escaping ----------------------------------------------------------- */
 
 /*
+ * Every value from a report or an issue is cut at MD_VALUE_MAX code points
+ * ("…" marks the cut): a 30,000-character id from a forged marker must not
+ * crowd the items out of the comment.
+ */
+#define MD_VALUE_MAX 400
+#define MD_ELLIPSIS "\xe2\x80\xa6"
+
+/*
+ * U+200C ZERO WIDTH NON-JOINER: put after '@' and '#', inside "://" and
+ * after "www", it keeps the text readable while GitHub no longer reads a
+ * mention (@user, @org/team), an issue reference (#12, owner/repo#12) or
+ * an autolink in it: text from reports and issues never notifies anyone
+ * nor cross-references anything.
+ */
+#define MD_ZWNJ "\xe2\x80\x8c"
+
+static size_t md_cap(const char *s, size_t len, int *cut)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && n++ == MD_VALUE_MAX) {
+			*cut = 1;
+			return i;
+		}
+	*cut = 0;
+	return len;
+}
+
+static int is_alnum(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Does byte `i` of `s`, just written, need a U+200C after it (see MD_ZWNJ)? */
+static int needs_zwnj(const char *s, size_t len, size_t i)
+{
+	char c = s[i];
+
+	/* A mention is '@' and a letter or digit; a reference is '#' and a digit. */
+	if (c == '@' || c == '#')
+		return i + 1 < len && (((s[i + 1] | 0x20) >= 'a' && (s[i + 1] | 0x20) <= 'z' &&
+			c == '@') || (s[i + 1] >= '0' && s[i + 1] <= '9'));
+	if (c == ':')
+		return i + 2 < len && s[i + 1] == '/' && s[i + 2] == '/';
+	if ((c == 'w' || c == 'W') && i >= 2 && i + 1 < len && s[i + 1] == '.' &&
+	    (s[i - 1] == 'w' || s[i - 1] == 'W') && (s[i - 2] == 'w' || s[i - 2] == 'W'))
+		return i < 3 || !is_alnum(s[i - 3]);
+	return 0;
+}
+
+/*
  * Inline Markdown text: backslash before every character that could start
  * emphasis, code, a link, raw HTML, an entity, a table cell, strikethrough
  * or math. Line breaks become spaces so a value never ends a block.
@@ -80,7 +132,9 @@ static int is_op(const json_t *cs, const char *op)
 static int put_text(pmbot_buf *b, const char *s, size_t len)
 {
 	size_t i;
+	int cut;
 
+	len = md_cap(s, len, &cut);
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		int err;
@@ -93,10 +147,12 @@ static int put_text(pmbot_buf *b, const char *s, size_t len)
 			err = pmbot_buf_putc(b, '\\') < 0 ? -1 : pmbot_buf_putc(b, (char)c);
 		else
 			err = pmbot_buf_putc(b, (char)c);
+		if (!err && needs_zwnj(s, len, i))
+			err = pmbot_buf_puts(b, MD_ZWNJ);
 		if (err < 0)
 			return -1;
 	}
-	return 0;
+	return cut ? pmbot_buf_puts(b, MD_ELLIPSIS) : 0;
 }
 
 static int put_textz(pmbot_buf *b, const char *s)
@@ -116,10 +172,12 @@ static int put_jtext(pmbot_buf *b, const json_t *v)
 static int put_code(pmbot_buf *b, const char *s, size_t len, int in_table)
 {
 	size_t run = 0, longest = 0, i;
-	int pad;
+	int pad, cut;
 
 	if (!len)
 		return pmbot_buf_puts(b, "*(empty)*");
+	/* A code span links and mentions nothing: only the length needs a cap. */
+	len = md_cap(s, len, &cut);
 	for (i = 0; i < len; i++) {
 		run = s[i] == '`' ? run + 1 : 0;
 		if (run > longest)
@@ -147,6 +205,8 @@ static int put_code(pmbot_buf *b, const char *s, size_t len, int in_table)
 		if (err < 0)
 			return -1;
 	}
+	if (cut && pmbot_buf_puts(b, MD_ELLIPSIS) < 0)
+		return -1;
 	if (pad && pmbot_buf_putc(b, ' ') < 0)
 		return -1;
 	for (i = 0; i <= longest; i++)
@@ -164,10 +224,12 @@ static int put_codez(pmbot_buf *b, const char *s, int in_table)
  * Text inside raw HTML (<summary>): entities for what HTML reads, and for
  * Markdown's punctuation too, in case a renderer parses Markdown there.
  */
-static int put_html(pmbot_buf *b, const char *s, size_t len)
+static int put_html(pmbot_buf *b, const char *s, size_t len, int in_code)
 {
 	size_t i;
+	int cut;
 
+	len = md_cap(s, len, &cut);
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		int err;
@@ -188,10 +250,13 @@ static int put_html(pmbot_buf *b, const char *s, size_t len)
 			err = pmbot_buf_printf(b, "&#%d;", c);
 		else
 			err = pmbot_buf_putc(b, (char)c);
+		/* GitHub finds mentions in text nodes (not in <code>), after entities are decoded. */
+		if (!err && !in_code && needs_zwnj(s, len, i))
+			err = pmbot_buf_puts(b, MD_ZWNJ);
 		if (err < 0)
 			return -1;
 	}
-	return 0;
+	return cut ? pmbot_buf_puts(b, MD_ELLIPSIS) : 0;
 }
 
 /* A JSON value for people: a string as code, null as "none", else canonical JSON. */
@@ -209,12 +274,21 @@ static int put_value(pmbot_buf *b, const json_t *v, int in_table)
 	return err;
 }
 
-/* An issue ref ("OWNER/NAME#N") as text: GitHub links it. */
+/*
+ * An issue ref ("OWNER/NAME#N") that pm-bot read from GitHub (a conflict,
+ * an orphan, a parent): as text, so GitHub links it.
+ */
 static int put_ref(pmbot_buf *b, const json_t *ref)
 {
-	if (!json_is_string(ref))
+	const char *s = json_string_value(ref), *hash;
+	size_t len = json_string_length(ref);
+
+	if (!s)
 		return pmbot_buf_puts(b, "*(none)*");
-	return put_jtext(b, ref);
+	hash = strrchr(s, '#');
+	if (!hash || put_text(b, s, (size_t)(hash - s)) < 0 || pmbot_buf_putc(b, '#') < 0)
+		return put_jtext(b, ref);
+	return put_text(b, hash + 1, len - (size_t)(hash + 1 - s));
 }
 
 /* A binding: {repo, stable_id} as code, {repo, number} as a linked ref. */
@@ -227,9 +301,14 @@ static int put_binding(pmbot_buf *b, const json_t *bind)
 	if (json_is_string(sid))
 		return put_code(b, json_string_value(sid), json_string_length(sid), 0);
 	if (json_is_integer(num)) {
-		if (repo && put_textz(b, repo) < 0)
-			return -1;
-		return pmbot_buf_printf(b, "#%" JSON_INTEGER_FORMAT, json_integer_value(num));
+		pmbot_buf ref = PMBOT_BUF_INIT;
+		int err;
+
+		/* The report named it: a code span, so no cross-reference lands in that issue. */
+		err = pmbot_buf_printf(&ref, "%s#%" JSON_INTEGER_FORMAT, repo ? repo : "",
+			json_integer_value(num)) < 0 || put_code(b, ref.buf, ref.len, 0) < 0;
+		pmbot_buf_free(&ref);
+		return err ? -1 : 0;
 	}
 	return put_value(b, bind, 0);
 }
@@ -589,10 +668,10 @@ static int put_item(pmbot_buf *b, const md_plan *p, const md_item *it, int compa
 	size_t i;
 
 	if (pmbot_buf_puts(b, "<details><summary><code>") < 0 ||
-	    put_html(b, it->key, strlen(it->key)) < 0 || pmbot_buf_puts(b, "</code>") < 0)
+	    put_html(b, it->key, strlen(it->key), 1) < 0 || pmbot_buf_puts(b, "</code>") < 0)
 		return -1;
 	if (title && (pmbot_buf_putc(b, ' ') < 0 ||
-		    put_html(b, json_string_value(title), json_string_length(title)) < 0))
+		    put_html(b, json_string_value(title), json_string_length(title), 0) < 0))
 		return -1;
 	if (item_count(p, it, "create_issue") && pmbot_buf_puts(b, " \xc2\xb7 new issue") < 0)
 		return -1;
@@ -926,16 +1005,26 @@ static int fits_whole(md_doc *d, size_t max_chars)
 /*
  * Choose what fits in `max_chars`. The head, the foot, every heading and
  * the note at its longest (every count at its total) are reserved first;
- * then conflicts, diagnostics and orphans (short, and what a reviewer must
- * act on), then items in order: each in full, else with its body diffs
- * shortened, else the cut starts there and every later item is left out.
+ * then conflicts, diagnostics and orphans, each within its own small share
+ * (1/MD_SECTION_SHARE of `max_chars`: their text comes from issues anyone
+ * can open, and must not crowd the items out); then items in order: each
+ * in full, else with its body diffs shortened, else the cut starts there
+ * and every later item is left out; then more conflicts, diagnostics and
+ * orphans with whatever is left.
  */
+#define MD_SECTION_SHARE 16
+
 static int choose_parts(md_doc *d, size_t max_chars, const char *hint)
 {
-	static const size_t order[4] = { CUT_CONFLICTS, CUT_DIAGS, CUT_ORPHANS, CUT_ITEMS };
+	/* Pass 0: each other section up to its share; 1: the items; 2: what is left. */
+	static const size_t order[3][4] = {
+		{ CUT_CONFLICTS, CUT_DIAGS, CUT_ORPHANS, 4 },
+		{ CUT_ITEMS, 4, 4, 4 },
+		{ CUT_CONFLICTS, CUT_DIAGS, CUT_ORPHANS, 4 },
+	};
 	pmbot_buf note = PMBOT_BUF_INIT;
 	md_cut worst = d->cut;
-	size_t fixed, budget, o, i, k;
+	size_t fixed, budget, share, pass, o, i, k;
 
 	worst.diffs_cut = d->p.n_diffs;
 	for (k = 0; k < 4; k++)
@@ -951,11 +1040,17 @@ static int choose_parts(md_doc *d, size_t max_chars, const char *hint)
 		if (d->cut.total[k])
 			fixed += heading_chars(k);
 	budget = fixed < max_chars ? max_chars - fixed : 0;
+	share = max_chars / MD_SECTION_SHARE;
 	d->cut.diffs_cut = 0;
-	for (o = 0; o < 4; o++) {
-		k = order[o];
+	for (k = 0; k < 4; k++)
 		d->cut.shown[k] = 0;
-		for (i = 0; i < d->cut.total[k]; i++) {
+	for (pass = 0; pass < 3; pass++) for (o = 0; o < 4 && order[pass][o] < 4; o++) {
+		size_t limit = budget, used = 0;
+
+		k = order[pass][o];
+		if (pass == 0 && share < limit)
+			limit = share;
+		for (i = d->cut.shown[k]; i < d->cut.total[k]; i++) {
 			size_t need, bodies = 0;
 
 			if (k == CUT_ITEMS && render_items_to(d, i + 1) < 0)
@@ -975,9 +1070,10 @@ static int choose_parts(md_doc *d, size_t max_chars, const char *hint)
 					d->cut.diffs_cut += bodies;
 				}
 			}
-			if (need > budget)
+			if (need > budget || (pass == 0 && used + need > limit))
 				break;
 			budget -= need;
+			used += need;
 			d->cut.shown[k]++;
 		}
 	}

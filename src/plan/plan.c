@@ -1013,6 +1013,18 @@ int pmbot_plan_diag_duplicate(pmbot_plan_acc *acc, const char *stable_id, const 
 		"removed", stable_id, first_ref, ref);
 }
 
+int pmbot_plan_check_target(const pmbot_config *config, const char *target,
+	pmbot_diag_list *diags)
+{
+	if (target && pmbot_config_repo_allowed(config, target))
+		return PMBOT_OK;
+	if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "REPO_NOT_ALLOWED", NULL, "", 0, 0,
+		"%s is not in the configuration's repos allowlist: nothing of it is read",
+		target ? target : "(no target)") < 0)
+		return PMBOT_ERROR;
+	return PMBOT_EINVALID;
+}
+
 int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *diags)
 {
 	struct planner p;

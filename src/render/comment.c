@@ -213,6 +213,28 @@ done:
 /* ---- Markdown text ------------------------------------------------------------ */
 
 /*
+ * After '@' and '#', inside "://" and after a word-initial "www", a U+200C
+ * ZERO WIDTH NON-JOINER: the text stays readable but GitHub reads no
+ * mention, issue reference or autolink in it (as src/plan/markdown.c does).
+ */
+static int needs_zwnj(const char *s, size_t len, size_t i)
+{
+	char c = s[i];
+
+	/* A mention is '@' and a letter or digit; a reference is '#' and a digit. */
+	if (c == '@' || c == '#')
+		return i + 1 < len && (((s[i + 1] | 0x20) >= 'a' && (s[i + 1] | 0x20) <= 'z' &&
+			c == '@') || (s[i + 1] >= '0' && s[i + 1] <= '9'));
+	if (c == ':')
+		return i + 2 < len && s[i + 1] == '/' && s[i + 2] == '/';
+	if ((c == 'w' || c == 'W') && i >= 2 && i + 1 < len && s[i + 1] == '.' &&
+	    (s[i - 1] == 'w' || s[i - 1] == 'W') && (s[i - 2] == 'w' || s[i - 2] == 'W'))
+		return i < 3 || !((s[i - 3] >= '0' && s[i - 3] <= '9') ||
+			((s[i - 3] | 0x20) >= 'a' && (s[i - 3] | 0x20) <= 'z'));
+	return 0;
+}
+
+/*
  * Inline text on one line: a backslash before everything that could start
  * emphasis, code, a link, raw HTML, an entity or strikethrough; controls
  * become spaces so a value never ends the list item it is in. Cut after
@@ -242,6 +264,8 @@ static int put_text(pmbot_buf *b, const char *s, size_t len, size_t max)
 			err |= pmbot_buf_putc(b, '\\') < 0 || pmbot_buf_putc(b, (char)c) < 0;
 		else
 			err |= pmbot_buf_put(b, s + i, k);
+		if (k == 1 && needs_zwnj(s, len, i))
+			err |= pmbot_buf_puts(b, "\xe2\x80\x8c");
 		i += k;
 	}
 	return err ? -1 : 0;
@@ -587,7 +611,8 @@ static int by_id(const void *pa, const void *pb)
 /*
  * A quoted Mermaid label: what Mermaid, its HTML labels or a Markdown
  * string (a label starting with a backtick) could read as syntax goes in as
- * an entity, controls as spaces; cut after LABEL_MAX_CHARS code points.
+ * an entity ('%' too: no "%%{init}%%" directive), controls as spaces (no
+ * "click" line of its own); cut after LABEL_MAX_CHARS code points.
  */
 static int mermaid_label(pmbot_buf *b, const char *s, size_t len)
 {
@@ -613,6 +638,8 @@ static int mermaid_label(pmbot_buf *b, const char *s, size_t len)
 		case '>': err |= pmbot_buf_puts(b, "#gt;"); break;
 		case '&': err |= pmbot_buf_puts(b, "#amp;"); break;
 		case '#': err |= pmbot_buf_puts(b, "#35;"); break;
+		/* Mermaid finds "%%{init: …}%%" directives even inside quoted labels. */
+		case '%': err |= pmbot_buf_puts(b, "#37;"); break;
 		case '`': err |= pmbot_buf_puts(b, "#96;"); break;
 		case '[': err |= pmbot_buf_puts(b, "#91;"); break;
 		case ']': err |= pmbot_buf_puts(b, "#93;"); break;

@@ -23,13 +23,14 @@ static const char *const permission_names[] = {
 
 static const char *const top_keys[] = {
 	"reports", "repos", "project", "labels", "trusted_authors", "approval",
-	"deny_operations", "auto_approve", "templates", "llm"
+	"deny_operations", "auto_approve", "templates", "llm", "limits"
 };
 static const char *const project_keys[] = { "owner", "number" };
 /* Same order as the members of pmbot_label_scheme (see label_slot). */
 static const char *const label_keys[] = { "type", "area", "prio", "size", "status" };
 static const char *const approval_keys[] = { "min_permission", "users" };
 static const char *const llm_keys[] = { "policies", "digest_threshold" };
+static const char *const limits_keys[] = { "max_report_bytes", "max_total_bytes", "max_items" };
 
 #define DEFAULT_REPORTS "plans/**/*.md"
 #define DEFAULT_TRUSTED "github-actions[bot]"
@@ -234,6 +235,9 @@ int pmbot_config_default(pmbot_config **out, const char *default_repo)
 	if (!(cfg = calloc(1, sizeof(*cfg))))
 		goto done;
 	cfg->min_permission = PMBOT_PERM_WRITE;
+	cfg->max_report_bytes = PMBOT_CONFIG_DEFAULT_MAX_REPORT_BYTES;
+	cfg->max_total_bytes = PMBOT_CONFIG_DEFAULT_MAX_TOTAL_BYTES;
+	cfg->max_items = PMBOT_CONFIG_DEFAULT_MAX_ITEMS;
 	for (i = 0; i < N_OF(label_keys); i++) {
 		const char **slot = label_slot(&cfg->labels, i);
 
@@ -801,9 +805,50 @@ static int read_llm(parse_ctx *c, const json_t *v, pmbot_config *cfg)
 	return PMBOT_OK;
 }
 
+/* One limit: an integer from 1 to `max`, or null for the default. */
+static int read_limit(parse_ctx *c, const json_t *v, const char *key, long long max, size_t *out)
+{
+	const json_t *t = json_object_get(v, key);
+	size_t mark;
+
+	if (!t || json_is_null(t))
+		return PMBOT_OK;
+	if (push_key(c, key, &mark) < 0)
+		return PMBOT_ERROR;
+	if (!json_is_integer(t) || json_integer_value(t) < 1 || json_integer_value(t) > max) {
+		if (report(c, "CONFIG_VALUE", "%s must be an integer from 1 to %lld", key, max) < 0)
+			return PMBOT_ERROR;
+	} else {
+		*out = (size_t)json_integer_value(t);
+	}
+	pop(c, mark);
+	return PMBOT_OK;
+}
+
+/*
+ * limits: what one run reads of the reports, checked on blob sizes before
+ * any byte is parsed, so a hostile push costs at most these.
+ */
+static int read_limits(parse_ctx *c, const json_t *v, pmbot_config *cfg)
+{
+	if (json_is_null(v))
+		return PMBOT_OK;
+	if (!json_is_object(v))
+		return type_error(c, v, "an object with `max_report_bytes`, `max_total_bytes` and "
+			"`max_items`");
+	if (check_keys(c, v, limits_keys, N_OF(limits_keys)) < 0 ||
+	    read_limit(c, v, "max_report_bytes", PMBOT_CONFIG_LIMIT_BYTES_MAX,
+		    &cfg->max_report_bytes) < 0 ||
+	    read_limit(c, v, "max_total_bytes", PMBOT_CONFIG_LIMIT_BYTES_MAX,
+		    &cfg->max_total_bytes) < 0 ||
+	    read_limit(c, v, "max_items", PMBOT_CONFIG_LIMIT_ITEMS_MAX, &cfg->max_items) < 0)
+		return PMBOT_ERROR;
+	return PMBOT_OK;
+}
+
 static const key_fn top_readers[] = {
 	read_reports, read_repos, read_project, read_labels, read_trusted,
-	read_approval, read_deny, read_auto, read_templates, read_llm
+	read_approval, read_deny, read_auto, read_templates, read_llm, read_limits
 };
 _Static_assert(N_OF(top_readers) == N_OF(top_keys), "one reader per top-level key");
 
@@ -988,6 +1033,10 @@ int pmbot_config_to_json(json_t **out, const pmbot_config *cfg)
 		cfg->llm_policies ? json_deep_copy(cfg->llm_policies) : json_array(),
 		"digest_threshold", (json_int_t)(cfg->llm_digest_threshold ? cfg->llm_digest_threshold
 			: PMBOT_CONFIG_DEFAULT_DIGEST_THRESHOLD)));
+	bad |= json_object_set_new(o, "limits", json_pack("{s:I, s:I, s:I}",
+		"max_items", (json_int_t)cfg->max_items,
+		"max_report_bytes", (json_int_t)cfg->max_report_bytes,
+		"max_total_bytes", (json_int_t)cfg->max_total_bytes));
 	bad |= json_object_set_new(o, "labels", labels);
 	labels = NULL;
 	bad |= json_object_set_new(o, "approval", approval);

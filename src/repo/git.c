@@ -471,6 +471,29 @@ int pmbot_repo_read_blob(pmbot_buf *out, pmbot_repo *repo, const char *blob_id)
 	return read_oid(out, repo, &id, what);
 }
 
+int pmbot_repo_blob_size(size_t *out, pmbot_repo *repo, const char *blob_id)
+{
+	git_oid id;
+	git_object_t type;
+	size_t size;
+	int gerr;
+
+	*out = 0;
+	begin(repo);
+	if (!blob_id || strlen(blob_id) != 40 || git_oid_fromstrn(&id, blob_id, 40) < 0)
+		return fail(repo, PMBOT_EINVALID, 0, "'%s' is not a 40-digit object id",
+			blob_id ? blob_id : "(null)");
+	/* The object's header only: its size is known without inflating it. */
+	if ((gerr = git_odb_read_header(&size, &type, repo->odb, &id)) < 0)
+		return fail(repo, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
+			"cannot read blob %s", blob_id);
+	if (type != GIT_OBJECT_BLOB)
+		return fail(repo, PMBOT_EINVALID, 0, "%s is a %s, not a blob", blob_id,
+			git_object_type2string(type));
+	*out = size;
+	return 0;
+}
+
 const char *pmbot_change_kind_name(pmbot_change_kind kind)
 {
 	switch (kind) {

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/utf8.h"
 #include "pmbot/banned.h"
 
 static char *dup_or_null(const char *s)
@@ -183,41 +184,110 @@ const char *pmbot_severity_name(pmbot_severity sev)
 	return sev == PMBOT_SEV_ERROR ? "error" : "warning";
 }
 
+/* A file name, a pointer or a message is printed log-safe: it may hold report text. */
+static int put_safe(pmbot_buf *out, const char *s, size_t max_chars)
+{
+	return pmbot_log_escape(out, s, strlen(s), max_chars);
+}
+
 int pmbot_diag_format(pmbot_buf *out, const pmbot_diag *d)
 {
 	size_t start = out->len;
 	int err = 0;
 
-	if (d->file)
-		err |= pmbot_buf_printf(out, "%s:", d->file);
+	if (d->file) {
+		err |= put_safe(out, d->file, PMBOT_LOG_NAME_MAX);
+		err |= pmbot_buf_putc(out, ':');
+	}
 	if (d->line > 0)
 		err |= pmbot_buf_printf(out, "%d:", d->line);
 	if (d->line > 0 && d->column > 0)
 		err |= pmbot_buf_printf(out, "%d:", d->column);
 	if (out->len > start)
 		err |= pmbot_buf_putc(out, ' ');
-	err |= pmbot_buf_printf(out, "%s %s %s: %s\n", pmbot_severity_name(d->severity),
-		d->code, d->path[0] ? d->path : "(root)", d->message);
+	err |= pmbot_buf_printf(out, "%s %s ", pmbot_severity_name(d->severity), d->code);
+	err |= d->path[0] ? put_safe(out, d->path, PMBOT_LOG_NAME_MAX)
+		: pmbot_buf_puts(out, "(root)");
+	err |= pmbot_buf_puts(out, ": ");
+	err |= put_safe(out, d->message, PMBOT_LOG_MESSAGE_MAX);
+	err |= pmbot_buf_putc(out, '\n');
 	return err ? -1 : 0;
+}
+
+/*
+ * Code points a terminal or a log viewer acts on rather than shows: C1
+ * controls (0x9b is a CSI, like ESC [), the line and paragraph separators
+ * some viewers break lines at, and the bidirectional overrides that make a
+ * line read differently from its bytes.
+ */
+static int invisible_cp(unsigned long cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
+		(cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+		cp == 0xfeff;
+}
+
+enum {
+	ESC_BACKTICK = 1u << 0, /* '`' too: the text goes inside a Markdown code span */
+	ESC_COUNT = 1u << 1     /* say how many bytes the cut left out */
+};
+
+/*
+ * The one escaper of outside text: everything printed to a log or put into
+ * a diagnostic message goes through here, so the two cannot drift apart.
+ */
+static int escape_text(pmbot_buf *b, const char *str, size_t len, size_t max_chars,
+	unsigned flags)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, chars = 0;
+	int err = 0;
+
+	while (i < len && !err) {
+		unsigned long cp;
+		size_t n;
+
+		if (chars++ == max_chars) {
+			err |= pmbot_buf_puts(b, "...");
+			if (flags & ESC_COUNT)
+				err |= pmbot_buf_printf(b, "[%zu more bytes]", len - i);
+			break;
+		}
+		n = pmbot_utf8_decode((const char *)s + i, len - i, &cp);
+		if (!n) {
+			/* Not UTF-8 (or NUL): show the byte, never pass it on. */
+			err |= pmbot_buf_printf(b, "\\x%02x", s[i]);
+			i++;
+			continue;
+		}
+		if (cp < 0x20 || cp == 0x7f || (cp == '`' && (flags & ESC_BACKTICK)) ||
+				/* "::" opens a workflow command wherever the value starts a line */
+				(i == 0 && cp == ':' && len > 1 && s[1] == ':'))
+			err |= pmbot_buf_printf(b, "\\x%02lx", cp);
+		else if (invisible_cp(cp))
+			err |= pmbot_buf_printf(b, "\\u%04lx", cp);
+		else
+			err |= pmbot_buf_put(b, s + i, n);
+		i += n;
+	}
+	return err ? -1 : 0;
+}
+
+int pmbot_log_escape(pmbot_buf *out, const char *s, size_t len, size_t max_chars)
+{
+	return escape_text(out, s, len, max_chars, ESC_COUNT);
+}
+
+const char *pmbot_log_show(pmbot_buf *scratch, const char *s, size_t max_chars)
+{
+	pmbot_buf_clear(scratch);
+	if (!s)
+		s = "(null)";
+	return escape_text(scratch, s, strlen(s), max_chars, ESC_COUNT) < 0 ? "?" : scratch->buf;
 }
 
 const char *pmbot_diag_show(pmbot_buf *b, const char *s, size_t max_chars)
 {
-	size_t chars = 0;
-	int err = 0;
-
 	pmbot_buf_clear(b);
-	for (; *s && !err; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if ((ch & 0xc0) != 0x80 && ++chars > max_chars) {
-			err |= pmbot_buf_puts(b, "...");
-			break;
-		}
-		if (ch < 0x20 || ch == 0x7f || ch == '`')
-			err |= pmbot_buf_printf(b, "\\x%02x", ch);
-		else
-			err |= pmbot_buf_putc(b, (char)ch);
-	}
-	return err ? "?" : b->buf;
+	return escape_text(b, s, strlen(s), max_chars, ESC_BACKTICK) < 0 ? "?" : b->buf;
 }

@@ -45,6 +45,21 @@ static size_t valid_seq(const unsigned char *s, size_t left)
 	return n;
 }
 
+size_t pmbot_utf8_decode(const char *str, size_t left, unsigned long *cp)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = left ? valid_seq(s, left) : 0, i;
+	unsigned long v;
+
+	if (!n)
+		return 0;
+	v = n == 1 ? s[0] : n == 2 ? s[0] & 0x1fu : n == 3 ? s[0] & 0x0fu : s[0] & 0x07u;
+	for (i = 1; i < n; i++)
+		v = (v << 6) | (s[i] & 0x3fu);
+	*cp = v;
+	return n;
+}
+
 /* Does the 8-byte word hold a byte that is 0 or >= 0x80? */
 static int word_not_plain_ascii(uint64_t w)
 {

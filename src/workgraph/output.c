@@ -39,7 +39,12 @@ int pmbot_workgraph_to_json(json_t **out, const pmbot_workgraph *g)
 	return PMBOT_OK;
 }
 
-/* Mermaid labels are quoted; '"' and markup characters go in as entities. */
+/*
+ * Mermaid labels are quoted; '"' and markup characters go in as entities.
+ * Mermaid reads "%%{init: …}%%" directives anywhere in the text, inside
+ * labels too, so '%' is an entity as well; line breaks become spaces, so a
+ * label can never start a "click" (interaction) line of its own.
+ */
 static int mermaid_text(pmbot_buf *out, const char *s)
 {
 	int err = 0;
@@ -50,6 +55,7 @@ static int mermaid_text(pmbot_buf *out, const char *s)
 		case '<': err = pmbot_buf_puts(out, "#lt;"); break;
 		case '>': err = pmbot_buf_puts(out, "#gt;"); break;
 		case '#': err = pmbot_buf_puts(out, "#35;"); break;
+		case '%': err = pmbot_buf_puts(out, "#37;"); break;
 		case '\n':
 		case '\r':
 		case '\t': err = pmbot_buf_putc(out, ' '); break;

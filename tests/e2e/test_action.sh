@@ -205,26 +205,30 @@ action 0 && expect_eq "$(output result)" stale && expect_eq "$(n_issues)" 0 &&
 	expect_in "$(reactions "$COMMENT_ID")" "confused" && expect_eq "$(n_comments 1)" 3 && ok
 
 CASE="a run holding the lock keeps a second run from applying"
-CID=$(ctl GET /_emu/state | py - "str([c['id'] for c in d['comments'] if c['issue']=='acme/widgets#1' and c['body'].startswith('<!-- pm-bot:plan ')][0])")
-LOCKED=$(comments 1 | py - 'd[0]' | sed '1s/"run":"[^"]*"/"run":"999"/; 1s/"status":"[a-z_]*"/"status":"applying"/')
-api "$TOKEN" PATCH "/repos/acme/widgets/issues/comments/$CID" "$(python3 -c 'import json,sys; print(json.dumps({"body": sys.argv[1]}))' "$LOCKED")" >/dev/null
+# The lock is the repository label pm-bot:lock:pr-1 (docs/action.md#concurrency); run 999 holds it now.
+api "$TOKEN" POST /repos/acme/widgets/labels "{\"name\": \"pm-bot:lock:pr-1\", \"color\": \"ededed\", \"description\": \"run=999 at=$(date +%s)\"}" >/dev/null
 post_comment 1 "/pm-bot apply $HASH"
 comment_event created 1 alice User "/pm-bot apply $HASH"
-action 0 && expect_eq "$(output result)" busy && expect_eq "$(n_issues)" 0 && ok
+action 0 && expect_eq "$(output result)" busy && expect_eq "$(n_issues)" 0 &&
+	expect_in "$ERR" "run 999 is applying this plan" && ok
 
-CASE="/pm-bot plan re-plans (and clears a lock left by a dead run)"
+CASE="/pm-bot plan re-plans"
 post_comment 1 "/pm-bot plan"
 comment_event created 1 alice User "/pm-bot plan"
 action 0 && expect_eq "$(output result)" planned && expect_eq "$(output plan_hash)" "$HASH" &&
 	expect_in "$(comments 1 | py - 'd[0]' | head -1)" '"status":"planned"' && ok
 
+# Run 999 died seven hours ago, still holding the lock: the next approval takes it over.
+api "$TOKEN" DELETE "/repos/acme/widgets/labels/pm-bot%3Alock%3Apr-1" >/dev/null
+api "$TOKEN" POST /repos/acme/widgets/labels "{\"name\": \"pm-bot:lock:pr-1\", \"color\": \"ededed\", \"description\": \"run=999 at=$(( $(date +%s) - 7 * 3600 ))\"}" >/dev/null
 CASE="a maintainer's approval applies the plan and the comment reports it"
 post_comment 1 "/pm-bot apply $HASH"
 comment_event created 1 alice User "/pm-bot apply $HASH"
 action 0 && expect_eq "$(output result)" applied && expect_eq "$(n_issues)" 7 &&
 	expect_in "$OUT" '"event":"approval"' && expect_in "$(reactions "$COMMENT_ID")" "+1" &&
 	expect_in "$(comments 1 | py - 'd[0]')" "Applied" && expect_eq "$(n_comments 1)" 6 &&
-	"$PMBOT" audit verify "$W/.pm-bot/audit.jsonl" >/dev/null && ok
+	"$PMBOT" audit verify "$W/.pm-bot/audit.jsonl" >/dev/null &&
+	{ ! api "$TOKEN" GET "/repos/acme/widgets/labels/pm-bot%3Alock%3Apr-1" >/dev/null || fail "the lock was not released"; } && ok
 
 CASE="the next run on the PR shows no change, in the same comment"
 pr_event synchronize 1 acme/widgets "$HEAD_SHA"

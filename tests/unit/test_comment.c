@@ -771,6 +771,37 @@ static void test_mermaid__hostile_titles_and_ids_cannot_break_the_diagram(void *
 	fixture_free(&f);
 }
 
+static void test_mermaid__labels_hold_no_directive_and_start_no_click_line(void **state)
+{
+	struct fixture f;
+	pmbot_buf tasks = PMBOT_BUF_INIT;
+	char *md, *lit, *line;
+	size_t blocks;
+
+	(void)state;
+	assert_int_equal(pmbot_buf_puts(&tasks, "{\"stable_id\": \"task:d\", \"title\": "
+		"\"%%{init: {'theme':'dark','securityLevel':'loose'}}%%\\nclick n0 call alert(1)"
+		"\\r\\nclick n0 href 'https://evil.example'\", \"feature_id\": \"feat:f\", "
+		"\"area\": \"ui\", \"priority\": \"P1\"}"), 0);
+	fixture_of(&f, report_of("", tasks.buf));
+	pmbot_buf_free(&tasks);
+	md = mermaid(f.graph, f.bundle, 0);
+	lit = code_blocks(md, "mermaid", &blocks);
+	assert_int_equal(blocks, 1);
+	assert_null(strstr(lit, "%%"));
+	assert_null(strchr(lit, '%'));
+	for (line = lit; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		while (*line == ' ')
+			line++;
+		assert_int_not_equal(strncmp(line, "click", 5), 0);
+	}
+	assert_non_null(strstr(lit, "[\"task:d: #37;#37;{init: {'theme':'dark','securityLevel':'loose'}}"
+		"#37;#37; click n0 call"));
+	free(lit);
+	free(md);
+	fixture_free(&f);
+}
+
 /* (The renderer refuses stable ids holding "--", so only titles carry comment delimiters.) */
 static void test_render__hostile_titles_and_ids_cannot_reach_the_header_or_a_fence(void **state)
 {
@@ -1026,6 +1057,65 @@ static void test_render__hostile_results_are_escaped(void **state)
 	free(html);
 	free(body);
 	json_decref(results);
+}
+
+/*
+ * Issue 12, finding 3: anyone can open issues with a forged marker whose id
+ * is 30,000 characters of mentions and links. A 7-item plan still shows its
+ * 7 items and the approve command; the diagnostics are capped, and nothing
+ * in them mentions or links.
+ */
+static void test_render__forged_marker_ids_cannot_hide_items_or_mention(void **state)
+{
+	pmbot_comment_input in;
+	pmbot_comment_meta m;
+	pmbot_buf id = PMBOT_BUF_INIT;
+	struct fixture f;
+	json_t *diags;
+	char *body, cmd[128];
+	size_t i;
+
+	(void)state;
+	fixture_of(&f, chain_report(6));
+	while (id.len < 30000)
+		assert_int_equal(pmbot_buf_puts(&id, "@octocat @acme/admins acme/secret#1 #12 "
+			"https://evil.example/x www.evil.example "), 0);
+	diags = json_object_get(f.bundle, "diagnostics");
+	for (i = 0; i < 2; i++) {
+		json_t *d = json_pack("{s:s, s:s, s:s, s:s+}", "code", "MARKER_UNTRUSTED",
+			"severity", "warning", "path", "", "message", "acme/widgets#90 carries the marker of ",
+			id.buf);
+
+		assert_non_null(d);
+		assert_int_equal(json_array_append_new(diags, d), 0);
+	}
+	meta_init(&m, "plan", 12, HEAD_SHA, json_string_value(json_object_get(f.bundle,
+		"plan_hash")), "planned", "");
+	memset(&in, 0, sizeof(in));
+	in.meta = &m;
+	in.bundle = f.bundle;
+	in.graph = f.graph;
+	body = render(&in);
+	assert_int_equal(occurrences(body, "<details>"), 7);
+	assert_null(strstr(body, "Left out"));
+	snprintf(cmd, sizeof(cmd), "```\n/pm-bot apply %s\n```\n",
+		json_string_value(json_object_get(f.bundle, "plan_hash")));
+	assert_non_null(strstr(body, cmd));
+	assert_int_equal(occurrences(body, "| warning | `MARKER_UNTRUSTED` |"), 2);
+	assert_true(strlen(body) < 20000);
+	/* Readable, but no mention, reference or autolink survives. */
+	assert_null(strstr(body, "@octocat"));
+	assert_null(strstr(body, "@acme"));
+	assert_null(strstr(body, "#12"));
+	assert_null(strstr(body, "secret#1"));
+	assert_null(strstr(body, "https://"));
+	assert_null(strstr(body, "www.evil"));
+	assert_non_null(strstr(body, "@\xe2\x80\x8c" "octocat @\xe2\x80\x8c" "acme/admins "
+		"acme/secret#\xe2\x80\x8c" "1 #\xe2\x80\x8c" "12 https:\xe2\x80\x8c//evil.example/x "
+		"www\xe2\x80\x8c.evil.example"));
+	free(body);
+	pmbot_buf_free(&id);
+	fixture_free(&f);
 }
 
 static void test_render__a_body_with_no_changes_says_so_without_a_diagram(void **state)
@@ -1290,12 +1380,14 @@ int main(void)
 		cmocka_unit_test(test_mermaid__nothing_touched_appends_nothing),
 		cmocka_unit_test(test_mermaid__caps_nodes_conflicts_first_and_counts_the_rest),
 		cmocka_unit_test(test_mermaid__hostile_titles_and_ids_cannot_break_the_diagram),
+		cmocka_unit_test(test_mermaid__labels_hold_no_directive_and_start_no_click_line),
 		cmocka_unit_test(test_mermaid__labels_are_cut_at_80_code_points),
 		cmocka_unit_test(test_render__hostile_titles_and_ids_cannot_reach_the_header_or_a_fence),
 		cmocka_unit_test(test_render__puts_header_notice_results_errors_diagram_and_plan_in_order),
 		cmocka_unit_test(test_render__invalid_reports_list_every_error_with_its_location),
 		cmocka_unit_test(test_render__caps_the_error_and_result_lists),
 		cmocka_unit_test(test_render__hostile_results_are_escaped),
+		cmocka_unit_test(test_render__forged_marker_ids_cannot_hide_items_or_mention),
 		cmocka_unit_test(test_render__a_body_with_no_changes_says_so_without_a_diagram),
 		cmocka_unit_test(test_render__ten_thousand_changesets_fit_in_65536_code_points),
 		cmocka_unit_test(test_render__never_passes_max_chars_and_keeps_the_header),

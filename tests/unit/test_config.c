@@ -90,6 +90,7 @@ static const pmbot_diag *expect_single_error(pmbot_diag_list *diags, const char 
 	"{\"approval\":{\"min_permission\":\"write\",\"users\":[]},\"auto_approve\":[]," \
 	"\"deny_operations\":[],\"labels\":{\"area\":\"area:\",\"prio\":\"prio:\"," \
 	"\"size\":\"size:\",\"status\":\"status:\",\"type\":\"type:\"}," \
+	"\"limits\":{\"max_items\":10000,\"max_report_bytes\":4194304,\"max_total_bytes\":8388608}," \
 	"\"llm\":{\"digest_threshold\":10,\"policies\":[]},\"project\":null," \
 	"\"reports\":[\"plans/**/*.md\"],\"repos\":[\"acme/widgets\"]," \
 	"\"templates\":\".github/ISSUE_TEMPLATE\",\"trusted_authors\":[\"github-actions[bot]\"]}"
@@ -289,6 +290,7 @@ static void test_config__to_json_of_full_file_is_exact(void **state)
 		"\"deny_operations\":[\"remove_labels\",\"remove_dependency\"],"
 		"\"labels\":{\"area\":\"area/\",\"prio\":\"priority/\",\"size\":\"size/\","
 		"\"status\":\"state/\",\"type\":\"kind/\"},"
+		"\"limits\":{\"max_items\":10000,\"max_report_bytes\":4194304,\"max_total_bytes\":8388608},"
 		"\"llm\":{\"digest_threshold\":25,\"policies\":[{\"action\":\"deny\","
 		"\"forbidden_patterns\":[\"s3://production/\"],\"name\":\"internal_only\","
 		"\"type\":\"context_ref\"}]},"
@@ -1089,10 +1091,34 @@ static void test_config__schema_names_every_key_operation_and_permission(void **
 	pmbot_config_free(cfg);
 }
 
+static void test_config__limits_are_read_and_checked(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_config *cfg = NULL;
+	const char *good = "limits:\n  max_report_bytes: 1024\n  max_total_bytes: 2048\n"
+		"  max_items: 5\n";
+	const char *bad = "limits:\n  max_report_bytes: 0\n  max_items: 100001\n  max_bytes: 3\n";
+
+	(void)state;
+	assert_int_equal(pmbot_config_parse(&cfg, NULL, good, strlen(good), "acme/widgets", &diags),
+		PMBOT_OK);
+	assert_int_equal(cfg->max_report_bytes, 1024);
+	assert_int_equal(cfg->max_total_bytes, 2048);
+	assert_int_equal(cfg->max_items, 5);
+	pmbot_config_free(cfg);
+	assert_int_equal(pmbot_config_parse(&cfg, NULL, bad, strlen(bad), "acme/widgets", &diags),
+		PMBOT_EINVALID);
+	assert_null(cfg);
+	assert_non_null(pmbot_diag_list_find(&diags, "CONFIG_UNKNOWN_KEY"));
+	assert_int_equal(diags.errors, 3);
+	pmbot_diag_list_free(&diags);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config__default_has_the_documented_values),
+		cmocka_unit_test(test_config__limits_are_read_and_checked),
 		cmocka_unit_test(test_config__default_without_repo_has_an_empty_allowlist),
 		cmocka_unit_test(test_config__default_rejects_a_malformed_repo),
 		cmocka_unit_test(test_config__parse_reports_a_malformed_default_repo),

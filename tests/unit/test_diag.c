@@ -332,6 +332,157 @@ static void test_diag__severity_names(void **state)
 	assert_string_equal(pmbot_severity_name(PMBOT_SEV_WARNING), "warning");
 }
 
+static const char *escaped(pmbot_buf *out, const char *s, size_t len, size_t max_chars)
+{
+	pmbot_buf_clear(out);
+	assert_int_equal(pmbot_log_escape(out, s, len, max_chars), 0);
+	return out->buf;
+}
+
+/* No byte of the output can end a line or begin one. */
+static void assert_one_line(const pmbot_buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->len; i++)
+		assert_true((unsigned char)out->buf[i] >= 0x20 && out->buf[i] != 0x7f);
+}
+
+static void test_log__newlines_and_carriage_returns_are_escaped(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	const char s[] = "a\nb\r\nc\td";
+
+	(void)state;
+	assert_string_equal(escaped(&out, s, strlen(s), 100), "a\\x0ab\\x0d\\x0ac\\x09d");
+	assert_one_line(&out);
+	pmbot_buf_free(&out);
+}
+
+static void test_log__a_workflow_command_after_a_newline_stays_on_the_line(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	const char s[] = "x\n::error title=approved::ok\n::add-mask::acme\r::warning::y";
+
+	(void)state;
+	assert_string_equal(escaped(&out, s, strlen(s), 1000),
+		"x\\x0a::error title=approved::ok\\x0a::add-mask::acme\\x0d::warning::y");
+	assert_one_line(&out);
+	pmbot_buf_free(&out);
+}
+
+static void test_log__a_value_that_begins_with_two_colons_does_not_begin_a_command(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_string_equal(escaped(&out, "::error::x", 10, 100), "\\x3a:error::x");
+	/* One colon, or colons later in the value, are ordinary text. */
+	assert_string_equal(escaped(&out, ":x::y", 5, 100), ":x::y");
+	assert_string_equal(pmbot_log_show(&out, "::set-output name=a::b", 100),
+		"\\x3a:set-output name=a::b");
+	pmbot_buf_free(&out);
+}
+
+static void test_log__escape_sequences_and_invisible_controls_are_shown(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	/* ESC [ 2 J clears a terminal; 0x9b (C2 9B) is the one-character CSI. */
+	const char s[] = "\x1b[2J\x1b]0;title\x07 \xc2\x9b" "31m \xe2\x80\xae" "evil \xe2\x80\xa8 \x7f";
+
+	(void)state;
+	assert_string_equal(escaped(&out, s, strlen(s), 100),
+		"\\x1b[2J\\x1b]0;title\\x07 \\u009b31m \\u202eevil \\u2028 \\x7f");
+	assert_one_line(&out);
+	pmbot_buf_free(&out);
+}
+
+static void test_log__bytes_that_are_not_utf8_are_shown_as_bytes(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	/* A stray continuation, an overlong '/', a cut sequence at the end, a NUL. */
+	const char s[] = "a\x80" "b\xc0\xaf" "c\0d\xe2\x82";
+
+	(void)state;
+	assert_string_equal(escaped(&out, s, sizeof(s) - 1, 100),
+		"a\\x80b\\xc0\\xafc\\x00d\\xe2\\x82");
+	/* Well-formed text outside ASCII passes as it is. */
+	assert_string_equal(escaped(&out, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80", 14, 100),
+		"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80");
+	pmbot_buf_free(&out);
+}
+
+static void test_log__a_long_value_is_cut_with_a_count_of_what_was_left_out(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	size_t len = (size_t)20 << 20;
+	char *big = malloc(len + 1);
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'i', len);
+	big[len] = '\0';
+	assert_string_equal(escaped(&out, "abcdef", 6, 3), "abc...[3 more bytes]");
+	/* Characters are counted, not bytes: a cut never splits one. */
+	assert_string_equal(escaped(&out, "\xc3\xa9\xc3\xa9\xc3\xa9", 6, 2),
+		"\xc3\xa9\xc3\xa9...[2 more bytes]");
+	assert_string_equal(escaped(&out, "abc", 3, 3), "abc");
+	/* 20 MB in, a few hundred bytes out. */
+	pmbot_log_show(&out, big, PMBOT_LOG_NAME_MAX);
+	assert_true(out.len < PMBOT_LOG_NAME_MAX + 40);
+	assert_non_null(strstr(out.buf, "...[20971220 more bytes]"));
+	free(big);
+	pmbot_buf_free(&out);
+}
+
+static void test_log__show_of_null_and_empty_text(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_string_equal(pmbot_log_show(&out, NULL, 10), "(null)");
+	assert_string_equal(pmbot_log_show(&out, "", 10), "");
+	pmbot_buf_free(&out);
+}
+
+static void test_log__format_of_a_hostile_diagnostic_is_one_capped_line(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf out = PMBOT_BUF_INIT;
+	size_t len = 100000, i, lines = 0;
+	char *id = malloc(len + 1);
+
+	(void)state;
+	assert_non_null(id);
+	memset(id, 'x', len);
+	id[len] = '\0';
+	memcpy(id, "x\n::error title=approved::y\n::add-mask::acme\n", 45);
+	assert_int_equal(pmbot_diag_add(&list, PMBOT_SEV_ERROR, "CODE", "::warning::a\nb.md",
+		"/tasks/0/x\ny", 3, 5, "stable_id '%s' is bad", id), 0);
+	assert_int_equal(pmbot_diag_format(&out, &list.items[0]), 0);
+	for (i = 0; i < out.len; i++)
+		lines += out.buf[i] == '\n';
+	assert_int_equal(lines, 1);
+	assert_int_equal(out.buf[out.len - 1], '\n');
+	assert_true(out.len < PMBOT_LOG_MESSAGE_MAX + 2 * PMBOT_LOG_NAME_MAX + 200);
+	assert_memory_equal(out.buf, "\\x3a:warning::a\\x0ab.md:3:5: error CODE /tasks/0/x\\x0ay: "
+		"stable_id 'x\\x0a::error title=approved::y\\x0a::add-mask::acme\\x0axxx", 108);
+	assert_non_null(strstr(out.buf, "more bytes]\n"));
+	pmbot_diag_list_free(&list);
+	pmbot_buf_free(&out);
+	free(id);
+}
+
+static void test_log__diag_show_escapes_backticks_and_cuts_with_dots(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_string_equal(pmbot_diag_show(&out, "a`b\nc", 100), "a\\x60b\\x0ac");
+	assert_string_equal(pmbot_diag_show(&out, "abcdef", 3), "abc...");
+	pmbot_buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +500,15 @@ int main(void)
 		cmocka_unit_test(test_diag__sort_of_short_lists_is_harmless),
 		cmocka_unit_test(test_diag__find_returns_the_first_match_or_null),
 		cmocka_unit_test(test_diag__severity_names),
+		cmocka_unit_test(test_log__newlines_and_carriage_returns_are_escaped),
+		cmocka_unit_test(test_log__a_workflow_command_after_a_newline_stays_on_the_line),
+		cmocka_unit_test(test_log__a_value_that_begins_with_two_colons_does_not_begin_a_command),
+		cmocka_unit_test(test_log__escape_sequences_and_invisible_controls_are_shown),
+		cmocka_unit_test(test_log__bytes_that_are_not_utf8_are_shown_as_bytes),
+		cmocka_unit_test(test_log__a_long_value_is_cut_with_a_count_of_what_was_left_out),
+		cmocka_unit_test(test_log__show_of_null_and_empty_text),
+		cmocka_unit_test(test_log__format_of_a_hostile_diagnostic_is_one_capped_line),
+		cmocka_unit_test(test_log__diag_show_escapes_backticks_and_cuts_with_dots),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -193,7 +193,7 @@ static void test_ghops__pull_get_returns_head_sha_repos_and_state(void **state)
 	fixture *fx = *state;
 	pmbot_gh_pull p;
 
-	push(fx, 200, NULL, "{\"number\":12,\"state\":\"open\","
+	push(fx, 200, NULL, "{\"number\":12,\"state\":\"open\",\"merged\":false,"
 		"\"head\":{\"sha\":\"" SHA "\",\"ref\":\"feature\","
 		"\"repo\":{\"full_name\":\"forker/widgets\"}},"
 		"\"base\":{\"sha\":\"ffffffffffffffffffffffffffffffffffffffff\",\"ref\":\"main\","
@@ -204,6 +204,7 @@ static void test_ghops__pull_get_returns_head_sha_repos_and_state(void **state)
 	assert_string_equal(p.head_repo, "forker/widgets");
 	assert_string_equal(p.base_repo, "acme/widgets");
 	assert_string_equal(p.state, "open");
+	assert_int_equal(p.merged, 0);
 	pmbot_gh_pull_clear(&p);
 	assert_null(p.head_sha);
 	assert_null(p.state);
@@ -215,11 +216,12 @@ static void test_ghops__pull_get_gives_a_deleted_fork_an_empty_head_repo(void **
 	fixture *fx = *state;
 	pmbot_gh_pull p;
 
-	push(fx, 200, NULL, "{\"state\":\"closed\",\"head\":{\"sha\":\"" SHA "\",\"repo\":null},"
+	push(fx, 200, NULL, "{\"state\":\"closed\",\"merged\":true,\"head\":{\"sha\":\"" SHA "\",\"repo\":null},"
 		"\"base\":{\"repo\":{\"full_name\":\"acme/widgets\"}}}");
 	assert_int_equal(pmbot_gh_pull_get(&p, fx->c, "acme/widgets", 3, &fx->err), 0);
 	assert_string_equal(p.head_repo, "");
 	assert_string_equal(p.state, "closed");
+	assert_int_equal(p.merged, 1);
 	pmbot_gh_pull_clear(&p);
 }
 

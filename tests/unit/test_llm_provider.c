@@ -837,6 +837,53 @@ static void test_llm_key__an_anthropic_key_echo_is_scrubbed_too(void **state)
 	assert_null(strstr(fx->err.buf, KEY_PREFIX));
 }
 
+/* KEY is "sk-test-S3cr3tK3yForLLMTests0123456789". */
+static void test_llm_key__a_prefix_a_middle_and_the_whole_key_are_scrubbed(void **state)
+{
+	fixture *fx = *state;
+	pmbot_buf all = PMBOT_BUF_INIT;
+	size_t i;
+
+	openai_client(fx);
+	/* A provider echoing the first 20 characters, as OpenAI's "sk-abc...xyz" does. */
+	push(fx, 401, NULL, "{\"error\":{\"message\":\"Incorrect API key provided: "
+		"sk-test-S3cr3tK3yFor***6789.\"}}");
+	push(fx, 401, NULL, "{\"error\":{\"message\":\"key part K3yForLLMTests01 revoked\"}}");
+	push(fx, 401, NULL, "{\"error\":{\"message\":\"key=" KEY KEY " twice, glued\"}}");
+	/* 8 characters are enough: the last 8 of the key. */
+	push(fx, 401, NULL, "{\"error\":{\"message\":\"ends in 23456789\"}}");
+	for (i = 0; i < 4; i++) {
+		assert_true(complete(fx) < 0);
+		assert_int_equal(pmbot_buf_puts(&all, fx->err.buf), 0);
+		assert_int_equal(pmbot_buf_putc(&all, '\n'), 0);
+	}
+	/* The 4 characters after the stars are shorter than 8: they stay. */
+	assert_contains(all.buf, "Incorrect API key provided: [REDACTED]***6789.");
+	assert_contains(all.buf, "key part [REDACTED] revoked");
+	assert_contains(all.buf, "key=[REDACTED] twice, glued");
+	assert_contains(all.buf, "ends in [REDACTED]");
+	assert_null(strstr(all.buf, "S3cr3tK3y"));
+	assert_null(strstr(all.buf, "LLMTests"));
+	assert_null(strstr(all.buf, "3456789"));
+	pmbot_buf_free(&all);
+}
+
+/*
+ * The choice documented in secret.h: fragments of 7 characters stay, so
+ * ordinary words that share a few letters with the key remain readable.
+ */
+static void test_llm_key__fragments_shorter_than_8_stay_readable(void **state)
+{
+	fixture *fx = *state;
+
+	openai_client(fx);
+	push(fx, 400, NULL, "{\"error\":{\"message\":\"sk-test keys are for tests; S3cr3tK "
+		"and 0123456 are not the key\"}}");
+	assert_true(complete(fx) < 0);
+	assert_contains(fx->err.buf, "sk-test keys are for tests; S3cr3tK and 0123456 are not the key");
+	assert_null(strstr(fx->err.buf, "[REDACTED]"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -874,6 +921,8 @@ int main(void)
 		T(test_llm_retry__no_connection_is_a_transport_error_after_3_attempts),
 		T(test_llm_key__never_appears_in_errors_even_when_the_server_echoes_it),
 		T(test_llm_key__an_anthropic_key_echo_is_scrubbed_too),
+		T(test_llm_key__a_prefix_a_middle_and_the_whole_key_are_scrubbed),
+		T(test_llm_key__fragments_shorter_than_8_stay_readable),
 #undef T
 	};
 	int rc;

@@ -1755,10 +1755,31 @@ static void test_plan__target_outside_the_allowlist_is_refused(void **state)
 	world_free(&w);
 }
 
+static void test_plan__check_target_refuses_a_repository_outside_the_allowlist(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_config *cfg = NULL;
+	const pmbot_diag *d;
+
+	(void)state;
+	assert_int_equal(pmbot_config_default(&cfg, "acme/widgets"), PMBOT_OK);
+	assert_int_equal(pmbot_plan_check_target(cfg, "ACME/Widgets", &diags), PMBOT_OK);
+	assert_int_equal(diags.count, 0);
+	assert_int_equal(pmbot_plan_check_target(cfg, "acme/secret", &diags), PMBOT_EINVALID);
+	assert_non_null(d = pmbot_diag_list_find(&diags, "REPO_NOT_ALLOWED"));
+	assert_int_equal(d->severity, PMBOT_SEV_ERROR);
+	assert_non_null(strstr(d->message, "acme/secret"));
+	assert_int_equal(pmbot_plan_check_target(cfg, NULL, &diags), PMBOT_EINVALID);
+	assert_int_equal(diags.errors, 2);
+	pmbot_diag_list_free(&diags);
+	pmbot_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan__empty_state_creates_every_item_then_relationships_in_group_order),
+		cmocka_unit_test(test_plan__check_target_refuses_a_repository_outside_the_allowlist),
 		cmocka_unit_test(test_plan__create_carries_the_rendered_title_body_and_labels),
 		cmocka_unit_test(test_plan__empty_state_sets_parents_without_replace),
 		cmocka_unit_test(test_plan__empty_state_adds_dependencies_for_depends_on_and_blocked_by),

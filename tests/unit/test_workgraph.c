@@ -232,6 +232,28 @@ static void test_workgraph__mermaid_is_a_flowchart_with_escaped_labels(void **st
 	pmbot_diag_list_free(&d);
 }
 
+static void test_workgraph__mermaid_labels_hold_no_directive_and_start_no_click_line(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"features:\n"
+		"  - {stable_id: 'feat:a', title: \"%%{init: {'securityLevel':'loose'}}%%\\nclick n0 "
+		"call alert(1)\", area: x, priority: p}\n"
+		"```\n";
+	pmbot_workgraph *g = load(md, &d, PMBOT_OK);
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_mermaid(&out, g), 0);
+	assert_null(strchr(out.buf, '%'));
+	assert_null(strstr(out.buf, "\nclick"));
+	assert_non_null(strstr(out.buf,
+		"  n0[\"feat:a<br/>#37;#37;{init: {'securityLevel':'loose'}}#37;#37; click n0 call alert(1)\"]"));
+	pmbot_buf_free(&out);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
 static void test_workgraph__invalid_report_gives_no_graph(void **state)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
@@ -268,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_workgraph__a_long_cycle_is_shortened_to_one_line),
 		cmocka_unit_test(test_workgraph__tree_lists_children_under_parents_with_dependencies),
 		cmocka_unit_test(test_workgraph__mermaid_is_a_flowchart_with_escaped_labels),
+		cmocka_unit_test(test_workgraph__mermaid_labels_hold_no_directive_and_start_no_click_line),
 		cmocka_unit_test(test_workgraph__invalid_report_gives_no_graph),
 		cmocka_unit_test(test_workgraph__type_names_round_trip),
 	};

@@ -50,8 +50,8 @@ function labelJson(ctx, repo, name) {
     node_id: l.node_id,
     url: `${ctx.base}/repos/${repo.name}/labels/${encodeURIComponent(name)}`,
     name,
-    description: null,
-    color: 'ededed',
+    description: l.description == null ? null : l.description,
+    color: l.color || 'ededed',
     default: false,
   };
 }
@@ -134,7 +134,7 @@ function issueJson(ctx, issue) {
     const html = htmlUrl(issue);
     out.draft = issue.draft;
     out.pull_request = {
-      url: pullUrl(ctx, issue), html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`, merged_at: null,
+      url: pullUrl(ctx, issue), html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`, merged_at: issue.merged ? issue.closed_at : null,
     };
   }
   return out;
@@ -276,7 +276,7 @@ function pullJson(ctx, p) {
     created_at: p.created_at,
     updated_at: p.updated_at,
     closed_at: p.closed_at,
-    merged_at: null,
+    merged_at: p.merged ? p.closed_at : null,
     merge_commit_sha: null,
     assignee: null,
     assignees: [],
@@ -309,7 +309,7 @@ function pullJson(ctx, p) {
     author_association: association(ctx, base, p.author),
     auto_merge: null,
     draft: p.draft,
-    merged: false,
+    merged: p.merged,
     // GitHub computes mergeability in the background and answers null
     // until it knows; the emulator never knows.
     mergeable: null,
@@ -525,6 +525,28 @@ const handlers = {
     return { status: 204, body: null };
   },
 
+  // Repository labels. Creating one is atomic on GitHub (a name, compared
+  // without regard to case, exists once): pm-bot's apply lock relies on it.
+  'issues/create-label': (ctx) => {
+    requirePermission(ctx, 'write');
+    rejectKeys(ctx, ctx.body, ['name', 'color', 'description'], 'body field');
+    const l = ctx.world.createLabel(ctx.repo, ctx.body);
+    ctx.headers.location = `${ctx.base}/repos/${ctx.repo.name}/labels/${encodeURIComponent(l.name)}`;
+    return ok(labelJson(ctx, ctx.repo, l.name), 201);
+  },
+
+  'issues/get-label': (ctx) => {
+    const l = ctx.world.findLabel(ctx.repo, ctx.params.name);
+    if (!l) throw new HttpError(404, 'Not Found');
+    return ok(labelJson(ctx, ctx.repo, l.name));
+  },
+
+  'issues/delete-label': (ctx) => {
+    requirePermission(ctx, 'write');
+    if (!ctx.world.deleteLabel(ctx.repo, ctx.params.name)) throw new HttpError(404, 'Not Found');
+    return { status: 204, body: null };
+  },
+
   'issues/list-sub-issues': (ctx) => {
     const issue = needPlainIssue(ctx);
     return ok(paginate(ctx, issue.children).map((i) => issueJson(ctx, i)));
@@ -682,7 +704,9 @@ function errorFromWorld(e) {
   if (!(e instanceof WorldError)) return e;
   if (e.kind === 'not_found') return new HttpError(404, e.message || 'Not Found');
   if (e.kind === 'forbidden') return new HttpError(403, e.message);
-  const detail = { ...(e.details || { resource: 'Issue', code: 'custom' }), message: e.message };
+  const detail = { ...(e.details || { resource: 'Issue', code: 'custom' }) };
+  // GitHub's `already_exists` and `invalid` errors carry no message.
+  if (e.message) detail.message = e.message;
   return new HttpError(422, 'Validation Failed', { errors: [detail] });
 }
 

@@ -146,6 +146,7 @@ const ENVELOPE_SCHEMA = {
           body: { type: ['string', 'null'] },
           user: { type: 'string', pattern: LOGIN },
           state: { enum: ['open', 'closed'] },
+          merged: { type: 'boolean' },
           draft: { type: 'boolean' },
           labels: { type: 'array', items: { type: 'string', minLength: 1 } },
           created_at: { type: 'string', format: 'date-time' },
@@ -517,6 +518,7 @@ class World {
         continue;
       }
       if (charLength(p.title) > LIMITS.title) this.problems.push(`pulls: title of ${ref} is longer than ${LIMITS.title} characters`);
+      if (p.merged && p.state !== 'closed') this.problems.push(`pulls: ${ref} is merged but not closed; a merged pull request is closed`);
       const body = p.body == null ? '' : p.body;
       if (charLength(body) > LIMITS.body) this.problems.push(`pulls: body of ${ref} is longer than ${LIMITS.body} characters`);
       const issueId = p.issue_id || alloc();
@@ -530,6 +532,7 @@ class World {
       const pull = {
         kind: 'pull', repo, number: p.number, database_id: issueId, id, node_id: nodeId('PR_', id),
         title: p.title, body, labels: [], state: p.state, state_reason: null, draft: p.draft === true,
+        merged: p.merged === true,
         author: this.ensureUser(p.user), created_at: created, updated_at: updated,
         closed_at: p.state === 'closed' ? updated : null,
         parent: null, children: [], blockedBy: [], blocking: [], comments: [],
@@ -693,6 +696,44 @@ class World {
       repo.labels.set(key, l);
     }
     return l;
+  }
+
+  findLabel(repo, name) {
+    return repo.labels.get(fold(name)) || null;
+  }
+
+  // POST /labels: a name (compared without regard to case) exists once.
+  createLabel(repo, { name, color, description }) {
+    if (charLength(name) > LIMITS.label) {
+      throw new WorldError('unprocessable', `name is too long (maximum is ${LIMITS.label} characters)`,
+        { resource: 'Label', code: 'invalid', field: 'name' });
+    }
+    if (description != null && charLength(description) > 100) {
+      throw new WorldError('unprocessable', 'description is too long (maximum is 100 characters)',
+        { resource: 'Label', code: 'invalid', field: 'description' });
+    }
+    if (color != null && !/^#?[0-9a-fA-F]{6}$/.test(color)) {
+      throw new WorldError('unprocessable', undefined, { resource: 'Label', code: 'invalid', field: 'color' });
+    }
+    if (repo.labels.has(fold(name))) {
+      throw new WorldError('unprocessable', undefined, { resource: 'Label', code: 'already_exists', field: 'name' });
+    }
+    const l = this.catalogLabel(repo, name);
+    l.description = description == null ? null : description;
+    l.color = color ? color.replace(/^#/, '').toLowerCase() : 'ededed';
+    return l;
+  }
+
+  // DELETE /labels/{name}: also off every issue and pull request carrying it.
+  deleteLabel(repo, name) {
+    const key = fold(name);
+    if (!repo.labels.has(key)) return false;
+    repo.labels.delete(key);
+    for (const i of [...repo.issues.values(), ...repo.pulls.values()]) {
+      const kept = i.labels.filter((n) => fold(n) !== key);
+      if (kept.length !== i.labels.length) i.labels = kept;
+    }
+    return true;
   }
 
   repo(name) {
@@ -873,6 +914,11 @@ class World {
       this.checkLabelCount(next.labels);
     }
     if ('state' in patch && patch.state != null) next.state = patch.state;
+    if (issue.kind === 'pull' && issue.merged && next.state === 'open') {
+      // GitHub keeps a merged pull request closed for good.
+      throw new WorldError('unprocessable', 'state cannot be changed. The pull request cannot be reopened.',
+        { resource: 'PullRequest', code: 'custom', field: 'state' });
+    }
     let changed = false;
     for (const k of ['title', 'body', 'state']) {
       if (k in next && next[k] !== issue[k]) changed = true;
@@ -1166,7 +1212,7 @@ class World {
     }));
     const pulls = [...this.allPulls()].map((p) => ({
       id: p.id, issue_id: p.database_id, repo: p.repo.name, number: p.number, title: p.title, body: p.body,
-      user: p.author.login, state: p.state, draft: p.draft, labels: p.labels.slice(),
+      user: p.author.login, state: p.state, merged: p.merged, draft: p.draft, labels: p.labels.slice(),
       created_at: p.created_at, updated_at: p.updated_at,
       head: { sha: p.head.sha, ref: p.head.ref, repo: p.head.repo.name },
       base: { sha: p.base.sha, ref: p.base.ref },
