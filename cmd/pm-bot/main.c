@@ -6,6 +6,7 @@
 #include <git2.h>
 
 #include "cmd.h"
+#include "pmbot/banned.h"
 
 static int cmd_help(int argc, char **argv);
 
