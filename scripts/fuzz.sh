@@ -13,6 +13,12 @@
 #   capability  a model output, run through every capability's run_output
 #   promptir    JSON: pmbot_promptir_from_json, governance, pipeline
 #   config      .github/pm-bot.yml: pmbot_config_parse, pmbot_governance_new
+#   body        an issue body: pmbot_body_parse, pmbot_body_get, pmbot_body_rev
+#   state       a state snapshot: pmbot_state_parse, to_json, canonical
+#   plan        a plan file (changeset bundle JSON): pmbot_apply_check,
+#               pmbot_changeset_is_applied, pmbot_flow_compile/validate,
+#               pmbot_plan_markdown
+#   command     a comment body as raw bytes: pmbot_command_parse_bytes
 #
 # A crash, leak, timeout or out-of-memory fails the script; the input that
 # caused it is left in BUILD_DIR/TARGET (crash-*, leak-*, timeout-*, oom-*).
@@ -160,6 +166,46 @@ make_seeds() {
 	promptir)
 		mapfile -t files < <(find tests/fixtures/promptir -name '*.json' -type f 2>/dev/null | sort)
 		add_seeds "$dir" "${files[@]}" ;;
+	body)
+		# The bodies of the issues in the state fixtures, one file each.
+		python3 - "$dir" tests/fixtures/states/*.json tests/fixtures/bundles-apply/*.json \
+			tests/fixtures/fieldsync/*.json <<'PY' 2>/dev/null || true
+import json, sys
+out, n = sys.argv[1], 0
+def walk(v):
+    global n
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if k == "body" and isinstance(x, str) and x:
+                n += 1
+                open("%s/body-%d" % (out, n), "w", encoding="utf-8").write(x)
+            else:
+                walk(x)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x)
+for f in sys.argv[2:]:
+    try:
+        walk(json.load(open(f, encoding="utf-8")))
+    except Exception:
+        pass
+PY
+		;;
+	state)
+		mapfile -t files < <(find tests/fixtures/states tests/fixtures/bundles-apply \
+			tests/fixtures/fieldsync -name '*.json' -type f 2>/dev/null | sort)
+		add_seeds "$dir" "${files[@]}" ;;
+	plan)
+		mapfile -t files < <(find tests/fixtures/bundles tests/fixtures/bundles-apply \
+			-name '*.json' -type f 2>/dev/null | sort)
+		add_seeds "$dir" "${files[@]}" ;;
+	command)
+		# Comment bodies as they sit in the webhook payloads, the plan comment among them.
+		for f in tests/fixtures/events/issue_comment.*.json; do
+			[ -f "$f" ] || continue
+			python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["comment"]["body"], end="")' \
+				"$f" >"$dir/$(basename "$f" .json)" 2>/dev/null || rm -f "$dir/$(basename "$f" .json)"
+		done ;;
 	config)
 		mapfile -t files < <(find tests/fixtures/config -type f 2>/dev/null | sort)
 		add_seeds "$dir" "${files[@]}"

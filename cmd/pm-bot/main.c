@@ -117,12 +117,18 @@ static const struct cmd commands[] = {
 	  "\n"
 	  "Exit status: 0 applied, 2 stale plan, wrong hash or denied, 1 failure.\n" },
 	{ "audit", cmd_audit, 0, "verify the audit ledger's hash chain",
-	  "usage: pm-bot audit verify FILE\n"
+	  "usage: pm-bot audit verify [--head HASH] FILE\n"
 	  "\n"
-	  "Checks that every line of the ledger carries the SHA-256 of the line before\n"
-	  "and reports the first broken line.\n"
+	  "Checks that every line of the ledger carries the SHA-256 of the line before,\n"
+	  "reports the first broken line, and prints the head: the SHA-256 of the last\n"
+	  "line. A consistent chain alone does not show that nothing was rewritten\n"
+	  "(whoever edits a line can recompute the lines after it).\n"
 	  "\n"
-	  "Exit status: 0 intact, 2 broken, 1 unreadable.\n" },
+	  "  --head HASH   a head published earlier (in a plan comment or a job summary):\n"
+	  "                the ledger must still hold the line it is the hash of, so the\n"
+	  "                lines up to it are unchanged (alias --expect-head)\n"
+	  "\n"
+	  "Exit status: 0 intact, 2 broken or not extending HASH, 1 unreadable.\n" },
 	{ "snapshot", cmd_snapshot, 0, "write the live GitHub state as a state file",
 	  "usage: pm-bot snapshot --repo OWNER/NAME [--repo OWNER/NAME...]\n"
 	  "                       [--project OWNER/NUMBER] [--out FILE] [--backend github|file]\n"

@@ -150,23 +150,46 @@ typedef struct {
 } pmbot_command;
 
 /*
- * Find the command in a comment body. The command is the first line that,
- * with leading and trailing spaces, tabs and a CR removed, is "/pm-bot"
- * alone or followed by a space or tab ("/pm-botx" is not one). Lines inside
- * fenced code blocks (``` or ~~~, closed by a fence of the same character
- * at least as long, or running to the end) are skipped, and a quoted line
- * ("> /pm-bot ...") never counts: quoting or pasting pm-bot's plan comment,
- * which shows the apply command in a code block, must not approve anything.
- * A line that follows a quote without the '>' counts (GitHub renders it as
- * part of the quote only by CommonMark's lazy continuation). Words are separated by spaces
- * and tabs and compared exactly ("plan", "apply"); the hash may be in
- * upper case. Only the first `/pm-bot` line counts, even when it is
- * UNKNOWN. `body` may be NULL (no command).
+ * GitHub refuses comments over 65,536 characters, 4 bytes each at most: a
+ * longer body is not a comment GitHub took, and holds no command.
+ */
+#define PMBOT_COMMAND_MAX_BYTES ((size_t)65536 * 4)
+
+/*
+ * Find the command in a comment body, read as GitHub shows it: the body is
+ * parsed as CommonMark (cmark-gfm) and only the lines of paragraphs that are
+ * direct children of the document are looked at. The command is the first
+ * such line that, with leading and trailing spaces and tabs removed, is
+ * "/pm-bot" alone or followed by a space or tab ("/pm-botx" is not one).
+ *
+ * So nothing counts inside code (fenced or indented blocks, `code spans`),
+ * block quotes (including a line joined to a quote by lazy continuation:
+ * GitHub shows it inside the quote), lists, headings, tables' cells, link
+ * texts, images or emphasis: a line must start with plain paragraph text,
+ * and a line ends only where the rendering breaks it. Quoting or pasting
+ * pm-bot's plan comment, which shows the apply command in a code block,
+ * approves nothing. Raw HTML (a block, or inline such as `<!-- … -->` or
+ * `<details>`) can hide what follows it, so no line after the first raw
+ * HTML counts; on the line holding it, HTML before the prefix means no
+ * command and HTML after it makes the command UNKNOWN.
+ *
+ * Words are separated by spaces and tabs and compared exactly ("plan",
+ * "apply"); the hash may be in upper case. Only the first `/pm-bot` line
+ * counts, even when it is UNKNOWN. `word` is always valid UTF-8 (cmark
+ * replaces invalid sequences and NUL bytes by U+FFFD).
+ *
+ * pmbot_command_parse() takes a NUL-terminated `body` (NULL: no command);
+ * pmbot_command_parse_bytes() takes `len` bytes at `body`, which need not be
+ * terminated nor UTF-8. A body over PMBOT_COMMAND_MAX_BYTES holds no
+ * command (cutting it could turn what follows a code span's opening
+ * backtick into text).
  *
  * Returns PMBOT_OK whatever the body holds (`out->kind` says what: NONE,
- * PLAN, APPLY or UNKNOWN); PMBOT_ERROR only when `out` is NULL.
+ * PLAN, APPLY or UNKNOWN); PMBOT_ERROR when `out` is NULL or memory ran out
+ * (`out->kind` is NONE then).
  */
 PMBOT_WARN_UNUSED int pmbot_command_parse(pmbot_command *out, const char *body);
+PMBOT_WARN_UNUSED int pmbot_command_parse_bytes(pmbot_command *out, const char *body, size_t len);
 
 /*
  * Approval policy: may `login`, whose permission on the repository is

@@ -209,8 +209,11 @@ int pmbot_flow_validate(const json_t *flow, pmbot_diag_list *diags);
  *   "prev"   hex SHA-256 of the previous line's bytes without its newline;
  *            64 zeros on the first line
  * so that editing, removing, inserting or reordering any line but the last
- * breaks the chain. (Rewriting or dropping the last lines is only caught
- * against a head hash kept elsewhere: pmbot_audit_head.)
+ * breaks the chain, unless whoever edits recomputes every later line too.
+ * The chain alone proves only that the file is consistent; that it is the
+ * ledger that was written, extended only by appends, is proven against a
+ * head published earlier (pmbot_audit_head, pmbot_audit_verify_head):
+ * see docs/apply.md, "What the chain proves".
  */
 typedef struct pmbot_audit pmbot_audit;
 
@@ -240,8 +243,9 @@ PMBOT_WARN_UNUSED int pmbot_audit_append(pmbot_audit *audit, const char *event, 
 
 /*
  * The SHA-256 of the ledger's last line (64 zeros when empty) and, when
- * `lines` is not NULL, how many lines it has: an anchor to publish (e.g. in
- * the apply comment) so that a truncated or rewritten tail is detectable.
+ * `lines` is not NULL, how many lines it has: the head to publish where the
+ * ledger's writer cannot change it later (the plan comment, the job
+ * summary), for pmbot_audit_verify_head() to check against.
  */
 void pmbot_audit_head(char out[PMBOT_SHA256_HEX_SIZE], size_t *lines, const pmbot_audit *audit);
 
@@ -255,6 +259,25 @@ void pmbot_audit_head(char out[PMBOT_SHA256_HEX_SIZE], size_t *lines, const pmbo
  * with AUDIT_IO when the file cannot be read.
  */
 int pmbot_audit_verify(const char *path, size_t *lines, pmbot_diag_list *diags);
+
+/*
+ * pmbot_audit_verify(), and the head: `head` (may be NULL) gets the SHA-256
+ * of the last line (64 zeros for an empty ledger, and on failure).
+ *
+ * With `expect` (may be NULL), a head published earlier (64 hex digits, any
+ * case), the ledger must also hold the line whose SHA-256 it is: since each
+ * line holds the hash of the one before, that line fixes every line up to
+ * it, so the ledger is what it was when the head was published, plus
+ * appended lines. `*expect_line` (may be NULL) gets that line's number (0
+ * for 64 zeros, the empty ledger's head). A ledger rewritten before that
+ * line and re-chained is PMBOT_EINVALID with one AUDIT_HEAD diagnostic (as
+ * is an `expect` that is not 64 hex digits, before the file is read).
+ *
+ * PMBOT_OK; PMBOT_EINVALID (AUDIT_BROKEN or AUDIT_HEAD); PMBOT_ERROR
+ * (AUDIT_IO, or out of memory).
+ */
+PMBOT_WARN_UNUSED int pmbot_audit_verify_head(char head[PMBOT_SHA256_HEX_SIZE], size_t *lines,
+	size_t *expect_line, const char *path, const char *expect, pmbot_diag_list *diags);
 
 /*
  * Callbacks for the command line and for tests (e.g. a kill -9 between

@@ -44,7 +44,10 @@
  *                                DNS, timeout, cut-off body) for a request
  *                                that is safe to repeat, after the retries;
  *                                or for a write that never reached GitHub
- *                                (could not resolve or connect)
+ *                                (could not resolve or connect); a GET
+ *                                redirected to another origin (scheme,
+ *                                host, port: nothing is sent there) or more
+ *                                than 5 times
  *   PMBOT_GITHUB_ERATELIMIT      still rate limited after max_rate_waits
  *                                waits, or the wait GitHub asks for is
  *                                longer than max_wait_ms. The request was

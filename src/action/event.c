@@ -1,6 +1,7 @@
 #include "pmbot/json.h"
 #include "pmbot/action.h"
 
+#include <cmark-gfm.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -470,36 +471,6 @@ static int blank(char ch)
 	return ch == ' ' || ch == '\t';
 }
 
-/*
- * An opening code fence: three or more '`' or '~' (CommonMark; a backtick
- * fence's info string holds no backtick). Sets the fence character and
- * length.
- */
-static int opens_fence(const char *s, const char *e, char *fence, size_t *fence_len)
-{
-	size_t n = 0;
-
-	if (s == e || (*s != '`' && *s != '~'))
-		return 0;
-	while (s + n < e && s[n] == *s)
-		n++;
-	if (n < 3 || (*s == '`' && memchr(s + n, '`', (size_t)(e - s) - n)))
-		return 0;
-	*fence = *s;
-	*fence_len = n;
-	return 1;
-}
-
-/* A closing fence: only the fence character, at least as many as opened. */
-static int closes_fence(const char *s, const char *e, char fence, size_t fence_len)
-{
-	size_t n = 0;
-
-	while (s + n < e && s[n] == fence)
-		n++;
-	return n >= fence_len && s + n == e;
-}
-
 /* The next blank-separated word of [*p, e); 0 when there is none. */
 static int next_word(const char **p, const char *e, const char **ws, size_t *wn)
 {
@@ -522,19 +493,32 @@ static int word_is(const char *w, size_t n, const char *want)
 	return n == strlen(want) && !memcmp(w, want, n);
 }
 
+/*
+ * Stands before the text of an inline that is not plain text (code span,
+ * raw HTML, emphasis, link, image) in a line being assembled: it is neither
+ * a blank nor part of "/pm-bot" or a hash, so a line that starts with one is
+ * no command, and a word holding one is not understood. A word shown in the
+ * log leaves it out.
+ */
+#define NOT_TEXT '\x1a'
+
 static int unknown(pmbot_command *out, const char *w, size_t n)
 {
-	size_t i;
+	char tmp[sizeof(out->word)];
+	size_t i, k = 0;
 
-	if (n > sizeof(out->word) - 1) {
-		n = sizeof(out->word) - 1;
+	for (i = 0; i < n && k < sizeof(tmp); i++)
+		if (w[i] != NOT_TEXT)
+			tmp[k++] = w[i];
+	if (k > sizeof(out->word) - 1) {
+		k = sizeof(out->word) - 1;
 		/* Never end inside a UTF-8 sequence: back off to the start of the cut character. */
-		while (n > 0 && ((unsigned char)w[n] & 0xc0) == 0x80)
-			n--;
+		while (k > 0 && ((unsigned char)tmp[k] & 0xc0) == 0x80)
+			k--;
 	}
-	for (i = 0; i < n; i++)
-		out->word[i] = is_ctl((unsigned char)w[i]) ? '?' : w[i];
-	out->word[n] = '\0';
+	for (i = 0; i < k; i++)
+		out->word[i] = is_ctl((unsigned char)tmp[i]) ? '?' : tmp[i];
+	out->word[k] = '\0';
 	out->kind = PMBOT_CMD_UNKNOWN;
 	return PMBOT_OK;
 }
@@ -570,42 +554,164 @@ static int parse_words(pmbot_command *out, const char *p, const char *e)
 	return PMBOT_OK;
 }
 
-int pmbot_command_parse(pmbot_command *out, const char *body)
+typedef struct {
+	pmbot_command *out;
+	pmbot_buf line;
+	int html;  /* raw HTML seen: nothing after it counts */
+	int done;  /* the first /pm-bot line was found */
+	int oom;
+} cmd_scan;
+
+/*
+ * Append an inline that is not plain text as NOT_TEXT and the text it
+ * shows (so an UNKNOWN word still says something); note raw HTML.
+ */
+static void put_inline(cmd_scan *sc, cmark_node *node)
+{
+	cmark_iter *it = cmark_iter_new(node);
+	cmark_event_type ev;
+	const char *lit;
+
+	if (!it || pmbot_buf_putc(&sc->line, NOT_TEXT) < 0) {
+		sc->oom = 1;
+		cmark_iter_free(it);
+		return;
+	}
+	while (!sc->oom && (ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+		cmark_node *n = cmark_iter_get_node(it);
+
+		if (ev != CMARK_EVENT_ENTER)
+			continue;
+		switch (cmark_node_get_type(n)) {
+		case CMARK_NODE_HTML_BLOCK:
+		case CMARK_NODE_HTML_INLINE:
+			sc->html = 1;
+			/* fall through */
+		case CMARK_NODE_TEXT:
+		case CMARK_NODE_CODE:
+			lit = cmark_node_get_literal(n);
+			if (lit && pmbot_buf_puts(&sc->line, lit) < 0)
+				sc->oom = 1;
+			break;
+		case CMARK_NODE_SOFTBREAK:
+		case CMARK_NODE_LINEBREAK:
+			if (pmbot_buf_putc(&sc->line, ' ') < 0)
+				sc->oom = 1;
+			break;
+		default:
+			break;
+		}
+	}
+	cmark_iter_free(it);
+}
+
+/* Raw HTML anywhere in a block that is not a top-level paragraph. */
+static int has_html(cmark_node *node)
+{
+	cmark_iter *it = cmark_iter_new(node);
+	cmark_event_type ev;
+	int found = 0;
+
+	if (!it)
+		return 1;
+	while (!found && (ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+		cmark_node_type t = cmark_node_get_type(cmark_iter_get_node(it));
+
+		found = ev == CMARK_EVENT_ENTER &&
+			(t == CMARK_NODE_HTML_BLOCK || t == CMARK_NODE_HTML_INLINE);
+	}
+	cmark_iter_free(it);
+	return found;
+}
+
+/* The line assembled so far is complete: is it the command? */
+static void scan_line(cmd_scan *sc)
 {
 	static const char prefix[] = "/pm-bot";
 	const size_t plen = sizeof(prefix) - 1;
-	const char *p = body, *eol, *s, *e;
-	size_t fence_len = 0;
-	char fence = 0;
+	const char *s = sc->line.buf ? sc->line.buf : "", *e = s + sc->line.len;
+
+	while (s < e && blank(*s))
+		s++;
+	while (e > s && blank(e[-1]))
+		e--;
+	if ((size_t)(e - s) >= plen && !memcmp(s, prefix, plen) && (s + plen == e || blank(s[plen]))) {
+		(void)parse_words(sc->out, s + plen, e);
+		sc->done = 1;
+	}
+	pmbot_buf_clear(&sc->line);
+}
+
+/*
+ * The lines of a top-level paragraph. cmark has already removed each
+ * line's indentation and trailing spaces; only the paragraph's own text
+ * nodes are text, and a line ends only at a soft or hard break (a "\n"
+ * inside a text node comes from an entity and renders as a space).
+ */
+static void scan_paragraph(cmd_scan *sc, cmark_node *para)
+{
+	cmark_node *n;
+
+	for (n = cmark_node_first_child(para); n && !sc->done && !sc->oom; n = cmark_node_next(n)) {
+		switch (cmark_node_get_type(n)) {
+		case CMARK_NODE_TEXT: {
+			const char *lit = cmark_node_get_literal(n);
+
+			if (lit && pmbot_buf_puts(&sc->line, lit) < 0)
+				sc->oom = 1;
+			break;
+		}
+		case CMARK_NODE_SOFTBREAK:
+		case CMARK_NODE_LINEBREAK:
+			/* A line holding raw HTML still gets its answer (HTML cannot hide
+			 * what comes before it on the line); the lines after it do not. */
+			scan_line(sc);
+			if (sc->html)
+				return;
+			break;
+		default:
+			put_inline(sc, n);
+			break;
+		}
+	}
+	if (!sc->done && !sc->oom)
+		scan_line(sc);
+}
+
+int pmbot_command_parse_bytes(pmbot_command *out, const char *body, size_t len)
+{
+	cmd_scan sc = { out, PMBOT_BUF_INIT, 0, 0, 0 };
+	cmark_node *doc = NULL, *n;
 
 	if (!out)
 		return PMBOT_ERROR;
 	memset(out, 0, sizeof(*out));
 	out->kind = PMBOT_CMD_NONE;
-	if (!body)
+	if (!body || !len || len > PMBOT_COMMAND_MAX_BYTES)
 		return PMBOT_OK;
-	for (; *p; p = *eol ? eol + 1 : eol) {
-		if (!(eol = strchr(p, '\n')))
-			eol = p + strlen(p);
-		s = p;
-		e = eol;
-		while (s < e && blank(*s))
-			s++;
-		while (e > s && (blank(e[-1]) || e[-1] == '\r'))
-			e--;
-		if (fence) {
-			if (closes_fence(s, e, fence, fence_len))
-				fence = 0;
-			continue;
-		}
-		/* A quoted line ("> /pm-bot ...") starts with '>', so the prefix test below skips it. */
-		if (opens_fence(s, e, &fence, &fence_len))
-			continue;
-		if ((size_t)(e - s) >= plen && !memcmp(s, prefix, plen) &&
-		    (s + plen == e || blank(s[plen])))
-			return parse_words(out, s + plen, e);
+	/* Invalid UTF-8 and NUL bytes become U+FFFD: every literal is valid UTF-8. */
+	if (!(doc = cmark_parse_document(body, len, CMARK_OPT_VALIDATE_UTF8)))
+		return PMBOT_ERROR;
+	for (n = cmark_node_first_child(doc); n && !sc.done && !sc.html && !sc.oom;
+	     n = cmark_node_next(n)) {
+		if (cmark_node_get_type(n) == CMARK_NODE_PARAGRAPH)
+			scan_paragraph(&sc, n);
+		else if (has_html(n))
+			sc.html = 1;
+	}
+	cmark_node_free(doc);
+	pmbot_buf_free(&sc.line);
+	if (sc.oom) {
+		memset(out, 0, sizeof(*out));
+		out->kind = PMBOT_CMD_NONE;
+		return PMBOT_ERROR;
 	}
 	return PMBOT_OK;
+}
+
+int pmbot_command_parse(pmbot_command *out, const char *body)
+{
+	return pmbot_command_parse_bytes(out, body, body ? strlen(body) : 0);
 }
 
 int pmbot_approval_check(pmbot_buf *reason, const pmbot_config *config, const char *login,

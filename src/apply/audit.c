@@ -51,7 +51,8 @@ static int broken(pmbot_diag_list *diags, const char *file, size_t line, const c
  * describe its end; otherwise the first broken line is in `diags`.
  */
 static int verify_text(const char *text, size_t len, const char *file, size_t *n_lines,
-	long long *last_seq, char last[PMBOT_SHA256_HEX_SIZE], pmbot_diag_list *diags)
+	long long *last_seq, char last[PMBOT_SHA256_HEX_SIZE], const char *expect, size_t *found,
+	pmbot_diag_list *diags)
 {
 	pmbot_buf canon = PMBOT_BUF_INIT, why = PMBOT_BUF_INIT;
 	char prev[PMBOT_SHA256_HEX_SIZE];
@@ -112,6 +113,8 @@ static int verify_text(const char *text, size_t len, const char *file, size_t *n
 		o = NULL;
 		if (pmbot_sha256_hex(prev, line, ll) < 0)
 			goto done;
+		if (expect && found && !strcmp(prev, expect))
+			*found = n;
 		pos += ll + 1;
 	}
 	*n_lines = n;
@@ -125,28 +128,77 @@ done:
 	return err;
 }
 
-int pmbot_audit_verify(const char *path, size_t *lines, pmbot_diag_list *diags)
+static int is_head(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!strchr("0123456789abcdefABCDEF", s[i]))
+			return 0;
+	return i == PMBOT_SHA256_HEX_SIZE - 1;
+}
+
+int pmbot_audit_verify_head(char head[PMBOT_SHA256_HEX_SIZE], size_t *lines,
+	size_t *expect_line, const char *path, const char *expect, pmbot_diag_list *diags)
 {
 	pmbot_buf text = PMBOT_BUF_INIT;
-	char last[PMBOT_SHA256_HEX_SIZE];
+	char last[PMBOT_SHA256_HEX_SIZE], want[PMBOT_SHA256_HEX_SIZE];
 	long long seq = 0;
-	size_t n = 0;
+	size_t n = 0, found = (size_t)-1, i;
 	int err;
 
 	if (lines)
 		*lines = 0;
+	if (expect_line)
+		*expect_line = 0;
+	if (head)
+		memcpy(head, zero_hash, PMBOT_SHA256_HEX_SIZE);
+	if (expect) {
+		if (!is_head(expect)) {
+			pmbot_diag_add(diags, PMBOT_SEV_ERROR, "AUDIT_HEAD", path, "", 0, 0,
+				"the expected head is not 64 hexadecimal digits (a SHA-256)");
+			return PMBOT_EINVALID;
+		}
+		for (i = 0; i < sizeof(want); i++)
+			want[i] = (char)(expect[i] >= 'A' && expect[i] <= 'F' ?
+				expect[i] - 'A' + 'a' : expect[i]);
+		/* The empty ledger's head: every ledger starts from it. */
+		if (!strcmp(want, zero_hash))
+			found = 0;
+	}
 	if (pmbot_fs_read(&text, path) < 0) {
 		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "AUDIT_IO", path, "", 0, 0,
 			"cannot read the ledger: %s", strerror(errno));
 		err = PMBOT_ERROR;
 		goto done;
 	}
-	err = verify_text(text.buf, text.len, path, &n, &seq, last, diags);
-	if (err == PMBOT_OK && lines)
+	err = verify_text(text.buf, text.len, path, &n, &seq, last, expect ? want : NULL, &found,
+		diags);
+	if (err != PMBOT_OK)
+		goto done;
+	if (lines)
 		*lines = n;
+	if (head)
+		memcpy(head, n ? last : zero_hash, PMBOT_SHA256_HEX_SIZE);
+	if (expect && found == (size_t)-1) {
+		/* Say it whole: the chain alone looks fine, which is the point of the check. */
+		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "AUDIT_HEAD", path, "", 0, 0,
+			"no line of the ledger has the expected head %s as its SHA-256: the lines up to "
+			"that head were rewritten or removed after it was published, and the chain "
+			"was recomputed to hide it", want);
+		err = PMBOT_EINVALID;
+		goto done;
+	}
+	if (expect_line && expect)
+		*expect_line = found;
 done:
 	pmbot_buf_free(&text);
 	return err;
+}
+
+int pmbot_audit_verify(const char *path, size_t *lines, pmbot_diag_list *diags)
+{
+	return pmbot_audit_verify_head(NULL, lines, NULL, path, NULL, diags);
 }
 
 int pmbot_audit_open(pmbot_audit **out, const char *path, pmbot_diag_list *diags)
@@ -189,7 +241,7 @@ int pmbot_audit_open(pmbot_audit **out, const char *path, pmbot_diag_list *diags
 	}
 	if (pmbot_fs_read(&text, path) < 0)
 		goto io;
-	err = verify_text(text.buf, text.len, path, &n, &a->seq, a->prev, diags);
+	err = verify_text(text.buf, text.len, path, &n, &a->seq, a->prev, NULL, NULL, diags);
 	if (err != PMBOT_OK)
 		goto done;
 	*out = a;

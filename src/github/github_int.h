@@ -51,4 +51,12 @@ int pmbot_github_cache_store(const char *dir, const char *key, const char *url,
 /* Remove the entry `key` (a corrupt body); a missing file is fine. */
 void pmbot_github_cache_drop(const char *dir, const char *key);
 
+/*
+ * Do `base` and `url` (absolute URLs) have the same origin: scheme, host
+ * (ASCII case-insensitively) and port (the scheme's default when none is
+ * written)? A URL with credentials in it, or one curl cannot parse, is
+ * never the same origin (nor is anything when memory runs out). 1 yes, 0 no.
+ */
+int pmbot_github_same_origin(const char *base, const char *url);
+
 #endif

@@ -613,6 +613,69 @@ static int add_header(struct curl_slist **list, const char *h)
 	return 0;
 }
 
+#define MAX_REDIRECTS 5
+
+static int is_redirect(long status)
+{
+	return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+/* The parts of an absolute `url` that make its origin; -1 when it has none. */
+static int origin_of(const char *url, char **scheme, char **host, char **port)
+{
+	/* A fresh handle: one holding a URL would resolve `url` against it. */
+	CURLU *u = curl_url();
+	char *user = NULL;
+	int rc = -1;
+
+	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_SCHEME, scheme, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, host, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PORT, port, CURLU_DEFAULT_PORT) == CURLUE_OK)
+		/* Credentials in a location would have curl send them: not our origin. */
+		rc = curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_NO_USER ? 0 : -1;
+	curl_free(user);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+int pmbot_github_same_origin(const char *base, const char *url)
+{
+	char *s1 = NULL, *h1 = NULL, *p1 = NULL, *s2 = NULL, *h2 = NULL, *p2 = NULL;
+	int same = 0;
+
+	if (origin_of(base, &s1, &h1, &p1) == 0 && origin_of(url, &s2, &h2, &p2) == 0)
+		same = !strcasecmp(s1, s2) && !strcasecmp(h1, h2) && !strcmp(p1, p2);
+	curl_free(s1);
+	curl_free(h1);
+	curl_free(p1);
+	curl_free(s2);
+	curl_free(h2);
+	curl_free(p2);
+	return same;
+}
+
+/*
+ * The message for a redirect that leaves the origin. Only the target's
+ * origin is repeated (escaped: the server chose it); nothing was sent there.
+ */
+static void refuse_redirect(pmbot_github_client *c, long status, const char *loc)
+{
+	pmbot_buf origin = PMBOT_BUF_INIT, show = PMBOT_BUF_INIT;
+	size_t n = strcspn(loc, "/?#");
+
+	/* "scheme://host:port" ends at the first '/' after the "//". */
+	if (!strncmp(loc + n, "//", 2))
+		n += 2 + strcspn(loc + n + 2, "/?#");
+	snprintf(c->curl_error, sizeof(c->curl_error),
+		"HTTP %ld redirects to another origin (%s); pm-bot follows redirects only "
+		"within the API's origin, and sent nothing there", status,
+		pmbot_buf_put(&origin, loc, n) < 0 || !origin.buf ? "?" :
+		pmbot_diag_show(&show, origin.buf, 80));
+	pmbot_buf_free(&origin);
+	pmbot_buf_free(&show);
+}
+
 /*
  * One exchange on the reused handle. curl_easy_reset first, so nothing of
  * the previous request (body, method, Content-Type) carries over; the
@@ -626,6 +689,7 @@ static CURLcode perform(pmbot_github_client *c, const request *rq, pmbot_github_
 	CURLcode cc = CURLE_OUT_OF_MEMORY;
 	long status = 0;
 	CURL *e = c->curl;
+	int hops;
 
 	memset(x, 0, sizeof(*x));
 	x->c = c;
@@ -655,7 +719,9 @@ static CURLcode perform(pmbot_github_client *c, const request *rq, pmbot_github_
 	    (cc = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L)) ||
 #if LIBCURL_VERSION_NUM >= 0x075500
 	    (cc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https")) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")) ||
+	    /* curl follows nothing (see below); were it to, never from https to http. */
+	    (cc = curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR,
+		    strncmp(rq->url, "https:", 6) ? "http,https" : "https")) ||
 #endif
 	    (cc = curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent)) ||
 	    (cc = curl_easy_setopt(e, CURLOPT_HTTPHEADER, h)) ||
@@ -671,11 +737,9 @@ static CURLcode perform(pmbot_github_client *c, const request *rq, pmbot_github_
 	if (c->gzip && (cc = curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip")))
 		goto done;
 	if (!strcmp(rq->method, "GET")) {
-		/* Renamed repositories answer 301; curl keeps our Authorization
-		 * header to the original host. */
-		if ((cc = curl_easy_setopt(e, CURLOPT_HTTPGET, 1L)) ||
-		    (cc = curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L)) ||
-		    (cc = curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L)))
+		/* Redirects are followed below, not by curl, which would follow one
+		 * to any host (only dropping the token) and take its answer. */
+		if ((cc = curl_easy_setopt(e, CURLOPT_HTTPGET, 1L)))
 			goto done;
 	} else {
 		if (strcmp(rq->method, "POST") &&
@@ -686,9 +750,43 @@ static CURLcode perform(pmbot_github_client *c, const request *rq, pmbot_github_
 		     (cc = curl_easy_setopt(e, CURLOPT_POSTFIELDS, rq->body))))
 			goto done;
 	}
-	cc = curl_easy_perform(e);
-	if (curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK)
-		resp->status = status;
+	for (hops = 0;; hops++) {
+		char *loc = NULL;
+
+		cc = curl_easy_perform(e);
+		status = 0;
+		if (curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK)
+			resp->status = status;
+		/* Renamed repositories answer 301 (307 for some moves); only a GET
+		 * is repeated, and only within the origin the token is meant for. */
+		if (cc != CURLE_OK || strcmp(rq->method, "GET") || !is_redirect(status) ||
+		    curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &loc) != CURLE_OK || !loc)
+			break;
+		if (hops == MAX_REDIRECTS) {
+			snprintf(c->curl_error, sizeof(c->curl_error),
+				"more than %d redirects", MAX_REDIRECTS);
+			cc = CURLE_TOO_MANY_REDIRECTS;
+			break;
+		}
+		if (!pmbot_github_same_origin(rq->url, loc)) {
+			refuse_redirect(c, status, loc);
+			cc = CURLE_WEIRD_SERVER_REPLY;
+			break;
+		}
+		/* curl's copy of the location goes with the next setopt. */
+		pmbot_buf_clear(&line);
+		if (pmbot_buf_puts(&line, loc) < 0) {
+			cc = CURLE_OUT_OF_MEMORY;
+			break;
+		}
+		if ((cc = curl_easy_setopt(e, CURLOPT_URL, line.buf)))
+			break;
+		/* The redirect's own body and headers are not the answer. */
+		pmbot_buf_clear(&resp->body);
+		clear_headers(resp);
+		resp->status = 0;
+		x->too_big = 0;
+	}
 done:
 	/* The handle must not point at memory that is about to go. */
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);

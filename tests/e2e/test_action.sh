@@ -197,6 +197,19 @@ action 0 && expect_eq "$(output result)" ignored &&
 	action 0 && expect_eq "$(output result)" ignored &&
 	expect_eq "$(n_issues)" 0 && ok
 
+CASE="a command in indented code, an HTML comment or a collapsed <details> approves nothing"
+comment_event created 1 alice User "    /pm-bot apply $HASH"
+action 0 && expect_eq "$(output result)" ignored &&
+	comment_event created 1 alice User "LGTM <!--\n/pm-bot apply $HASH\n-->" &&
+	action 0 && expect_eq "$(output result)" ignored &&
+	comment_event created 1 alice User "<!--\n\n/pm-bot apply $HASH\n\n-->" &&
+	action 0 && expect_eq "$(output result)" ignored &&
+	comment_event created 1 alice User "<details><summary>notes</summary>\n\n/pm-bot apply $HASH\n\n</details>" &&
+	action 0 && expect_eq "$(output result)" ignored &&
+	comment_event created 1 alice User "> quoting\n/pm-bot apply $HASH" &&
+	action 0 && expect_eq "$(output result)" ignored &&
+	expect_eq "$(n_issues)" 0 && ok
+
 CASE="a stale hash is refused and the comment shows the current plan"
 post_comment 1 "/pm-bot apply 0000000000000000000000000000000000000000000000000000000000000000"
 comment_event created 1 alice User "/pm-bot apply 0000000000000000000000000000000000000000000000000000000000000000"

@@ -9,6 +9,7 @@
 
 #include "pmbot/action.h"
 #include "pmbot/fs.h"
+#include "pmbot/utf8.h"
 #include "pmbot/banned.h"
 
 #define HASH "5d41402abc4b2a76b9719d911017c592a3f0b5c4d1e2f3a4b5c6d7e8f9a0b1c2"
@@ -1164,7 +1165,7 @@ static void test_command__trims_spaces_tabs_and_carriage_returns(void **state)
 	pmbot_command cmd;
 
 	(void)state;
-	expect_plan("  \t/pm-bot plan \t\r\n");
+	expect_plan("   /pm-bot plan \t\r\n");
 	expect_plan("hello\r\n\t /pm-bot plan\r\n");
 	assert_int_equal(command_of("\r\n/pm-bot apply " HASH "\r", &cmd), PMBOT_CMD_APPLY);
 	assert_string_equal(cmd.hash, HASH);
@@ -1206,7 +1207,9 @@ static void test_command__an_unclosed_fence_hides_the_rest(void **state)
 static void test_command__two_backticks_or_a_backtick_in_the_info_are_not_a_fence(void **state)
 {
 	(void)state;
-	expect_plan("``\n/pm-bot plan\n``");
+	/* Two backticks open a code span, which the closing pair ends: code, not a command. */
+	expect_none("``\n/pm-bot plan\n``");
+	expect_plan("``\n/pm-bot plan");
 	expect_plan("``` a`b\n/pm-bot plan");
 }
 
@@ -1218,8 +1221,9 @@ static void test_command__skips_quoted_lines(void **state)
 	expect_none("   > /pm-bot plan");
 	expect_none(">> /pm-bot plan");
 	expect_plan("> /pm-bot apply " HASH "\n\n/pm-bot plan");
-	/* Only lines that carry the '>' are quoted. */
-	expect_plan("> Quoting the plan\n/pm-bot plan");
+	/* A line right after a quote joins it (lazy continuation): GitHub shows it quoted. */
+	expect_none("> Quoting the plan\n/pm-bot plan");
+	expect_plan("> Quoting the plan\n\n/pm-bot plan");
 }
 
 static void test_command__quoting_the_plan_comment_is_not_a_command(void **state)
@@ -1285,6 +1289,217 @@ static void test_command__no_body_or_an_empty_body_has_no_command(void **state)
 	expect_none("\n\n\r\n");
 	expect_none("Looks good to me");
 	assert_int_equal(pmbot_command_parse(NULL, "/pm-bot plan"), PMBOT_ERROR);
+}
+
+static void expect_apply(const char *body)
+{
+	pmbot_command cmd;
+
+	assert_int_equal(command_of(body, &cmd), PMBOT_CMD_APPLY);
+	assert_string_equal(cmd.hash, HASH);
+}
+
+static pmbot_command_kind bytes_command_of(const char *data, size_t len, pmbot_command *cmd)
+{
+	/* An exact-size copy without a terminator: reading past `len` trips ASan. */
+	char *copy = malloc(len ? len : 1);
+	int rc;
+
+	assert_non_null(copy);
+	memcpy(copy, data, len);
+	rc = pmbot_command_parse_bytes(cmd, copy, len);
+	free(copy);
+	assert_int_equal(rc, PMBOT_OK);
+	assert_true(pmbot_utf8_valid(cmd->word, strlen(cmd->word), NULL, NULL, NULL));
+	return cmd->kind;
+}
+
+static void test_command__skips_commands_in_indented_code(void **state)
+{
+	(void)state;
+	expect_none("    /pm-bot apply " HASH);
+	expect_none("\t/pm-bot apply " HASH);
+	/* Two spaces and a tab reach column 4: indented code too. */
+	expect_none("  \t/pm-bot plan");
+	expect_none("Approved:\n\n    /pm-bot apply " HASH "\n");
+	/* Indented code cannot interrupt a paragraph: this line continues it, and shows as text. */
+	expect_apply("Approved:\n    /pm-bot apply " HASH);
+}
+
+static void test_command__skips_commands_inside_html_comments(void **state)
+{
+	(void)state;
+	/* GitHub shows nothing of an HTML comment. */
+	expect_none("<!--\n/pm-bot apply " HASH "\n-->");
+	expect_none("<!-- /pm-bot apply " HASH " -->");
+	expect_none("LGTM <!--\n/pm-bot apply " HASH "\n-->");
+	expect_none("LGTM <!-- x -->\n/pm-bot apply " HASH);
+	/* An unclosed comment hides the rest of the body. */
+	expect_none("<!--\n\n/pm-bot apply " HASH);
+	/* HTML after the command cannot hide it. */
+	expect_apply("/pm-bot apply " HASH "\n<!-- thanks -->");
+	expect_apply("/pm-bot apply " HASH "\n\n<!-- thanks -->");
+}
+
+static void test_command__nothing_after_raw_html_counts(void **state)
+{
+	(void)state;
+	/* A collapsed <details> hides its content until opened. */
+	expect_none("<details>\n/pm-bot apply " HASH "\n</details>");
+	expect_none("<details><summary>Notes</summary>\n\n/pm-bot apply " HASH "\n\n</details>");
+	expect_none("<div>\n\n/pm-bot plan\n\n</div>");
+	expect_none("Thanks <b>a lot</b>\n/pm-bot plan");
+	expect_none("> <details>\n\n/pm-bot plan");
+	expect_none("- <span>x</span>\n\n/pm-bot plan");
+	/* On the command's own line, HTML before the prefix means no command, after it an unknown one. */
+	expect_none("<span></span>/pm-bot plan");
+	expect_unknown("/pm-bot plan <!-- hidden -->", "<!--");
+	expect_unknown("/pm-bot apply <hash>", "<hash>");
+}
+
+static void test_command__link_texts_images_and_emphasis_are_not_commands(void **state)
+{
+	(void)state;
+	expect_none("[/pm-bot apply " HASH "](https://example.com)");
+	expect_none("[/pm-bot plan]\n\n[/pm-bot plan]: https://example.com");
+	expect_none("![/pm-bot plan](plan.png)");
+	expect_none("*/pm-bot apply " HASH "*");
+	expect_none("**/pm-bot plan**");
+	expect_none("_/pm-bot plan_");
+	/* A definition renders as nothing. */
+	expect_none("[x]: /pm-bot 'apply " HASH "'");
+	/* Formatting inside the command makes it one pm-bot does not understand. */
+	expect_unknown("/pm-bot apply `" HASH "`", "5d41402abc4b2a76b9719d911017c59");
+	expect_unknown("/pm-bot apply *" HASH "*", "5d41402abc4b2a76b9719d911017c59");
+	expect_unknown("/pm-bot *plan*", "plan");
+}
+
+static void test_command__lists_headings_and_tables_are_not_paragraphs(void **state)
+{
+	(void)state;
+	expect_none("1. /pm-bot plan");
+	expect_none("* /pm-bot apply " HASH);
+	expect_none("- [ ] /pm-bot plan");
+	expect_none("# /pm-bot plan");
+	expect_none("/pm-bot plan\n===");
+	expect_none("/pm-bot plan\n---");
+	expect_none("| /pm-bot plan |\n| --- |");
+}
+
+static void test_command__a_line_after_a_soft_or_hard_break_counts(void **state)
+{
+	(void)state;
+	expect_apply("Looks right to me.\n/pm-bot apply " HASH);
+	expect_apply("Looks right to me.  \n/pm-bot apply " HASH);
+	expect_apply("Looks right to me.\\\n/pm-bot apply " HASH);
+	expect_apply("Looks right.\n   \t /pm-bot apply " HASH "\nThanks");
+	/* A "\n" from an entity is a space once rendered: the command does not start a line. */
+	expect_none("Looks right.&#10;/pm-bot plan");
+	expect_none("Looks right. /pm-bot plan");
+}
+
+static void test_command__crlf_and_cr_line_ends(void **state)
+{
+	(void)state;
+	expect_apply("Thanks\r\n\r\n/pm-bot apply " HASH "\r\n");
+	expect_apply("Thanks\r\n/pm-bot apply " HASH "\r\nBye\r\n");
+	expect_plan("Thanks\r/pm-bot plan\r");
+	expect_none("```\r\n/pm-bot plan\r\n```\r\n");
+	expect_none("> Thanks\r\n> /pm-bot plan\r\n");
+	expect_none("    /pm-bot plan\r\n");
+}
+
+static void test_command__invalid_utf8_never_reaches_the_word(void **state)
+{
+	static const char bad[] = "/pm-bot \xff\xfe\xc3 \xe2\x82";
+	static const char hash_then_bad[] = "/pm-bot apply " HASH "\xc0\xaf";
+	static const char overlong_slash[] = "\xc0\xaf" "pm-bot plan";
+	pmbot_command cmd;
+
+	(void)state;
+	assert_int_equal(bytes_command_of(bad, sizeof(bad) - 1, &cmd), PMBOT_CMD_UNKNOWN);
+	/* Each bad byte became U+FFFD. */
+	assert_string_equal(cmd.word, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	assert_int_equal(bytes_command_of(hash_then_bad, sizeof(hash_then_bad) - 1, &cmd),
+		PMBOT_CMD_UNKNOWN);
+	assert_int_equal(bytes_command_of(overlong_slash, sizeof(overlong_slash) - 1, &cmd),
+		PMBOT_CMD_NONE);
+}
+
+static void test_command__a_nul_byte_is_a_replacement_character(void **state)
+{
+	static const char nul_in_word[] = "/pm-bot plan\0";
+	static const char nul_after_prefix[] = "/pm-bot\0apply " HASH;
+	static const char nul_line_first[] = "\0\n/pm-bot apply " HASH;
+	pmbot_command cmd;
+
+	(void)state;
+	assert_int_equal(bytes_command_of(nul_in_word, sizeof(nul_in_word) - 1, &cmd),
+		PMBOT_CMD_UNKNOWN);
+	assert_string_equal(cmd.word, "plan\xef\xbf\xbd");
+	assert_int_equal(bytes_command_of(nul_after_prefix, sizeof(nul_after_prefix) - 1, &cmd),
+		PMBOT_CMD_NONE);
+	assert_int_equal(bytes_command_of(nul_line_first, sizeof(nul_line_first) - 1, &cmd),
+		PMBOT_CMD_APPLY);
+	assert_string_equal(cmd.hash, HASH);
+	/* The C-string form stops at the NUL. */
+	expect_plan("/pm-bot plan\0/pm-bot deploy");
+	assert_int_equal(pmbot_command_parse_bytes(&cmd, NULL, 5), PMBOT_OK);
+	assert_int_equal(cmd.kind, PMBOT_CMD_NONE);
+	assert_int_equal(pmbot_command_parse_bytes(NULL, "/pm-bot plan", 12), PMBOT_ERROR);
+}
+
+/* A body of `len` bytes: `head`, then `fill` repeated. */
+static char *big_body(const char *head, const char *fill, size_t len)
+{
+	char *b = malloc(len);
+	size_t h = strlen(head), f = strlen(fill), i;
+
+	assert_non_null(b);
+	memcpy(b, head, h);
+	for (i = h; i < len; i++)
+		b[i] = fill[(i - h) % f];
+	return b;
+}
+
+static void test_command__bodies_over_githubs_limit_hold_no_command(void **state)
+{
+	const size_t max = PMBOT_COMMAND_MAX_BYTES;
+	char *b;
+	pmbot_command cmd;
+
+	(void)state;
+	assert_int_equal(max, 262144);
+	b = big_body("/pm-bot plan\n\n", "lorem ipsum ", max);
+	assert_int_equal(bytes_command_of(b, max, &cmd), PMBOT_CMD_PLAN);
+	assert_int_equal(bytes_command_of(b, max + 0, &cmd), PMBOT_CMD_PLAN);
+	free(b);
+	b = big_body("/pm-bot plan\n\n", "lorem ipsum ", max + 1);
+	assert_int_equal(bytes_command_of(b, max + 1, &cmd), PMBOT_CMD_NONE);
+	free(b);
+	b = big_body("/pm-bot apply " HASH "\n\n", "a", (size_t)1 << 20);
+	assert_int_equal(bytes_command_of(b, (size_t)1 << 20, &cmd), PMBOT_CMD_NONE);
+	free(b);
+}
+
+static void test_command__hostile_bodies_at_the_limit_are_parsed(void **state)
+{
+	/* Nesting and unmatched delimiters, each filling the whole allowed size. */
+	static const char *const fills[] = {
+		"[", "*a", "_", "`", "> ", "- ", "<!--", "<a ", "![", "\\", "&#", "[x](", "**_", "\n",
+		"|", "~", "1. ", "    ", "<details>\n\n"
+	};
+	const size_t max = PMBOT_COMMAND_MAX_BYTES;
+	pmbot_command cmd;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(fills) / sizeof(fills[0]); i++) {
+		char *b = big_body("Hi\n", fills[i], max);
+
+		assert_int_equal(bytes_command_of(b, max, &cmd), PMBOT_CMD_NONE);
+		free(b);
+	}
 }
 
 /* ---- approval ---- */
@@ -1518,6 +1733,17 @@ int main(void)
 		cmocka_unit_test(test_command__quoting_the_plan_comment_is_not_a_command),
 		cmocka_unit_test(test_command__word_is_cut_at_a_utf8_boundary_and_made_printable),
 		cmocka_unit_test(test_command__no_body_or_an_empty_body_has_no_command),
+		cmocka_unit_test(test_command__skips_commands_in_indented_code),
+		cmocka_unit_test(test_command__skips_commands_inside_html_comments),
+		cmocka_unit_test(test_command__nothing_after_raw_html_counts),
+		cmocka_unit_test(test_command__link_texts_images_and_emphasis_are_not_commands),
+		cmocka_unit_test(test_command__lists_headings_and_tables_are_not_paragraphs),
+		cmocka_unit_test(test_command__a_line_after_a_soft_or_hard_break_counts),
+		cmocka_unit_test(test_command__crlf_and_cr_line_ends),
+		cmocka_unit_test(test_command__invalid_utf8_never_reaches_the_word),
+		cmocka_unit_test(test_command__a_nul_byte_is_a_replacement_character),
+		cmocka_unit_test(test_command__bodies_over_githubs_limit_hold_no_command),
+		cmocka_unit_test(test_command__hostile_bodies_at_the_limit_are_parsed),
 		cmocka_unit_test(test_approval__allows_the_minimum_permission_and_above),
 		cmocka_unit_test(test_approval__denies_below_the_minimum_permission),
 		cmocka_unit_test(test_approval__denies_none_and_words_github_does_not_use),

@@ -447,12 +447,168 @@ static void test_audit_verify__a_missing_file_is_an_io_error(void **state)
 	pmbot_diag_list_free(&d);
 }
 
+/*
+ * What an attacker with write access to the file does: change line `edit`
+ * (0-based) and recompute `prev` on every line after it, so the chain is
+ * consistent again.
+ */
+static void rewrite_and_rechain(const char *path, size_t edit)
+{
+	char hash[PMBOT_SHA256_HEX_SIZE];
+	char **lines;
+	size_t n, i;
+
+	lines = read_lines(path, &n);
+	assert_true(edit < n);
+	for (i = edit; i < n; i++) {
+		pmbot_buf canon = PMBOT_BUF_INIT;
+		json_t *o = json_loads(lines[i], 0, NULL);
+
+		assert_non_null(o);
+		if (i == edit)
+			assert_int_equal(json_object_set_new(o, "changeset_id", json_string("cs-9999")), 0);
+		if (i > 0) {
+			assert_int_equal(pmbot_sha256_hex(hash, lines[i - 1], strlen(lines[i - 1])), 0);
+			assert_int_equal(json_object_set_new(o, "prev", json_string(hash)), 0);
+		}
+		assert_int_equal(pmbot_json_canonical(&canon, o), 0);
+		free(lines[i]);
+		lines[i] = strndup(canon.buf, canon.len);
+		pmbot_buf_free(&canon);
+		json_decref(o);
+	}
+	write_lines(path, lines, n);
+	free_lines(lines, n);
+}
+
+static void test_audit_verify_head__gives_the_head_and_the_line_count(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	char head[PMBOT_SHA256_HEX_SIZE], want[PMBOT_SHA256_HEX_SIZE];
+	pmbot_audit *a = NULL;
+	size_t n = 0, count = 0, at = 99;
+
+	write_events(f->path, 0, 5);
+	assert_int_equal(pmbot_audit_open(&a, f->path, &d), PMBOT_OK);
+	pmbot_audit_head(want, &count, a);
+	pmbot_audit_close(a);
+	assert_int_equal(pmbot_audit_verify_head(head, &n, &at, f->path, NULL, &d), PMBOT_OK);
+	assert_string_equal(head, want);
+	assert_int_equal(n, 5);
+	assert_int_equal(count, 5);
+	/* Without an expected head there is no line to report. */
+	assert_int_equal(at, 0);
+	assert_int_equal(d.count, 0);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_verify_head__a_ledger_extended_by_appends_still_holds_the_published_head(
+	void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	char published[PMBOT_SHA256_HEX_SIZE], upper[PMBOT_SHA256_HEX_SIZE];
+	char head[PMBOT_SHA256_HEX_SIZE];
+	size_t n = 0, at = 0, i;
+
+	write_events(f->path, 0, 4);
+	assert_int_equal(pmbot_audit_verify_head(published, &n, NULL, f->path, NULL, &d), PMBOT_OK);
+	write_events(f->path, 4, 3);
+	assert_int_equal(pmbot_audit_verify_head(head, &n, &at, f->path, published, &d), PMBOT_OK);
+	assert_int_equal(n, 7);
+	assert_int_equal(at, 4);
+	assert_string_not_equal(head, published);
+	/* Any case; and the empty ledger's head is every ledger's start. */
+	for (i = 0; i < sizeof(upper); i++)
+		upper[i] = (char)(published[i] >= 'a' && published[i] <= 'f' ?
+			published[i] - 'a' + 'A' : published[i]);
+	assert_int_equal(pmbot_audit_verify_head(NULL, NULL, &at, f->path, upper, &d), PMBOT_OK);
+	assert_int_equal(at, 4);
+	assert_int_equal(pmbot_audit_verify_head(NULL, NULL, &at, f->path,
+		"0000000000000000000000000000000000000000000000000000000000000000", &d), PMBOT_OK);
+	assert_int_equal(at, 0);
+	assert_int_equal(d.count, 0);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_verify_head__a_rewritten_and_rechained_middle_fails_against_the_published_head(
+	void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	char published[PMBOT_SHA256_HEX_SIZE], head[PMBOT_SHA256_HEX_SIZE];
+	size_t n = 0, at = 7;
+
+	write_events(f->path, 0, 6);
+	assert_int_equal(pmbot_audit_verify_head(published, &n, NULL, f->path, NULL, &d), PMBOT_OK);
+	rewrite_and_rechain(f->path, 2);
+	/* The chain alone cannot tell. */
+	expect_intact(f->path, 6);
+	assert_int_equal(pmbot_audit_verify_head(head, &n, &at, f->path, published, &d),
+		PMBOT_EINVALID);
+	assert_int_equal(d.count, 1);
+	assert_string_equal(d.items[0].code, "AUDIT_HEAD");
+	assert_string_equal(d.items[0].file, f->path);
+	assert_non_null(strstr(d.items[0].message, published));
+	assert_non_null(strstr(d.items[0].message, "rewritten or removed"));
+	assert_int_equal(at, 0);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_verify_head__a_truncated_ledger_fails_against_the_published_head(
+	void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	char published[PMBOT_SHA256_HEX_SIZE];
+	char **lines;
+	size_t n = 0;
+
+	write_events(f->path, 0, 5);
+	assert_int_equal(pmbot_audit_verify_head(published, NULL, NULL, f->path, NULL, &d), PMBOT_OK);
+	lines = read_lines(f->path, &n);
+	write_lines(f->path, lines, 3);
+	free_lines(lines, n);
+	expect_intact(f->path, 3);
+	assert_int_equal(pmbot_audit_verify_head(NULL, NULL, NULL, f->path, published, &d),
+		PMBOT_EINVALID);
+	assert_string_equal(d.items[0].code, "AUDIT_HEAD");
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_verify_head__refuses_an_expected_head_that_is_not_a_sha256(void **state)
+{
+	static const char *const bad[] = {
+		"", "abc", "0000000000000000000000000000000000000000000000000000000000000000a",
+		"g000000000000000000000000000000000000000000000000000000000000000",
+		"000000000000000000000000000000000000000000000000000000000000000 "
+	};
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	size_t i;
+
+	write_events(f->path, 0, 1);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(pmbot_audit_verify_head(NULL, NULL, NULL, f->path, bad[i], &d),
+			PMBOT_EINVALID);
+		assert_string_equal(d.items[d.count - 1].code, "AUDIT_HEAD");
+	}
+	assert_int_equal(d.count, i);
+	pmbot_diag_list_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_audit_append__chains_each_line_to_the_sha256_of_the_one_before, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_audit_open__continues_the_chain_of_an_existing_ledger, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_audit_head__is_the_hash_of_the_last_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify_head__gives_the_head_and_the_line_count, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify_head__a_ledger_extended_by_appends_still_holds_the_published_head, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify_head__a_rewritten_and_rechained_middle_fails_against_the_published_head, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify_head__a_truncated_ledger_fails_against_the_published_head, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_verify_head__refuses_an_expected_head_that_is_not_a_sha256, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_audit_append__refuses_reserved_keys_and_unknown_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_audit_open__creates_missing_directories, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_audit_verify__an_empty_ledger_is_intact, setup, teardown),

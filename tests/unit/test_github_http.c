@@ -18,6 +18,7 @@
 #include "helpers/tmpdir.h"
 
 #include "helpers/fakehttp.h"
+#include "../../src/github/github_int.h"
 #include "pmbot/buf.h"
 #include "pmbot/fs.h"
 #include "pmbot/github.h"
@@ -452,6 +453,135 @@ static void test_github_http__a_get_follows_a_redirect_of_a_renamed_repository(v
 	assert_int_equal(fakehttp_count(fx->srv), 2);
 	assert_string_equal(req(fx, 1)->target, "/repositories/9");
 	assert_get_headers(fx, req(fx, 1), "Bearer " TOKEN);
+}
+
+/* A GET of /repos/old/name answered by a redirect to `location`, which must be refused. */
+static void expect_redirect_refused(fixture *fx, const char *location, const char *shown)
+{
+	char headers[512];
+
+	snprintf(headers, sizeof(headers), "Location: %s\r\n", location);
+	push(fx, 301, headers, "{\"message\":\"Moved Permanently\"}");
+	push(fx, 200, NULL, "{\"id\":666}");
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/repos/old/name", NULL),
+		PMBOT_GITHUB_ETRANSPORT);
+	assert_contains(pmbot_github_last_error(fx->c), "redirects to another origin");
+	assert_contains(pmbot_github_last_error(fx->c), shown);
+	assert_null(strstr(pmbot_github_last_error(fx->c), TOKEN));
+	/* Only the first request left, and the redirect's body is not taken as the answer. */
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_null(strstr(fx->resp.body.buf ? fx->resp.body.buf : "", "666"));
+	assert_int_equal(fakehttp_pending(fx->srv), 1);
+}
+
+static void test_github_http__a_redirect_to_another_port_is_refused_and_the_other_server_gets_nothing(
+	void **state)
+{
+	fixture *fx = *state;
+	fakehttp *other = NULL;
+	char loc[160], origin[128];
+
+	assert_int_equal(fakehttp_start(&other), 0);
+	assert_int_equal(fakehttp_push_simple(other, 200, NULL, "{\"id\":666}"), 0);
+	snprintf(origin, sizeof(origin), "%s", fakehttp_url(other));
+	snprintf(loc, sizeof(loc), "%s/repositories/9", origin);
+	expect_redirect_refused(fx, loc, origin);
+	/* Not a connection, let alone the token. */
+	assert_int_equal(fakehttp_count(other), 0);
+	fakehttp_stop(other);
+}
+
+static void test_github_http__a_redirect_to_another_host_or_scheme_is_refused(void **state)
+{
+	fixture *fx = *state;
+	const char *port = strrchr(fx->api, ':');
+	char loc[160], shown[160];
+
+	/* Another name for the same address is another origin all the same. */
+	snprintf(loc, sizeof(loc), "http://localhost%s/repositories/9", port);
+	snprintf(shown, sizeof(shown), "http://localhost%s", port);
+	expect_redirect_refused(fx, loc, shown);
+	/* http to https changes the origin too (and https to http, see same_origin below). */
+	fakehttp_stop(fx->srv);
+	assert_int_equal(fakehttp_start(&fx->srv), 0);
+	snprintf(fx->api, sizeof(fx->api), "%s", fakehttp_url(fx->srv));
+	port = strrchr(fx->api, ':');
+	snprintf(loc, sizeof(loc), "https://127.0.0.1%s/repositories/9", port);
+	snprintf(shown, sizeof(shown), "https://127.0.0.1%s", port);
+	expect_redirect_refused(fx, loc, shown);
+	/* Credentials in the location would be sent by curl: refused. */
+	fakehttp_stop(fx->srv);
+	assert_int_equal(fakehttp_start(&fx->srv), 0);
+	snprintf(fx->api, sizeof(fx->api), "%s", fakehttp_url(fx->srv));
+	port = strrchr(fx->api, ':');
+	snprintf(loc, sizeof(loc), "http://u:p@127.0.0.1%s/repositories/9", port);
+	expect_redirect_refused(fx, loc, "redirects");
+}
+
+static void test_github_http__a_same_origin_redirect_keeps_the_token_and_is_bounded(void **state)
+{
+	fixture *fx = *state;
+	char headers[256];
+	int i;
+
+	/* An absolute location on the same origin, then a 307. */
+	snprintf(headers, sizeof(headers), "Location: %s/repositories/9\r\n", fx->api);
+	push(fx, 301, headers, NULL);
+	push(fx, 307, "Location: /repositories/9/moved\r\n", NULL);
+	push(fx, 200, NULL, "{\"id\":9}");
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/repos/old/name", NULL),
+		0);
+	assert_string_equal(fx->resp.body.buf, "{\"id\":9}");
+	assert_int_equal(fx->resp.status, 200);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+	assert_string_equal(req(fx, 2)->target, "/repositories/9/moved");
+	assert_get_headers(fx, req(fx, 1), "Bearer " TOKEN);
+	assert_get_headers(fx, req(fx, 2), "Bearer " TOKEN);
+	/* A loop ends after 5 redirects. */
+	for (i = 0; i < 7; i++)
+		push(fx, 302, "Location: /loop\r\n", NULL);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/a/b", NULL),
+		PMBOT_GITHUB_ETRANSPORT);
+	assert_contains(pmbot_github_last_error(fx->c), "more than 5 redirects");
+	assert_int_equal(fakehttp_count(fx->srv), 3 + 6);
+}
+
+static void test_github_http__a_write_is_never_redirected(void **state)
+{
+	fixture *fx = *state;
+	json_t *body = json_pack("{s:s}", "title", "x");
+
+	push(fx, 307, "Location: /repos/new/name/issues\r\n", NULL);
+	push(fx, 201, NULL, "{\"id\":1}");
+	assert_true(pmbot_github_rest(&fx->resp, client(fx), "POST", "/repos/old/name/issues",
+		body) < 0);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	json_decref(body);
+}
+
+static void test_github_http__same_origin_compares_scheme_host_and_port(void **state)
+{
+	(void)state;
+	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+		"https://api.github.com/repositories/9"), 1);
+	assert_int_equal(pmbot_github_same_origin("https://api.github.com/repos/a/b",
+		"https://API.GitHub.com:443/repositories/9?x=1"), 1);
+	assert_int_equal(pmbot_github_same_origin("http://127.0.0.1:8080/x",
+		"http://127.0.0.1:8080/y"), 1);
+	/* https to http is another origin, even on the same host. */
+	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+		"http://api.github.com/repositories/9"), 0);
+	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+		"https://api.github.com:8443/"), 0);
+	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+		"https://api.github.com.evil.example/"), 0);
+	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+		"https://api.github.com@evil.example/"), 0);
+	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+		"https://user:pass@api.github.com/"), 0);
+	assert_int_equal(pmbot_github_same_origin("https://api.github.com", "ftp://api.github.com/"),
+		0);
+	assert_int_equal(pmbot_github_same_origin("https://api.github.com", "not a url"), 0);
 }
 
 static void test_github_http__refuses_bad_methods_paths_and_a_get_with_a_body(void **state)
@@ -1366,6 +1496,11 @@ int main(void)
 		T(test_github_http__no_method_or_body_carries_over_between_writes),
 		T(test_github_http__bodiless_put_sends_length_zero_and_delete_sends_nothing),
 		T(test_github_http__a_get_follows_a_redirect_of_a_renamed_repository),
+		T(test_github_http__a_redirect_to_another_port_is_refused_and_the_other_server_gets_nothing),
+		T(test_github_http__a_redirect_to_another_host_or_scheme_is_refused),
+		T(test_github_http__a_same_origin_redirect_keeps_the_token_and_is_bounded),
+		T(test_github_http__a_write_is_never_redirected),
+		T(test_github_http__same_origin_compares_scheme_host_and_port),
 		T(test_github_http__refuses_bad_methods_paths_and_a_get_with_a_body),
 		T(test_github_http__path_escape_encodes_everything_but_unreserved),
 		T(test_github_http__link_next_parses_rfc8288_forms),

@@ -700,6 +700,29 @@ static void test_llm_retry__other_4xx_and_5xx_fail_at_once_with_the_providers_me
 	assert_int_equal(fx->n_waits, 0);
 }
 
+static void test_llm_provider__never_follows_a_redirect(void **state)
+{
+	fixture *fx = *state;
+	static const int statuses[] = { 301, 302, 307, 308 };
+	fakehttp *other = NULL;
+	char headers[256];
+	size_t i;
+
+	assert_int_equal(fakehttp_start(&other), 0);
+	snprintf(headers, sizeof(headers), "Location: %s/v1/chat/completions\r\n",
+		fakehttp_url(other));
+	openai_client(fx);
+	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
+		push(fx, statuses[i], headers, NULL);
+		assert_true(complete(fx) < 0);
+		assert_true(fx->err.len > 0);
+	}
+	/* The key and the prompt went to PM_BOT_LLM_URL only. */
+	assert_int_equal(fakehttp_count(fx->srv), i);
+	assert_int_equal(fakehttp_count(other), 0);
+	fakehttp_stop(other);
+}
+
 static void test_llm_retry__ollama_and_plain_text_errors_are_quoted_escaped(void **state)
 {
 	fixture *fx = *state;
@@ -915,6 +938,7 @@ int main(void)
 		T(test_llm_retry__504_is_retried),
 		T(test_llm_retry__the_attempt_count_is_configurable),
 		T(test_llm_retry__other_4xx_and_5xx_fail_at_once_with_the_providers_message),
+		T(test_llm_provider__never_follows_a_redirect),
 		T(test_llm_retry__ollama_and_plain_text_errors_are_quoted_escaped),
 		T(test_llm_retry__a_cut_off_answer_is_retried),
 		T(test_llm_retry__a_timeout_is_retried),
