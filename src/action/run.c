@@ -19,7 +19,7 @@
 
 #define DEFAULT_BOT "github-actions[bot]"
 
-void slot_clear(struct slot *s)
+void pmbot_action__slot_clear(struct slot *s)
 {
 	free(s->body);
 	memset(s, 0, sizeof(*s));
@@ -31,12 +31,12 @@ static void slot_parse(struct slot *s)
 		pmbot_comment_parse(&s->meta, s->body, strlen(s->body)) == PMBOT_OK;
 }
 
-int slot_find(struct pmbot_action *a, struct slot *s, int is_issue, long number)
+int pmbot_action__slot_find(struct pmbot_action *a, struct slot *s, int is_issue, long number)
 {
 	pmbot_buf err = PMBOT_BUF_INIT;
 	int r;
 
-	slot_clear(s);
+	pmbot_action__slot_clear(s);
 	s->is_issue = is_issue;
 	s->number = number;
 	if (is_issue) {
@@ -72,7 +72,7 @@ int slot_find(struct pmbot_action *a, struct slot *s, int is_issue, long number)
 	return RC_OK;
 }
 
-int slot_write(struct pmbot_action *a, struct slot *s, const char *body, int *forbidden)
+int pmbot_action__slot_write(struct pmbot_action *a, struct slot *s, const char *body, int *forbidden)
 {
 	pmbot_buf err = PMBOT_BUF_INIT;
 	char *copy;
@@ -118,7 +118,7 @@ static int slot_reread(struct pmbot_action *a, struct slot *s)
 	if (s->is_issue) {
 		long number = s->number;
 
-		r = slot_find(a, s, 1, number);
+		r = pmbot_action__slot_find(a, s, 1, number);
 		return r;
 	}
 	r = pmbot_gh_comment_get(&body, a->client, a->slug, s->comment_id, &err);
@@ -147,7 +147,7 @@ static int with_header(pmbot_buf *out, const struct slot *s, const pmbot_comment
 	return 0;
 }
 
-int slot_lock(struct pmbot_action *a, struct slot *s)
+int pmbot_action__slot_lock(struct pmbot_action *a, struct slot *s)
 {
 	pmbot_comment_meta meta;
 	pmbot_buf body = PMBOT_BUF_INIT;
@@ -165,7 +165,7 @@ int slot_lock(struct pmbot_action *a, struct slot *s)
 		pmbot_buf_free(&body);
 		return RC_RUNTIME;
 	}
-	rc = slot_write(a, s, body.buf, &forbidden);
+	rc = pmbot_action__slot_write(a, s, body.buf, &forbidden);
 	pmbot_buf_free(&body);
 	if (rc != RC_OK)
 		return rc;
@@ -190,7 +190,7 @@ static void lock_for(struct pmbot_action *a, pmbot_lock *l, const char *key)
 	l->run_alive = run_alive_unknown;
 }
 
-int action_lock(struct pmbot_action *a, const char *key)
+int pmbot_action__lock(struct pmbot_action *a, const char *key)
 {
 	pmbot_lock l;
 	pmbot_buf err = PMBOT_BUF_INIT;
@@ -212,7 +212,7 @@ int action_lock(struct pmbot_action *a, const char *key)
 	return r == 0 ? RC_OK : r == PMBOT_LOCK_EBUSY ? RC_INVALID : RC_RUNTIME;
 }
 
-void action_unlock(struct pmbot_action *a, const char *key)
+void pmbot_action__unlock(struct pmbot_action *a, const char *key)
 {
 	pmbot_lock l;
 	pmbot_buf err = PMBOT_BUF_INIT;
@@ -224,7 +224,7 @@ void action_unlock(struct pmbot_action *a, const char *key)
 	pmbot_buf_free(&err);
 }
 
-void action_audit(struct pmbot_action *a, const char *event, json_t *fields)
+void pmbot_action__audit(struct pmbot_action *a, const char *event, json_t *fields)
 {
 	pmbot_buf line = PMBOT_BUF_INIT;
 
@@ -239,7 +239,7 @@ void action_audit(struct pmbot_action *a, const char *event, json_t *fields)
 	json_decref(fields);
 }
 
-void action_react(struct pmbot_action *a, const char *content)
+void pmbot_action__react(struct pmbot_action *a, const char *content)
 {
 	pmbot_buf err = PMBOT_BUF_INIT;
 
@@ -250,7 +250,7 @@ void action_react(struct pmbot_action *a, const char *content)
 	pmbot_buf_free(&err);
 }
 
-int action_authorize(struct pmbot_action *a, const pmbot_config *config, const char *plan_hash)
+int pmbot_action__authorize(struct pmbot_action *a, const pmbot_config *config, const char *plan_hash)
 {
 	pmbot_buf err = PMBOT_BUF_INIT, reason = PMBOT_BUF_INIT;
 	const char *login = a->ev->comment_author;
@@ -271,12 +271,12 @@ int action_authorize(struct pmbot_action *a, const pmbot_config *config, const c
 		rc = RC_OK;
 		goto done;
 	}
-	action_audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}", "actor", login,
+	pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}", "actor", login,
 		"permission", perm, "plan_hash", plan_hash, "pr", (json_int_t)a->ev->number,
 		"reason", "NOT_AUTHORIZED", "message", reason.len ? reason.buf : "not allowed"));
 	pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s may not approve: %s", (login),
 		(reason.buf));
-	action_react(a, "-1");
+	pmbot_action__react(a, "-1");
 	a->result = "denied";
 	rc = RC_INVALID;
 done:
@@ -286,7 +286,7 @@ done:
 	return rc;
 }
 
-void action_set_outputs(struct pmbot_action *a, const json_t *bundle)
+void pmbot_action__set_outputs(struct pmbot_action *a, const json_t *bundle)
 {
 	const char *h = json_string_value(json_object_get(bundle, "plan_hash"));
 
@@ -295,7 +295,7 @@ void action_set_outputs(struct pmbot_action *a, const json_t *bundle)
 	a->conflicts = (long)json_array_size(json_object_get(bundle, "conflicts"));
 }
 
-int action_show(struct pmbot_action *a, struct slot *s, const pmbot_comment_input *in)
+int pmbot_action__show(struct pmbot_action *a, struct slot *s, const pmbot_comment_input *in)
 {
 	pmbot_buf body = PMBOT_BUF_INIT;
 	int rc, forbidden = 0;
@@ -311,7 +311,7 @@ int action_show(struct pmbot_action *a, struct slot *s, const pmbot_comment_inpu
 		pmbot_buf_free(&body);
 		return RC_OK;
 	}
-	rc = slot_write(a, s, body.buf, &forbidden);
+	rc = pmbot_action__slot_write(a, s, body.buf, &forbidden);
 	if (rc == RC_OK && forbidden)
 		a->result = "summary_only";
 	pmbot_buf_free(&body);
@@ -362,7 +362,7 @@ static int pr_plan_make(struct pmbot_action *a, struct pr_plan *p, const char *h
 	if (p->load_rc == RC_RUNTIME)
 		return RC_RUNTIME;
 	if (p->bundle)
-		action_set_outputs(a, p->bundle);
+		pmbot_action__set_outputs(a, p->bundle);
 	return p->load_rc;
 }
 
@@ -409,11 +409,11 @@ static int show_pr_plan(struct pmbot_action *a, long number, const char *head, i
 	ci.graph = rc == RC_INVALID ? NULL : p.in.graph;
 	ci.diags = &p.diags;
 	ci.notice = notice;
-	if (!summary_only && slot_find(a, &s, 0, number) != RC_OK) {
+	if (!summary_only && pmbot_action__slot_find(a, &s, 0, number) != RC_OK) {
 		rc = RC_RUNTIME;
 		goto done;
 	}
-	if (action_show(a, summary_only ? NULL : &s, &ci) != RC_OK) {
+	if (pmbot_action__show(a, summary_only ? NULL : &s, &ci) != RC_OK) {
 		rc = RC_RUNTIME;
 		goto done;
 	}
@@ -422,7 +422,7 @@ static int show_pr_plan(struct pmbot_action *a, long number, const char *head, i
 	if (!strcmp(status, "invalid"))
 		rc = RC_INVALID;
 done:
-	slot_clear(&s);
+	pmbot_action__slot_clear(&s);
 	pr_plan_free(&p);
 	return rc;
 }
@@ -479,11 +479,11 @@ static int refuse_closed(struct pmbot_action *a, const pmbot_gh_pull *pull, cons
 
 	if (!strcmp(pull->state, "open"))
 		return RC_OK;
-	action_audit(a, "denial", json_pack("{s:s?, s:s, s:I, s:s}", "actor", a->ev->comment_author,
+	pmbot_action__audit(a, "denial", json_pack("{s:s?, s:s, s:I, s:s}", "actor", a->ev->comment_author,
 		"plan_hash", hash, "pr", (json_int_t)a->ev->number, "reason", reason));
 	pmbot_note(a->notes, PMBOT_NOTE_ERROR, "pull request #%ld is %s: nothing is applied", a->ev->number,
 		pull->merged ? "merged" : "closed");
-	action_react(a, "-1");
+	pmbot_action__react(a, "-1");
 	a->result = "denied";
 	return RC_INVALID;
 }
@@ -536,50 +536,50 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 		rc = show_pr_plan(a, a->ev->number, pull.head_sha, 0, NULL);
 		goto done;
 	}
-	if ((rc = action_authorize(a, policy, cmd->hash)) != RC_OK)
+	if ((rc = pmbot_action__authorize(a, policy, cmd->hash)) != RC_OK)
 		goto done;
 	/* The lock covers planning too: a plan made before another run applied is stale. */
 	if (pmbot_buf_printf(&key, "pr-%ld", a->ev->number) < 0) {
 		rc = RC_RUNTIME;
 		goto done;
 	}
-	if ((rc = action_lock(a, key.buf)) != RC_OK) {
-		action_react(a, "confused");
+	if ((rc = pmbot_action__lock(a, key.buf)) != RC_OK) {
+		pmbot_action__react(a, "confused");
 		goto done;
 	}
 	locked = 1;
 	if ((rc = pr_plan_make(a, &p, pull.head_sha)) == RC_RUNTIME)
 		goto done;
-	if ((rc = slot_find(a, &s, 0, a->ev->number)) != RC_OK)
+	if ((rc = pmbot_action__slot_find(a, &s, 0, a->ev->number)) != RC_OK)
 		goto done;
 	/* Stale: no plan shown, the head moved since, or the plan is not the one approved. */
 	if (!s.has_meta || strcmp(s.meta.head, pull.head_sha) || p.load_rc != RC_OK ||
 	    strcmp(a->plan_hash, cmd->hash)) {
-		action_audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
+		pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
 			a->ev->comment_author, "plan_hash", cmd->hash, "fresh_hash", a->plan_hash,
 			"pr", (json_int_t)a->ev->number, "reason", "STALE_PLAN"));
 		pmbot_buf_printf(&notice, "**Not applied: the plan is stale.** @%s approved `%s`, but "
 			"the pull request or GitHub changed since; the current plan is below (hash `%s`).",
 			a->ev->comment_author, cmd->hash, a->plan_hash[0] ? a->plan_hash : "none");
-		slot_clear(&s);
+		pmbot_action__slot_clear(&s);
 		rc = show_pr_plan(a, a->ev->number, pull.head_sha, 0, notice.buf);
-		action_react(a, "confused");
+		pmbot_action__react(a, "confused");
 		a->result = "stale";
 		goto done;
 	}
 	if (a->audit_corrupt) {
 		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the audit ledger is corrupt: nothing is applied until it is repaired "
 			"or moved away");
-		action_react(a, "-1");
+		pmbot_action__react(a, "-1");
 		a->result = "failed";
 		rc = RC_RUNTIME;
 		goto done;
 	}
-	if ((rc = slot_lock(a, &s)) != RC_OK) {
-		action_react(a, "confused");
+	if ((rc = pmbot_action__slot_lock(a, &s)) != RC_OK) {
+		pmbot_action__react(a, "confused");
 		goto done;
 	}
-	action_audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I, s:I, s:s}", "actor",
+	pmbot_action__audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I, s:I, s:s}", "actor",
 		a->ev->comment_author, "how", "/pm-bot apply", "plan_hash", cmd->hash,
 		"pr", (json_int_t)a->ev->number, "changesets", (json_int_t)pmbot_plan_count(p.bundle),
 		"head", pull.head_sha));
@@ -598,15 +598,15 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 	ci.diags = &p.diags;
 	ci.notice = notice.buf;
 	ci.results = results;
-	rc = action_show(a, &s, &ci);
-	action_react(a, r == PMBOT_OK ? "+1" : "-1");
+	rc = pmbot_action__show(a, &s, &ci);
+	pmbot_action__react(a, r == PMBOT_OK ? "+1" : "-1");
 	if (rc == RC_OK && r != PMBOT_OK)
 		rc = r == PMBOT_EINVALID ? RC_INVALID : RC_RUNTIME;
 done:
 	if (locked)
-		action_unlock(a, key.buf);
+		pmbot_action__unlock(a, key.buf);
 	json_decref(results);
-	slot_clear(&s);
+	pmbot_action__slot_clear(&s);
 	pr_plan_free(&p);
 	pmbot_config_free(policy);
 	pmbot_gh_pull_clear(&pull);
@@ -638,11 +638,11 @@ static int may_replan_fork(struct pmbot_action *a, const pmbot_gh_pull *pull)
 	}
 	if (pmbot_permission_parse(&have, perm) == PMBOT_OK && have >= PMBOT_PERM_WRITE)
 		goto done;
-	action_audit(a, "denial", json_pack("{s:s, s:s, s:I, s:s}", "actor", a->ev->comment_author,
+	pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:I, s:s}", "actor", a->ev->comment_author,
 		"permission", perm, "pr", (json_int_t)a->ev->number, "reason", "FORK_PLAN_NOT_ALLOWED"));
 	pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s may not re-plan a pull request from a fork: that needs write "
 		"permission", a->ev->comment_author);
-	action_react(a, "-1");
+	pmbot_action__react(a, "-1");
 	a->result = "denied";
 	rc = RC_INVALID;
 done:
@@ -667,8 +667,8 @@ static int on_comment(struct pmbot_action *a)
 		return RC_OK;
 	}
 	if (!a->ev->is_pull_request)
-		return action_field_sync(a, &cmd);
-	action_react(a, "eyes");
+		return pmbot_action__field_sync(a, &cmd);
+	pmbot_action__react(a, "eyes");
 	if (cmd.kind == PMBOT_CMD_APPLY)
 		return on_apply(a, &cmd);
 	memset(&pull, 0, sizeof(pull));
@@ -920,7 +920,7 @@ int pmbot_action_run(struct pmbot_action *a, pmbot_repo *repo, pmbot_action_gith
 	case PMBOT_ACT_PLAN_PR: rc = on_pull_request(a); break;
 	case PMBOT_ACT_COMMAND: rc = on_comment(a); break;
 	case PMBOT_ACT_PLAN_PUSH: rc = on_push(a); break;
-	case PMBOT_ACT_FIELD_SYNC: rc = action_field_sync(a, NULL); break;
+	case PMBOT_ACT_FIELD_SYNC: rc = pmbot_action__field_sync(a, NULL); break;
 	default: break;
 	}
 	/* A refused approval is handled, not a failure of the run. */

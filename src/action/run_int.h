@@ -60,53 +60,53 @@ struct slot {
 };
 
 /* Find pm-bot's comment on PR `number` (is_issue 0) or the tracking issue (1). RC_*. */
-int slot_find(struct pmbot_action *a, struct slot *s, int is_issue, long number);
+int pmbot_action__slot_find(struct pmbot_action *a, struct slot *s, int is_issue, long number);
 
 /*
  * Replace the slot's text with `body` (creating it when there is none).
  * Sets *forbidden, and succeeds, when the token may not write (fork PRs,
  * read-only tokens). RC_*.
  */
-int slot_write(struct pmbot_action *a, struct slot *s, const char *body, int *forbidden);
+int pmbot_action__slot_write(struct pmbot_action *a, struct slot *s, const char *body, int *forbidden);
 
 /*
  * Mark the slot "applying" by this run (its header's status and run), for
- * readers; the exclusion itself is action_lock()'s. RC_*.
+ * readers; the exclusion itself is pmbot_action__lock()'s. RC_*.
  */
-int slot_lock(struct pmbot_action *a, struct slot *s);
+int pmbot_action__slot_lock(struct pmbot_action *a, struct slot *s);
 
 /*
  * Take the apply lock `key` ("pr-12", "field-sync"; pmbot_lock_take()) for
  * this run. RC_OK held, RC_INVALID busy (result "busy"), RC_RUNTIME.
  */
-int action_lock(struct pmbot_action *a, const char *key);
+int pmbot_action__lock(struct pmbot_action *a, const char *key);
 
-/* Release a lock action_lock() took; a failure is only warned about. */
-void action_unlock(struct pmbot_action *a, const char *key);
+/* Release a lock pmbot_action__lock() took; a failure is only warned about. */
+void pmbot_action__unlock(struct pmbot_action *a, const char *key);
 
-void slot_clear(struct slot *s);
+void pmbot_action__slot_clear(struct slot *s);
 
 /* Append one JSON line to stdout and to the audit ledger (approval, denial). */
-void action_audit(struct pmbot_action *a, const char *event, json_t *fields);
+void pmbot_action__audit(struct pmbot_action *a, const char *event, json_t *fields);
 
 /* React to the command comment; a failure is only warned about. */
-void action_react(struct pmbot_action *a, const char *content);
+void pmbot_action__react(struct pmbot_action *a, const char *content);
 
 /*
  * May the commenter approve under `config`? RC_OK yes; RC_INVALID no
  * (audited, reacted to, result "denied"); RC_RUNTIME when GitHub could
  * not say.
  */
-int action_authorize(struct pmbot_action *a, const pmbot_config *config, const char *plan_hash);
+int pmbot_action__authorize(struct pmbot_action *a, const pmbot_config *config, const char *plan_hash);
 
 /* Render `in` and write it into the slot; falls back to the summary when forbidden. RC_*. */
-int action_show(struct pmbot_action *a, struct slot *s, const pmbot_comment_input *in);
+int pmbot_action__show(struct pmbot_action *a, struct slot *s, const pmbot_comment_input *in);
 
 /* Set the outputs from a bundle (plan_hash, changes, conflicts). */
-void action_set_outputs(struct pmbot_action *a, const json_t *bundle);
+void pmbot_action__set_outputs(struct pmbot_action *a, const json_t *bundle);
 
 /* schedule / workflow_dispatch, and `/pm-bot apply|plan` on the tracking issue. */
-int action_field_sync(struct pmbot_action *a, const pmbot_command *cmd);
+int pmbot_action__field_sync(struct pmbot_action *a, const pmbot_command *cmd);
 
 /* Header prefix of every pm-bot comment and tracking-issue body. */
 #define ACTION_HEADER_PREFIX "<!-- pm-bot:plan "

@@ -62,7 +62,7 @@ static int sync_plan(struct pmbot_action *a, struct sync *y)
 	pmbot_note_diags(a->notes, &y->diags);
 	if (r == PMBOT_ERROR)
 		return RC_RUNTIME;
-	action_set_outputs(a, y->bundle);
+	pmbot_action__set_outputs(a, y->bundle);
 	return r == PMBOT_EINVALID ? RC_INVALID : RC_OK;
 }
 
@@ -147,8 +147,8 @@ static int sync_show(struct pmbot_action *a, struct sync *y, struct slot *s, con
 	ci.results = results;
 	/* Nothing waits and there is no tracking issue: do not open one to say so. */
 	if (!s->number && !pmbot_plan_count(y->bundle) && !s->body)
-		return action_show(a, NULL, &ci);
-	return action_show(a, s, &ci);
+		return pmbot_action__show(a, NULL, &ci);
+	return pmbot_action__show(a, s, &ci);
 }
 
 /* The scheduled run: apply what the config pre-approves, post the rest. */
@@ -171,7 +171,7 @@ static int sync_scheduled(struct pmbot_action *a, struct sync *y, struct slot *s
 		goto done;
 	}
 	if (json_array_size(ids)) {
-		action_audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I}", "actor", actor.buf,
+		pmbot_action__audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I}", "actor", actor.buf,
 			"how", "auto_approve in the default branch's configuration", "plan_hash",
 			a->plan_hash, "changesets", (json_int_t)json_array_size(ids)));
 		r = sync_apply(a, y, ids, actor.buf, &results);
@@ -222,10 +222,10 @@ static int sync_command_apply(struct pmbot_action *a, struct sync *y, struct slo
 	json_t *results = NULL;
 	int rc, r;
 
-	if ((rc = action_authorize(a, y->config, cmd->hash)) != RC_OK)
+	if ((rc = pmbot_action__authorize(a, y->config, cmd->hash)) != RC_OK)
 		goto done;
 	if (strcmp(a->plan_hash, cmd->hash) || !pmbot_plan_count(y->bundle)) {
-		action_audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
+		pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
 			a->ev->comment_author, "plan_hash", cmd->hash, "fresh_hash", a->plan_hash,
 			"issue", (json_int_t)a->ev->number, "reason", "STALE_PLAN"));
 		pmbot_buf_printf(&notice, "**Not applied: the plan is stale.** @%s approved `%s`, but "
@@ -233,23 +233,23 @@ static int sync_command_apply(struct pmbot_action *a, struct sync *y, struct slo
 			a->ev->comment_author, cmd->hash);
 		rc = sync_show(a, y, s, pmbot_plan_count(y->bundle) ? "planned" : "no_changes",
 			notice.buf, NULL);
-		action_react(a, "confused");
+		pmbot_action__react(a, "confused");
 		a->result = "stale";
 		goto done;
 	}
 	if (a->audit_corrupt) {
 		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the audit ledger is corrupt: nothing is applied until it is repaired "
 			"or moved away");
-		action_react(a, "-1");
+		pmbot_action__react(a, "-1");
 		a->result = "failed";
 		rc = RC_RUNTIME;
 		goto done;
 	}
-	if ((rc = slot_lock(a, s)) != RC_OK) {
-		action_react(a, "confused");
+	if ((rc = pmbot_action__slot_lock(a, s)) != RC_OK) {
+		pmbot_action__react(a, "confused");
 		goto done;
 	}
-	action_audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I, s:I}", "actor",
+	pmbot_action__audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I, s:I}", "actor",
 		a->ev->comment_author, "how", "/pm-bot apply", "plan_hash", cmd->hash,
 		"issue", (json_int_t)a->ev->number, "changesets", (json_int_t)pmbot_plan_count(y->bundle)));
 	r = sync_apply(a, y, NULL, a->ev->comment_author, &results);
@@ -257,7 +257,7 @@ static int sync_command_apply(struct pmbot_action *a, struct sync *y, struct slo
 	pmbot_buf_printf(&notice, r == PMBOT_OK ? "**Applied**, approved by @%s."
 		: "**Apply failed** (approved by @%s); see the workflow run.", a->ev->comment_author);
 	rc = sync_show(a, y, s, a->result, notice.buf, results);
-	action_react(a, r == PMBOT_OK ? "+1" : "-1");
+	pmbot_action__react(a, r == PMBOT_OK ? "+1" : "-1");
 	if (rc == RC_OK && r != PMBOT_OK)
 		rc = RC_RUNTIME;
 done:
@@ -266,7 +266,7 @@ done:
 	return rc;
 }
 
-int action_field_sync(struct pmbot_action *a, const pmbot_command *cmd)
+int pmbot_action__field_sync(struct pmbot_action *a, const pmbot_command *cmd)
 {
 	struct sync y;
 	struct slot s;
@@ -274,7 +274,7 @@ int action_field_sync(struct pmbot_action *a, const pmbot_command *cmd)
 
 	memset(&y, 0, sizeof(y));
 	memset(&s, 0, sizeof(s));
-	if ((rc = slot_find(a, &s, 1, cmd ? a->ev->number : 0)) != RC_OK)
+	if ((rc = pmbot_action__slot_find(a, &s, 1, cmd ? a->ev->number : 0)) != RC_OK)
 		goto done;
 	if (cmd && (!s.has_meta || s.number != a->ev->number)) {
 		pmbot_note(a->notes, PMBOT_NOTE_INFO, "issue #%ld is not pm-bot's field-sync tracking issue; ignored",
@@ -283,12 +283,12 @@ int action_field_sync(struct pmbot_action *a, const pmbot_command *cmd)
 		goto done;
 	}
 	if (cmd)
-		action_react(a, "eyes");
+		pmbot_action__react(a, "eyes");
 	/* Runs that may apply hold the lock while they plan, so their plan is fresh. */
 	if (!cmd || cmd->kind == PMBOT_CMD_APPLY) {
-		if ((rc = action_lock(a, "field-sync")) != RC_OK) {
+		if ((rc = pmbot_action__lock(a, "field-sync")) != RC_OK) {
 			if (cmd)
-				action_react(a, "confused");
+				pmbot_action__react(a, "confused");
 			goto done;
 		}
 		locked = 1;
@@ -305,8 +305,8 @@ int action_field_sync(struct pmbot_action *a, const pmbot_command *cmd)
 	}
 done:
 	if (locked)
-		action_unlock(a, "field-sync");
-	slot_clear(&s);
+		pmbot_action__unlock(a, "field-sync");
+	pmbot_action__slot_clear(&s);
 	sync_free(&y);
 	return rc;
 }
