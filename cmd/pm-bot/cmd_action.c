@@ -23,11 +23,12 @@ static int open_github(void *ctx, const char *cache_dir, pmbot_github_client **c
 	const char **self_login)
 {
 	struct conn *c = ctx;
+	int rc;
 
 	if (cache_dir && !c->gopts->cache_dir)
 		c->gopts->cache_dir = cache_dir;
-	if (github_conn_open(&c->gh, c->gopts) != EXIT_OK)
-		return PMBOT_ERROR;
+	if ((rc = github_conn_open(&c->gh, c->gopts)) != EXIT_OK)
+		return rc == EXIT_INVALID ? PMBOT_EINVALID : PMBOT_ERROR;
 	*client = c->gh.client;
 	*self_login = c->gh.self_login;
 	return PMBOT_OK;

@@ -23,9 +23,10 @@ void plan_inputs_free(struct plan_inputs *in)
 static int open_github(void *ctx, pmbot_github_client **client, const char **self_login)
 {
 	struct plan_inputs *in = ctx;
+	int rc = github_conn_open(&in->gh, in->opts);
 
-	if (github_conn_open(&in->gh, in->opts) != EXIT_OK)
-		return PMBOT_ERROR;
+	if (rc != EXIT_OK)
+		return rc == EXIT_INVALID ? PMBOT_EINVALID : PMBOT_ERROR;
 	*client = in->gh.client;
 	*self_login = in->gh.self_login;
 	return PMBOT_OK;

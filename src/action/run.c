@@ -906,9 +906,9 @@ int pmbot_action_run(struct pmbot_action *a, pmbot_repo *repo, pmbot_action_gith
 		goto done;
 	if (!ledger && (rc = default_ledger(a, &audit_path)) != RC_OK)
 		goto done;
-	if (open_github(ctx, a->cache_dir.len ? a->cache_dir.buf : NULL, &a->client,
-		&a->self_login) != PMBOT_OK) {
-		rc = RC_RUNTIME;
+	if ((rc = open_github(ctx, a->cache_dir.len ? a->cache_dir.buf : NULL, &a->client,
+		&a->self_login)) != PMBOT_OK) {
+		rc = rc == PMBOT_EINVALID ? RC_INVALID : RC_RUNTIME;
 		goto done;
 	}
 	a->self = a->self_login ? a->self_login : DEFAULT_BOT;
