@@ -80,6 +80,14 @@ const char *cmd_show(const char *s);
 const char *cmd_show_msg(const char *s);
 void cmd_show_free(void);
 
+/*
+ * How this tool shows a library's notes (pmbot/note.h): escaped with
+ * cmd_show_msg(), on standard output or error by level; diagnostics as
+ * cmd_print_diags() on standard error.
+ */
+#include "pmbot/note.h"
+const pmbot_notes *cmd_notes(void);
+
 /* The file name shown in diagnostics for FILE ("-" becomes "<stdin>"). */
 const char *cmd_display_name(const char *file);
 
@@ -111,6 +119,8 @@ int cmd_open_repo(pmbot_repo **out, const char *path);
 int cmd_load_config(pmbot_config **out, pmbot_repo *repo, const char *rev);
 
 /* Inputs of `plan` and `apply` (cmd/pm-bot/plan_inputs.c). */
+#include "pmbot/inputs.h"
+#include "pmbot/note.h"
 #include "pmbot/plan.h"
 #include "pmbot/state.h"
 
@@ -130,7 +140,6 @@ struct plan_opts {
 	const char *pace_ms;     /* NULL: $PMBOT_GITHUB_PACE_MS, else the client's default */
 	int stats;               /* print request counters at the end (or $PMBOT_GITHUB_STATS) */
 	const char *config_path; /* NULL: .github/pm-bot.yml */
-	struct github_conn *gh;  /* borrowed, already open: use it instead of opening one */
 };
 
 /*
@@ -154,21 +163,13 @@ int github_conn_open(struct github_conn *gc, const struct plan_opts *o);
 /* Print the counters when asked and free everything; `gc` may be zeroed. */
 void github_conn_close(struct github_conn *gc);
 
+/* The library's inputs (pmbot/inputs.h) with what this command opened for them. */
 struct plan_inputs {
-	pmbot_repo *repo;
-	pmbot_config *config;
-	pmbot_formset *forms;
-	pmbot_workgraph *graph;  /* every report merged */
-	json_t *source;          /* {commit, reports[{path, blob}], config_blob} */
-	char *target;
-	char *scope_target;
-	int scope_conflict;
-	size_t n_items;          /* items of the reports loaded so far (limits.max_items) */
-	char *state_path;
-	struct github_conn own_gh; /* opened here unless the options lent one */
-	struct github_conn *gh;  /* the one behind a github backend; outlives it */
-	pmbot_backend *backend;
-	pmbot_state *state;
+	pmbot_inputs in;
+	pmbot_repo *repo;          /* opened at o->repo */
+	char *current;             /* $GITHUB_REPOSITORY, else the origin remote's */
+	struct github_conn gh;     /* opened when the github backend needs it */
+	const struct plan_opts *opts;
 };
 
 /* Load config, forms, reports, target and state; prints I/O failures. EXIT_*. */

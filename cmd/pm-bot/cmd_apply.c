@@ -226,7 +226,7 @@ int cmd_apply(int argc, char **argv)
 			goto done;
 		fresh = json_incref(approved);
 		pmbot_diag_list_free(&diags);
-		r = pmbot_apply_check_proposal(approved, in.state, in.config, &diags);
+		r = pmbot_apply_check_proposal(approved, in.in.state, in.in.config, &diags);
 		cmd_print_diags(stderr, &diags);
 	} else {
 		rc = plan_inputs_load(&in, &o, &diags);
@@ -236,7 +236,7 @@ int cmd_apply(int argc, char **argv)
 			cmd_print_diags(stderr, &diags);
 			goto done;
 		}
-		r = pmbot_apply_check(approved, fresh, in.state, in.config, &diags);
+		r = pmbot_apply_check(approved, fresh, in.in.state, in.in.config, &diags);
 		cmd_print_diags(stderr, &diags);
 	}
 	if (r != PMBOT_OK) {
@@ -260,7 +260,7 @@ int cmd_apply(int argc, char **argv)
 	}
 	ks.total = pmbot_plan_count(fresh);
 	ks.last_ms = monotonic_ms();
-	r = pmbot_apply_run(&results, fresh, NULL, in.backend, in.config, audit, actor, &hooks, &err);
+	r = pmbot_apply_run(&results, fresh, NULL, in.in.backend, in.in.config, audit, actor, &hooks, &err);
 	if (results)
 		print_results(results);
 	if (r != PMBOT_OK)

@@ -48,6 +48,32 @@ void cmd_show_free(void)
 		pmbot_buf_free(&show_slots[i]);
 }
 
+static void note_line(void *ctx, pmbot_note_level level, const char *msg)
+{
+	(void)ctx;
+	switch (level) {
+	case PMBOT_NOTE_INFO: printf("pm-bot: %s\n", cmd_show_msg(msg)); break;
+	case PMBOT_NOTE_NOTICE: printf("::notice::%s\n", cmd_show_msg(msg)); break;
+	case PMBOT_NOTE_WARNING: printf("::warning::%s\n", cmd_show_msg(msg)); break;
+	/* Canonical JSON: one line, nothing raw in it. */
+	case PMBOT_NOTE_RECORD: printf("%s\n", msg); fflush(stdout); break;
+	default: fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(msg)); break;
+	}
+}
+
+static void note_diags(void *ctx, pmbot_diag_list *diags)
+{
+	(void)ctx;
+	cmd_print_diags(stderr, diags);
+}
+
+const pmbot_notes *cmd_notes(void)
+{
+	static const pmbot_notes notes = { note_line, note_diags, NULL };
+
+	return &notes;
+}
+
 const char *cmd_display_name(const char *file)
 {
 	return strcmp(file, "-") ? file : "<stdin>";

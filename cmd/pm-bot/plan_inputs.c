@@ -1,442 +1,91 @@
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cmd.h"
-#include "pmbot/fs.h"
 #include "pmbot/github.h"
-#include "pmbot/source.h"
 #include "pmbot/banned.h"
+
+static int to_exit(int r)
+{
+	return r == PMBOT_OK ? EXIT_OK : r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
+}
 
 void plan_inputs_free(struct plan_inputs *in)
 {
-	pmbot_workgraph_free(in->graph);
-	pmbot_formset_free(in->forms);
-	pmbot_config_free(in->config);
-	pmbot_state_free(in->state);
-	if (in->backend)
-		in->backend->free(in->backend);
-	github_conn_close(&in->own_gh);
+	pmbot_inputs_free(&in->in);
+	github_conn_close(&in->gh);
 	pmbot_repo_free(in->repo);
-	json_decref(in->source);
-	free(in->target);
-	free(in->state_path);
-	free(in->scope_target);
+	free(in->current);
 	memset(in, 0, sizeof(*in));
 }
 
-/* "ORG/REPO" from a report's scope when it names exactly one repository. */
-static char *scope_target(const json_t *root)
+/* The github backend's connection, opened only once the target passed the allowlist. */
+static int open_github(void *ctx, pmbot_github_client **client, const char **self_login)
 {
-	const json_t *scope = json_object_get(json_object_get(root, "report"), "scope");
-	const json_t *repos = json_object_get(scope, "repos");
-	const char *org = json_string_value(json_object_get(scope, "org"));
-	const char *repo;
-	pmbot_buf b = PMBOT_BUF_INIT;
+	struct plan_inputs *in = ctx;
+	int rc = github_conn_open(&in->gh, in->opts);
 
-	if (!org || json_array_size(repos) != 1 ||
-	    !(repo = json_string_value(json_array_get(repos, 0))))
-		return NULL;
-	if (strchr(repo, '/') ? pmbot_buf_puts(&b, repo) < 0
-			      : pmbot_buf_printf(&b, "%s/%s", org, repo) < 0) {
-		pmbot_buf_free(&b);
-		return NULL;
-	}
-	return pmbot_buf_detach(&b, NULL);
+	if (rc != EXIT_OK)
+		return rc == EXIT_INVALID ? PMBOT_EINVALID : PMBOT_ERROR;
+	*client = in->gh.client;
+	*self_login = in->gh.self_login;
+	return PMBOT_OK;
 }
 
-/*
- * Count a parsed report's items (epics, features, tasks) into the run's
- * total, before its graph is built: over limits.max_items the run stops.
- */
-static int count_items(struct plan_inputs *in, const json_t *root, const char *name,
-	pmbot_diag_list *diags)
+static void lib_opts(pmbot_inputs_opts *lo, struct plan_inputs *in, const struct plan_opts *o)
 {
-	static const char *const kinds[] = { "epics", "features", "tasks" };
-	size_t i, max = in->config->max_items;
-
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		in->n_items += json_array_size(json_object_get(root, kinds[i]));
-	if (!max || in->n_items <= max)
-		return PMBOT_OK;
-	if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "TOO_MANY_ITEMS", name, "", 0, 0,
-		"the reports hold more than %zu items (limits.max_items): nothing is planned", max) < 0)
-		return PMBOT_ERROR;
-	return PMBOT_EINVALID;
-}
-
-/* Load one report's bytes into the merged graph; remembers its scope target. */
-static int add_report(struct plan_inputs *in, const char *name, const char *text, size_t len,
-	const char *blob, pmbot_diag_list *diags)
-{
-	pmbot_limits lim;
-	pmbot_report *r = NULL;
-	pmbot_workgraph *g = NULL;
-	char *scope;
-	int rc;
-
-	pmbot_limits_default(&lim);
-	rc = pmbot_report_load(&r, name, text, len, &lim, diags);
-	if (rc == PMBOT_OK && (rc = count_items(in, r->root, name, diags)) != PMBOT_OK)
-		goto done;
-	if (rc == PMBOT_OK)
-		rc = pmbot_report_validate(r, diags);
-	if (rc == PMBOT_OK)
-		rc = pmbot_workgraph_from_report(&g, r, diags);
-	if (rc == PMBOT_OK) {
-		scope = scope_target(r->root);
-		if (!in->scope_conflict && scope) {
-			if (!in->scope_target)
-				in->scope_target = scope, scope = NULL;
-			else if (strcasecmp(in->scope_target, scope))
-				in->scope_conflict = 1;
-		}
-		free(scope);
-		rc = pmbot_workgraph_merge(in->graph, g, diags);
-	}
-	if (rc != PMBOT_ERROR &&
-	    json_array_append_new(json_object_get(in->source, "reports"),
-		blob ? json_pack("{s:s, s:s}", "path", name, "blob", blob)
-		     : json_pack("{s:s}", "path", name)) < 0)
-		rc = PMBOT_ERROR;
-done:
-	pmbot_workgraph_free(g);
-	pmbot_report_free(r);
-	return rc;
-}
-
-/*
- * The run's byte limits, from the blobs' sizes alone: nothing of a hostile
- * push is read or parsed when one report or all of them are too large.
- * Every report over its limit is named. EXIT_*.
- */
-static int check_sizes(struct plan_inputs *in, const pmbot_repo_files *files,
-	pmbot_diag_list *diags)
-{
-	size_t i, size, total = 0, max = in->config->max_report_bytes;
-	size_t max_total = in->config->max_total_bytes;
-	int rc = EXIT_OK;
-
-	for (i = 0; i < files->count; i++) {
-		if (pmbot_repo_blob_size(&size, in->repo, files->items[i].blob_id) < 0) {
-			fprintf(stderr, "pm-bot: %s\n", pmbot_repo_last_error(in->repo));
-			return EXIT_RUNTIME;
-		}
-		total += size;
-		if (max && size > max) {
-			pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", files->items[i].path, "",
-				0, 0, "the report is %zu bytes, more than limits.max_report_bytes (%zu)",
-				size, max);
-			rc = EXIT_INVALID;
-		}
-	}
-	if (max_total && total > max_total) {
-		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", NULL, "", 0, 0,
-			"the %zu reports are %zu bytes together, more than limits.max_total_bytes (%zu): "
-			"none is read", files->count, total, max_total);
-		rc = EXIT_INVALID;
-	}
-	return rc;
-}
-
-static int load_reports_from_git(struct plan_inputs *in, const struct plan_opts *o,
-	pmbot_diag_list *diags)
-{
-	pmbot_repo_files files = PMBOT_REPO_FILES_INIT;
-	pmbot_limits lim;
-	pmbot_buf text;
-	const char *const *globs = (const char *const *)in->config->reports.items;
-	size_t n = in->config->reports.count, i;
-	int rc = EXIT_OK, r;
-
-	pmbot_limits_default(&lim);
-	pmbot_buf_init(&text, lim.max_bytes);
-	if (o->n_paths) {
-		globs = (const char *const *)o->paths;
-		n = o->n_paths;
-	}
-	if ((r = pmbot_repo_list(&files, in->repo, o->rev, globs, n)) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(in->repo)));
-		rc = r == PMBOT_ERROR ? EXIT_RUNTIME : EXIT_INVALID;
-		goto done;
-	}
-	if (!files.count)
-		fprintf(stderr, "pm-bot: no reports match at %s\n", cmd_show(o->rev));
-	if (json_object_set_new(in->source, "commit", json_string(files.commit_id)) < 0) {
-		rc = EXIT_RUNTIME;
-		goto done;
-	}
-	if ((rc = check_sizes(in, &files, diags)) != EXIT_OK)
-		goto done;
-	pmbot_buf_free(&text);
-	pmbot_buf_init(&text, in->config->max_report_bytes ? in->config->max_report_bytes : lim.max_bytes);
-	for (i = 0; i < files.count; i++) {
-		pmbot_buf_clear(&text);
-		r = pmbot_repo_read_blob(&text, in->repo, files.items[i].blob_id);
-		if (r == PMBOT_REPO_ETOOBIG) {
-			pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", files.items[i].path, "",
-				0, 0, "the report is larger than %zu bytes", text.max);
-			rc = EXIT_INVALID;
-			continue;
-		}
-		if (r < 0) {
-			fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(in->repo)));
-			rc = EXIT_RUNTIME;
-			goto done;
-		}
-		r = add_report(in, files.items[i].path, text.buf, text.len, files.items[i].blob_id, diags);
-		if (r == PMBOT_ERROR) {
-			rc = EXIT_RUNTIME;
-			goto done;
-		}
-		if (r == PMBOT_EINVALID)
-			rc = EXIT_INVALID;
-		if (in->config->max_items && in->n_items > in->config->max_items)
-			goto done;
-	}
-done:
-	pmbot_buf_free(&text);
-	pmbot_repo_files_free(&files);
-	return rc;
-}
-
-static int load_reports_from_files(struct plan_inputs *in, const struct plan_opts *o,
-	pmbot_diag_list *diags)
-{
-	pmbot_limits lim;
-	pmbot_buf text;
-	size_t i;
-	int rc = EXIT_OK, r;
-
-	pmbot_limits_default(&lim);
-	pmbot_buf_init(&text, lim.max_bytes);
-	for (i = 0; i < o->n_paths; i++) {
-		pmbot_buf_clear(&text);
-		if (pmbot_fs_read(&text, o->paths[i]) < 0) {
-			fprintf(stderr, "pm-bot: cannot read %s: %s\n", cmd_show(o->paths[i]),
-				strerror(errno));
-			rc = EXIT_RUNTIME;
-			break;
-		}
-		r = add_report(in, cmd_display_name(o->paths[i]), text.buf, text.len, NULL, diags);
-		if (r == PMBOT_ERROR) {
-			rc = EXIT_RUNTIME;
-			break;
-		}
-		if (r == PMBOT_EINVALID)
-			rc = EXIT_INVALID;
-	}
-	pmbot_buf_free(&text);
-	return rc;
-}
-
-static int pick_target(struct plan_inputs *in, const struct plan_opts *o, pmbot_diag_list *diags)
-{
-	const char *t = o->target;
-
-	if (!t && !in->scope_conflict)
-		t = in->scope_target;
-	if (!t && in->config->repos.count)
-		t = in->config->repos.items[0];
-	if (!t) {
-		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "NO_TARGET_REPO", NULL, "", 0, 0,
-			"no target repository: pass --target OWNER/NAME, name exactly one repository "
-			"in report.scope.repos, or list one under `repos` in .github/pm-bot.yml");
-		return EXIT_INVALID;
-	}
-	if (!(in->target = strdup(t)))
-		return EXIT_RUNTIME;
-	return EXIT_OK;
-}
-
-static int open_github(struct plan_inputs *in, const struct plan_opts *o)
-{
-	pmbot_buf err = PMBOT_BUF_INIT;
-	int rc;
-
-	if (o->gh) {
-		in->gh = o->gh;
-	} else {
-		if ((rc = github_conn_open(&in->own_gh, o)) != EXIT_OK)
-			return rc;
-		in->gh = &in->own_gh;
-	}
-	if (in->gh->self_login && pmbot_config_trust(in->config, in->gh->self_login) == PMBOT_ERROR)
-		return EXIT_RUNTIME;
-	if (pmbot_github_backend_open(&in->backend, in->gh->client, in->gh->self_login, &err) < 0) {
-		fprintf(stderr, "pm-bot: %s\n",
-			cmd_show_msg(err.len ? err.buf : "cannot open the GitHub backend"));
-		rc = EXIT_RUNTIME;
-	}
-	pmbot_buf_free(&err);
-	return rc;
-}
-
-static int open_state(struct plan_inputs *in, const struct plan_opts *o, pmbot_diag_list *diags)
-{
-	pmbot_buf err = PMBOT_BUF_INIT;
-	const char *repos[1];
-	int r, rc = EXIT_OK;
-
-	if (o->backend && strcmp(o->backend, "file") && strcmp(o->backend, "github")) {
-		fprintf(stderr, "pm-bot: unknown backend '%s': use file or github\n",
-			cmd_show(o->backend));
-		return EXIT_INVALID;
-	}
-	/* The allowlist is checked before any backend is opened for the target. */
-	switch (pmbot_plan_check_target(in->config, in->target, diags)) {
-	case PMBOT_OK:
-		break;
-	case PMBOT_EINVALID:
-		return EXIT_INVALID;
-	default:
-		return EXIT_RUNTIME;
-	}
-
-	if (o->backend && !strcmp(o->backend, "github")) {
-		if ((rc = open_github(in, o)) != EXIT_OK)
-			return rc;
-		goto read;
-	}
-	if (o->state) {
-		in->state_path = strdup(o->state);
-	} else {
-		pmbot_buf p = PMBOT_BUF_INIT;
-
-		if (pmbot_buf_printf(&p, "%s/.pm-bot/state.json", o->repo ? o->repo : ".") == 0)
-			in->state_path = pmbot_buf_detach(&p, NULL);
-		pmbot_buf_free(&p);
-	}
-	if (!in->state_path)
-		return EXIT_RUNTIME;
-	r = pmbot_file_backend_open(&in->backend, in->state_path, NULL, diags);
-	if (r == PMBOT_EINVALID)
-		return EXIT_INVALID;
-	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot open the state file %s\n", cmd_show(in->state_path));
-		return EXIT_RUNTIME;
-	}
-read:
-	repos[0] = in->target;
-	r = in->backend->read(&in->state, in->backend, repos, 1, in->config->project_owner,
-		in->config->project_number, &err);
-	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot read the state: %s\n",
-			cmd_show_msg(err.len ? err.buf : "unknown error"));
-		rc = r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
-	}
-	pmbot_buf_free(&err);
-	return rc;
+	memset(lo, 0, sizeof(*lo));
+	in->opts = o;
+	lo->repo = in->repo;
+	lo->workdir = o->repo;
+	lo->rev = o->rev;
+	lo->config_rev = o->config_rev;
+	lo->config_path = o->config_path;
+	lo->current_repo = in->current;
+	lo->state = o->state;
+	lo->backend = o->backend;
+	lo->target = o->target;
+	lo->paths = o->paths;
+	lo->n_paths = o->n_paths;
+	lo->open_github = open_github;
+	lo->open_github_ctx = in;
+	lo->notes = cmd_notes();
 }
 
 int plan_inputs_load(struct plan_inputs *in, const struct plan_opts *o, pmbot_diag_list *diags)
 {
-	char config_blob[PMBOT_OID_HEX_SIZE] = "";
-	int rc, r;
+	pmbot_inputs_opts lo;
+	int rc;
 
 	memset(in, 0, sizeof(*in));
-	if (!(in->source = json_pack("{s:n, s:[], s:s}", "commit", "reports", "config_blob", "")) ||
-	    pmbot_workgraph_new(&in->graph) < 0)
-		return EXIT_RUNTIME;
 	if (o->repo) {
-		char *current;
-
 		if ((rc = cmd_open_repo(&in->repo, o->repo)) != EXIT_OK)
 			return rc;
-		current = cmd_current_repo(in->repo);
-		r = pmbot_source_config_at(&in->config, config_blob, in->repo,
-			o->config_rev ? o->config_rev : o->rev,
-			o->config_path ? o->config_path : PMBOT_CONFIG_PATH, current, diags);
-		free(current);
-		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
-			fprintf(stderr, "pm-bot: cannot read %s: %s\n",
-				cmd_show(o->config_path ? o->config_path : PMBOT_CONFIG_PATH),
-				cmd_show_msg(pmbot_repo_last_error(in->repo)));
-			return r == PMBOT_ENOTFOUND ? EXIT_INVALID : EXIT_RUNTIME;
-		}
-		if (r == PMBOT_EINVALID)
-			return EXIT_INVALID;
-		if (json_object_set_new(in->source, "config_blob", json_string(config_blob)) < 0)
-			return EXIT_RUNTIME;
-		r = pmbot_source_forms(&in->forms, in->repo, o->config_rev ? o->config_rev : o->rev,
-			in->config, diags);
-		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
-			fprintf(stderr, "pm-bot: cannot read issue forms: %s\n",
-				cmd_show_msg(pmbot_repo_last_error(in->repo)));
-			return EXIT_RUNTIME;
-		}
-		if (r == PMBOT_EINVALID)
-			return EXIT_INVALID;
-		rc = load_reports_from_git(in, o, diags);
-	} else {
-		if (pmbot_config_default(&in->config, NULL) < 0 ||
-		    pmbot_formset_new(&in->forms, &in->config->labels) < 0)
-			return EXIT_RUNTIME;
-		rc = load_reports_from_files(in, o, diags);
+		in->current = cmd_current_repo(in->repo);
 	}
-	if (rc != EXIT_OK)
-		return rc;
-	/* Each report's warnings were given when it was loaded: keep only new errors. */
-	{
-		pmbot_diag_list scratch = PMBOT_DIAG_LIST_INIT;
-		size_t i;
-
-		r = pmbot_workgraph_finish(in->graph, NULL, &scratch);
-		for (i = 0; i < scratch.count; i++) {
-			const pmbot_diag *d = &scratch.items[i];
-
-			if (d->severity == PMBOT_SEV_ERROR)
-				pmbot_diag_add(diags, d->severity, d->code, d->file, d->path, d->line,
-					d->column, "%s", d->message);
-		}
-		pmbot_diag_list_free(&scratch);
-		if (r == PMBOT_EINVALID)
-			return EXIT_INVALID;
-		if (r < 0)
-			return EXIT_RUNTIME;
-	}
-	if ((rc = pick_target(in, o, diags)) != EXIT_OK)
-		return rc;
-	return open_state(in, o, diags);
+	lib_opts(&lo, in, o);
+	return to_exit(pmbot_inputs_load(&in->in, &lo, diags));
 }
 
 int plan_inputs_load_state(struct plan_inputs *in, const struct plan_opts *o, const char *target,
 	pmbot_diag_list *diags)
 {
+	pmbot_inputs_opts lo;
+	pmbot_config *config = NULL;
 	int rc;
 
 	memset(in, 0, sizeof(*in));
 	if ((rc = cmd_open_repo(&in->repo, o->repo ? o->repo : ".")) != EXIT_OK)
 		return rc;
-	rc = cmd_load_config(&in->config, in->repo, o->config_rev ? o->config_rev :
+	rc = cmd_load_config(&config, in->repo, o->config_rev ? o->config_rev :
 		o->rev ? o->rev : "HEAD");
 	if (rc != EXIT_OK)
 		return rc;
-	if (!(in->target = strdup(target)))
-		return EXIT_RUNTIME;
-	return open_state(in, o, diags);
+	lib_opts(&lo, in, o);
+	return to_exit(pmbot_inputs_load_state(&in->in, &lo, config, target, diags));
 }
 
 int plan_inputs_plan(json_t **bundle, struct plan_inputs *in, pmbot_diag_list *diags)
 {
-	pmbot_plan_input pi;
-
-	pi.graph = in->graph;
-	pi.config = in->config;
-	pi.forms = in->forms;
-	pi.state = in->state;
-	pi.target = in->target;
-	pi.source = in->source;
-	pi.self_login = in->gh ? in->gh->self_login : NULL;
-	switch (pmbot_plan_build(bundle, &pi, diags)) {
-	case PMBOT_OK:
-		return EXIT_OK;
-	case PMBOT_EINVALID:
-		return EXIT_INVALID;
-	default:
-		fputs("pm-bot: planning failed (out of memory)\n", stderr);
-		return EXIT_RUNTIME;
-	}
+	return to_exit(pmbot_inputs_plan(bundle, &in->in, cmd_notes(), diags));
 }

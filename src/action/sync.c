@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "action_int.h"
+#include "run_int.h"
 #include "pmbot/fieldsync.h"
 #include "pmbot/plan.h"
 #include "pmbot/source.h"
@@ -29,7 +29,7 @@ static void sync_free(struct sync *y)
 }
 
 /* (Re-)read the state and build the plan; the config and backend are kept. EXIT_*. */
-static int sync_plan(struct action *a, struct sync *y)
+static int sync_plan(struct pmbot_action *a, struct sync *y)
 {
 	pmbot_fieldsync_input fi;
 	pmbot_buf err = PMBOT_BUF_INIT;
@@ -44,29 +44,29 @@ static int sync_plan(struct action *a, struct sync *y)
 	r = y->backend->read(&y->state, y->backend, (const char *const *)y->config->repos.items,
 		y->config->repos.count, y->config->project_owner, y->config->project_number, &err);
 	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot read the state: %s\n",
-			cmd_show_msg(err.len ? err.buf : "unknown error"));
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read the state: %s",
+			(err.len ? err.buf : "unknown error"));
 		pmbot_buf_free(&err);
-		return EXIT_RUNTIME;
+		return RC_RUNTIME;
 	}
 	pmbot_buf_free(&err);
 	if (!(source = json_pack("{s:s}", "commit", a->default_rev)))
-		return EXIT_RUNTIME;
+		return RC_RUNTIME;
 	memset(&fi, 0, sizeof(fi));
 	fi.config = y->config;
 	fi.state = y->state;
 	fi.source = source;
-	fi.self_login = a->gh.self_login;
+	fi.self_login = a->self_login;
 	r = pmbot_fieldsync_build(&y->bundle, &fi, &y->diags);
 	json_decref(source);
-	cmd_print_diags(stderr, &y->diags);
+	pmbot_note_diags(a->notes, &y->diags);
 	if (r == PMBOT_ERROR)
-		return EXIT_RUNTIME;
-	action_set_outputs(a, y->bundle);
-	return r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_OK;
+		return RC_RUNTIME;
+	pmbot_action__set_outputs(a, y->bundle);
+	return r == PMBOT_EINVALID ? RC_INVALID : RC_OK;
 }
 
-static int sync_open(struct action *a, struct sync *y)
+static int sync_open(struct pmbot_action *a, struct sync *y)
 {
 	pmbot_buf err = PMBOT_BUF_INIT;
 	int r;
@@ -74,21 +74,21 @@ static int sync_open(struct action *a, struct sync *y)
 	memset(y, 0, sizeof(*y));
 	r = pmbot_source_config_at(&y->config, NULL, a->repo, a->default_rev,
 		a->config_path ? a->config_path : PMBOT_CONFIG_PATH, a->slug, &y->diags);
-	cmd_print_diags(stderr, &y->diags);
+	pmbot_note_diags(a->notes, &y->diags);
 	if (r == PMBOT_EINVALID)
-		return EXIT_INVALID;
+		return RC_INVALID;
 	if (r < 0) {
-		fprintf(stderr, "pm-bot: cannot read the configuration: %s\n",
-			cmd_show_msg(pmbot_repo_last_error(a->repo)));
-		return EXIT_RUNTIME;
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read the configuration: %s",
+			(pmbot_repo_last_error(a->repo)));
+		return RC_RUNTIME;
 	}
-	if (a->gh.self_login && pmbot_config_trust(y->config, a->gh.self_login) == PMBOT_ERROR)
-		return EXIT_RUNTIME;
-	if (pmbot_github_backend_open(&y->backend, a->gh.client, a->gh.self_login, &err) < 0) {
-		fprintf(stderr, "pm-bot: %s\n",
-			cmd_show_msg(err.len ? err.buf : "cannot open the GitHub backend"));
+	if (a->self_login && pmbot_config_trust(y->config, a->self_login) == PMBOT_ERROR)
+		return RC_RUNTIME;
+	if (pmbot_github_backend_open(&y->backend, a->client, a->self_login, &err) < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s",
+			(err.len ? err.buf : "cannot open the GitHub backend"));
 		pmbot_buf_free(&err);
-		return EXIT_RUNTIME;
+		return RC_RUNTIME;
 	}
 	pmbot_buf_free(&err);
 	return sync_plan(a, y);
@@ -114,7 +114,7 @@ static json_t *auto_approved_ids(const struct sync *y)
 	return ids;
 }
 
-static int sync_apply(struct action *a, struct sync *y, const json_t *run, const char *actor,
+static int sync_apply(struct pmbot_action *a, struct sync *y, const json_t *run, const char *actor,
 	json_t **results)
 {
 	pmbot_buf err = PMBOT_BUF_INIT;
@@ -122,13 +122,13 @@ static int sync_apply(struct action *a, struct sync *y, const json_t *run, const
 
 	r = pmbot_apply_run(results, y->bundle, run, y->backend, y->config, a->audit, actor, NULL, &err);
 	if (r != PMBOT_OK)
-		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.len ? err.buf : "apply stopped"));
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s", (err.len ? err.buf : "apply stopped"));
 	pmbot_buf_free(&err);
 	return r;
 }
 
 /* Show the current plan on the tracking issue (creating it only when something waits). */
-static int sync_show(struct action *a, struct sync *y, struct slot *s, const char *status,
+static int sync_show(struct pmbot_action *a, struct sync *y, struct slot *s, const char *status,
 	const char *notice, const json_t *results)
 {
 	pmbot_comment_meta meta;
@@ -147,38 +147,38 @@ static int sync_show(struct action *a, struct sync *y, struct slot *s, const cha
 	ci.results = results;
 	/* Nothing waits and there is no tracking issue: do not open one to say so. */
 	if (!s->number && !pmbot_plan_count(y->bundle) && !s->body)
-		return action_show(a, NULL, &ci);
-	return action_show(a, s, &ci);
+		return pmbot_action__show(a, NULL, &ci);
+	return pmbot_action__show(a, s, &ci);
 }
 
 /* The scheduled run: apply what the config pre-approves, post the rest. */
-static int sync_scheduled(struct action *a, struct sync *y, struct slot *s)
+static int sync_scheduled(struct pmbot_action *a, struct sync *y, struct slot *s)
 {
 	pmbot_buf notice = PMBOT_BUF_INIT, actor = PMBOT_BUF_INIT;
 	json_t *ids = NULL, *results = NULL;
 	size_t applied = 0;
-	int rc = EXIT_OK, r;
+	int rc = RC_OK, r;
 
 	if (!(ids = auto_approved_ids(y)) || pmbot_buf_printf(&actor, "config:%s", a->default_rev) < 0) {
-		rc = EXIT_RUNTIME;
+		rc = RC_RUNTIME;
 		goto done;
 	}
 	if (json_array_size(ids) && a->audit_corrupt) {
-		fputs("pm-bot: the audit ledger is corrupt: the pre-approved field updates wait until "
-			"it is repaired or moved away\n", stderr);
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the audit ledger is corrupt: the pre-approved field updates wait until "
+			"it is repaired or moved away");
 		a->result = "failed";
-		rc = EXIT_RUNTIME;
+		rc = RC_RUNTIME;
 		goto done;
 	}
 	if (json_array_size(ids)) {
-		action_audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I}", "actor", actor.buf,
+		pmbot_action__audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I}", "actor", actor.buf,
 			"how", "auto_approve in the default branch's configuration", "plan_hash",
 			a->plan_hash, "changesets", (json_int_t)json_array_size(ids)));
 		r = sync_apply(a, y, ids, actor.buf, &results);
 		applied = json_array_size(ids);
 		if (r != PMBOT_OK) {
 			a->result = "failed";
-			rc = EXIT_RUNTIME;
+			rc = RC_RUNTIME;
 			pmbot_buf_printf(&notice, "**The pre-approved field updates failed**; see the "
 				"workflow run. Nothing else was written.");
 			sync_show(a, y, s, "failed", notice.buf, results);
@@ -188,24 +188,24 @@ static int sync_scheduled(struct action *a, struct sync *y, struct slot *s)
 			"the default branch's configuration, commit `%.12s`).", applied,
 			applied == 1 ? "" : "s", a->default_rev);
 		/* What is left needs a human: plan it again against the state as it is now. */
-		if ((rc = sync_plan(a, y)) == EXIT_RUNTIME)
+		if ((rc = sync_plan(a, y)) == RC_RUNTIME)
 			goto done;
 	}
 	if (pmbot_plan_count(y->bundle)) {
 		a->result = "planned";
 		if (pmbot_buf_printf(&notice, "%sThese changes need an approval: comment "
 			"`/pm-bot apply %s` on this issue.", notice.len ? " " : "", a->plan_hash) < 0) {
-			rc = EXIT_RUNTIME;
+			rc = RC_RUNTIME;
 			goto done;
 		}
 	} else {
 		a->result = applied ? "applied" : "no_changes";
 	}
 	if (sync_show(a, y, s, pmbot_plan_count(y->bundle) ? "planned" : "no_changes",
-		notice.len ? notice.buf : NULL, NULL) != EXIT_OK)
-		rc = EXIT_RUNTIME;
-	if (rc == EXIT_OK && y->diags.errors)
-		rc = EXIT_INVALID;
+		notice.len ? notice.buf : NULL, NULL) != RC_OK)
+		rc = RC_RUNTIME;
+	if (rc == RC_OK && y->diags.errors)
+		rc = RC_INVALID;
 done:
 	json_decref(ids);
 	json_decref(results);
@@ -215,17 +215,17 @@ done:
 }
 
 /* `/pm-bot apply <hash>` on the tracking issue. */
-static int sync_command_apply(struct action *a, struct sync *y, struct slot *s,
+static int sync_command_apply(struct pmbot_action *a, struct sync *y, struct slot *s,
 	const pmbot_command *cmd)
 {
 	pmbot_buf notice = PMBOT_BUF_INIT;
 	json_t *results = NULL;
 	int rc, r;
 
-	if ((rc = action_authorize(a, y->config, cmd->hash)) != EXIT_OK)
+	if ((rc = pmbot_action__authorize(a, y->config, cmd->hash)) != RC_OK)
 		goto done;
 	if (strcmp(a->plan_hash, cmd->hash) || !pmbot_plan_count(y->bundle)) {
-		action_audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
+		pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
 			a->ev->comment_author, "plan_hash", cmd->hash, "fresh_hash", a->plan_hash,
 			"issue", (json_int_t)a->ev->number, "reason", "STALE_PLAN"));
 		pmbot_buf_printf(&notice, "**Not applied: the plan is stale.** @%s approved `%s`, but "
@@ -233,23 +233,23 @@ static int sync_command_apply(struct action *a, struct sync *y, struct slot *s,
 			a->ev->comment_author, cmd->hash);
 		rc = sync_show(a, y, s, pmbot_plan_count(y->bundle) ? "planned" : "no_changes",
 			notice.buf, NULL);
-		action_react(a, "confused");
+		pmbot_action__react(a, "confused");
 		a->result = "stale";
 		goto done;
 	}
 	if (a->audit_corrupt) {
-		fputs("pm-bot: the audit ledger is corrupt: nothing is applied until it is repaired "
-			"or moved away\n", stderr);
-		action_react(a, "-1");
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the audit ledger is corrupt: nothing is applied until it is repaired "
+			"or moved away");
+		pmbot_action__react(a, "-1");
 		a->result = "failed";
-		rc = EXIT_RUNTIME;
+		rc = RC_RUNTIME;
 		goto done;
 	}
-	if ((rc = slot_lock(a, s)) != EXIT_OK) {
-		action_react(a, "confused");
+	if ((rc = pmbot_action__slot_lock(a, s)) != RC_OK) {
+		pmbot_action__react(a, "confused");
 		goto done;
 	}
-	action_audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I, s:I}", "actor",
+	pmbot_action__audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I, s:I}", "actor",
 		a->ev->comment_author, "how", "/pm-bot apply", "plan_hash", cmd->hash,
 		"issue", (json_int_t)a->ev->number, "changesets", (json_int_t)pmbot_plan_count(y->bundle)));
 	r = sync_apply(a, y, NULL, a->ev->comment_author, &results);
@@ -257,16 +257,16 @@ static int sync_command_apply(struct action *a, struct sync *y, struct slot *s,
 	pmbot_buf_printf(&notice, r == PMBOT_OK ? "**Applied**, approved by @%s."
 		: "**Apply failed** (approved by @%s); see the workflow run.", a->ev->comment_author);
 	rc = sync_show(a, y, s, a->result, notice.buf, results);
-	action_react(a, r == PMBOT_OK ? "+1" : "-1");
-	if (rc == EXIT_OK && r != PMBOT_OK)
-		rc = EXIT_RUNTIME;
+	pmbot_action__react(a, r == PMBOT_OK ? "+1" : "-1");
+	if (rc == RC_OK && r != PMBOT_OK)
+		rc = RC_RUNTIME;
 done:
 	json_decref(results);
 	pmbot_buf_free(&notice);
 	return rc;
 }
 
-int action_field_sync(struct action *a, const pmbot_command *cmd)
+int pmbot_action__field_sync(struct pmbot_action *a, const pmbot_command *cmd)
 {
 	struct sync y;
 	struct slot s;
@@ -274,26 +274,26 @@ int action_field_sync(struct action *a, const pmbot_command *cmd)
 
 	memset(&y, 0, sizeof(y));
 	memset(&s, 0, sizeof(s));
-	if ((rc = slot_find(a, &s, 1, cmd ? a->ev->number : 0)) != EXIT_OK)
+	if ((rc = pmbot_action__slot_find(a, &s, 1, cmd ? a->ev->number : 0)) != RC_OK)
 		goto done;
 	if (cmd && (!s.has_meta || s.number != a->ev->number)) {
-		printf("pm-bot: issue #%ld is not pm-bot's field-sync tracking issue; ignored\n",
+		pmbot_note(a->notes, PMBOT_NOTE_INFO, "issue #%ld is not pm-bot's field-sync tracking issue; ignored",
 			a->ev->number);
 		a->result = "ignored";
 		goto done;
 	}
 	if (cmd)
-		action_react(a, "eyes");
+		pmbot_action__react(a, "eyes");
 	/* Runs that may apply hold the lock while they plan, so their plan is fresh. */
 	if (!cmd || cmd->kind == PMBOT_CMD_APPLY) {
-		if ((rc = action_lock(a, "field-sync")) != EXIT_OK) {
+		if ((rc = pmbot_action__lock(a, "field-sync")) != RC_OK) {
 			if (cmd)
-				action_react(a, "confused");
+				pmbot_action__react(a, "confused");
 			goto done;
 		}
 		locked = 1;
 	}
-	if ((rc = sync_open(a, &y)) == EXIT_RUNTIME || !y.bundle)
+	if ((rc = sync_open(a, &y)) == RC_RUNTIME || !y.bundle)
 		goto done;
 	if (!cmd)
 		rc = sync_scheduled(a, &y, &s);
@@ -305,8 +305,8 @@ int action_field_sync(struct action *a, const pmbot_command *cmd)
 	}
 done:
 	if (locked)
-		action_unlock(a, "field-sync");
-	slot_clear(&s);
+		pmbot_action__unlock(a, "field-sync");
+	pmbot_action__slot_clear(&s);
 	sync_free(&y);
 	return rc;
 }

@@ -1,28 +1,37 @@
-#ifndef PMBOT_CMD_ACTION_INT_H
-#define PMBOT_CMD_ACTION_INT_H
+#ifndef PMBOT_ACTION_RUN_INT_H
+#define PMBOT_ACTION_RUN_INT_H
 
-#include "cmd.h"
 #include "pmbot/action.h"
+#include "pmbot/actionrun.h"
 #include "pmbot/apply.h"
 #include "pmbot/buf.h"
 #include "pmbot/comment.h"
+#include "pmbot/note.h"
 #include "pmbot/repo.h"
 
+/* Results inside the run (exit-status-like); pmbot_action_run() maps them to PMBOT_*. */
+enum { RC_OK = 0, RC_RUNTIME = 1, RC_INVALID = 2 };
+
 /*
- * One run of `pm-bot action` (cmd_action.c: events, pull requests and
- * commands; action_sync.c: the Projects field sync). docs/action.md is the
- * user's description.
+ * One run of `pm-bot action` (run.c: events, pull requests and commands;
+ * sync.c: the Projects field sync). docs/action.md is the user's
+ * description.
  */
-struct action {
+struct pmbot_action {
+	pmbot_action_env env;
+	pmbot_action_opts opts;
+	const pmbot_notes *notes;
+	pmbot_event *own_ev;
+	int what;                    /* pmbot_event_action */
 	const pmbot_event *ev;
 	const char *slug;            /* "OWNER/NAME": the event's, else $GITHUB_REPOSITORY */
 	const char *default_branch;  /* the event's, else from $GITHUB_REF (schedule payloads
 	                                may carry no repository) */
 	const char *dir;             /* the git work tree ($GITHUB_WORKSPACE) */
 	const char *config_path;     /* NULL: .github/pm-bot.yml */
-	struct plan_opts gopts;      /* the GitHub options (--cache-dir, --pace-ms, --stats) */
-	struct github_conn gh;
-	pmbot_repo *repo;
+	struct pmbot_github_client *client; /* borrowed */
+	const char *self_login;      /* the token's login, NULL when it could not be read */
+	pmbot_repo *repo;            /* borrowed */
 	char default_rev[PMBOT_OID_HEX_SIZE]; /* the default branch's commit: config and policy */
 	const char *run_id;          /* $GITHUB_RUN_ID: the lock owner */
 	const char *self;            /* the token's login, else github-actions[bot] */
@@ -50,54 +59,54 @@ struct slot {
 	int has_meta;
 };
 
-/* Find pm-bot's comment on PR `number` (is_issue 0) or the tracking issue (1). EXIT_*. */
-int slot_find(struct action *a, struct slot *s, int is_issue, long number);
+/* Find pm-bot's comment on PR `number` (is_issue 0) or the tracking issue (1). RC_*. */
+int pmbot_action__slot_find(struct pmbot_action *a, struct slot *s, int is_issue, long number);
 
 /*
  * Replace the slot's text with `body` (creating it when there is none).
  * Sets *forbidden, and succeeds, when the token may not write (fork PRs,
- * read-only tokens). EXIT_*.
+ * read-only tokens). RC_*.
  */
-int slot_write(struct action *a, struct slot *s, const char *body, int *forbidden);
+int pmbot_action__slot_write(struct pmbot_action *a, struct slot *s, const char *body, int *forbidden);
 
 /*
  * Mark the slot "applying" by this run (its header's status and run), for
- * readers; the exclusion itself is action_lock()'s. EXIT_*.
+ * readers; the exclusion itself is pmbot_action__lock()'s. RC_*.
  */
-int slot_lock(struct action *a, struct slot *s);
+int pmbot_action__slot_lock(struct pmbot_action *a, struct slot *s);
 
 /*
  * Take the apply lock `key` ("pr-12", "field-sync"; pmbot_lock_take()) for
- * this run. EXIT_OK held, EXIT_INVALID busy (result "busy"), EXIT_RUNTIME.
+ * this run. RC_OK held, RC_INVALID busy (result "busy"), RC_RUNTIME.
  */
-int action_lock(struct action *a, const char *key);
+int pmbot_action__lock(struct pmbot_action *a, const char *key);
 
-/* Release a lock action_lock() took; a failure is only warned about. */
-void action_unlock(struct action *a, const char *key);
+/* Release a lock pmbot_action__lock() took; a failure is only warned about. */
+void pmbot_action__unlock(struct pmbot_action *a, const char *key);
 
-void slot_clear(struct slot *s);
+void pmbot_action__slot_clear(struct slot *s);
 
 /* Append one JSON line to stdout and to the audit ledger (approval, denial). */
-void action_audit(struct action *a, const char *event, json_t *fields);
+void pmbot_action__audit(struct pmbot_action *a, const char *event, json_t *fields);
 
 /* React to the command comment; a failure is only warned about. */
-void action_react(struct action *a, const char *content);
+void pmbot_action__react(struct pmbot_action *a, const char *content);
 
 /*
- * May the commenter approve under `config`? EXIT_OK yes; EXIT_INVALID no
- * (audited, reacted to, result "denied"); EXIT_RUNTIME when GitHub could
+ * May the commenter approve under `config`? RC_OK yes; RC_INVALID no
+ * (audited, reacted to, result "denied"); RC_RUNTIME when GitHub could
  * not say.
  */
-int action_authorize(struct action *a, const pmbot_config *config, const char *plan_hash);
+int pmbot_action__authorize(struct pmbot_action *a, const pmbot_config *config, const char *plan_hash);
 
-/* Render `in` and write it into the slot; falls back to the summary when forbidden. EXIT_*. */
-int action_show(struct action *a, struct slot *s, const pmbot_comment_input *in);
+/* Render `in` and write it into the slot; falls back to the summary when forbidden. RC_*. */
+int pmbot_action__show(struct pmbot_action *a, struct slot *s, const pmbot_comment_input *in);
 
 /* Set the outputs from a bundle (plan_hash, changes, conflicts). */
-void action_set_outputs(struct action *a, const json_t *bundle);
+void pmbot_action__set_outputs(struct pmbot_action *a, const json_t *bundle);
 
 /* schedule / workflow_dispatch, and `/pm-bot apply|plan` on the tracking issue. */
-int action_field_sync(struct action *a, const pmbot_command *cmd);
+int pmbot_action__field_sync(struct pmbot_action *a, const pmbot_command *cmd);
 
 /* Header prefix of every pm-bot comment and tracking-issue body. */
 #define ACTION_HEADER_PREFIX "<!-- pm-bot:plan "

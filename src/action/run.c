@@ -1,0 +1,959 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "run_int.h"
+#include "pmbot/actionflow.h"
+#include "pmbot/fs.h"
+#include "pmbot/ghops.h"
+#include "pmbot/github.h"
+#include "pmbot/json.h"
+#include "pmbot/inputs.h"
+#include "pmbot/plan.h"
+#include "pmbot/source.h"
+#include "pmbot/banned.h"
+
+#define DEFAULT_BOT "github-actions[bot]"
+
+void pmbot_action__slot_clear(struct slot *s)
+{
+	free(s->body);
+	memset(s, 0, sizeof(*s));
+}
+
+static void slot_parse(struct slot *s)
+{
+	s->has_meta = s->body &&
+		pmbot_comment_parse(&s->meta, s->body, strlen(s->body)) == PMBOT_OK;
+}
+
+int pmbot_action__slot_find(struct pmbot_action *a, struct slot *s, int is_issue, long number)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	int r;
+
+	pmbot_action__slot_clear(s);
+	s->is_issue = is_issue;
+	s->number = number;
+	if (is_issue) {
+		long found = 0;
+
+		r = pmbot_gh_issue_find(&found, &s->body, a->client, a->slug,
+			ACTION_HEADER_PREFIX, a->self, &err);
+		if (r == 0 && number && found != number) {
+			free(s->body);
+			s->body = NULL;
+		} else if (r == 0) {
+			s->number = found;
+		}
+	} else {
+		r = pmbot_gh_comment_find(&s->comment_id, &s->body, a->client, a->slug, number,
+			ACTION_HEADER_PREFIX, a->self, &err);
+	}
+	if (r < 0)
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read pm-bot's %s: %s",
+			is_issue ? "tracking issue" : "plan comment",
+			(err.len ? err.buf : "unknown error"));
+	pmbot_buf_free(&err);
+	if (r < 0)
+		return RC_RUNTIME;
+	slot_parse(s);
+	/* A pm-bot header of the wrong kind is not ours to reuse here. */
+	if (s->has_meta && strcmp(s->meta.kind, is_issue ? "field-sync" : "plan")) {
+		free(s->body);
+		s->body = NULL;
+		s->has_meta = 0;
+		s->comment_id = 0;
+	}
+	return RC_OK;
+}
+
+int pmbot_action__slot_write(struct pmbot_action *a, struct slot *s, const char *body, int *forbidden)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	char *copy;
+	int r;
+
+	*forbidden = 0;
+	if (s->is_issue)
+		r = pmbot_gh_issue_upsert(&s->number, a->client, a->slug, s->number,
+			"pm-bot: Projects field sync", body, &err);
+	else
+		r = pmbot_gh_comment_upsert(&s->comment_id, a->client, a->slug, s->number,
+			s->comment_id, body, &err);
+	if (r == PMBOT_GH_EFORBIDDEN) {
+		*forbidden = 1;
+		pmbot_note(a->notes, PMBOT_NOTE_WARNING, "pm-bot cannot write to this repository with this token (%s); "
+			"the plan is in the job summary", (err.len ? err.buf : "forbidden"));
+		pmbot_buf_free(&err);
+		return RC_OK;
+	}
+	if (r < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot write the plan %s: %s",
+			s->is_issue ? "issue" : "comment",
+			(err.len ? err.buf : "unknown error"));
+		pmbot_buf_free(&err);
+		return RC_RUNTIME;
+	}
+	pmbot_buf_free(&err);
+	if (!(copy = strdup(body)))
+		return RC_RUNTIME;
+	free(s->body);
+	s->body = copy;
+	slot_parse(s);
+	return RC_OK;
+}
+
+/* Re-read the slot's text from GitHub (the lock must see the latest). */
+static int slot_reread(struct pmbot_action *a, struct slot *s)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	char *body = NULL;
+	int r;
+
+	if (s->is_issue) {
+		long number = s->number;
+
+		r = pmbot_action__slot_find(a, s, 1, number);
+		return r;
+	}
+	r = pmbot_gh_comment_get(&body, a->client, a->slug, s->comment_id, &err);
+	if (r < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read the plan comment: %s",
+			(err.len ? err.buf : "unknown error"));
+		pmbot_buf_free(&err);
+		return RC_RUNTIME;
+	}
+	pmbot_buf_free(&err);
+	free(s->body);
+	s->body = body;
+	slot_parse(s);
+	return RC_OK;
+}
+
+/* The slot's text with its header line replaced by `meta`'s. */
+static int with_header(pmbot_buf *out, const struct slot *s, const pmbot_comment_meta *meta)
+{
+	const char *rest = s->body ? strchr(s->body, '\n') : NULL;
+
+	if (pmbot_comment_header(out, meta) < 0)
+		return -1;
+	if (rest && pmbot_buf_puts(out, rest) < 0)
+		return -1;
+	return 0;
+}
+
+int pmbot_action__slot_lock(struct pmbot_action *a, struct slot *s)
+{
+	pmbot_comment_meta meta;
+	pmbot_buf body = PMBOT_BUF_INIT;
+	int rc, forbidden = 0;
+
+	/* The label lock excludes other runs (action_lock); this only tells readers. */
+	if ((rc = slot_reread(a, s)) != RC_OK)
+		return rc;
+	if (!s->has_meta)
+		return RC_RUNTIME;
+	meta = s->meta;
+	snprintf(meta.status, sizeof(meta.status), "applying");
+	snprintf(meta.run, sizeof(meta.run), "%s", a->run_id);
+	if (with_header(&body, s, &meta) < 0) {
+		pmbot_buf_free(&body);
+		return RC_RUNTIME;
+	}
+	rc = pmbot_action__slot_write(a, s, body.buf, &forbidden);
+	pmbot_buf_free(&body);
+	if (rc != RC_OK)
+		return rc;
+	return forbidden ? RC_RUNTIME : RC_OK;
+}
+
+/* Is workflow run `run_id` still going? Unknown (-1): the lock's age decides. */
+static int run_alive_unknown(void *ctx, const char *run_id)
+{
+	(void)ctx;
+	(void)run_id;
+	return -1;
+}
+
+static void lock_for(struct pmbot_action *a, pmbot_lock *l, const char *key)
+{
+	memset(l, 0, sizeof(*l));
+	l->repo = a->slug;
+	l->key = key;
+	l->run_id = a->run_id;
+	l->now = a->opts.now ? a->opts.now : (long long)time(NULL);
+	l->run_alive = run_alive_unknown;
+}
+
+int pmbot_action__lock(struct pmbot_action *a, const char *key)
+{
+	pmbot_lock l;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	char *holder = NULL;
+	int r;
+
+	lock_for(a, &l, key);
+	r = pmbot_lock_take(&holder, &l, a->client, &err);
+	if (r == PMBOT_LOCK_EBUSY) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "run %s is applying this plan; not applying twice (%s)",
+			holder && *holder ? holder : "(unknown)", err.len ? err.buf : "busy");
+		a->result = "busy";
+	} else if (r < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot take the apply lock: %s",
+			err.len ? err.buf : "unknown error");
+	}
+	free(holder);
+	pmbot_buf_free(&err);
+	return r == 0 ? RC_OK : r == PMBOT_LOCK_EBUSY ? RC_INVALID : RC_RUNTIME;
+}
+
+void pmbot_action__unlock(struct pmbot_action *a, const char *key)
+{
+	pmbot_lock l;
+	pmbot_buf err = PMBOT_BUF_INIT;
+
+	lock_for(a, &l, key);
+	if (pmbot_lock_release(&l, a->client, &err) < 0)
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "warning: cannot release the apply lock: %s",
+			err.len ? err.buf : "unknown error");
+	pmbot_buf_free(&err);
+}
+
+void pmbot_action__audit(struct pmbot_action *a, const char *event, json_t *fields)
+{
+	pmbot_buf line = PMBOT_BUF_INIT;
+
+	if (!fields)
+		return;
+	if (a->audit && pmbot_audit_append(a->audit, event, fields) < 0)
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot write the audit ledger");
+	if (json_object_set_new(fields, "event", json_string(event)) == 0 &&
+	    pmbot_json_canonical(&line, fields) == 0)
+		pmbot_note(a->notes, PMBOT_NOTE_RECORD, "%s", line.buf);
+	pmbot_buf_free(&line);
+	json_decref(fields);
+}
+
+void pmbot_action__react(struct pmbot_action *a, const char *content)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+
+	if (a->ev->comment_id &&
+	    pmbot_gh_reaction_add(a->client, a->slug, a->ev->comment_id, content, &err) < 0)
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "warning: cannot react to the comment: %s",
+			(err.len ? err.buf : "unknown error"));
+	pmbot_buf_free(&err);
+}
+
+int pmbot_action__authorize(struct pmbot_action *a, const pmbot_config *config, const char *plan_hash)
+{
+	pmbot_buf err = PMBOT_BUF_INIT, reason = PMBOT_BUF_INIT;
+	const char *login = a->ev->comment_author;
+	char *perm = NULL;
+	int rc;
+
+	if (!login) {
+		a->result = "denied";
+		return RC_INVALID;
+	}
+	if (pmbot_gh_permission(&perm, a->client, a->slug, login, &err) < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read %s's permission: %s", (login),
+			(err.len ? err.buf : "unknown error"));
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	if (pmbot_approval_check(&reason, config, login, perm) == PMBOT_OK) {
+		rc = RC_OK;
+		goto done;
+	}
+	pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}", "actor", login,
+		"permission", perm, "plan_hash", plan_hash, "pr", (json_int_t)a->ev->number,
+		"reason", "NOT_AUTHORIZED", "message", reason.len ? reason.buf : "not allowed"));
+	pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s may not approve: %s", (login),
+		(reason.buf));
+	pmbot_action__react(a, "-1");
+	a->result = "denied";
+	rc = RC_INVALID;
+done:
+	free(perm);
+	pmbot_buf_free(&err);
+	pmbot_buf_free(&reason);
+	return rc;
+}
+
+void pmbot_action__set_outputs(struct pmbot_action *a, const json_t *bundle)
+{
+	const char *h = json_string_value(json_object_get(bundle, "plan_hash"));
+
+	snprintf(a->plan_hash, sizeof(a->plan_hash), "%s", h ? h : "");
+	a->changes = (long)pmbot_plan_count(bundle);
+	a->conflicts = (long)json_array_size(json_object_get(bundle, "conflicts"));
+}
+
+int pmbot_action__show(struct pmbot_action *a, struct slot *s, const pmbot_comment_input *in)
+{
+	pmbot_buf body = PMBOT_BUF_INIT;
+	int rc, forbidden = 0;
+
+	if (pmbot_comment_render(&body, in) < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot render the plan comment");
+		pmbot_buf_free(&body);
+		return RC_RUNTIME;
+	}
+	/* The job summary always gets the plan, visible even when nothing can be posted. */
+	pmbot_buf_puts(&a->summary, strchr(body.buf, '\n') ? strchr(body.buf, '\n') + 1 : body.buf);
+	if (!s) {
+		pmbot_buf_free(&body);
+		return RC_OK;
+	}
+	rc = pmbot_action__slot_write(a, s, body.buf, &forbidden);
+	if (rc == RC_OK && forbidden)
+		a->result = "summary_only";
+	pmbot_buf_free(&body);
+	return rc;
+}
+
+/* The plan of the PR head, shown in the PR's comment (or only in the summary). */
+struct pr_plan {
+	pmbot_inputs in;
+	pmbot_diag_list diags;
+	json_t *bundle;
+	int load_rc;
+};
+
+static void pr_plan_free(struct pr_plan *p)
+{
+	json_decref(p->bundle);
+	pmbot_inputs_free(&p->in);
+	pmbot_diag_list_free(&p->diags);
+	memset(p, 0, sizeof(*p));
+}
+
+static int rc_of(int r)
+{
+	return r == PMBOT_OK ? RC_OK : r == PMBOT_EINVALID ? RC_INVALID : RC_RUNTIME;
+}
+
+static int pr_plan_make(struct pmbot_action *a, struct pr_plan *p, const char *head)
+{
+	pmbot_inputs_opts o;
+
+	memset(p, 0, sizeof(*p));
+	memset(&o, 0, sizeof(o));
+	o.repo = a->repo;
+	o.workdir = a->dir;
+	o.rev = head;
+	o.config_rev = a->default_rev;
+	o.config_path = a->config_path;
+	o.current_repo = a->env.repository && *a->env.repository ? a->env.repository : a->slug;
+	o.backend = "github";
+	o.client = a->client;
+	o.self_login = a->self_login;
+	o.notes = a->notes;
+	p->load_rc = rc_of(pmbot_inputs_load(&p->in, &o, &p->diags));
+	if (p->load_rc == RC_OK)
+		p->load_rc = rc_of(pmbot_inputs_plan(&p->bundle, &p->in, a->notes, &p->diags));
+	pmbot_note_diags(a->notes, &p->diags);
+	if (p->load_rc == RC_RUNTIME)
+		return RC_RUNTIME;
+	if (p->bundle)
+		pmbot_action__set_outputs(a, p->bundle);
+	return p->load_rc;
+}
+
+static void meta_for(pmbot_comment_meta *m, const char *kind, long number, const char *head,
+	const char *hash, const char *status)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->kind, sizeof(m->kind), "%s", kind);
+	m->number = number;
+	snprintf(m->head, sizeof(m->head), "%s", head ? head : "");
+	snprintf(m->plan_hash, sizeof(m->plan_hash), "%s", hash ? hash : "");
+	snprintf(m->status, sizeof(m->status), "%s", status);
+}
+
+/*
+ * Plan `head` of PR `number` and show it: in its one comment unless
+ * `summary_only`. `notice` (may be NULL) goes first. Exit 2 when the
+ * reports are invalid.
+ */
+static int show_pr_plan(struct pmbot_action *a, long number, const char *head, int summary_only,
+	const char *notice)
+{
+	struct pr_plan p;
+	struct slot s;
+	pmbot_comment_meta meta;
+	pmbot_comment_input ci;
+	const char *status;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	rc = pr_plan_make(a, &p, head);
+	if (rc == RC_RUNTIME)
+		goto done;
+	if (rc == RC_INVALID)
+		status = "invalid";
+	else
+		status = pmbot_plan_count(p.bundle) ? "planned" : "no_changes";
+	a->result = status;
+	meta_for(&meta, "plan", number, head, a->plan_hash, status);
+	memset(&ci, 0, sizeof(ci));
+	ci.meta = &meta;
+	/* An invalid plan shows its diagnostics only: no items, no text read from GitHub. */
+	ci.bundle = rc == RC_INVALID ? NULL : p.bundle;
+	ci.graph = rc == RC_INVALID ? NULL : p.in.graph;
+	ci.diags = &p.diags;
+	ci.notice = notice;
+	if (!summary_only && pmbot_action__slot_find(a, &s, 0, number) != RC_OK) {
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	if (pmbot_action__show(a, summary_only ? NULL : &s, &ci) != RC_OK) {
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	if (summary_only)
+		a->result = "summary_only";
+	if (!strcmp(status, "invalid"))
+		rc = RC_INVALID;
+done:
+	pmbot_action__slot_clear(&s);
+	pr_plan_free(&p);
+	return rc;
+}
+
+static int on_pull_request(struct pmbot_action *a)
+{
+	if (a->ev->is_fork)
+		pmbot_note(a->notes, PMBOT_NOTE_NOTICE, "pm-bot: a pull request from a fork gets its plan in the job summary only");
+	return show_pr_plan(a, a->ev->number, a->ev->head_sha, a->ev->is_fork, NULL);
+}
+
+static int on_push(struct pmbot_action *a)
+{
+	char head[PMBOT_OID_HEX_SIZE];
+	const char *sha = a->ev->after ? a->ev->after : a->env.sha;
+
+	if (!sha || pmbot_repo_resolve(head, a->repo, sha) < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the pushed commit %s is not in %s", (sha ? sha : "(none)"),
+			(a->dir));
+		return RC_RUNTIME;
+	}
+	return show_pr_plan(a, 0, head, 1, NULL);
+}
+
+/* Results of an apply, for the comment's notice. */
+static int results_notice(pmbot_buf *out, const json_t *results, const char *login, int ok)
+{
+	size_t i, applied = 0, failed = 0;
+	json_t *r;
+
+	json_array_foreach(results, i, r) {
+		const char *st = json_string_value(json_object_get(r, "status"));
+
+		if (st && (!strcmp(st, "applied") || !strcmp(st, "already_applied")))
+			applied++;
+		else if (st && (!strcmp(st, "failed") || !strcmp(st, "denied")))
+			failed++;
+	}
+	if (ok)
+		return pmbot_buf_printf(out, "**Applied** %zu of %zu changes, approved by @%s.",
+			applied, json_array_size(results), login) < 0 ? -1 : 0;
+	return pmbot_buf_printf(out, "**Apply failed**: %zu of %zu changes applied, %zu failed; "
+		"approved by @%s. Comment `/pm-bot plan` to see what remains.",
+		applied, json_array_size(results), failed, login) < 0 ? -1 : 0;
+}
+
+/*
+ * A closed or merged pull request is over: approving it writes nothing.
+ * RC_OK when open; RC_INVALID (audited, reacted to, result "denied").
+ */
+static int refuse_closed(struct pmbot_action *a, const pmbot_gh_pull *pull, const char *hash)
+{
+	const char *reason = pull->merged ? "PR_MERGED" : "PR_CLOSED";
+
+	if (!strcmp(pull->state, "open"))
+		return RC_OK;
+	pmbot_action__audit(a, "denial", json_pack("{s:s?, s:s, s:I, s:s}", "actor", a->ev->comment_author,
+		"plan_hash", hash, "pr", (json_int_t)a->ev->number, "reason", reason));
+	pmbot_note(a->notes, PMBOT_NOTE_ERROR, "pull request #%ld is %s: nothing is applied", a->ev->number,
+		pull->merged ? "merged" : "closed");
+	pmbot_action__react(a, "-1");
+	a->result = "denied";
+	return RC_INVALID;
+}
+
+/* The default branch's configuration, for decisions made before any plan. EXIT_*. */
+static int load_policy(struct pmbot_action *a, pmbot_config **config)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	int r;
+
+	r = pmbot_source_config_at(config, NULL, a->repo, a->default_rev,
+		a->config_path ? a->config_path : PMBOT_CONFIG_PATH, a->slug, &diags);
+	pmbot_diag_list_free(&diags);
+	if (r == PMBOT_EINVALID)
+		return RC_INVALID;
+	if (r < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read the configuration: %s",
+			pmbot_repo_last_error(a->repo));
+		return RC_RUNTIME;
+	}
+	return RC_OK;
+}
+
+static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
+{
+	pmbot_gh_pull pull;
+	struct pr_plan p;
+	struct slot s;
+	pmbot_buf err = PMBOT_BUF_INIT, notice = PMBOT_BUF_INIT, key = PMBOT_BUF_INIT;
+	pmbot_comment_meta meta;
+	pmbot_comment_input ci;
+	pmbot_config *policy = NULL;
+	json_t *results = NULL;
+	int rc, r, locked = 0;
+
+	memset(&pull, 0, sizeof(pull));
+	memset(&p, 0, sizeof(p));
+	memset(&s, 0, sizeof(s));
+	if (pmbot_gh_pull_get(&pull, a->client, a->slug, a->ev->number, &err) < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read pull request #%ld: %s", a->ev->number,
+			(err.len ? err.buf : "unknown error"));
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	if ((rc = refuse_closed(a, &pull, cmd->hash)) != RC_OK)
+		goto done;
+	if ((rc = load_policy(a, &policy)) == RC_RUNTIME)
+		goto done;
+	if (rc == RC_INVALID) {
+		rc = show_pr_plan(a, a->ev->number, pull.head_sha, 0, NULL);
+		goto done;
+	}
+	if ((rc = pmbot_action__authorize(a, policy, cmd->hash)) != RC_OK)
+		goto done;
+	/* The lock covers planning too: a plan made before another run applied is stale. */
+	if (pmbot_buf_printf(&key, "pr-%ld", a->ev->number) < 0) {
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	if ((rc = pmbot_action__lock(a, key.buf)) != RC_OK) {
+		pmbot_action__react(a, "confused");
+		goto done;
+	}
+	locked = 1;
+	if ((rc = pr_plan_make(a, &p, pull.head_sha)) == RC_RUNTIME)
+		goto done;
+	if ((rc = pmbot_action__slot_find(a, &s, 0, a->ev->number)) != RC_OK)
+		goto done;
+	/* Stale: no plan shown, the head moved since, or the plan is not the one approved. */
+	if (!s.has_meta || strcmp(s.meta.head, pull.head_sha) || p.load_rc != RC_OK ||
+	    strcmp(a->plan_hash, cmd->hash)) {
+		pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
+			a->ev->comment_author, "plan_hash", cmd->hash, "fresh_hash", a->plan_hash,
+			"pr", (json_int_t)a->ev->number, "reason", "STALE_PLAN"));
+		pmbot_buf_printf(&notice, "**Not applied: the plan is stale.** @%s approved `%s`, but "
+			"the pull request or GitHub changed since; the current plan is below (hash `%s`).",
+			a->ev->comment_author, cmd->hash, a->plan_hash[0] ? a->plan_hash : "none");
+		pmbot_action__slot_clear(&s);
+		rc = show_pr_plan(a, a->ev->number, pull.head_sha, 0, notice.buf);
+		pmbot_action__react(a, "confused");
+		a->result = "stale";
+		goto done;
+	}
+	if (a->audit_corrupt) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the audit ledger is corrupt: nothing is applied until it is repaired "
+			"or moved away");
+		pmbot_action__react(a, "-1");
+		a->result = "failed";
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	if ((rc = pmbot_action__slot_lock(a, &s)) != RC_OK) {
+		pmbot_action__react(a, "confused");
+		goto done;
+	}
+	pmbot_action__audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I, s:I, s:s}", "actor",
+		a->ev->comment_author, "how", "/pm-bot apply", "plan_hash", cmd->hash,
+		"pr", (json_int_t)a->ev->number, "changesets", (json_int_t)pmbot_plan_count(p.bundle),
+		"head", pull.head_sha));
+	pmbot_buf_clear(&err);
+	r = pmbot_apply_run(&results, p.bundle, NULL, p.in.backend, p.in.config, a->audit,
+		a->ev->comment_author, NULL, &err);
+	if (r != PMBOT_OK)
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s", (err.len ? err.buf : "apply stopped"));
+	a->result = r == PMBOT_OK ? "applied" : "failed";
+	results_notice(&notice, results, a->ev->comment_author, r == PMBOT_OK);
+	meta_for(&meta, "plan", a->ev->number, pull.head_sha, a->plan_hash, a->result);
+	memset(&ci, 0, sizeof(ci));
+	ci.meta = &meta;
+	ci.bundle = p.bundle;
+	ci.graph = p.in.graph;
+	ci.diags = &p.diags;
+	ci.notice = notice.buf;
+	ci.results = results;
+	rc = pmbot_action__show(a, &s, &ci);
+	pmbot_action__react(a, r == PMBOT_OK ? "+1" : "-1");
+	if (rc == RC_OK && r != PMBOT_OK)
+		rc = r == PMBOT_EINVALID ? RC_INVALID : RC_RUNTIME;
+done:
+	if (locked)
+		pmbot_action__unlock(a, key.buf);
+	json_decref(results);
+	pmbot_action__slot_clear(&s);
+	pr_plan_free(&p);
+	pmbot_config_free(policy);
+	pmbot_gh_pull_clear(&pull);
+	pmbot_buf_free(&err);
+	pmbot_buf_free(&notice);
+	pmbot_buf_free(&key);
+	return rc;
+}
+
+/*
+ * `/pm-bot plan` on a pull request from a fork runs the fork's reports
+ * with this token: only someone with write permission may ask for it.
+ * RC_OK allowed; RC_INVALID refused (audited, reacted to, "denied").
+ */
+static int may_replan_fork(struct pmbot_action *a, const pmbot_gh_pull *pull)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	pmbot_permission have;
+	char *perm = NULL;
+	int rc = RC_OK;
+
+	if (pull->head_repo[0] && !strcasecmp(pull->head_repo, pull->base_repo))
+		return RC_OK;
+	if (pmbot_gh_permission(&perm, a->client, a->slug, a->ev->comment_author, &err) < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read %s's permission: %s", a->ev->comment_author,
+			err.len ? err.buf : "unknown error");
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	if (pmbot_permission_parse(&have, perm) == PMBOT_OK && have >= PMBOT_PERM_WRITE)
+		goto done;
+	pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:I, s:s}", "actor", a->ev->comment_author,
+		"permission", perm, "pr", (json_int_t)a->ev->number, "reason", "FORK_PLAN_NOT_ALLOWED"));
+	pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s may not re-plan a pull request from a fork: that needs write "
+		"permission", a->ev->comment_author);
+	pmbot_action__react(a, "-1");
+	a->result = "denied";
+	rc = RC_INVALID;
+done:
+	free(perm);
+	pmbot_buf_free(&err);
+	return rc;
+}
+
+static int on_comment(struct pmbot_action *a)
+{
+	pmbot_command cmd;
+	pmbot_gh_pull pull;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	int rc;
+
+	if (pmbot_command_parse(&cmd, a->ev->comment_body) < 0)
+		return RC_RUNTIME;
+	if (cmd.kind == PMBOT_CMD_NONE || cmd.kind == PMBOT_CMD_UNKNOWN) {
+		pmbot_note(a->notes, PMBOT_NOTE_INFO, "not a command pm-bot knows (%s); ignored",
+			(cmd.kind == PMBOT_CMD_UNKNOWN ? cmd.word : "none"));
+		a->result = "ignored";
+		return RC_OK;
+	}
+	if (!a->ev->is_pull_request)
+		return pmbot_action__field_sync(a, &cmd);
+	pmbot_action__react(a, "eyes");
+	if (cmd.kind == PMBOT_CMD_APPLY)
+		return on_apply(a, &cmd);
+	memset(&pull, 0, sizeof(pull));
+	if (pmbot_gh_pull_get(&pull, a->client, a->slug, a->ev->number, &err) < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read pull request #%ld: %s", a->ev->number,
+			(err.len ? err.buf : "unknown error"));
+		pmbot_buf_free(&err);
+		return RC_RUNTIME;
+	}
+	if ((rc = may_replan_fork(a, &pull)) == RC_OK)
+		rc = show_pr_plan(a, a->ev->number, pull.head_sha, 0, NULL);
+	pmbot_gh_pull_clear(&pull);
+	pmbot_buf_free(&err);
+	return rc;
+}
+
+/* The default branch's commit: where config and approval policy come from. */
+static int resolve_default(struct pmbot_action *a)
+{
+	const char *b = a->default_branch;
+	pmbot_buf ref = PMBOT_BUF_INIT;
+	int r = PMBOT_ENOTFOUND;
+
+	if (b) {
+		if (pmbot_buf_printf(&ref, "refs/remotes/origin/%s", b) == 0)
+			r = pmbot_repo_resolve(a->default_rev, a->repo, ref.buf);
+		pmbot_buf_clear(&ref);
+		if (r < 0 && pmbot_buf_printf(&ref, "refs/heads/%s", b) == 0)
+			r = pmbot_repo_resolve(a->default_rev, a->repo, ref.buf);
+	} else {
+		r = pmbot_repo_resolve(a->default_rev, a->repo, "refs/remotes/origin/HEAD");
+	}
+	pmbot_buf_free(&ref);
+	if (r < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the default branch%s%s is not in %s: check it out with "
+			"actions/checkout and fetch-depth: 0", b ? " " : "", (b ? b : ""),
+			(a->dir));
+		return RC_RUNTIME;
+	}
+	return RC_OK;
+}
+
+/*
+ * Where the ledger (and the GitHub cache) go by default: under $RUNNER_TEMP,
+ * outside the workspace, whose files come from the pull request. Without
+ * $RUNNER_TEMP (a local run) <workspace>/.pm-bot, unless a path component
+ * there is a symlink: a committed `.pm-bot` link must not steer a write,
+ * so there is then no ledger (plans go on, applies refuse). RC_*.
+ */
+static int default_ledger(struct pmbot_action *a, pmbot_buf *path)
+{
+	const char *tmp = a->env.runner_temp;
+	pmbot_buf dir = PMBOT_BUF_INIT, file = PMBOT_BUF_INIT;
+	struct stat st;
+	int rc = RC_RUNTIME;
+
+	if (tmp && *tmp) {
+		if (pmbot_buf_printf(&dir, "%s/pm-bot", tmp) < 0 ||
+		    pmbot_buf_printf(path, "%s/audit.jsonl", dir.buf) < 0)
+			goto done;
+		if (!a->opts.cache_dir && !a->env.cache_dir_set &&
+		    pmbot_buf_printf(&a->cache_dir, "%s/cache", dir.buf) < 0)
+			goto done;
+	} else if (pmbot_buf_printf(&dir, "%s/.pm-bot", a->dir) < 0 ||
+		   pmbot_buf_printf(&file, "%s/audit.jsonl", dir.buf) < 0) {
+		goto done;
+	} else if ((lstat(dir.buf, &st) == 0 && !S_ISDIR(st.st_mode)) ||
+		   (lstat(file.buf, &st) == 0 && !S_ISREG(st.st_mode))) {
+		pmbot_note(a->notes, PMBOT_NOTE_WARNING, "pm-bot: the workspace's .pm-bot or its "
+			"ledger is not a plain directory and file (a symlink?): no audit ledger is "
+			"written; nothing is applied");
+		rc = RC_OK;
+		goto done;
+	} else if (pmbot_buf_puts(path, file.buf) < 0) {
+		goto done;
+	}
+	pmbot_fs_mkdirs(dir.buf, 0755);
+	rc = RC_OK;
+done:
+	pmbot_buf_free(&dir);
+	pmbot_buf_free(&file);
+	return rc;
+}
+
+/* Append `text` to the file at `path` ($GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY; `name`). */
+static int append_env_file(struct pmbot_action *a, const char *name, const char *path,
+	const char *text, size_t len)
+{
+	FILE *f;
+	int rc = 0;
+
+	if (!path || !*path)
+		return 0;
+	if (!(f = fopen(path, "a"))) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot open $%s (%s): %s", name, path,
+			strerror(errno));
+		return -1;
+	}
+	if (fwrite(text, 1, len, f) != len)
+		rc = -1;
+	if (fclose(f) != 0)
+		rc = -1;
+	return rc;
+}
+
+int pmbot_action_finish(struct pmbot_action *a)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	int rc = 0;
+
+	if (pmbot_buf_printf(&out, "result=%s\nplan_hash=%s\nchanges=%ld\nconflicts=%ld\n",
+		a->result ? a->result : "ignored", a->plan_hash, a->changes, a->conflicts) < 0 ||
+	    append_env_file(a, "GITHUB_OUTPUT", a->env.output, out.buf, out.len) < 0)
+		rc = PMBOT_ERROR;
+	if (a->summary.len && append_env_file(a, "GITHUB_STEP_SUMMARY", a->env.step_summary,
+		a->summary.buf, a->summary.len) < 0)
+		rc = PMBOT_ERROR;
+	pmbot_buf_free(&out);
+	return rc;
+}
+
+int pmbot_action_new(struct pmbot_action **out, const pmbot_action_env *env,
+	const pmbot_action_opts *o, const pmbot_notes *notes)
+{
+	struct pmbot_action *a = calloc(1, sizeof(*a));
+
+	*out = NULL;
+	if (!a)
+		return PMBOT_ERROR;
+	if (env)
+		a->env = *env;
+	if (o)
+		a->opts = *o;
+	a->notes = notes;
+	a->dir = a->opts.dir && *a->opts.dir ? a->opts.dir : ".";
+	a->config_path = a->opts.config_path;
+	a->run_id = a->env.run_id && *a->env.run_id ? a->env.run_id : "local";
+	a->what = PMBOT_ACT_IGNORE;
+	pmbot_buf_init(&a->summary, 0);
+	pmbot_buf_init(&a->cache_dir, 0);
+	*out = a;
+	return PMBOT_OK;
+}
+
+int pmbot_action_decide(struct pmbot_action *a)
+{
+	const char *name = a->env.event_name, *path = a->env.event_path, *why = NULL, *ref;
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf text;
+	int r;
+
+	if (!name || !*name || !path || !*path) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "action runs inside GitHub Actions: "
+			"GITHUB_EVENT_NAME and GITHUB_EVENT_PATH must be set");
+		return PMBOT_EINVALID;
+	}
+	pmbot_buf_init(&text, PMBOT_EVENT_MAX_BYTES);
+	if (pmbot_fs_read(&text, path) < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read the event %s: %s", path,
+			strerror(errno));
+		pmbot_buf_free(&text);
+		return PMBOT_ERROR;
+	}
+	r = pmbot_event_parse(&a->own_ev, name, text.buf, text.len, &diags);
+	pmbot_note_diags(a->notes, &diags);
+	pmbot_diag_list_free(&diags);
+	pmbot_buf_free(&text);
+	if (r != PMBOT_OK)
+		return r == PMBOT_EINVALID ? PMBOT_EINVALID : PMBOT_ERROR;
+	a->ev = a->own_ev;
+	a->what = pmbot_event_decide(a->ev, &why);
+	if (a->what == PMBOT_ACT_IGNORE) {
+		pmbot_note(a->notes, PMBOT_NOTE_INFO, "nothing to do for this %s event: %s",
+			a->ev->name, why ? why : "ignored");
+		a->result = "ignored";
+		return PMBOT_OK;
+	}
+	a->slug = a->ev->repo ? a->ev->repo : a->env.repository;
+	a->default_branch = a->ev->default_branch;
+	ref = a->env.ref;
+	if (!a->default_branch && ref && !strncmp(ref, "refs/heads/", 11) &&
+	    a->ev->kind == PMBOT_EV_SCHEDULE)
+		a->default_branch = ref + 11;
+	if (!a->slug || !*a->slug) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR,
+			"neither the event nor $GITHUB_REPOSITORY names the repository");
+		a->what = PMBOT_ACT_IGNORE;
+		return PMBOT_EINVALID;
+	}
+	return PMBOT_OK;
+}
+
+int pmbot_action_ignored(const struct pmbot_action *a)
+{
+	return a->what == PMBOT_ACT_IGNORE;
+}
+
+/* Open the ledger: a corrupt one stops applies, not plans. RC_*. */
+static int open_ledger(struct pmbot_action *a, const char *path)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	int rc = RC_OK;
+
+	if (!path) {
+		a->audit_corrupt = 1;
+		return RC_OK;
+	}
+	if (pmbot_audit_open(&a->audit, path, &diags) < 0) {
+		pmbot_note_diags(a->notes, &diags);
+		/* A corrupt ledger committed to the workspace must not stop a plan; applies refuse. */
+		if (!pmbot_diag_list_find(&diags, "AUDIT_BROKEN")) {
+			pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot open the audit ledger %s", path);
+			rc = RC_RUNTIME;
+		} else {
+			pmbot_note(a->notes, PMBOT_NOTE_WARNING, "pm-bot: the audit ledger is corrupt: "
+				"plans are shown, nothing is applied until it is repaired or moved away");
+			a->audit_corrupt = 1;
+		}
+	}
+	pmbot_diag_list_free(&diags);
+	return rc;
+}
+
+int pmbot_action_run(struct pmbot_action *a, pmbot_repo *repo, pmbot_action_github_fn open_github,
+	void *ctx)
+{
+	pmbot_buf audit_path = PMBOT_BUF_INIT;
+	const char *ledger = a->opts.audit_path;
+	int rc;
+
+	if (a->what == PMBOT_ACT_IGNORE)
+		return PMBOT_OK;
+	a->repo = repo;
+	if ((rc = resolve_default(a)) != RC_OK)
+		goto done;
+	if (!ledger && (rc = default_ledger(a, &audit_path)) != RC_OK)
+		goto done;
+	if ((rc = open_github(ctx, a->cache_dir.len ? a->cache_dir.buf : NULL, &a->client,
+		&a->self_login)) != PMBOT_OK) {
+		rc = rc == PMBOT_EINVALID ? RC_INVALID : RC_RUNTIME;
+		goto done;
+	}
+	a->self = a->self_login ? a->self_login : DEFAULT_BOT;
+	if (!ledger && audit_path.len)
+		ledger = audit_path.buf;
+	if ((rc = open_ledger(a, ledger)) != RC_OK)
+		goto done;
+	switch (a->what) {
+	case PMBOT_ACT_PLAN_PR: rc = on_pull_request(a); break;
+	case PMBOT_ACT_COMMAND: rc = on_comment(a); break;
+	case PMBOT_ACT_PLAN_PUSH: rc = on_push(a); break;
+	case PMBOT_ACT_FIELD_SYNC: rc = pmbot_action__field_sync(a, NULL); break;
+	default: break;
+	}
+	/* A refused approval is handled, not a failure of the run. */
+	if (rc == RC_INVALID && a->result && (!strcmp(a->result, "denied") ||
+		!strcmp(a->result, "stale") || !strcmp(a->result, "busy")))
+		rc = RC_OK;
+done:
+	pmbot_buf_free(&audit_path);
+	return rc == RC_OK ? PMBOT_OK : rc == RC_INVALID ? PMBOT_EINVALID : PMBOT_ERROR;
+}
+
+const char *pmbot_action_result(const struct pmbot_action *a)
+{
+	return a->result ? a->result : "ignored";
+}
+
+const char *pmbot_action_plan_hash(const struct pmbot_action *a)
+{
+	return a->plan_hash;
+}
+
+const char *pmbot_action_summary(const struct pmbot_action *a)
+{
+	return a->summary.len ? a->summary.buf : "";
+}
+
+void pmbot_action_free(struct pmbot_action *a)
+{
+	if (!a)
+		return;
+	pmbot_audit_close(a->audit);
+	pmbot_event_free(a->own_ev);
+	pmbot_buf_free(&a->summary);
+	pmbot_buf_free(&a->cache_dir);
+	free(a);
+}
