@@ -590,6 +590,7 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s", (err.len ? err.buf : "apply stopped"));
 	a->result = r == PMBOT_OK ? "applied" : "failed";
 	results_notice(&notice, results, a->ev->comment_author, r == PMBOT_OK);
+	pmbot_action__ledger_note(&notice, a);
 	meta_for(&meta, "plan", a->ev->number, pull.head_sha, a->plan_hash, a->result);
 	memset(&ci, 0, sizeof(ci));
 	ci.meta = &meta;
@@ -774,13 +775,38 @@ static int append_env_file(struct pmbot_action *a, const char *name, const char 
 	return rc;
 }
 
+int pmbot_action__ledger_note(pmbot_buf *out, const struct pmbot_action *a)
+{
+	char head[PMBOT_SHA256_HEX_SIZE];
+	size_t lines = 0;
+
+	if (!a->audit || a->audit_corrupt)
+		return 0;
+	pmbot_audit_head(head, &lines, a->audit);
+	return pmbot_buf_printf(out, "%sAudit ledger head: `%s` (%zu event%s).",
+		out->len ? " " : "", head, lines, lines == 1 ? "" : "s") < 0 ? -1 : 0;
+}
+
 int pmbot_action_finish(struct pmbot_action *a)
 {
 	pmbot_buf out = PMBOT_BUF_INIT;
+	char head[PMBOT_SHA256_HEX_SIZE] = "";
+	size_t lines = 0;
 	int rc = 0;
 
-	if (pmbot_buf_printf(&out, "result=%s\nplan_hash=%s\nchanges=%ld\nconflicts=%ld\n",
-		a->result ? a->result : "ignored", a->plan_hash, a->changes, a->conflicts) < 0 ||
+	/* The head goes where the ledger's writer cannot change it later: the
+	 * job summary and the step's outputs (docs/security.md). */
+	if (a->audit && !a->audit_corrupt) {
+		pmbot_audit_head(head, &lines, a->audit);
+		if (pmbot_buf_printf(&a->summary, "%sAudit ledger head after this run: `%s` (%zu "
+			"event%s). Check a copy of the ledger later with `pm-bot audit verify "
+			"--head %s FILE`.\n", a->summary.len ? "\n" : "", head, lines,
+			lines == 1 ? "" : "s", head) < 0)
+			rc = PMBOT_ERROR;
+	}
+	if (pmbot_buf_printf(&out, "result=%s\nplan_hash=%s\nchanges=%ld\nconflicts=%ld\n"
+		"audit_head=%s\n", a->result ? a->result : "ignored", a->plan_hash, a->changes,
+		a->conflicts, head) < 0 ||
 	    append_env_file(a, "GITHUB_OUTPUT", a->env.output, out.buf, out.len) < 0)
 		rc = PMBOT_ERROR;
 	if (a->summary.len && append_env_file(a, "GITHUB_STEP_SUMMARY", a->env.step_summary,

@@ -81,6 +81,14 @@ int pmbot_action__slot_lock(struct pmbot_action *a, struct slot *s);
  */
 int pmbot_action__lock(struct pmbot_action *a, const char *key);
 
+/*
+ * Append " Audit ledger head: `H` (N events)." to `out` when the run has a
+ * sound ledger: published in the comment after an apply, so that a later
+ * reader can check the ledger against it (pm-bot audit verify --head H).
+ * 0, or -1 when out of memory.
+ */
+int pmbot_action__ledger_note(pmbot_buf *out, const struct pmbot_action *a);
+
 /* Release a lock pmbot_action__lock() took; a failure is only warned about. */
 void pmbot_action__unlock(struct pmbot_action *a, const char *key);
 

@@ -187,6 +187,7 @@ static int sync_scheduled(struct pmbot_action *a, struct sync *y, struct slot *s
 		pmbot_buf_printf(&notice, "Applied %zu pre-approved field update%s (`auto_approve` in "
 			"the default branch's configuration, commit `%.12s`).", applied,
 			applied == 1 ? "" : "s", a->default_rev);
+		pmbot_action__ledger_note(&notice, a);
 		/* What is left needs a human: plan it again against the state as it is now. */
 		if ((rc = sync_plan(a, y)) == RC_RUNTIME)
 			goto done;
@@ -256,6 +257,7 @@ static int sync_command_apply(struct pmbot_action *a, struct sync *y, struct slo
 	a->result = r == PMBOT_OK ? "applied" : "failed";
 	pmbot_buf_printf(&notice, r == PMBOT_OK ? "**Applied**, approved by @%s."
 		: "**Apply failed** (approved by @%s); see the workflow run.", a->ev->comment_author);
+	pmbot_action__ledger_note(&notice, a);
 	rc = sync_show(a, y, s, a->result, notice.buf, results);
 	pmbot_action__react(a, r == PMBOT_OK ? "+1" : "-1");
 	if (rc == RC_OK && r != PMBOT_OK)

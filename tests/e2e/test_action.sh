@@ -243,6 +243,13 @@ action 0 && expect_eq "$(output result)" applied && expect_eq "$(n_issues)" 7 &&
 	"$PMBOT" audit verify "$W/.pm-bot/audit.jsonl" >/dev/null &&
 	{ ! api "$TOKEN" GET "/repos/acme/widgets/labels/pm-bot%3Alock%3Apr-1" >/dev/null || fail "the lock was not released"; } && ok
 
+CASE="the ledger's head is published in the comment, the job summary and the outputs"
+LEDGER_HEAD=$("$PMBOT" audit verify "$W/.pm-bot/audit.jsonl" | sed -n 's/^head \([0-9a-f]\{64\}\) .*/\1/p')
+expect_eq "$(output audit_head)" "$LEDGER_HEAD" &&
+	expect_in "$(cat "$TMP/summary")" "Audit ledger head after this run: \`$LEDGER_HEAD\`" &&
+	expect_in "$(comments 1 | py - 'd[0]')" "Audit ledger head: \`$LEDGER_HEAD\`" &&
+	"$PMBOT" audit verify --head "$LEDGER_HEAD" "$W/.pm-bot/audit.jsonl" >/dev/null && ok
+
 CASE="the next run on the PR shows no change, in the same comment"
 pr_event synchronize 1 acme/widgets "$HEAD_SHA"
 action 0 && expect_eq "$(output result)" no_changes && expect_eq "$(output changes)" 0 &&
