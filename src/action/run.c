@@ -568,11 +568,7 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 		goto done;
 	}
 	if (a->audit_corrupt) {
-		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the audit ledger is corrupt: nothing is applied until it is repaired "
-			"or moved away");
-		pmbot_action__react(a, "-1");
-		a->result = "failed";
-		rc = RC_RUNTIME;
+		rc = pmbot_action__refuse_unledgered(a);
 		goto done;
 	}
 	if ((rc = pmbot_action__slot_lock(a, &s)) != RC_OK) {
@@ -773,6 +769,15 @@ static int append_env_file(struct pmbot_action *a, const char *name, const char 
 	if (fclose(f) != 0)
 		rc = -1;
 	return rc;
+}
+
+int pmbot_action__refuse_unledgered(struct pmbot_action *a)
+{
+	pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the audit ledger is corrupt: nothing is applied "
+		"until it is repaired or moved away");
+	pmbot_action__react(a, "-1");
+	a->result = "failed";
+	return RC_RUNTIME;
 }
 
 int pmbot_action__ledger_note(pmbot_buf *out, const struct pmbot_action *a)

@@ -82,6 +82,12 @@ int pmbot_action__slot_lock(struct pmbot_action *a, struct slot *s);
 int pmbot_action__lock(struct pmbot_action *a, const char *key);
 
 /*
+ * An approved apply refused because the ledger is corrupt (a write nobody
+ * could audit is not made): says so, reacts 👎, result "failed". RC_RUNTIME.
+ */
+int pmbot_action__refuse_unledgered(struct pmbot_action *a);
+
+/*
  * Append " Audit ledger head: `H` (N events)." to `out` when the run has a
  * sound ledger: published in the comment after an apply, so that a later
  * reader can check the ledger against it (pm-bot audit verify --head H).

@@ -239,11 +239,7 @@ static int sync_command_apply(struct pmbot_action *a, struct sync *y, struct slo
 		goto done;
 	}
 	if (a->audit_corrupt) {
-		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the audit ledger is corrupt: nothing is applied until it is repaired "
-			"or moved away");
-		pmbot_action__react(a, "-1");
-		a->result = "failed";
-		rc = RC_RUNTIME;
+		rc = pmbot_action__refuse_unledgered(a);
 		goto done;
 	}
 	if ((rc = pmbot_action__slot_lock(a, s)) != RC_OK) {
