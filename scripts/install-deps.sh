@@ -3,9 +3,11 @@
 # missing; uses sudo only when not root. Safe to run again.
 set -euo pipefail
 
+# curl: the end-to-end tests talk to the GitHub emulator with it; groff-base:
+# test_install.sh renders the manual page (neither is in a minimal Debian).
 packages=(build-essential pkg-config libgit2-dev libcurl4-openssl-dev libjansson-dev
 	libyaml-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libssl-dev libcmocka-dev git
-	python3 python3-jsonschema)
+	python3 python3-jsonschema curl groff-base)
 # The GitHub emulator used by the tests runs on Node.js (20 on this project's machines);
 # Debian's own nodejs is installed only when there is no node at all.
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)

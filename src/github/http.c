@@ -80,6 +80,7 @@ typedef struct {
 	pmbot_github_response *resp;
 	int too_big;
 	int oom;
+	int location_userinfo; /* the last answer's Location names credentials */
 } exchange;
 
 static long long real_now(void *payload)
@@ -522,6 +523,23 @@ static int header_is(const char *line, size_t len, const char *name, const char 
 	return 1;
 }
 
+/* Does an absolute Location value carry "user[:password]@" before its host? */
+static int location_has_userinfo(const char *v, size_t len)
+{
+	const char *end = v + len, *p;
+
+	for (p = v; p + 2 < end; p++)
+		if (p[0] == ':' && p[1] == '/' && p[2] == '/')
+			break;
+	if (p + 2 >= end)
+		return 0;
+	for (p += 3; p < end && *p != '/' && *p != '?' && *p != '#' && *p != '\r' &&
+	     *p != '\n'; p++)
+		if (*p == '@')
+			return 1;
+	return 0;
+}
+
 static size_t on_header(char *data, size_t size, size_t nitems, void *userdata)
 {
 	exchange *x = userdata;
@@ -533,9 +551,14 @@ static size_t on_header(char *data, size_t size, size_t nitems, void *userdata)
 	/* A new status line (redirect, 100 Continue): earlier headers are void. */
 	if (len >= 5 && !memcmp(data, "HTTP/", 5)) {
 		clear_headers(r);
+		x->location_userinfo = 0;
 		return len;
 	}
-	if (header_is(data, len, "etag", &v)) {
+	if (header_is(data, len, "location", &v)) {
+		/* Seen in the raw header: libcurl 8.23 and later drop the user
+		 * and password from CURLINFO_REDIRECT_URL. */
+		x->location_userinfo = location_has_userinfo(v, len - (size_t)(v - data));
+	} else if (header_is(data, len, "etag", &v)) {
 		if (!(val = trimmed_dup(v, len - (size_t)(v - data))))
 			goto oom;
 		free(r->etag);
@@ -768,7 +791,7 @@ static CURLcode perform(pmbot_github_client *c, const request *rq, pmbot_github_
 			cc = CURLE_TOO_MANY_REDIRECTS;
 			break;
 		}
-		if (!pmbot_github_same_origin(rq->url, loc)) {
+		if (x->location_userinfo || !pmbot_github_same_origin(rq->url, loc)) {
 			refuse_redirect(c, status, loc);
 			cc = CURLE_WEIRD_SERVER_REPLY;
 			break;
