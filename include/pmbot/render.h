@@ -208,14 +208,19 @@ typedef struct {
  * blocked_by edges are looked up in its sorted edge list.
  *
  * Title: form->title_prefix + the neutralised title
- * (pmbot_render_neutralise_title).
+ * (pmbot_render_neutralise_title, then pmbot_text_neutralise with code
+ * spans kept: report text never mentions or links, pmbot/text.h).
  * Body: for each form heading in order "### <label>\n<value>", fields
  * separated by one blank line, then a blank line and the marker
  * "<!-- pm-bot:id=<stable_id> rev=<hex> -->" (no trailing newline), where
  * rev = pmbot_body_rev() of the body. Values: single-line fields through
  * pmbot_render_neutralise_line(), goal/objective through
  * pmbot_render_neutralise_block(), lists one "- " (acceptance criteria:
- * "- [ ] ") item per line; "_No response_" when there is nothing.
+ * "- [ ] ") item per line; "_No response_" when there is nothing. Every
+ * value and list item then goes through pmbot_text_neutralise() (code
+ * spans kept); "Blocked by" entries the report wrote go through it each
+ * (no code spans), those from opts->issue_refs (pm-bot's own resolved
+ * references) are written as they are and link. The marker is untouched.
  * Labels: <type prefix><type>, and <prefix><value> for area, priority,
  * size and status when present (value through
  * pmbot_render_neutralise_title), the form's default labels (minus those
@@ -284,7 +289,12 @@ int pmbot_render_neutralise_block(pmbot_buf *out, const char *s, size_t len);
 /* One "### Heading" of a parsed body. */
 typedef struct {
 	char *heading;          /* owned: as written, trimmed */
-	char *value;            /* owned: first non-empty line, trimmed; "" when empty */
+	/*
+	 * Owned: first non-empty line, trimmed, without the U+200C that
+	 * rendering puts in against mentions (pmbot_text_unneutralise); ""
+	 * when empty.
+	 */
+	char *value;
 	int line;               /* 1-based line of the heading */
 } pmbot_body_field;
 

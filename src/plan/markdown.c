@@ -7,6 +7,7 @@
 #include "pmbot/common.h"
 #include "pmbot/json.h"
 #include "pmbot/strmap.h"
+#include "pmbot/text.h"
 #include "pmbot/banned.h"
 
 /*
@@ -80,14 +81,6 @@ static int is_op(const json_t *cs, const char *op)
 #define MD_VALUE_MAX 400
 #define MD_ELLIPSIS "\xe2\x80\xa6"
 
-/*
- * U+200C ZERO WIDTH NON-JOINER: put after '@' and '#', inside "://" and
- * after "www", it keeps the text readable while GitHub no longer reads a
- * mention (@user, @org/team), an issue reference (#12, owner/repo#12) or
- * an autolink in it: text from reports and issues never notifies anyone
- * nor cross-references anything.
- */
-#define MD_ZWNJ "\xe2\x80\x8c"
 
 static size_t md_cap(const char *s, size_t len, int *cut)
 {
@@ -102,27 +95,6 @@ static size_t md_cap(const char *s, size_t len, int *cut)
 	return len;
 }
 
-static int is_alnum(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* Does byte `i` of `s`, just written, need a U+200C after it (see MD_ZWNJ)? */
-static int needs_zwnj(const char *s, size_t len, size_t i)
-{
-	char c = s[i];
-
-	/* A mention is '@' and a letter or digit; a reference is '#' and a digit. */
-	if (c == '@' || c == '#')
-		return i + 1 < len && (((s[i + 1] | 0x20) >= 'a' && (s[i + 1] | 0x20) <= 'z' &&
-			c == '@') || (s[i + 1] >= '0' && s[i + 1] <= '9'));
-	if (c == ':')
-		return i + 2 < len && s[i + 1] == '/' && s[i + 2] == '/';
-	if ((c == 'w' || c == 'W') && i >= 2 && i + 1 < len && s[i + 1] == '.' &&
-	    (s[i - 1] == 'w' || s[i - 1] == 'W') && (s[i - 2] == 'w' || s[i - 2] == 'W'))
-		return i < 3 || !is_alnum(s[i - 3]);
-	return 0;
-}
 
 /*
  * Inline Markdown text: backslash before every character that could start
@@ -147,8 +119,9 @@ static int put_text(pmbot_buf *b, const char *s, size_t len)
 			err = pmbot_buf_putc(b, '\\') < 0 ? -1 : pmbot_buf_putc(b, (char)c);
 		else
 			err = pmbot_buf_putc(b, (char)c);
-		if (!err && needs_zwnj(s, len, i))
-			err = pmbot_buf_puts(b, MD_ZWNJ);
+		/* Never a mention or a link (pmbot/text.h). */
+		if (!err && pmbot_text_needs_zwnj(s, len, i))
+			err = pmbot_buf_puts(b, PMBOT_TEXT_ZWNJ);
 		if (err < 0)
 			return -1;
 	}
@@ -251,8 +224,8 @@ static int put_html(pmbot_buf *b, const char *s, size_t len, int in_code)
 		else
 			err = pmbot_buf_putc(b, (char)c);
 		/* GitHub finds mentions in text nodes (not in <code>), after entities are decoded. */
-		if (!err && !in_code && needs_zwnj(s, len, i))
-			err = pmbot_buf_puts(b, MD_ZWNJ);
+		if (!err && !in_code && pmbot_text_needs_zwnj(s, len, i))
+			err = pmbot_buf_puts(b, PMBOT_TEXT_ZWNJ);
 		if (err < 0)
 			return -1;
 	}

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/text.h"
 #include "pmbot/banned.h"
 
 typedef struct {
@@ -515,8 +516,18 @@ int pmbot_body_parse(pmbot_body *out, const char *body, size_t len,
 			continue;
 		}
 		if (cur >= 0 && t.len) {
-			char *v = span_is(t, PMBOT_NO_RESPONSE) ? strdup("") : span_dup(t);
+			pmbot_buf clean = PMBOT_BUF_INIT;
+			char *v = NULL;
 
+			/*
+			 * Values are compared with report values and set on Project
+			 * fields: the U+200C rendering put in against mentions goes.
+			 */
+			if (span_is(t, PMBOT_NO_RESPONSE))
+				v = strdup("");
+			else if (pmbot_text_unneutralise(&clean, t.p, t.len) == 0)
+				v = pmbot_buf_detach(&clean, NULL);
+			pmbot_buf_free(&clean);
 			if (!v)
 				goto done;
 			free(out->fields[cur].value);

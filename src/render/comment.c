@@ -8,6 +8,7 @@
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
 #include "pmbot/strmap.h"
+#include "pmbot/text.h"
 #include "pmbot/utf8.h"
 #include "pmbot/banned.h"
 
@@ -212,27 +213,6 @@ done:
 
 /* ---- Markdown text ------------------------------------------------------------ */
 
-/*
- * After '@' and '#', inside "://" and after a word-initial "www", a U+200C
- * ZERO WIDTH NON-JOINER: the text stays readable but GitHub reads no
- * mention, issue reference or autolink in it (as src/plan/markdown.c does).
- */
-static int needs_zwnj(const char *s, size_t len, size_t i)
-{
-	char c = s[i];
-
-	/* A mention is '@' and a letter or digit; a reference is '#' and a digit. */
-	if (c == '@' || c == '#')
-		return i + 1 < len && (((s[i + 1] | 0x20) >= 'a' && (s[i + 1] | 0x20) <= 'z' &&
-			c == '@') || (s[i + 1] >= '0' && s[i + 1] <= '9'));
-	if (c == ':')
-		return i + 2 < len && s[i + 1] == '/' && s[i + 2] == '/';
-	if ((c == 'w' || c == 'W') && i >= 2 && i + 1 < len && s[i + 1] == '.' &&
-	    (s[i - 1] == 'w' || s[i - 1] == 'W') && (s[i - 2] == 'w' || s[i - 2] == 'W'))
-		return i < 3 || !((s[i - 3] >= '0' && s[i - 3] <= '9') ||
-			((s[i - 3] | 0x20) >= 'a' && (s[i - 3] | 0x20) <= 'z'));
-	return 0;
-}
 
 /*
  * Inline text on one line: a backslash before everything that could start
@@ -264,8 +244,9 @@ static int put_text(pmbot_buf *b, const char *s, size_t len, size_t max)
 			err |= pmbot_buf_putc(b, '\\') < 0 || pmbot_buf_putc(b, (char)c) < 0;
 		else
 			err |= pmbot_buf_put(b, s + i, k);
-		if (k == 1 && needs_zwnj(s, len, i))
-			err |= pmbot_buf_puts(b, "\xe2\x80\x8c");
+		/* Never a mention or a link (pmbot/text.h). */
+		if (k == 1 && pmbot_text_needs_zwnj(s, len, i))
+			err |= pmbot_buf_puts(b, PMBOT_TEXT_ZWNJ);
 		i += k;
 	}
 	return err ? -1 : 0;

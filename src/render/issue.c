@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pmbot/json.h"
+#include "pmbot/text.h"
 #include "pmbot/banned.h"
 
 typedef struct {
@@ -109,14 +110,26 @@ static int put_scalar(pmbot_buf *out, const json_t *v)
 	return 0;
 }
 
+/*
+ * Report text as it goes on GitHub: never a mention, an issue reference or
+ * a link (pmbot/text.h), over the Markdown that `safe` already made of it
+ * (so the rule sees the bytes GitHub reads), code spans kept.
+ */
+static int put_unlinked(pmbot_buf *out, const pmbot_buf *safe)
+{
+	return pmbot_text_neutralise(out, safe->buf, safe->len, PMBOT_TEXT_CODE_SPANS);
+}
+
 static int put_line_value(pmbot_buf *out, const json_t *v)
 {
-	pmbot_buf raw = PMBOT_BUF_INIT;
+	pmbot_buf raw = PMBOT_BUF_INIT, safe = PMBOT_BUF_INIT;
 	int err;
 
-	if (!(err = put_scalar(&raw, v)))
-		err = pmbot_render_neutralise_line(out, raw.buf, raw.len);
+	if (!(err = put_scalar(&raw, v)) &&
+	    !(err = pmbot_render_neutralise_line(&safe, raw.buf, raw.len)))
+		err = put_unlinked(out, &safe);
 	pmbot_buf_free(&raw);
+	pmbot_buf_free(&safe);
 	return err;
 }
 
@@ -151,13 +164,35 @@ static size_t edges_from(const pmbot_workgraph *g, pmbot_edge_type t, const char
  * The "Blocked by" value: every depends_on and blocked_by target of the
  * node (an issue reference when the caller knows one), sorted, without
  * repeats, ", " between, then neutralised as one line.
+ *
+ * Who may link here: a reference from opts->issue_refs is pm-bot's own
+ * word, the issue it resolved the dependency to from the graph and the
+ * state, so it stays a link ("#12"). A target as the report wrote it (a
+ * stable id, a GitHub issue URL, anything a report can put there) is
+ * report text and never links: it gets the U+200C of pmbot/text.h, with
+ * no code span kept (entries are joined, and a backtick in one could pair
+ * with one in the next). The dependency itself is still made, through
+ * GitHub's dependency API, for issues pm-bot manages.
  */
+struct dep {
+	const char *text;
+	int own; /* pm-bot's resolved reference, not the report's text */
+};
+
+static int dep_cmp(const void *a, const void *b)
+{
+	const struct dep *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+
+	return c ? c : x->own - y->own;
+}
+
 static int put_deps(pmbot_buf *out, const pmbot_workgraph *g, const pmbot_wg_node *node,
 	const pmbot_render_opts *opts)
 {
 	static const pmbot_edge_type types[2] = { PMBOT_EDGE_DEPENDS_ON, PMBOT_EDGE_BLOCKED_BY };
 	size_t first[2], end[2], i, n = 0, k;
-	const char **refs = NULL;
+	struct dep *refs = NULL;
 	pmbot_buf raw = PMBOT_BUF_INIT;
 	int err = -1;
 
@@ -174,19 +209,24 @@ static int put_deps(pmbot_buf *out, const pmbot_workgraph *g, const pmbot_wg_nod
 		goto done;
 	for (k = 0, n = 0; k < 2; k++) {
 		for (i = first[k]; i < end[k]; i++) {
-			const char *to = g->edges[i].to_id;
 			void *ref = NULL;
 
-			if (opts && opts->issue_refs && pmbot_strmap_get(opts->issue_refs, to, &ref) && ref)
-				to = ref;
-			refs[n++] = to;
+			refs[n].text = g->edges[i].to_id;
+			refs[n].own = opts && opts->issue_refs &&
+				pmbot_strmap_get(opts->issue_refs, refs[n].text, &ref) && ref;
+			if (refs[n].own)
+				refs[n].text = ref;
+			n++;
 		}
 	}
-	qsort(refs, n, sizeof(*refs), str_cmp);
+	qsort(refs, n, sizeof(*refs), dep_cmp);
 	for (i = 0; i < n; i++) {
-		if (i && !strcmp(refs[i], refs[i - 1]))
+		if (i && !strcmp(refs[i].text, refs[i - 1].text) && refs[i].own == refs[i - 1].own)
 			continue;
-		if ((raw.len && pmbot_buf_puts(&raw, ", ") < 0) || pmbot_buf_puts(&raw, refs[i]) < 0)
+		if (raw.len && pmbot_buf_puts(&raw, ", ") < 0)
+			goto done;
+		if (refs[i].own ? pmbot_buf_puts(&raw, refs[i].text) < 0 :
+		    pmbot_text_neutralise(&raw, refs[i].text, strlen(refs[i].text), 0) < 0)
 			goto done;
 	}
 	err = pmbot_render_neutralise_line(out, raw.buf, raw.len);
@@ -229,7 +269,8 @@ static int put_list(pmbot_buf *out, const json_t *arr, const char *bullet, int m
 		if (out->len)
 			err |= pmbot_buf_putc(out, '\n');
 		err |= pmbot_buf_puts(out, bullet);
-		err |= pmbot_buf_put(out, item.buf, item.len);
+		/* Each item is a block of its own: its code spans pair inside it. */
+		err |= put_unlinked(out, &item);
 	}
 	pmbot_buf_free(&raw);
 	pmbot_buf_free(&item);
@@ -239,10 +280,16 @@ static int put_list(pmbot_buf *out, const json_t *arr, const char *bullet, int m
 static int put_block_value(pmbot_buf *out, const json_t *first, const json_t *second)
 {
 	const json_t *v = json_is_string(first) && json_string_length(first) ? first : second;
+	pmbot_buf safe = PMBOT_BUF_INIT;
+	int err;
 
 	if (!json_is_string(v))
 		return 0;
-	return pmbot_render_neutralise_block(out, json_string_value(v), json_string_length(v));
+	err = pmbot_render_neutralise_block(&safe, json_string_value(v), json_string_length(v));
+	if (!err)
+		err = put_unlinked(out, &safe);
+	pmbot_buf_free(&safe);
+	return err;
 }
 
 /* The value under one heading, into `out` (left empty when there is none). */
@@ -327,15 +374,20 @@ done:
 static int render_title(render_ctx *c, pmbot_rendered_issue *out, const pmbot_form *form)
 {
 	const json_t *t = json_object_get(c->node->json, "title");
-	pmbot_buf title = PMBOT_BUF_INIT;
+	pmbot_buf title = PMBOT_BUF_INIT, safe = PMBOT_BUF_INIT;
 	size_t chars, start;
 	int err = 0;
 
+	/* The form's prefix is pm-bot's own text; only the report's title is neutralised. */
 	err |= pmbot_buf_puts(&title, form->title_prefix ? form->title_prefix : "");
 	start = title.len;
 	if (json_is_string(t))
-		err |= pmbot_render_neutralise_title(&title, json_string_value(t),
+		err |= pmbot_render_neutralise_title(&safe, json_string_value(t),
 			json_string_length(t));
+	/* GitHub links "#12" and "owner/repo#12" in titles too. */
+	if (!err)
+		err |= put_unlinked(&title, &safe);
+	pmbot_buf_free(&safe);
 	if (err) {
 		pmbot_buf_free(&title);
 		return -1;

@@ -239,6 +239,27 @@ plan_to "$R" "$TMP/self.json" && apply_plan 0 "$R" "$TMP/self.json" &&
 export GH_TOKEN=$TOKEN
 ctl POST /_emu/reset "$(cat "$TMP/saved.json")" >/dev/null && rm -rf "$TMP/cache"
 
+CASE="report text in a created issue never mentions or links, and a re-plan has no changes"
+reset_world
+R=$TMP/mentions
+new_repo "$R"
+sed -i 's/^    title: Add a preStop hook that waits for in-flight payments$/    title: Ask @octocat about acme\/widgets#1\n    goal: "Ping @octocat, see acme\/widgets#1 and https:\/\/x.example\/a; `@octocat` stays code"\n    risk: "@octocat"/' "$R/plans/q4.md"
+gitc "$R" commit -qam "mentions in a task"
+ZW=$(printf '\342\200\214')
+plan_to "$R" "$TMP/m.json" && apply_plan 0 "$R" "$TMP/m.json" &&
+	ctl GET /_emu/state >"$TMP/m-state.json" &&
+	py "$TMP/m-state.json" '[i for r in d["state"]["repositories"] for i in r["issues"] if "pm-bot:id=task:drain-hook " in i["body"]][0]' >"$TMP/m-issue.json" &&
+	TITLE=$(py "$TMP/m-issue.json" 'd["title"]') && BODY=$(py "$TMP/m-issue.json" 'd["body"]') &&
+	expect_eq "$TITLE" "[task] Ask @${ZW}octocat about acme/widgets#${ZW}1" &&
+	expect_in "$BODY" "Ping @${ZW}octocat, see acme/widgets#${ZW}1 and https:${ZW}//x.example/a; \`@octocat\` stays code" &&
+	expect_in "$BODY" "### Risk
+@${ZW}octocat" &&
+	{ ! printf '%s' "$BODY" | sed 's/`@octocat`//' | grep -q '@octocat' || fail "a bare @octocat is in the body"; } &&
+	{ ! printf '%s' "$BODY$TITLE" | grep -q 'widgets#1' || fail "a bare acme/widgets#1 is in the issue"; } &&
+	{ printf '%s' "$BODY" | tail -n 1 | grep -Eqx '<!-- pm-bot:id=task:drain-hook rev=[0-9a-f]{64} -->' || fail "the marker was changed"; } &&
+	run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
+	expect_in "$OUT" "**No changes.**" && ok
+
 CASE="the token never appears in any output"
 if grep -qF "$TOKEN" "$ALL_OUT" "$TMP"/r1/.pm-bot/audit.jsonl 2>/dev/null; then
 	fail "the token was printed"

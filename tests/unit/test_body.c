@@ -11,6 +11,7 @@
 
 #include "pmbot/fs.h"
 #include "pmbot/render.h"
+#include "pmbot/text.h"
 #include "pmbot/banned.h"
 
 #define ZEROS64 "0000000000000000000000000000000000000000000000000000000000000000"
@@ -842,6 +843,7 @@ static void check_round_trip(const pmbot_rendered_issue *iss, const pmbot_form *
 	const pmbot_workgraph *g, const pmbot_wg_node *n, const pmbot_strmap *refs)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf unlinked = PMBOT_BUF_INIT, back = PMBOT_BUF_INIT;
 	char rev[PMBOT_SHA256_HEX_SIZE], *title, *crlf;
 	const char *rest, *p, *last = NULL;
 	pmbot_body b, c;
@@ -890,10 +892,16 @@ static void check_round_trip(const pmbot_rendered_issue *iss, const pmbot_form *
 		last = p;
 	assert_ptr_equal(last, iss->body + iss->body_len - 3);
 
-	/* The title comes back without its prefix, neutralised. */
+	/* The title comes back without its prefix, neutralised, never a mention or a link. */
 	assert_int_equal(pmbot_render_title_strip(&rest, iss->title, form), PMBOT_OK);
 	title = ref_collapse(json_string_value(json_object_get(n->json, "title")));
-	assert_string_equal(rest, title);
+	assert_int_equal(pmbot_text_neutralise(&unlinked, title, strlen(title),
+		PMBOT_TEXT_CODE_SPANS), 0);
+	assert_string_equal(rest, unlinked.buf);
+	assert_int_equal(pmbot_text_unneutralise(&back, rest, strlen(rest)), 0);
+	assert_string_equal(back.buf, title);
+	pmbot_buf_free(&unlinked);
+	pmbot_buf_free(&back);
 	free(title);
 	free(crlf);
 	pmbot_body_free(&b);
@@ -978,6 +986,66 @@ static pmbot_form *load_fixture(const char *name)
 
 #define N_ITEMS 5000
 #define BATCH 50
+
+#define Z PMBOT_TEXT_ZWNJ
+
+static void test_body__values_come_back_without_the_non_joiners_rendering_put_in(void **state)
+{
+	pmbot_body b = parse("### Area\n@" Z "core-team\n\n### Risk\nsee acme/widgets#" Z "12, "
+		"https:" Z "//x.example/a\n\n### Status\n\xd9\x85\xdb\x8c" Z "\xd8\xae @" Z " x", NULL);
+
+	(void)state;
+	assert_string_equal(pmbot_body_get(&b, "Area"), "@core-team");
+	assert_string_equal(pmbot_body_get(&b, "Risk"), "see acme/widgets#12, https://x.example/a");
+	/* a U+200C the rule did not put in is the author's */
+	assert_string_equal(pmbot_body_get(&b, "Status"), "\xd9\x85\xdb\x8c" Z "\xd8\xae @" Z " x");
+	pmbot_body_free(&b);
+}
+
+static void test_body__render_then_parse_gives_back_values_with_mentions(void **state)
+{
+	pmbot_workgraph *g = NULL;
+	pmbot_form *f = NULL;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_body b;
+	char rev[PMBOT_SHA256_HEX_SIZE];
+	json_t *j = json_loads("{\"stable_id\":\"task:m\",\"title\":\"Hi @octocat\","
+		"\"area\":\"@acme/core\",\"risk\":\"acme/widgets#1 via www.example.com\","
+		"\"size\":\"`@x` #2\"}", 0, NULL);
+
+	(void)state;
+	assert_non_null(j);
+	assert_int_equal(pmbot_workgraph_new(&g), 0);
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK, j, "/tasks/0", 1), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_BLOCKED_BY, "task:m",
+		"https://github.com/acme/widgets/issues/1", 1), 0);
+	assert_int_equal(pmbot_workgraph_finish(g, "plan.md", &d), PMBOT_OK);
+	assert_int_equal(pmbot_form_builtin(&f, PMBOT_NODE_TASK), 0);
+	assert_int_equal(pmbot_render_issue(&iss, g, pmbot_workgraph_find(g, "task:m"), f, NULL,
+		&d), PMBOT_OK);
+	/* on GitHub: no mention, no reference, no link */
+	assert_non_null(strstr(iss.body, "### Area\n@" Z "acme/core\n"));
+	assert_non_null(strstr(iss.body, "### Size\n`@x` #" Z "2\n"));
+	assert_non_null(strstr(iss.body, "### Blocked by\nhttps:" Z "//github.com/"));
+	/* read back: the report's values, and the marker's rev is the body's own */
+	assert_int_equal(pmbot_body_parse(&b, iss.body, iss.body_len, &d), 0);
+	assert_string_equal(pmbot_body_get(&b, "Area"), "@acme/core");
+	assert_string_equal(pmbot_body_get(&b, "Risk"), "acme/widgets#1 via www.example.com");
+	assert_string_equal(pmbot_body_get(&b, "Size"), "`@x` #2");
+	assert_string_equal(pmbot_body_get(&b, "Blocked by"),
+		"https://github.com/acme/widgets/issues/1");
+	assert_int_equal(b.marker, PMBOT_MARKER_OK);
+	assert_int_equal(pmbot_body_rev(rev, iss.body, iss.body_len), 0);
+	assert_string_equal(b.rev, rev);
+	assert_string_equal(b.rev, iss.rev);
+	assert_int_equal(d.count, 0);
+	pmbot_body_free(&b);
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
 
 static void test_body__parse_of_render_gives_back_the_tracked_fields(void **state)
 {
@@ -1082,6 +1150,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_body__value_is_the_first_non_empty_line_trimmed),
+		cmocka_unit_test(test_body__values_come_back_without_the_non_joiners_rendering_put_in),
+		cmocka_unit_test(test_body__render_then_parse_gives_back_values_with_mentions),
 		cmocka_unit_test(test_body__reads_bodies_written_by_github_forms),
 		cmocka_unit_test(test_body__no_response_means_empty),
 		cmocka_unit_test(test_body__crlf_and_cr_line_endings_work),

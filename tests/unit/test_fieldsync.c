@@ -16,6 +16,7 @@
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
 #include "pmbot/report.h"
+#include "pmbot/text.h"
 #include "pmbot/banned.h"
 
 /*
@@ -435,6 +436,39 @@ static void test_fieldsync__hours_parse_as_body_parse_hours(void **state)
 		}
 		world_free(&w);
 	}
+}
+
+/*
+ * pm-bot renders report text with a U+200C after '@', '#' and in "://" so
+ * that it never mentions or links; a Project text field gets the text
+ * without them, and a board already holding it plans nothing.
+ */
+static void test_fieldsync__values_reach_the_board_without_invisible_characters(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w, "board.json", NULL);
+	add_issue(w.doc, WIDGETS, 1, body("task:a",
+		"Risk", "ask @" PMBOT_TEXT_ZWNJ "octocat about acme/widgets#" PMBOT_TEXT_ZWNJ "1",
+		"Blocked by", "https:" PMBOT_TEXT_ZWNJ "//github.com/acme/gadgets/issues/1", NULL),
+		json_pack("[s]", "type:task"), BOT);
+	add_item(w.doc, WIDGETS "#1", NULL);
+	sync_world(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_json(field_value(&w, "task:a", "Risk"), "\"ask @octocat about acme/widgets#1\"");
+	assert_json(field_value(&w, "task:a", "Blocked by"),
+		"\"https://github.com/acme/gadgets/issues/1\"");
+	world_free(&w);
+
+	world_init(&w, "board.json", NULL);
+	add_issue(w.doc, WIDGETS, 1, body("task:a",
+		"Risk", "ask @" PMBOT_TEXT_ZWNJ "octocat", NULL), json_pack("[s]", "type:task"), BOT);
+	add_item(w.doc, WIDGETS "#1", json_pack("{s:s}", "Risk", "ask @octocat"));
+	sync_world(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(n_changesets(&w), 0);
+	world_free(&w);
 }
 
 static void test_fieldsync__equal_values_plan_nothing(void **state)
@@ -1183,6 +1217,7 @@ int main(void)
 		cmocka_unit_test(test_fieldsync__form_heading_aliases_are_read),
 		cmocka_unit_test(test_fieldsync__single_select_takes_the_option_spelling),
 		cmocka_unit_test(test_fieldsync__hours_parse_as_body_parse_hours),
+		cmocka_unit_test(test_fieldsync__values_reach_the_board_without_invisible_characters),
 		cmocka_unit_test(test_fieldsync__equal_values_plan_nothing),
 		cmocka_unit_test(test_fieldsync__only_differences_are_planned_with_before),
 		cmocka_unit_test(test_fieldsync__empty_value_never_clears),

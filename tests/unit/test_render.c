@@ -9,6 +9,7 @@
 
 #include "pmbot/fs.h"
 #include "pmbot/render.h"
+#include "pmbot/text.h"
 #include "pmbot/banned.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -96,13 +97,14 @@ static void test_render__body_lists_form_headings_with_values_on_the_next_line(v
 	const char *content =
 		"### Goal\nShip the parser\n\n"
 		"### Acceptance criteria\n- [ ] parses\n- [ ] documented\n\n"
-		"### Links\n- https://example.com/design\n\n"
+		/* report text never links (pmbot/text.h) */
+		"### Links\n- https:" PMBOT_TEXT_ZWNJ "//example.com/design\n\n"
 		"### Area\ncore\n\n"
 		"### Priority\nP1\n\n"
 		"### Size\nM\n\n"
 		"### Estimate (hrs)\n4.5\n\n"
 		"### Risk\nLow\n\n"
-		"### Blocked by\nfeat:b, https://github.com/acme/x/issues/9\n\n"
+		"### Blocked by\nfeat:b, https:" PMBOT_TEXT_ZWNJ "//github.com/acme/x/issues/9\n\n"
 		"### Actual (hrs)\n_No response_";
 
 	(void)state;
@@ -180,7 +182,7 @@ static void test_render__epic_form_maps_objective_size_epic_and_dependencies(voi
 	assert_non_null(strstr(iss.body,
 		"### Milestones (vertical slices)\n- M1 (2026-03-01)\n- M2\n\n"));
 	assert_non_null(strstr(iss.body, "### Dependencies (Blocked By / Blocks)\n"
-		"https://github.com/acme/x/issues/1\n\n"));
+		"https:" PMBOT_TEXT_ZWNJ "//github.com/acme/x/issues/1\n\n"));
 	assert_non_null(strstr(iss.body, "### Scope In / Out\n_No response_\n\n"));
 	assert_string_equal(iss.title, "[epic] E");
 	pmbot_rendered_issue_free(&iss);
@@ -280,6 +282,87 @@ static void test_render__dependencies_merge_sort_dedupe_and_use_issue_refs(void 
 	assert_int_equal(pmbot_strmap_put(&refs, "t:c", "#12", NULL), 0);
 	assert_int_equal(render(&iss, g, "t:a", f, &opts, &d), PMBOT_OK);
 	assert_non_null(strstr(iss.body, "### Blocked by\n#12, t:b\n\n"));
+	pmbot_rendered_issue_free(&iss);
+	pmbot_strmap_free(&refs);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+#define Z PMBOT_TEXT_ZWNJ
+
+static void test_render__report_text_never_mentions_or_links(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = builtin(PMBOT_NODE_FEATURE);
+	const char *marker;
+
+	(void)state;
+	node(g, PMBOT_NODE_FEATURE, "{\"stable_id\":\"feat:a\","
+		"\"title\":\"Ask @octocat about acme/widgets#12 and #3\","
+		"\"goal\":\"Ping @acme/core-team.\\nSee https://x.example/a and www.example.com,"
+		" or run `@octocat #12 https://x` as is\","
+		"\"area\":\"@area-owner\",\"risk\":\"GH-4 &#64;octocat\","
+		"\"acceptance_criteria\":[\"@octocat approves acme/widgets#1\", \"`ok @x`\"],"
+		"\"links\":[\"https://x.example/a\", \"www.example.com\"]}");
+	finish(g);
+	assert_int_equal(render(&iss, g, "feat:a", f, NULL, &d), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	/* the form's prefix is pm-bot's, the rest the report's */
+	assert_string_equal(iss.title,
+		"[feat] Ask @" Z "octocat about acme/widgets#" Z "12 and #" Z "3");
+	assert_non_null(strstr(iss.body, "### Goal\nPing @" Z "acme/core-team.\n"
+		"See https:" Z "//x.example/a and www" Z ".example.com, "
+		"or run `@octocat #12 https://x` as is\n\n"));
+	assert_non_null(strstr(iss.body, "### Area\n@" Z "area-owner\n\n"));
+	assert_non_null(strstr(iss.body, "### Risk\nGH-" Z "4 &#64;" Z "octocat\n\n"));
+	assert_non_null(strstr(iss.body, "### Acceptance criteria\n"
+		"- [ ] @" Z "octocat approves acme/widgets#" Z "1\n- [ ] `ok @x`\n\n"));
+	assert_non_null(strstr(iss.body, "### Links\n- https:" Z "//x.example/a\n"
+		"- www" Z ".example.com\n\n"));
+	/* pm-bot's marker is its own, untouched; labels are not Markdown */
+	marker = strstr(iss.body, "<!-- pm-bot:id=feat:a rev=");
+	assert_non_null(marker);
+	assert_string_equal(marker + strlen("<!-- pm-bot:id=feat:a rev=") + 64, " -->");
+	assert_null(strstr(marker, Z));
+	assert_string_equal(iss.labels[0], "area:@area-owner");
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__only_pm_bots_own_issue_references_link_under_blocked_by(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = builtin(PMBOT_NODE_TASK);
+	pmbot_strmap refs = PMBOT_STRMAP_INIT;
+	pmbot_render_opts opts = { NULL, &refs };
+
+	(void)state;
+	node(g, PMBOT_NODE_TASK, "{\"stable_id\":\"t:a\",\"title\":\"A\"}");
+	node(g, PMBOT_NODE_TASK, "{\"stable_id\":\"t:b\",\"title\":\"B\"}");
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_DEPENDS_ON, "t:a", "t:b", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_BLOCKED_BY, "t:a",
+		"https://github.com/acme/widgets/issues/1", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_BLOCKED_BY, "t:a", "t:`@x", 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_BLOCKED_BY, "t:a", "t:@y`", 0), 0);
+	finish(g);
+	/* the report's targets, as it wrote them: no link, no code span across entries */
+	assert_int_equal(render(&iss, g, "t:a", f, NULL, &d), PMBOT_OK);
+	assert_non_null(strstr(iss.body, "### Blocked by\nhttps:" Z "//github.com/acme/widgets/"
+		"issues/1, t:@" Z "y`, t:`@" Z "x, t:b\n\n"));
+	pmbot_rendered_issue_free(&iss);
+	/* the issue pm-bot resolved a target to is its own word, and links */
+	assert_int_equal(pmbot_strmap_put(&refs, "t:b", "#12", NULL), 0);
+	assert_int_equal(pmbot_strmap_put(&refs, "https://github.com/acme/widgets/issues/1",
+		"acme/widgets#1", NULL), 0);
+	assert_int_equal(render(&iss, g, "t:a", f, &opts, &d), PMBOT_OK);
+	assert_non_null(strstr(iss.body, "### Blocked by\n#12, acme/widgets#1, t:@" Z "y`, t:`@" Z "x\n\n"));
 	pmbot_rendered_issue_free(&iss);
 	pmbot_strmap_free(&refs);
 	pmbot_form_free(f);
@@ -737,6 +820,8 @@ int main(void)
 		cmocka_unit_test(test_render__goal_falls_back_to_objective_and_back),
 		cmocka_unit_test(test_render__estimates_render_as_the_shortest_exact_number),
 		cmocka_unit_test(test_render__dependencies_merge_sort_dedupe_and_use_issue_refs),
+		cmocka_unit_test(test_render__report_text_never_mentions_or_links),
+		cmocka_unit_test(test_render__only_pm_bots_own_issue_references_link_under_blocked_by),
 		cmocka_unit_test(test_render__hostile_values_cannot_inject_headings_or_markers),
 		cmocka_unit_test(test_render__same_node_renders_the_same_bytes),
 		cmocka_unit_test(test_render__report_order_does_not_change_the_bodies),

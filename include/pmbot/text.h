@@ -1,0 +1,75 @@
+#ifndef PMBOT_TEXT_H
+#define PMBOT_TEXT_H
+
+#include <stddef.h>
+
+#include "pmbot/buf.h"
+
+/*
+ * Text from reports, issues and models never mentions or links where
+ * pm-bot writes it on GitHub (plan comments, issue bodies and titles).
+ * One rule, here only: a U+200C ZERO WIDTH NON-JOINER goes
+ *
+ *   - after '@' followed by an ASCII letter or digit (@user, @org/team,
+ *     owner/repo@sha, name@example.com),
+ *   - after '#' followed by a digit (#12, owner/repo#12),
+ *   - after the '-' of a word-initial "GH-" followed by a digit (GH-12),
+ *   - after the ':' of "://" (https://x.example/a),
+ *   - after the third 'w' of a word-initial "www." (www.example.com),
+ *
+ * letters compared ignoring ASCII case. The text stays readable (the
+ * character is invisible) while GitHub reads no mention, no issue or
+ * commit reference and no autolink in it: nobody is notified and no other
+ * issue gets a cross-reference.
+ */
+
+/* The character, as UTF-8. */
+#define PMBOT_TEXT_ZWNJ "\xe2\x80\x8c"
+
+/*
+ * For plain text that the caller escapes byte by byte (every Markdown
+ * character backslash-escaped or written as an entity): does byte `i` of
+ * the `len` bytes at `s` need a U+200C after it? 1 or 0.
+ */
+int pmbot_text_needs_zwnj(const char *s, size_t len, size_t i);
+
+/* Flags of pmbot_text_neutralise(). */
+#define PMBOT_TEXT_CODE_SPANS 1u /* leave Markdown code spans as they are */
+
+/*
+ * Append `len` bytes of Markdown source at `s` to `out` with the rule
+ * above applied to what GitHub will read: a backslash escape ("\@") and a
+ * character reference ("&#64;", "&#x40;", "&commat;", "&num;", "&colon;",
+ * "&sol;", "&period;", "&hyphen;"...) count as the character they stand for,
+ * and U+200C goes after the escape or the reference.
+ *
+ * With PMBOT_TEXT_CODE_SPANS, code spans are copied unchanged: in a code
+ * span GitHub reads no mention or link, and people copy code. Only spans
+ * GitHub is certain to read as code are kept: the closing backtick run on
+ * the same line as the opening one, and none at all from the first
+ * backtick run without a closer on its line (it could pair with one on a
+ * later line, changing every pairing after it), from the first '<'
+ * outside a span (raw HTML and autolinks win over code spans) or from the
+ * start of the first line holding a '|' (a table splits cells before it
+ * reads code). Everything else is neutralised: too much, never too little.
+ * Without the flag no code span is kept (for text that is later joined to
+ * other text, where pairings could change).
+ *
+ * Idempotent: text already neutralised is appended unchanged. Returns 0,
+ * or -1 when out of memory (`out` then holds what it held before).
+ */
+int pmbot_text_neutralise(pmbot_buf *out, const char *s, size_t len, unsigned flags);
+
+/*
+ * The inverse, for values read back from what pm-bot wrote (a field under
+ * a body heading compared with a report value, or set on a Project field):
+ * append `s` to `out` without each U+200C that directly follows a
+ * character after which the rule puts one (the rule read with every
+ * U+200C ignored, code spans included). Other U+200C (Persian, Indic
+ * scripts) stay. So pmbot_text_unneutralise(pmbot_text_neutralise(x)) is
+ * x for every x that holds no such U+200C itself. 0, or -1 when out of
+ * memory (`out` then holds what it held before).
+ */
+int pmbot_text_unneutralise(pmbot_buf *out, const char *s, size_t len);
+
+#endif
