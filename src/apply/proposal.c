@@ -7,6 +7,7 @@
 #include "pmbot/hash.h"
 #include "pmbot/plan.h"
 #include "pmbot/render.h"
+#include "pmbot/text.h"
 #include "pmbot/banned.h"
 
 /*
@@ -59,18 +60,44 @@ done:
  * every body: the text, a blank line, and the marker whose rev is the
  * text's own.
  */
+/*
+ * The model's text as pm-bot writes it: neutralised like report text (no
+ * mention, cross-reference or link; docs/security.md), then pm-bot's marker
+ * with the rev of exactly those bytes.
+ */
 static json_t *marked_body(const char *text, size_t len, const char *sid)
 {
 	char rev[PMBOT_SHA256_HEX_SIZE];
 	pmbot_buf b = PMBOT_BUF_INIT;
 	json_t *j = NULL;
+	size_t n;
 
-	if (pmbot_body_rev(rev, text, len) == 0 && pmbot_buf_put(&b, text, len) == 0 &&
-	    (!len || pmbot_buf_puts(&b, "\n\n") == 0) &&
+	if (pmbot_text_neutralise(&b, text, len, PMBOT_TEXT_CODE_SPANS) < 0)
+		goto done;
+	n = b.len;
+	if (pmbot_body_rev(rev, b.buf, n) == 0 && (!n || pmbot_buf_puts(&b, "\n\n") == 0) &&
 	    pmbot_buf_printf(&b, "<!-- pm-bot:id=%s rev=%s -->", sid, rev) == 0)
 		j = json_stringn(b.buf, b.len);
+done:
 	pmbot_buf_free(&b);
 	return j;
+}
+
+/* A title the model proposes, neutralised as report titles are. -1 when out of memory. */
+static int neutral_title(json_t *payload)
+{
+	const json_t *t = json_object_get(payload, "title");
+	pmbot_buf b = PMBOT_BUF_INIT;
+	int rc = -1;
+
+	if (!json_is_string(t))
+		return 0;
+	if (pmbot_text_neutralise(&b, json_string_value(t), json_string_length(t),
+		PMBOT_TEXT_CODE_SPANS) == 0 &&
+	    json_object_set_new(payload, "title", json_stringn(b.buf, b.len)) == 0)
+		rc = 0;
+	pmbot_buf_free(&b);
+	return rc;
 }
 
 /* The item whose marker a body of `cs` must carry, or NULL when there is none to name. */
@@ -271,6 +298,9 @@ int pmbot_proposal_bundle(json_t **out, const json_t *answer, const pmbot_state 
 			if (r == PMBOT_EINVALID)
 				rc = PMBOT_EINVALID;
 		}
+		if ((!strcmp(op, "create_issue") || !strcmp(op, "update_issue_title")) &&
+		    neutral_title(json_object_get(c, "payload")) < 0)
+			goto done;
 		if (before_after(c, state, current) < 0 || identify(c, i) < 0)
 			goto done;
 		r = json_array_append_new(changesets, c);

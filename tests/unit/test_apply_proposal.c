@@ -119,6 +119,36 @@ static void test_proposal__a_body_the_model_writes_gets_pm_bots_own_marker(void 
 	pmbot_diag_list_free(&d);
 }
 
+/* U+200C ZERO WIDTH NON-JOINER, what neutralising puts after '@' and '#'. */
+#define ZWNJ "\xe2\x80\x8c"
+
+static void test_proposal__the_models_text_never_mentions_or_links(void **state)
+{
+	fixture *f = *state;
+	char rev[PMBOT_SHA256_HEX_SIZE];
+	pmbot_buf want = PMBOT_BUF_INIT;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *body, *title;
+
+	assert_int_equal(propose(f, "[" CS("create_issue", "{\"repo\":\"acme/widgets\",\"stable_id\":"
+		"\"task:new\"}", "{\"title\":\"Ask @octocat\",\"labels\":[],"
+		"\"body\":\"cc @octocat, see acme/widgets#1 and `@kept`\"}") "]"), PMBOT_OK);
+	body = json_string_value(json_object_get(json_object_get(cs_at(f, 0), "payload"), "body"));
+	title = json_string_value(json_object_get(json_object_get(cs_at(f, 0), "payload"), "title"));
+	/* U+200C (e2 80 8c) after '@' and '#'; a code span is left as written. */
+	assert_string_equal(title, "Ask @" ZWNJ "octocat");
+	assert_int_equal(pmbot_body_rev(rev, "cc @" ZWNJ "octocat, see acme/widgets#" ZWNJ "1 and "
+		"`@kept`", strlen("cc @" ZWNJ "octocat, see acme/widgets#" ZWNJ "1 and `@kept`")), 0);
+	assert_int_equal(pmbot_buf_printf(&want, "cc @" ZWNJ "octocat, see acme/widgets#" ZWNJ "1 "
+		"and `@kept`\n\n<!-- pm-bot:id=task:new rev=%s -->", rev), 0);
+	assert_string_equal(body, want.buf);
+	/* The marker's rev is of the bytes written, so apply's rules accept it. */
+	assert_int_equal(pmbot_apply_rules_check(json_object_get(f->bundle, "changesets"), f->state,
+		f->config, &d), PMBOT_OK);
+	pmbot_buf_free(&want);
+	pmbot_diag_list_free(&d);
+}
+
 static void test_proposal__a_marker_in_the_models_text_is_refused(void **state)
 {
 	fixture *f = *state;
@@ -206,6 +236,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_proposal__a_body_the_model_writes_gets_pm_bots_own_marker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_proposal__the_models_text_never_mentions_or_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proposal__a_marker_in_the_models_text_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proposal__breaking_a_rule_gives_no_bundle_and_says_why, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proposal__managed_issues_are_named_as_plans_name_them_with_before_values, setup, teardown),
