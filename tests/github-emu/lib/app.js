@@ -16,6 +16,7 @@ const API_VERSION = '2022-11-28';
 const MAX_BODY = 32 * 1024 * 1024;
 const REST_DOCS = 'https://docs.github.com/rest';
 const EMPTY_SEED = { state: { schema_version: 'state/v1' } };
+const SECONDARY_DOCS = 'https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits';
 
 // The description and the schema are large: load each once per process and
 // share them between emulator instances.
@@ -117,6 +118,7 @@ class Emulator {
     this.log = [];
     this.seq = 0;
     this.buckets = new Map();
+    this.contentTimes = new Map(); // login -> times (ms) of its content-creating requests
   }
 
   listen(port, host) {
@@ -144,16 +146,60 @@ class Emulator {
       b = {};
       for (const r of ['core', 'graphql']) {
         const cfg = this.world.rateLimit[r];
-        b[r] = { limit: cfg.limit, used: cfg.limit - Math.min(cfg.limit, cfg.remaining), reset: nowS() + 3600 };
+        b[r] = {
+          limit: cfg.limit, used: cfg.limit - Math.min(cfg.limit, cfg.remaining),
+          window: cfg.reset_seconds, reset: nowS() + cfg.reset_seconds,
+        };
       }
       this.buckets.set(login, b);
     }
     const x = b[resource];
     if (nowS() >= x.reset) {
       x.used = 0;
-      x.reset = nowS() + 3600;
+      x.reset = nowS() + x.window;
     }
     return x;
+  }
+
+  // GitHub's secondary limit on content-creating requests (seed
+  // `secondary_limits`): each window allows `count` of them per login in any
+  // `seconds`. Returns null when this one may go ahead (and counts it), else
+  // the seconds until the fullest window frees a slot: the `retry-after`.
+  secondaryWait(login) {
+    const cfg = this.world.secondary;
+    if (!cfg) return null;
+    const now = Date.now();
+    let times = this.contentTimes.get(login);
+    if (!times) {
+      times = [];
+      this.contentTimes.set(login, times);
+    }
+    const longest = Math.max(...cfg.windows.map((w) => w.seconds)) * 1000;
+    while (times.length && times[0] <= now - longest) times.shift();
+    let wait = 0;
+    for (const w of cfg.windows) {
+      const inside = times.filter((t) => t > now - w.seconds * 1000);
+      if (inside.length >= w.count) {
+        const frees = inside[inside.length - w.count] + w.seconds * 1000;
+        wait = Math.max(wait, Math.max(1, Math.ceil((frees - now) / 1000)));
+      }
+    }
+    if (wait) return wait;
+    times.push(now);
+    return null;
+  }
+
+  secondaryResponse(wait, requestId, docs) {
+    const status = this.world.secondary.status;
+    return {
+      status,
+      headers: { 'retry-after': String(wait) },
+      body: {
+        message: `You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID ${requestId}.`,
+        documentation_url: docs,
+        status: String(status),
+      },
+    };
   }
 
   rateHeaders(b, resource) {
@@ -242,7 +288,7 @@ class Emulator {
     const requestId = `EMU0:${this.seq.toString(16).toUpperCase().padStart(6, '0')}`;
     const entry = {
       seq: this.seq, method, path: url.pathname, query: url.search.slice(1), kind: isGraphql ? 'graphql' : 'rest',
-      operation: null, status: null, content_creating: false, not_modified: false, fault: null,
+      operation: null, status: null, content_creating: false, secondary_limited: false, not_modified: false, fault: null,
       api_version: req.headers['x-github-api-version'] || null,
       user_agent: req.headers['user-agent'] || null,
       accept: req.headers.accept || null,
@@ -380,6 +426,13 @@ class Emulator {
     };
     const isWrite = method !== 'GET' && method !== 'HEAD';
     base.entry.content_creating = isWrite;
+    if (isWrite) {
+      const wait = this.secondaryWait(token.login);
+      if (wait !== null) {
+        base.entry.secondary_limited = true;
+        return withRate(this.secondaryResponse(wait, base.requestId, SECONDARY_DOCS));
+      }
+    }
     const ctx = {
       ...base, world: this.world, op, token, user: token.user, headers: {}, repo: null, permission: 'admin',
       forbiddenMessage: token.type === 'Bot' ? 'Resource not accessible by integration' : 'Resource not accessible by personal access token',
@@ -488,6 +541,14 @@ class Emulator {
         headers: headers(),
         body: { data: null, errors: [{ type: 'RATE_LIMITED', code: 'graphql_rate_limit', message: `API rate limit already exceeded for user ID ${token.user.id}.` }] },
       };
+    }
+    if (plan.opType === 'mutation') {
+      const wait = this.secondaryWait(token.login);
+      if (wait !== null) {
+        base.entry.secondary_limited = true;
+        const r = this.secondaryResponse(wait, base.requestId, SECONDARY_DOCS);
+        return { ...r, headers: { ...headers(), ...r.headers } };
+      }
     }
     bucket.used += plan.cost;
     const ctx = {

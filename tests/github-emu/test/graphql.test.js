@@ -253,10 +253,13 @@ test('a valid field the emulator does not model answers 501, never a made-up val
   const field = await emu.gql('{ repository(owner: "acme", name: "widgets") { issues(first: 1) { nodes { milestone { title } } } } }');
   assert.equal(field.status, 501);
   assert.match(field.json.message, /Issue\.milestone/);
-  const arg = await emu.gql('{ repository(owner: "acme", name: "widgets") { issues(first: 1, filterBy: {since: "2026-01-01T00:00:00Z"}) { totalCount } } }');
+  const arg = await emu.gql('{ repository(owner: "acme", name: "widgets") { issues(first: 1, filterBy: {assignee: "bob"}) { totalCount } } }');
   assert.equal(arg.status, 501);
-  assert.match(arg.json.message, /filterBy/);
-  const mutation = await emu.gql('mutation { addSubIssue(input: {issueId: "I_D0JC", subIssueId: "I_D0JJ"}) { issue { id } } }');
+  assert.match(arg.json.message, /IssueFilters\.assignee \(argument filterBy of Repository\.issues\)/);
+  const input = await emu.gql('mutation { createIssue(input: {repositoryId: "R_AYag", title: "x", milestoneId: "M_1"}) { issue { id } } }');
+  assert.equal(input.status, 501);
+  assert.match(input.json.message, /CreateIssueInput\.milestoneId/);
+  const mutation = await emu.gql('mutation { reprioritizeSubIssue(input: {issueId: "I_D0JC", subIssueId: "I_D0JJ"}) { issue { id } } }');
   assert.equal(mutation.status, 501);
   const st = await emu.state();
   assert.equal(st.state.repositories.find((r) => r.repo === 'acme/widgets').issues.find((i) => i.number === 9).parent, null);
