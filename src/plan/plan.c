@@ -75,6 +75,10 @@ struct planner {
 	size_t *dep_first;          /* per node: offset of its blocker edges */
 	size_t *dep_edges;
 	int project_ok;             /* the configured project exists in the state */
+	/* extra.unreadable of the state (issues a partial read hid; borrowed). */
+	const json_t *unreadable;
+	pmbot_strmap unreadable_ids; /* stable ids of hidden issues whose marker was read */
+	int unproven;               /* a hidden target issue's marker is unknown: no create */
 };
 
 static int op_index(const char *name)
@@ -133,6 +137,89 @@ static const char *managed_ref(struct planner *p, const char *stable_id)
 	if (!pmbot_strmap_get(&p->managed, stable_id, &v))
 		return NULL;
 	return ((struct managed *)v)->ambiguous ? NULL : ((struct managed *)v)->ref;
+}
+
+/*
+ * The issues the backend could not fully read (state extra.unreadable,
+ * docs/state.md): one ISSUE_UNREADABLE warning each. A hidden issue whose
+ * marker was read is that item, left alone; one in the target whose marker
+ * could not be read may be any item, so no item of the target can be proven
+ * absent and none is created. 0 or -1.
+ */
+static int index_unreadable(struct planner *p)
+{
+	const json_t *e;
+	size_t i;
+
+	p->unreadable = json_object_get(p->in->state->extra, "unreadable");
+	if (!json_is_array(p->unreadable))
+		p->unreadable = NULL;
+	json_array_foreach(p->unreadable, i, e) {
+		const char *repo = json_string_value(json_object_get(e, "repo"));
+		const char *ref = json_string_value(json_object_get(e, "ref"));
+		const char *sid = json_string_value(json_object_get(e, "stable_id"));
+		const json_t *fields = json_object_get(e, "fields"), *f;
+		pmbot_buf names = PMBOT_BUF_INIT;
+		size_t k;
+		int r;
+
+		if (!repo)
+			continue;
+		json_array_foreach(fields, k, f)
+			pmbot_buf_printf(&names, "%s%s", k ? ", " : "",
+				json_is_string(f) ? json_string_value(f) : "?");
+		if (sid)
+			r = pmbot_diag_add(p->diags, PMBOT_SEV_WARNING, "ISSUE_UNREADABLE", ref ? ref : repo,
+				"", 0, 0, "%s (item '%s') could not be fully read (%s: FORBIDDEN); it is "
+				"left alone", ref ? ref : "an issue", sid, names.len ? names.buf : "fields");
+		else
+			r = pmbot_diag_add(p->diags, PMBOT_SEV_WARNING, "ISSUE_UNREADABLE", ref ? ref : repo,
+				"", 0, 0, "%s of %s could not be fully read (%s: FORBIDDEN); it is left "
+				"alone%s", ref ? ref : "an issue", repo, names.len ? names.buf : "fields",
+				strcasecmp(repo, p->in->target) ? "" :
+				", and its marker is unknown, so no new issue is created in this repository");
+		pmbot_buf_free(&names);
+		if (r < 0)
+			return -1;
+		if (strcasecmp(repo, p->in->target))
+			continue;
+		if (!sid)
+			p->unproven = 1;
+		else if (pmbot_strmap_put(&p->unreadable_ids, sid, NULL, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* 1 when the issue `ref` is one the backend could not fully read. */
+static int ref_unreadable(struct planner *p, const char *ref)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(p->unreadable, i, e) {
+		const char *r = json_string_value(json_object_get(e, "ref"));
+
+		if (r && !pmbot_issue_ref_cmp(r, ref))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * 1 when the plan leaves item `stable_id` alone: its marker is claimed
+ * twice, its issue could not be fully read, or it has no issue while an
+ * unreadable one in the target might be it (a create could duplicate it).
+ */
+static int left_alone(struct planner *p, const char *stable_id)
+{
+	void *v = NULL;
+
+	if (pmbot_strmap_get(&p->managed, stable_id, &v))
+		return ((struct managed *)v)->ambiguous;
+	if (pmbot_strmap_get(&p->unreadable_ids, stable_id, NULL))
+		return 1;
+	return p->unproven && pmbot_workgraph_find(p->in->graph, stable_id) != NULL;
 }
 
 static json_t *binding(struct planner *p, const char *target)
@@ -458,11 +545,13 @@ static int plan_parent(struct planner *p, const pmbot_wg_node *n, const struct m
 	const pmbot_wg_node *parent = pmbot_workgraph_parent(p->in->graph, n);
 	const char *want;
 	const char *have = m ? m->issue->parent : NULL;
-	void *pv = NULL;
 
 	if (!parent)
 		return 0; /* a parent set by hand on a root item is not pm-bot's */
-	if (pmbot_strmap_get(&p->managed, parent->stable_id, &pv) && ((struct managed *)pv)->ambiguous)
+	if (left_alone(p, parent->stable_id))
+		return 0;
+	/* The current parent could not be read: moving the item off it is not ours to do. */
+	if (have && ref_unreadable(p, have))
 		return 0;
 	want = managed_ref(p, parent->stable_id);
 	if (m && want && have && !strcmp(want, have))
@@ -518,15 +607,14 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 	for (i = p->dep_first[k]; i < p->dep_first[k + 1]; i++) {
 		const pmbot_wg_edge *e = &g->edges[p->dep_edges[i]];
 		json_t *b = binding(p, e->to_id);
-		void *mv = NULL;
 		char *ref;
 		size_t j;
 		int dup = 0;
 
 		if (!b)
 			goto done;
-		/* A blocker whose marker is claimed twice is left alone, like the item. */
-		if (pmbot_strmap_get(&p->managed, e->to_id, &mv) && ((struct managed *)mv)->ambiguous) {
+		/* A blocker that is left alone (claimed twice, unreadable) stays so here too. */
+		if (left_alone(p, e->to_id)) {
 			json_decref(b);
 			continue;
 		}
@@ -539,7 +627,8 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 		}
 		count++;
 		ref = binding_ref(p, b);
-		if (m && ref && has_string(m->issue->blocked_by, m->issue->n_blocked_by, ref)) {
+		if ((m && ref && has_string(m->issue->blocked_by, m->issue->n_blocked_by, ref)) ||
+		    (ref && ref_unreadable(p, ref))) {
 			free(ref);
 			json_decref(b);
 			continue;
@@ -1057,7 +1146,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		"project %s/%ld is not in the state: no project changes are planned",
 		cfg->project_owner, cfg->project_number) < 0)
 		goto done;
-	if (index_managed(&p) < 0 || index_dependencies(&p) < 0)
+	if (index_unreadable(&p) < 0 || index_managed(&p) < 0 || index_dependencies(&p) < 0)
 		goto done;
 
 	for (i = 0; i < g->n_nodes; i++) {
@@ -1075,6 +1164,19 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 			m->seen = 1;
 			if (m->ambiguous)
 				continue;
+		} else if (left_alone(&p, n->stable_id)) {
+			pmbot_buf msg = PMBOT_BUF_INIT;
+			int dr = 0;
+
+			if (!pmbot_strmap_get(&p.unreadable_ids, n->stable_id, NULL)) {
+				pmbot_buf_printf(&msg, "'%s' is not created: an issue of %s that could not "
+					"be read may already be it", n->stable_id, in->target);
+				dr = node_diag(&p, n, PMBOT_SEV_WARNING, "CREATE_UNPROVEN", msg.buf);
+			}
+			pmbot_buf_free(&msg);
+			if (dr < 0)
+				goto done;
+			continue;
 		}
 		memset(&r, 0, sizeof(r));
 		r_rc = pmbot_render_issue(&r, g, n, form, &ro, &rd);
@@ -1133,6 +1235,7 @@ done:
 	free(p.dep_edges);
 	pmbot_strmap_free(&p.managed);
 	pmbot_strmap_free(&p.by_ref);
+	pmbot_strmap_free(&p.unreadable_ids);
 	json_decref(p.conflicts);
 	json_decref(p.orphaned);
 	return rc;

@@ -248,12 +248,104 @@ done:
 	return rc;
 }
 
-/* Every issue of `repo` in ceil(n/100) GraphQL requests; appends {repo, issues}. */
-static int read_repo(json_t *repos_out, gh_backend *g, const char *repo, pmbot_buf *err)
+/*
+ * A partial answer to the "issues" document: data with the nodes, and
+ * errors that are all FORBIDDEN at a path inside one node
+ * (repository/issues/nodes/I/...): fields the token may not see (SAML, an
+ * App installed on some repositories only). `*forbidden` (new) maps each
+ * such node index ("I") to the names of its unreadable fields. 1 when the
+ * answer is such a partial answer, 0 when it is not (any other error type
+ * or path fails the read as before), -1 when out of memory.
+ */
+static int partial_forbidden(json_t **forbidden, const json_t *doc)
+{
+	const json_t *errors = json_object_get(doc, "errors"), *e;
+	const json_t *nodes = json_object_get(json_object_get(json_object_get(
+		json_object_get(doc, "data"), "repository"), "issues"), "nodes");
+	json_t *map;
+	size_t i;
+
+	*forbidden = NULL;
+	if (!json_is_array(nodes) || !json_array_size(errors) || !(map = json_object()))
+		return json_is_array(nodes) && json_array_size(errors) ? -1 : 0;
+	json_array_foreach(errors, i, e) {
+		const json_t *path = json_object_get(e, "path"), *idx = json_array_get(path, 3);
+		const char *type = jstr(e, "type"), *field = json_string_value(json_array_get(path, 4));
+		json_t *fields;
+		char key[32];
+
+		if (!type || strcmp(type, "FORBIDDEN") || json_array_size(path) < 5 ||
+		    !json_is_integer(idx) || json_integer_value(idx) < 0 ||
+		    (size_t)json_integer_value(idx) >= json_array_size(nodes) ||
+		    strcmp(json_string_value(json_array_get(path, 0)) ?
+			json_string_value(json_array_get(path, 0)) : "", "repository") ||
+		    strcmp(json_string_value(json_array_get(path, 1)) ?
+			json_string_value(json_array_get(path, 1)) : "", "issues") ||
+		    strcmp(json_string_value(json_array_get(path, 2)) ?
+			json_string_value(json_array_get(path, 2)) : "", "nodes")) {
+			json_decref(map);
+			return 0;
+		}
+		snprintf(key, sizeof(key), "%" JSON_INTEGER_FORMAT, json_integer_value(idx));
+		if (!(fields = json_object_get(map, key))) {
+			if (json_object_set_new(map, key, json_array()) < 0 ||
+			    !(fields = json_object_get(map, key)))
+				goto oom;
+		}
+		if (json_array_append_new(fields, json_string(field ? field : "?")) < 0)
+			goto oom;
+	}
+	*forbidden = map;
+	return 1;
+oom:
+	json_decref(map);
+	return -1;
+}
+
+/*
+ * An issue the token cannot fully read, for extra.unreadable: {repo, ref
+ * (null when GitHub nulled the whole node), fields, stable_id (the marker's,
+ * when its body was readable and carries a well-formed one; else null)}.
+ * Such an issue is left out of the state's issues: the planner leaves it
+ * alone and refuses creates whose absence it cannot prove.
+ */
+static int unreadable_entry(json_t *unreadable, const char *repo, const json_t *n,
+	const json_t *fields)
+{
+	const char *body = jstr(n, "body");
+	json_int_t number = json_integer_value(json_object_get(n, "number"));
+	pmbot_buf ref = PMBOT_BUF_INIT;
+	pmbot_body pb;
+	json_t *e;
+	int rc = -1;
+
+	memset(&pb, 0, sizeof(pb));
+	if (number > 0 && pmbot_issue_ref(&ref, repo, (long)number) < 0)
+		goto done;
+	if (body && pmbot_body_parse(&pb, body, strlen(body), NULL) < 0)
+		goto done;
+	e = json_pack("{s:s, s:s?, s:O, s:s?}", "repo", repo, "ref", number > 0 ? ref.buf : NULL,
+		"fields", fields, "stable_id", body && pb.marker == PMBOT_MARKER_OK ? pb.stable_id : NULL);
+	if (e && json_array_append_new(unreadable, e) == 0)
+		rc = 0;
+done:
+	pmbot_body_free(&pb);
+	pmbot_buf_free(&ref);
+	return rc;
+}
+
+/*
+ * Every issue of `repo` in ceil(n/100) GraphQL requests; appends {repo,
+ * issues}, and to `unreadable` the issues a partial FORBIDDEN answer hid.
+ */
+static int read_repo(json_t *repos_out, json_t *unreadable, gh_backend *g, const char *repo,
+	pmbot_buf *err)
 {
 	const char *slash = strchr(repo, '/');
 	char *owner = NULL;
+	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
 	json_t *vars = NULL, *data = NULL, *issues = NULL, *cursor = NULL, *entry = NULL;
+	json_t *forbidden = NULL;
 	const char *name_with_owner = NULL;
 	int rc = PMBOT_ERROR;
 
@@ -273,11 +365,22 @@ static int read_repo(json_t *repos_out, gh_backend *g, const char *repo, pmbot_b
 		if (!(vars = json_pack("{s:s, s:s, s:O}", "owner", owner, "name", slash + 1,
 			      "after", cursor ? cursor : json_null())))
 			goto oom;
-		rc = pmbot_github_graphql(&data, g->client, pmbot_gql("issues"), vars);
+		json_decref(forbidden);
+		forbidden = NULL;
+		rc = pmbot_github_graphql_ex(&resp, g->client, pmbot_gql("issues"), vars, 0);
+		if (rc == PMBOT_GITHUB_EGRAPHQL) {
+			int pf = partial_forbidden(&forbidden, resp.json);
+
+			if (pf < 0)
+				goto oom;
+			if (pf)
+				rc = 0;
+		}
 		if (rc < 0) {
 			rc = gh_fail(g, err, "read", "reading issues", rc, NULL);
 			goto done;
 		}
+		data = json_incref(json_object_get(resp.json, "data"));
 		r = json_object_get(data, "repository");
 		conn = json_object_get(r, "issues");
 		info = json_object_get(conn, "pageInfo");
@@ -291,7 +394,16 @@ static int read_repo(json_t *repos_out, gh_backend *g, const char *repo, pmbot_b
 			goto oom;
 		json_array_foreach(json_object_get(conn, "nodes"), i, n) {
 			json_t *is;
+			char key[32];
+			const json_t *hidden;
 
+			snprintf(key, sizeof(key), "%zu", i);
+			if ((hidden = json_object_get(forbidden, key))) {
+				if (unreadable_entry(unreadable, name_with_owner ? name_with_owner : repo, n,
+					    hidden) < 0)
+					goto oom;
+				continue;
+			}
 			if ((rc = issue_from_node(&is, g, name_with_owner ? name_with_owner : repo, n,
 				     err)) < 0)
 				goto done;
@@ -318,6 +430,8 @@ oom:
 	pmbot_buf_printf(err, "read: out of memory");
 	rc = PMBOT_ERROR;
 done:
+	pmbot_github_response_free(&resp);
+	json_decref(forbidden);
 	free((char *)name_with_owner);
 	free(owner);
 	json_decref(vars);
@@ -546,7 +660,7 @@ static int gh_read(pmbot_state **out, pmbot_backend *b, const char *const *repos
 	gh_backend *g = (gh_backend *)b;
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 	pmbot_buf text = PMBOT_BUF_INIT;
-	json_t *doc = NULL, *repo_list = NULL, *project = NULL;
+	json_t *doc = NULL, *repo_list = NULL, *project = NULL, *unreadable = NULL;
 	size_t i, k;
 	int rc = PMBOT_ERROR;
 
@@ -555,7 +669,7 @@ static int gh_read(pmbot_state **out, pmbot_backend *b, const char *const *repos
 		pmbot_buf_printf(err, "read: the GitHub backend needs the repositories to read");
 		return PMBOT_EINVALID;
 	}
-	if (!(repo_list = json_array()))
+	if (!(repo_list = json_array()) || !(unreadable = json_array()))
 		goto oom;
 	for (i = 0; i < n_repos; i++) {
 		/* GitHub folds repository case: read each repository once. */
@@ -563,7 +677,7 @@ static int gh_read(pmbot_state **out, pmbot_backend *b, const char *const *repos
 			;
 		if (k < i)
 			continue;
-		if ((rc = read_repo(repo_list, g, repos[i], err)) < 0)
+		if ((rc = read_repo(repo_list, unreadable, g, repos[i], err)) < 0)
 			goto done;
 	}
 	if (project_owner && (rc = read_project(&project, g, project_owner, project_number, err)) < 0)
@@ -571,6 +685,10 @@ static int gh_read(pmbot_state **out, pmbot_backend *b, const char *const *repos
 	rc = PMBOT_ERROR;
 	if (!(doc = json_pack("{s:s, s:O, s:O}", "schema_version", "state/v1", "repositories",
 		      repo_list, "project", project ? project : json_null())))
+		goto oom;
+	/* The planner reads extra.unreadable (docs/state.md); absent when all was readable. */
+	if (json_array_size(unreadable) &&
+	    json_object_set_new(doc, "extra", json_pack("{s:O}", "unreadable", unreadable)) < 0)
 		goto oom;
 	/*
 	 * Going through the snapshot parser gives the planner exactly what the
@@ -596,6 +714,7 @@ done:
 	pmbot_buf_free(&text);
 	json_decref(doc);
 	json_decref(repo_list);
+	json_decref(unreadable);
 	json_decref(project);
 	return rc;
 }

@@ -593,6 +593,80 @@ static void test_github_backend__read_refuses_answers_that_do_not_form_a_valid_s
 	assert_int_equal(fakehttp_count(fx->srv), 1);
 }
 
+/* A partial answer: `nodes` (consumed) with the errors `errors_json`, in HTTP 200. */
+static void push_partial(fixture *fx, json_t *nodes, const char *errors_json)
+{
+	json_t *errors = json_loads(errors_json, 0, NULL);
+
+	assert_non_null(errors);
+	push_json(fx, json_pack("{s:{s:{s:s, s:{s:{s:b, s:n}, s:o}}}, s:o}", "data", "repository",
+		"nameWithOwner", "o/r", "issues", "pageInfo", "hasNextPage", 0, "endCursor", "nodes",
+		nodes, "errors", errors));
+}
+
+#define FORBIDDEN_AT(i, field) \
+	"{\"type\":\"FORBIDDEN\",\"path\":[\"repository\",\"issues\",\"nodes\"," #i ",\"" field \
+	"\"],\"extensions\":{\"saml_failure\":false},\"message\":\"Resource not accessible by " \
+	"integration\"}"
+
+static void test_github_backend__read_leaves_out_issues_a_forbidden_partial_answer_hides(
+	void **state)
+{
+	fixture *fx = *state;
+	json_t *hidden_parent = node(2, MARKER("task:a"), user("a")), *u;
+
+	/* #2's parent is hidden (its marker is read), the third node was nulled whole. */
+	json_object_set_new(hidden_parent, "parent", json_null());
+	push_partial(fx, json_pack("[o,o,n,o]", node(1, "plain", user("a")), hidden_parent,
+		node(4, "", user("a"))), "[" FORBIDDEN_AT(1, "parent") "," FORBIDDEN_AT(2, "body") ","
+		FORBIDDEN_AT(2, "title") "]");
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	/* the readable issues are there, the others are not guessed at */
+	assert_int_equal(fx->st->n_issues, 2);
+	assert_int_equal(fx->st->issues[0].number, 1);
+	assert_int_equal(fx->st->issues[1].number, 4);
+	u = json_object_get(fx->st->extra, "unreadable");
+	assert_canonical(u, "[{\"fields\":[\"parent\"],\"ref\":\"o/r#2\",\"repo\":\"o/r\","
+		"\"stable_id\":\"task:a\"},{\"fields\":[\"body\",\"title\"],\"ref\":null,"
+		"\"repo\":\"o/r\",\"stable_id\":null}]");
+}
+
+static void test_github_backend__read_without_unreadable_issues_has_no_extra(void **state)
+{
+	fixture *fx = *state;
+
+	push_issues(fx, "o/r", json_pack("[o]", node(1, "plain", user("a"))), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_null(fx->st->extra);
+}
+
+static void test_github_backend__read_still_fails_on_errors_other_than_forbidden_in_a_node(
+	void **state)
+{
+	fixture *fx = *state;
+
+	/* another type at a node's path */
+	push_partial(fx, json_pack("[o]", node(1, "", user("a"))),
+		"[{\"type\":\"INTERNAL\",\"path\":[\"repository\",\"issues\",\"nodes\",0,\"parent\"],"
+		"\"message\":\"Something went wrong\"}]");
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
+	assert_starts_with(fx->err.buf, "read: reading issues failed: POST ");
+	assert_contains(fx->err.buf, "INTERNAL");
+
+	/* FORBIDDEN, but one of them not inside a node (the whole repository) */
+	push_partial(fx, json_pack("[o]", node(1, "", user("a"))),
+		"[" FORBIDDEN_AT(0, "parent") ",{\"type\":\"FORBIDDEN\",\"path\":[\"repository\"],"
+		"\"message\":\"Resource not accessible by integration\"}]");
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
+	assert_contains(fx->err.buf, "FORBIDDEN");
+
+	/* FORBIDDEN at a node index the answer does not have */
+	push_partial(fx, json_pack("[o]", node(1, "", user("a"))), "[" FORBIDDEN_AT(5, "body") "]");
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+}
+
 /* ---- read: the project ---- */
 
 static void test_github_backend__read_asks_for_an_organization_board_first(void **state)
@@ -1508,7 +1582,10 @@ int main(void)
 		T(test_github_backend__read_fails_when_a_dependency_list_cannot_be_read),
 		T(test_github_backend__read_fails_without_crashing_on_malformed_answers),
 		T(test_github_backend__read_refuses_answers_that_do_not_form_a_valid_state),
-		T(test_github_backend__read_asks_for_an_organization_board_first),
+		T(test_github_backend__read_leaves_out_issues_a_forbidden_partial_answer_hides),
+	T(test_github_backend__read_without_unreadable_issues_has_no_extra),
+	T(test_github_backend__read_still_fails_on_errors_other_than_forbidden_in_a_node),
+	T(test_github_backend__read_asks_for_an_organization_board_first),
 		T(test_github_backend__read_falls_back_to_a_user_board_on_not_found),
 		T(test_github_backend__read_gives_no_project_when_neither_owner_has_the_board),
 		T(test_github_backend__read_pages_through_board_items_with_the_cursor),

@@ -1347,6 +1347,137 @@ static void test_plan__duplicate_marker_on_a_blocker_adds_no_edge_to_it(void **s
 	world_free(&w);
 }
 
+/* State extra.unreadable, as the GitHub backend writes it for a partial FORBIDDEN read. */
+static void add_unreadable(json_t *doc, const char *repo, const char *ref, const char *field,
+	const char *stable_id)
+{
+	json_t *extra = json_object_get(doc, "extra"), *list;
+
+	if (!json_is_object(extra)) {
+		assert_int_equal(json_object_set_new(doc, "extra", json_pack("{s:[]}", "unreadable")), 0);
+		extra = json_object_get(doc, "extra");
+	}
+	if (!(list = json_object_get(extra, "unreadable"))) {
+		assert_int_equal(json_object_set_new(extra, "unreadable", json_array()), 0);
+		list = json_object_get(extra, "unreadable");
+	}
+	assert_int_equal(json_array_append_new(list, json_pack("{s:s, s:s?, s:[s], s:s?}", "repo",
+		repo, "ref", ref, "fields", field, "stable_id", stable_id)), 0);
+}
+
+/* Remove issue repo#number from the document (a partial read leaves it out). */
+static void drop_issue(json_t *doc, const char *repo, long number)
+{
+	json_t *issues = repo_issues(doc, repo), *is;
+	size_t i;
+
+	json_array_foreach(issues, i, is)
+		if (json_integer_value(json_object_get(is, "number")) == number) {
+			assert_int_equal(json_array_remove(issues, i), 0);
+			return;
+		}
+	fail_msg("no issue %s#%ld", repo, number);
+}
+
+static void test_plan__unreadable_issue_with_a_known_marker_warns_and_is_left_alone(void **state)
+{
+	struct world w;
+	const pmbot_diag *d;
+	char ref[64];
+	long n;
+
+	(void)state;
+	/* the report renames the item, which would otherwise be an update */
+	world_init(&w, edit(gauges(), "\"Wire the gauge\"", "\"Wire the gauge harness\""), NULL);
+	world_applied(&w, gauges());
+	n = number_of(w.graph, "task:wire");
+	snprintf(ref, sizeof(ref), TARGET "#%ld", n);
+	drop_issue(w.doc, TARGET, n);
+	add_unreadable(w.doc, TARGET, ref, "parent", "task:wire");
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	d = diag(&w, "ISSUE_UNREADABLE");
+	assert_int_equal(d->severity, PMBOT_SEV_WARNING);
+	assert_string_equal(d->file, ref);
+	assert_non_null(strstr(d->message, ref));
+	assert_non_null(strstr(d->message, "task:wire"));
+	assert_non_null(strstr(d->message, "parent"));
+	assert_int_equal(diag_count(&w, "ISSUE_UNREADABLE"), 1);
+	assert_int_equal(diag_count(&w, "CREATE_UNPROVEN"), 0);
+	/* no create of a second task:wire, no update, no edge, and it is not orphaned */
+	assert_int_equal(cs_count(&w, NULL, "task:wire"), 0);
+	assert_int_equal(pmbot_plan_count(w.bundle), 0);
+	assert_json(json_object_get(w.bundle, "orphaned"), "[]");
+	world_free(&w);
+}
+
+static void test_plan__unreadable_issue_with_an_unknown_marker_withholds_every_create(void **state)
+{
+	struct world w;
+	const pmbot_diag *d;
+	char ref[64];
+	long n;
+
+	(void)state;
+	/*
+	 * task:wire's issue was nulled whole (its body unreadable): any item of
+	 * the target might be that issue, so nothing absent can be created, and
+	 * nothing that would hang off a withheld item (parent, edge) is planned.
+	 */
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	n = number_of(w.graph, "task:wire");
+	snprintf(ref, sizeof(ref), TARGET "#%ld", n);
+	drop_issue(w.doc, TARGET, n);
+	add_unreadable(w.doc, TARGET, NULL, "body", NULL);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	d = diag(&w, "ISSUE_UNREADABLE");
+	assert_string_equal(d->file, TARGET);
+	assert_non_null(strstr(d->message, "no new issue is created"));
+	d = diag(&w, "CREATE_UNPROVEN");
+	assert_int_equal(d->severity, PMBOT_SEV_WARNING);
+	assert_non_null(strstr(d->message, "'task:wire'"));
+	assert_int_equal(diag_count(&w, "CREATE_UNPROVEN"), 1);
+	assert_int_equal(cs_count(&w, "create_issue", NULL), 0);
+	assert_int_equal(pmbot_plan_count(w.bundle), 0);
+
+	/* from an empty target every item is withheld; the readable issue elsewhere does not matter */
+	world_free(&w);
+	world_init(&w, gauges(), NULL);
+	add_unreadable(w.doc, TARGET, TARGET "#3", "body", NULL);
+	add_unreadable(w.doc, "acme/gadgets", "acme/gadgets#1", "parent", NULL);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(diag_count(&w, "ISSUE_UNREADABLE"), 2);
+	assert_int_equal(diag_count(&w, "CREATE_UNPROVEN"), 6);
+	assert_int_equal(pmbot_plan_count(w.bundle), 0);
+	world_free(&w);
+}
+
+static void test_plan__unreadable_issue_in_another_repository_only_warns(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w, gauges(), NULL);
+	add_unreadable(w.doc, "acme/gadgets", NULL, "body", NULL);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(diag_count(&w, "ISSUE_UNREADABLE"), 1);
+	assert_null(strstr(diag(&w, "ISSUE_UNREADABLE")->message, "no new issue"));
+	assert_int_equal(diag_count(&w, "CREATE_UNPROVEN"), 0);
+	assert_int_equal(cs_count(&w, "create_issue", NULL), 6);
+	/* the edge to the unreadable issue acme/gadgets#1 is not added */
+	world_free(&w);
+	world_init(&w, gauges(), NULL);
+	add_unreadable(w.doc, "acme/gadgets", "acme/gadgets#1", "parent", NULL);
+	plan(&w);
+	assert_int_equal(cs_count(&w, "add_dependency", "task:wire"), 1);
+	assert_int_equal(cs_count(&w, "create_issue", NULL), 6);
+	world_free(&w);
+}
+
 static void test_plan__managed_issue_missing_from_the_report_is_orphaned_not_closed(void **state)
 {
 	struct world w;
@@ -1809,6 +1940,9 @@ int main(void)
 		cmocka_unit_test(test_plan__marker_in_another_repository_is_not_the_item),
 		cmocka_unit_test(test_plan__duplicate_trusted_marker_leaves_the_item_alone),
 		cmocka_unit_test(test_plan__duplicate_marker_on_a_blocker_adds_no_edge_to_it),
+		cmocka_unit_test(test_plan__unreadable_issue_with_a_known_marker_warns_and_is_left_alone),
+		cmocka_unit_test(test_plan__unreadable_issue_with_an_unknown_marker_withholds_every_create),
+		cmocka_unit_test(test_plan__unreadable_issue_in_another_repository_only_warns),
 		cmocka_unit_test(test_plan__managed_issue_missing_from_the_report_is_orphaned_not_closed),
 		cmocka_unit_test(test_plan__project_adds_items_and_sets_fields_by_type),
 		cmocka_unit_test(test_plan__single_select_value_is_the_option_name),
