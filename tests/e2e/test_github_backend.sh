@@ -260,6 +260,34 @@ plan_to "$R" "$TMP/m.json" && apply_plan 0 "$R" "$TMP/m.json" &&
 	run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
 	expect_in "$OUT" "**No changes.**" && ok
 
+CASE="an issue the token cannot fully read is named, left alone, and nothing it might be is created"
+ctl GET /_emu/state >"$TMP/pf-before.json"
+reset_world
+R=$TMP/partial
+new_repo "$R"
+plan_to "$R" "$TMP/pf.json" && apply_plan 0 "$R" "$TMP/pf.json" &&
+	ctl GET /_emu/state >"$TMP/pf-state.json" &&
+	DRAIN=$(py "$TMP/pf-state.json" '"acme/widgets#%d" % [i for r in d["state"]["repositories"] for i in r["issues"] if "pm-bot:id=task:drain-hook " in i["body"]][0]["number"]') &&
+	# Its parent is hidden (the marker is readable), and the report renames it.
+	py "$TMP/pf-state.json" 'dict(d, forbidden_fields={"'"$DRAIN"'": ["parent"]})' >"$TMP/pf-seed.json" &&
+	ctl POST /_emu/reset "$(cat "$TMP/pf-seed.json")" >/dev/null && rm -rf "$TMP/cache" &&
+	sed -i 's/Add a preStop hook that waits for in-flight payments/Add a preStop hook that waits for every in-flight payment/' "$R/plans/q4.md" &&
+	gitc "$R" commit -qam "edit the hidden one" &&
+	run 0 "$PMBOT" plan --repo "$R" --backend github --format json && keep &&
+	expect_eq "$(printf '%s' "$OUT" | py - 'len(d["changesets"])')" 0 &&
+	expect_eq "$(printf '%s' "$OUT" | py - '[x["code"] for x in d["diagnostics"]]')" '["ISSUE_UNREADABLE"]' &&
+	expect_in "$(printf '%s' "$OUT" | py - 'd["diagnostics"][0]["message"]')" "$DRAIN (item 'task:drain-hook')" &&
+	# Its body hidden as well: GitHub withholds the whole issue (body is non-null),
+	# so its marker is unknown and the item it is must not be created again.
+	py "$TMP/pf-state.json" 'dict(d, forbidden_fields={"'"$DRAIN"'": ["body"]})' >"$TMP/pf-seed.json" &&
+	ctl POST /_emu/reset "$(cat "$TMP/pf-seed.json")" >/dev/null && rm -rf "$TMP/cache" &&
+	run 0 "$PMBOT" plan --repo "$R" --backend github --format json && keep &&
+	expect_eq "$(printf '%s' "$OUT" | py - 'sum(1 for c in d["changesets"] if c["operation"]=="create_issue")')" 0 &&
+	expect_eq "$(printf '%s' "$OUT" | py - 'sorted(set(x["code"] for x in d["diagnostics"]))')" '["CREATE_UNPROVEN", "ISSUE_UNREADABLE"]' &&
+	expect_in "$(printf '%s' "$OUT" | py - '[x["message"] for x in d["diagnostics"] if x["code"]=="CREATE_UNPROVEN"][0]')" "'task:drain-hook' is not created" &&
+	ok
+ctl POST /_emu/reset "$(cat "$TMP/pf-before.json")" >/dev/null && rm -rf "$TMP/cache"
+
 CASE="the token never appears in any output"
 if grep -qF "$TOKEN" "$ALL_OUT" "$TMP"/r1/.pm-bot/audit.jsonl 2>/dev/null; then
 	fail "the token was printed"
