@@ -79,6 +79,9 @@ struct planner {
 	const json_t *unreadable;
 	pmbot_strmap unreadable_ids; /* stable ids of hidden issues whose marker was read */
 	int unproven;               /* a hidden target issue's marker is unknown: no create */
+	/* extra.unsupported: GitHub there has no sub-issues / dependencies (GHES). */
+	int no_sub_issues, no_dependencies;
+	size_t skipped_parents, skipped_dependencies; /* changes left out for that */
 };
 
 static int op_index(const char *name)
@@ -188,6 +191,38 @@ static int index_unreadable(struct planner *p)
 		else if (pmbot_strmap_put(&p->unreadable_ids, sid, NULL, NULL) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* extra.unsupported: the features the backend found missing (docs/state.md). */
+static void index_unsupported(struct planner *p)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(p->in->state->extra, "unsupported"), i, v) {
+		const char *f = json_string_value(v);
+
+		if (f && !strcmp(f, "sub_issues"))
+			p->no_sub_issues = 1;
+		else if (f && !strcmp(f, "dependencies"))
+			p->no_dependencies = 1;
+	}
+}
+
+/* One warning per unsupported feature that left changes out. 0 or -1. */
+static int unsupported_diags(struct planner *p)
+{
+	if (p->skipped_parents &&
+	    pmbot_diag_add(p->diags, PMBOT_SEV_WARNING, "SUB_ISSUES_UNSUPPORTED", NULL, "", 0, 0,
+		"%s has no sub-issues (GitHub Enterprise Server up to 3.21): %zu parent link%s "
+		"not planned", p->in->target, p->skipped_parents, p->skipped_parents == 1 ? " is" : "s are") < 0)
+		return -1;
+	if (p->skipped_dependencies &&
+	    pmbot_diag_add(p->diags, PMBOT_SEV_WARNING, "DEPENDENCIES_UNSUPPORTED", NULL, "", 0, 0,
+		"%s has no issue dependencies: %zu dependency change%s not planned", p->in->target,
+		p->skipped_dependencies, p->skipped_dependencies == 1 ? " is" : "s are") < 0)
+		return -1;
 	return 0;
 }
 
@@ -556,6 +591,10 @@ static int plan_parent(struct planner *p, const pmbot_wg_node *n, const struct m
 	want = managed_ref(p, parent->stable_id);
 	if (m && want && have && !strcmp(want, have))
 		return 0;
+	if (p->no_sub_issues) {
+		p->skipped_parents++;
+		return 0;
+	}
 	if (want && touch(p, want) < 0)
 		return -1;
 	if (have && touch(p, have) < 0)
@@ -639,11 +678,16 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 			goto done;
 		}
 		free(ref);
+		if (p->no_dependencies) {
+			p->skipped_dependencies++;
+			json_decref(b);
+			continue;
+		}
 		if (add_cs(p, "add_dependency", item_target(p, n), json_pack("{s:o}", "blocker", b),
 			NULL, NULL) < 0)
 			goto done;
 	}
-	if (m && !conflicted) {
+	if (m && !conflicted && !p->no_dependencies) {
 		if (declared_blockers(&declared, &n_declared, &m->body) < 0)
 			goto done;
 		for (i = 0; i < n_declared; i++) {
@@ -1146,6 +1190,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		"project %s/%ld is not in the state: no project changes are planned",
 		cfg->project_owner, cfg->project_number) < 0)
 		goto done;
+	index_unsupported(&p);
 	if (index_unreadable(&p) < 0 || index_managed(&p) < 0 || index_dependencies(&p) < 0)
 		goto done;
 
@@ -1205,7 +1250,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		if (m && p.acc.n_cs > before_cs && touch(&p, m->ref) < 0)
 			goto done;
 	}
-	if (pmbot_plan_acc_denied_diags(&p.acc) < 0)
+	if (pmbot_plan_acc_denied_diags(&p.acc) < 0 || unsupported_diags(&p) < 0)
 		goto done;
 	for (i = 0; i < p.n_mslots; i++) {
 		struct managed *m = &p.mslots[i];

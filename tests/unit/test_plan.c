@@ -1478,6 +1478,55 @@ static void test_plan__unreadable_issue_in_another_repository_only_warns(void **
 	world_free(&w);
 }
 
+static void test_plan__no_sub_issue_support_plans_no_set_parent_and_says_so(void **state)
+{
+	struct world w;
+	const pmbot_diag *d;
+
+	(void)state;
+	world_init(&w, gauges(), NULL);
+	assert_int_equal(json_object_set_new(w.doc, "extra", json_pack("{s:[s]}", "unsupported",
+		"sub_issues")), 0);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(cs_count(&w, "set_parent", NULL), 0);
+	assert_int_equal(cs_count(&w, "create_issue", NULL), 6);
+	assert_int_equal(cs_count(&w, "add_dependency", NULL), 3);
+	d = diag(&w, "SUB_ISSUES_UNSUPPORTED");
+	assert_int_equal(d->severity, PMBOT_SEV_WARNING);
+	assert_non_null(strstr(d->message, "5 parent links are not planned"));
+	assert_int_equal(w.diags.count, 1);
+	world_free(&w);
+}
+
+static void test_plan__no_dependency_support_plans_no_dependency_change_and_says_so(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w, gauges(), NULL);
+	assert_int_equal(json_object_set_new(w.doc, "extra", json_pack("{s:[s,s]}", "unsupported",
+		"dependencies", "sub_issues")), 0);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(cs_count(&w, "add_dependency", NULL), 0);
+	assert_int_equal(cs_count(&w, "set_parent", NULL), 0);
+	assert_int_equal(pmbot_plan_count(w.bundle), 6);
+	assert_non_null(strstr(diag(&w, "DEPENDENCIES_UNSUPPORTED")->message,
+		"3 dependency changes are not planned"));
+	assert_int_equal(diag_count(&w, "SUB_ISSUES_UNSUPPORTED"), 1);
+	/* once applied, nothing is left to say */
+	world_free(&w);
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	assert_int_equal(json_object_set_new(w.doc, "extra", json_pack("{s:[s,s]}", "unsupported",
+		"dependencies", "sub_issues")), 0);
+	plan(&w);
+	assert_int_equal(w.diags.count, 0);
+	assert_int_equal(pmbot_plan_count(w.bundle), 0);
+	world_free(&w);
+}
+
 static void test_plan__managed_issue_missing_from_the_report_is_orphaned_not_closed(void **state)
 {
 	struct world w;
@@ -1943,6 +1992,8 @@ int main(void)
 		cmocka_unit_test(test_plan__unreadable_issue_with_a_known_marker_warns_and_is_left_alone),
 		cmocka_unit_test(test_plan__unreadable_issue_with_an_unknown_marker_withholds_every_create),
 		cmocka_unit_test(test_plan__unreadable_issue_in_another_repository_only_warns),
+		cmocka_unit_test(test_plan__no_sub_issue_support_plans_no_set_parent_and_says_so),
+		cmocka_unit_test(test_plan__no_dependency_support_plans_no_dependency_change_and_says_so),
 		cmocka_unit_test(test_plan__managed_issue_missing_from_the_report_is_orphaned_not_closed),
 		cmocka_unit_test(test_plan__project_adds_items_and_sets_fields_by_type),
 		cmocka_unit_test(test_plan__single_select_value_is_the_option_name),
