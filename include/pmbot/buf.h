@@ -49,6 +49,13 @@ int pmbot_buf_printf(pmbot_buf *b, const char *fmt, ...)
 int pmbot_buf_vprintf(pmbot_buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
+/*
+ * Append formatted text to `b` when `b` is not NULL: for the optional
+ * error buffers of the library's calls. A message lost to a full buffer
+ * must not become a second failure, so nothing is returned.
+ */
+void pmbot_buf_note(pmbot_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Empty the content, keep the allocation. */
 void pmbot_buf_clear(pmbot_buf *b);
 

@@ -24,20 +24,6 @@ typedef struct {
 	pmbot_github_response resp;
 } call;
 
-static void note(pmbot_buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void note(pmbot_buf *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	/* A message lost to a full buffer must not turn into a second failure. */
-	(void)pmbot_buf_vprintf(err, fmt, ap);
-	va_end(ap);
-}
-
 /*
  * Append one path segment, encoded. "." and ".." are refused because
  * libcurl squashes dot segments, which would send the request (and the
@@ -89,7 +75,7 @@ static int call_start(call *k, pmbot_github_client *c, pmbot_buf *err, const cha
 	rc = pmbot_buf_vprintf(&k->what, fmt, ap);
 	va_end(ap);
 	if (rc < 0) {
-		note(err, "out of memory");
+		pmbot_buf_note(err, "out of memory");
 		return PMBOT_ERROR;
 	}
 	return 0;
@@ -109,9 +95,9 @@ static int call_repo(call *k, const char *repo)
 		 (rc = pmbot_buf_putc(&k->path, '/') < 0 ? PMBOT_ERROR : 0) == 0)
 		rc = put_segment(&k->path, slash + 1, strlen(slash + 1));
 	if (rc == PMBOT_EINVALID)
-		note(k->err, "%s: the repository must be OWNER/NAME", k->what.buf);
+		pmbot_buf_note(k->err, "%s: the repository must be OWNER/NAME", k->what.buf);
 	else if (rc < 0)
-		note(k->err, "%s: out of memory", k->what.buf);
+		pmbot_buf_note(k->err, "%s: out of memory", k->what.buf);
 	return rc;
 }
 
@@ -126,7 +112,7 @@ static int call_path(call *k, const char *fmt, ...)
 	rc = pmbot_buf_vprintf(&k->path, fmt, ap);
 	va_end(ap);
 	if (rc < 0) {
-		note(k->err, "%s: out of memory", k->what.buf);
+		pmbot_buf_note(k->err, "%s: out of memory", k->what.buf);
 		return PMBOT_ERROR;
 	}
 	return 0;
@@ -137,21 +123,21 @@ static int call_login(call *k, const char *login)
 	int rc = login ? put_segment(&k->path, login, strlen(login)) : PMBOT_EINVALID;
 
 	if (rc == PMBOT_EINVALID)
-		note(k->err, "%s: the login must be a non-empty name", k->what.buf);
+		pmbot_buf_note(k->err, "%s: the login must be a non-empty name", k->what.buf);
 	else if (rc < 0)
-		note(k->err, "%s: out of memory", k->what.buf);
+		pmbot_buf_note(k->err, "%s: out of memory", k->what.buf);
 	return rc;
 }
 
 static int call_bad(call *k, const char *why)
 {
-	note(k->err, "%s: %s", k->what.buf, why);
+	pmbot_buf_note(k->err, "%s: %s", k->what.buf, why);
 	return PMBOT_EINVALID;
 }
 
 static int call_oom(call *k)
 {
-	note(k->err, "%s: out of memory", k->what.buf);
+	pmbot_buf_note(k->err, "%s: out of memory", k->what.buf);
 	return PMBOT_ERROR;
 }
 
@@ -168,18 +154,18 @@ static int call_failed(call *k, int rc, int is_write)
 	if (!*why)
 		why = "unknown error";
 	if (rc == PMBOT_GITHUB_EHTTP && is_write && (status == 403 || status == 404)) {
-		note(k->err, "%s: the token may not write here: %s", k->what.buf, why);
+		pmbot_buf_note(k->err, "%s: the token may not write here: %s", k->what.buf, why);
 		return PMBOT_GH_EFORBIDDEN;
 	}
 	if (rc == PMBOT_GITHUB_EHTTP && !is_write && status == 404) {
-		note(k->err, "%s: not found: %s", k->what.buf, why);
+		pmbot_buf_note(k->err, "%s: not found: %s", k->what.buf, why);
 		return PMBOT_ENOTFOUND;
 	}
 	if (rc == PMBOT_GITHUB_EUNKNOWN_OUTCOME)
-		note(k->err, "%s: the outcome is unknown (%s); it was not retried: read again to "
+		pmbot_buf_note(k->err, "%s: the outcome is unknown (%s); it was not retried: read again to "
 			"learn whether it landed", k->what.buf, why);
 	else
-		note(k->err, "%s failed: %s", k->what.buf, why);
+		pmbot_buf_note(k->err, "%s failed: %s", k->what.buf, why);
 	return rc;
 }
 
@@ -196,7 +182,7 @@ static int call_rest(call *k, const char *method, const json_t *body, unsigned f
 
 static int call_malformed(call *k, const char *lacks)
 {
-	note(k->err, "%s: GitHub's answer lacks %s", k->what.buf, lacks);
+	pmbot_buf_note(k->err, "%s: GitHub's answer lacks %s", k->what.buf, lacks);
 	return PMBOT_ERROR;
 }
 
@@ -232,7 +218,7 @@ static int call_find(const json_t **hit, call *k, item_match_fn match, const voi
 		if (!k->resp.next_url)
 			break;
 		if (++pages >= MAX_PAGES || !strcmp(k->resp.next_url, k->path.buf)) {
-			note(k->err, "%s: the list's Link headers lead in a circle", k->what.buf);
+			pmbot_buf_note(k->err, "%s: the list's Link headers lead in a circle", k->what.buf);
 			rc = PMBOT_ERROR;
 			break;
 		}
@@ -521,7 +507,7 @@ static int call_write(long long *out, call *k, const char *method, json_t *req, 
 	if (rc < 0)
 		return rc;
 	if (!(*out = jid(k->resp.json, key))) {
-		note(k->err, "%s: GitHub's answer (HTTP %ld) lacks the `%s`; read again to learn "
+		pmbot_buf_note(k->err, "%s: GitHub's answer (HTTP %ld) lacks the `%s`; read again to learn "
 			"what landed", k->what.buf, k->resp.status, key);
 		return PMBOT_ERROR;
 	}
@@ -737,7 +723,7 @@ int pmbot_gh_label_create(pmbot_github_client *c, const char *repo, const char *
 	/* Never retried: a create that may have landed is re-read by the caller. */
 	rc = pmbot_github_rest_flags(&k.resp, k.c, "POST", k.path.buf, req, 0);
 	if (rc == PMBOT_GITHUB_EHTTP && already_exists(&k)) {
-		note(err, "%s: a label of that name exists", k.what.buf);
+		pmbot_buf_note(err, "%s: a label of that name exists", k.what.buf);
 		rc = PMBOT_GH_EEXISTS;
 	} else if (rc < 0) {
 		rc = call_failed(&k, rc, 1);
@@ -783,7 +769,7 @@ int pmbot_gh_label_delete(pmbot_github_client *c, const char *repo, const char *
 	/* Deleting what is already gone changes nothing: safe to repeat. */
 	rc = pmbot_github_rest_flags(&k.resp, k.c, "DELETE", k.path.buf, NULL, PMBOT_GITHUB_IDEMPOTENT);
 	if (rc == PMBOT_GITHUB_EHTTP && k.resp.status == 404) {
-		note(err, "%s: no such label", k.what.buf);
+		pmbot_buf_note(err, "%s: no such label", k.what.buf);
 		rc = PMBOT_ENOTFOUND;
 	} else if (rc < 0) {
 		rc = call_failed(&k, rc, 1);

@@ -1,4 +1,3 @@
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,19 +37,6 @@ int pmbot_lock_parse(char *run, size_t run_size, long long *at, const char *desc
 	return PMBOT_OK;
 }
 
-static void note(pmbot_buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void note(pmbot_buf *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	(void)pmbot_buf_vprintf(err, fmt, ap);
-	va_end(ap);
-}
-
 /* Create the lock label with this run as holder: 0, PMBOT_GH_EEXISTS or a failure. */
 static int create(const pmbot_lock *l, pmbot_github_client *c, const char *name, pmbot_buf *err)
 {
@@ -71,7 +57,7 @@ static int create(const pmbot_lock *l, pmbot_github_client *c, const char *name,
 			rc = strcmp(now_desc, desc.buf) ? PMBOT_GH_EEXISTS : 0;
 	}
 	if (rc < 0 && rc != PMBOT_GH_EEXISTS && scratch.len)
-		note(err, "%s", scratch.buf);
+		pmbot_buf_note(err, "%s", scratch.buf);
 	free(now_desc);
 	pmbot_buf_free(&scratch);
 	pmbot_buf_free(&desc);
@@ -81,7 +67,7 @@ static int create(const pmbot_lock *l, pmbot_github_client *c, const char *name,
 static int lock_name(pmbot_buf *name, const pmbot_lock *l, pmbot_buf *err)
 {
 	if (!id_ok(l->key, KEY_MAX, "-") || !id_ok(l->run_id, ID_MAX, RUN_CHARS)) {
-		note(err, "the lock needs a key of [a-z0-9-] (at most %d bytes) and a run id of "
+		pmbot_buf_note(err, "the lock needs a key of [a-z0-9-] (at most %d bytes) and a run id of "
 			"[A-Za-z0-9._-] (at most %d bytes)", KEY_MAX, ID_MAX);
 		return PMBOT_EINVALID;
 	}
@@ -120,19 +106,19 @@ int pmbot_lock_take(char **holder, const pmbot_lock *l, pmbot_github_client *c, 
 		if (rc == PMBOT_ENOTFOUND)
 			continue;
 		if (rc < 0) {
-			note(err, "%s", scratch.buf);
+			pmbot_buf_note(err, "%s", scratch.buf);
 			goto done;
 		}
 		break;
 	}
 	if (!desc) {
-		note(err, "the lock %s kept changing hands", name.buf);
+		pmbot_buf_note(err, "the lock %s kept changing hands", name.buf);
 		rc = PMBOT_LOCK_EBUSY;
 		goto done;
 	}
 	if (pmbot_lock_parse(run, sizeof(run), &at, desc) < 0) {
 		/* Not pm-bot's format: someone made the label by hand; a person removes it. */
-		note(err, "the label %s exists but does not name a run", name.buf);
+		pmbot_buf_note(err, "the label %s exists but does not name a run", name.buf);
 		run[0] = '\0';
 		rc = PMBOT_LOCK_EBUSY;
 		goto done;
@@ -142,7 +128,7 @@ int pmbot_lock_take(char **holder, const pmbot_lock *l, pmbot_github_client *c, 
 		goto done;
 	}
 	if (!holder_dead(l, run, at)) {
-		note(err, "run %s holds the lock %s", run, name.buf);
+		pmbot_buf_note(err, "run %s holds the lock %s", run, name.buf);
 		rc = PMBOT_LOCK_EBUSY;
 		goto done;
 	}
@@ -152,7 +138,7 @@ int pmbot_lock_take(char **holder, const pmbot_lock *l, pmbot_github_client *c, 
 		goto done;
 	}
 	if ((rc = create(l, c, marker.buf, err)) == PMBOT_GH_EEXISTS) {
-		note(err, "another run is taking over the lock %s from run %s", name.buf, run);
+		pmbot_buf_note(err, "another run is taking over the lock %s from run %s", name.buf, run);
 		rc = PMBOT_LOCK_EBUSY;
 		goto done;
 	}
@@ -161,11 +147,11 @@ int pmbot_lock_take(char **holder, const pmbot_lock *l, pmbot_github_client *c, 
 	pmbot_buf_clear(&scratch);
 	rc = pmbot_gh_label_delete(c, l->repo, name.buf, &scratch);
 	if (rc < 0 && rc != PMBOT_ENOTFOUND) {
-		note(err, "%s", scratch.buf);
+		pmbot_buf_note(err, "%s", scratch.buf);
 		goto done;
 	}
 	if ((rc = create(l, c, name.buf, err)) == PMBOT_GH_EEXISTS) {
-		note(err, "another run took the lock %s first", name.buf);
+		pmbot_buf_note(err, "another run took the lock %s first", name.buf);
 		snprintf(run, sizeof(run), "%s", "");
 		rc = PMBOT_LOCK_EBUSY;
 	}

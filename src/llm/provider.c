@@ -95,19 +95,6 @@ static int is_token_string(const char *s)
 	return 1;
 }
 
-static void errorf(pmbot_buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void errorf(pmbot_buf *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	pmbot_buf_vprintf(err, fmt, ap);
-	va_end(ap);
-}
-
 /*
  * An http(s) URL with a host and no credentials, query or fragment (they
  * would reach error messages, and the paths are appended to it), copied
@@ -129,11 +116,11 @@ static int copy_base_url(char **out, const char **host_out, size_t *host_len,
 	/* Credentials first: a refused URL is quoted, and they must never be. */
 	end = host ? host + strcspn(host, "/?#") : url;
 	if (host && memchr(host, '@', (size_t)(end - host))) {
-		errorf(err, "PM_BOT_LLM_URL must not hold credentials; use PM_BOT_LLM_API_KEY");
+		pmbot_buf_note(err, "PM_BOT_LLM_URL must not hold credentials; use PM_BOT_LLM_API_KEY");
 		goto done;
 	}
 	if (!host || !is_token_string(url) || host == end || strpbrk(host, "?#")) {
-		errorf(err, "PM_BOT_LLM_URL \"%s\" is not an http(s) base URL without query "
+		pmbot_buf_note(err, "PM_BOT_LLM_URL \"%s\" is not an http(s) base URL without query "
 			"(e.g. http://localhost:11434/v1)", pmbot_diag_show(&show, url, 200));
 		goto done;
 	}
@@ -179,35 +166,35 @@ static int check_config(char **url_out, const pmbot_llm_config *cfg, pmbot_buf *
 
 	*url_out = NULL;
 	if (cfg->provider != PMBOT_LLM_OPENAI && cfg->provider != PMBOT_LLM_ANTHROPIC) {
-		errorf(err, "no model provider is configured: set PM_BOT_LLM_PROVIDER to "
+		pmbot_buf_note(err, "no model provider is configured: set PM_BOT_LLM_PROVIDER to "
 			"openai or anthropic");
 		return PMBOT_EINVALID;
 	}
 	if (!cfg->url) {
-		errorf(err, "no URL for the %s provider", pmbot_llm_provider_name(cfg->provider));
+		pmbot_buf_note(err, "no URL for the %s provider", pmbot_llm_provider_name(cfg->provider));
 		return PMBOT_EINVALID;
 	}
 	if ((rc = copy_base_url(url_out, &host, &host_len, cfg->url, err)) < 0)
 		return rc;
 	rc = PMBOT_EINVALID;
 	if (!cfg->model || !*cfg->model) {
-		errorf(err, "PM_BOT_LLM_MODEL is not set: name the model to use "
+		pmbot_buf_note(err, "PM_BOT_LLM_MODEL is not set: name the model to use "
 			"(e.g. gpt-4o-mini, claude-sonnet-4-5, llama3.1)");
 		goto done;
 	}
 	if (!pmbot_utf8_valid(cfg->model, strlen(cfg->model), NULL, NULL, NULL)) {
-		errorf(err, "PM_BOT_LLM_MODEL is not valid UTF-8");
+		pmbot_buf_note(err, "PM_BOT_LLM_MODEL is not valid UTF-8");
 		goto done;
 	}
 	if (cfg->api_key && *cfg->api_key) {
 		/* Said without the key: the message may end up in a CI log. */
 		if (!is_token_string(cfg->api_key)) {
-			errorf(err, "PM_BOT_LLM_API_KEY holds characters that cannot go in an "
+			pmbot_buf_note(err, "PM_BOT_LLM_API_KEY holds characters that cannot go in an "
 				"HTTP header (spaces, control characters or non-ASCII)");
 			goto done;
 		}
 	} else if (is_hosted(host, host_len)) {
-		errorf(err, "PM_BOT_LLM_API_KEY is not set: %s needs an API key (only a local "
+		pmbot_buf_note(err, "PM_BOT_LLM_API_KEY is not set: %s needs an API key (only a local "
 			"server set with PM_BOT_LLM_URL may go without)", *url_out);
 		goto done;
 	}
@@ -245,7 +232,7 @@ int pmbot_llm_config_from_getenv(pmbot_llm_config *out, pmbot_llm_getenv_fn gete
 	if (!getenv_fn)
 		getenv_fn = real_getenv;
 	if (!(provider = env_value(getenv_fn, payload, "PM_BOT_LLM_PROVIDER"))) {
-		errorf(err, "no model provider is configured: set PM_BOT_LLM_PROVIDER to openai "
+		pmbot_buf_note(err, "no model provider is configured: set PM_BOT_LLM_PROVIDER to openai "
 			"(or any OpenAI-compatible server such as Ollama or llama.cpp, with "
 			"PM_BOT_LLM_URL) or anthropic, and PM_BOT_LLM_MODEL");
 		rc = PMBOT_ENOTFOUND;
@@ -256,7 +243,7 @@ int pmbot_llm_config_from_getenv(pmbot_llm_config *out, pmbot_llm_getenv_fn gete
 	} else if (!strcmp(provider, "anthropic")) {
 		out->provider = PMBOT_LLM_ANTHROPIC;
 	} else {
-		errorf(err, "PM_BOT_LLM_PROVIDER \"%s\" is not a provider: use openai or anthropic",
+		pmbot_buf_note(err, "PM_BOT_LLM_PROVIDER \"%s\" is not a provider: use openai or anthropic",
 			pmbot_diag_show(&show, provider, 60));
 		goto done;
 	}
@@ -269,12 +256,12 @@ int pmbot_llm_config_from_getenv(pmbot_llm_config *out, pmbot_llm_getenv_fn gete
 	rc = PMBOT_ERROR;
 	if (!(out->url = strdup(url)) || (model && !(out->model = strdup(model))) ||
 	    (key && !(out->api_key = strdup(key)))) {
-		errorf(err, "out of memory");
+		pmbot_buf_note(err, "out of memory");
 		goto done;
 	}
 	if ((rc = check_config(&normal, out, err)) < 0) {
 		if (rc == PMBOT_ERROR && err && !err->len)
-			errorf(err, "out of memory");
+			pmbot_buf_note(err, "out of memory");
 		goto done;
 	}
 	free(out->url);
@@ -341,7 +328,7 @@ int pmbot_llm_client_new(pmbot_llm_client **out, const pmbot_llm_config *cfg, pm
 	c->sleep = cfg->sleep ? cfg->sleep : real_sleep;
 	c->sleep_payload = cfg->sleep_payload;
 	if (!(c->curl = curl_easy_init())) {
-		errorf(err, "libcurl could not make a handle (was curl_global_init called?)");
+		pmbot_buf_note(err, "libcurl could not make a handle (was curl_global_init called?)");
 		goto done;
 	}
 	*out = c;
@@ -349,7 +336,7 @@ int pmbot_llm_client_new(pmbot_llm_client **out, const pmbot_llm_config *cfg, pm
 	rc = 0;
 done:
 	if (rc == PMBOT_ERROR && err && !err->len)
-		errorf(err, "out of memory");
+		pmbot_buf_note(err, "out of memory");
 	/* `b` may hold the auth header when detaching failed. */
 	if (b.len)
 		memset(b.buf, 0, b.len);

@@ -120,6 +120,17 @@ int pmbot_buf_vprintf(pmbot_buf *b, const char *fmt, va_list ap)
 	return 0;
 }
 
+void pmbot_buf_note(pmbot_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!b)
+		return;
+	va_start(ap, fmt);
+	(void)pmbot_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
 int pmbot_buf_printf(pmbot_buf *b, const char *fmt, ...)
 {
 	va_list ap;
