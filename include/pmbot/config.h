@@ -88,6 +88,8 @@ typedef struct {
 	unsigned char denied[PMBOT_OP_COUNT];        /* 1: operation never proposed/applied */
 	unsigned char auto_approved[PMBOT_OP_COUNT]; /* 1: applies without an approval comment */
 	char *templates;                   /* issue forms directory, repo-relative, no trailing '/' */
+	int issue_types;                   /* issue_types: 1 auto (set the GitHub issue type named
+	                                      like each kind, where one exists; default), 0 off */
 	json_t *llm_policies;              /* llm.policies: custom governance policies (an array of
 	                                      objects, checked by the governance); NULL: none */
 	long llm_digest_threshold;         /* llm.digest_threshold; 0: the default */

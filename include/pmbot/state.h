@@ -204,8 +204,13 @@ int pmbot_state_time_format(pmbot_buf *out, long long t);
  *
  * Operations and their `args` (a JSON object built by the executor, with
  * every stable id already resolved to issue numbers and ids):
- *   create_issue        {repo, title, body, labels[]}
- *                       result {number, database_id, node_id}
+ *   create_issue        {repo, title, body, labels[]}, and only for a
+ *                       backend with PMBOT_BACKEND_FUSES, optionally
+ *                       parent_node_id, project_node_id (the board read)
+ *                       and issue_type (a kind: "task", ...)
+ *                       result {number, database_id, node_id}, plus what
+ *                       landed with it: parent_node_id, item_id (on
+ *                       project_node_id), issue_type_id
  *   update_issue_title  {repo, number, title}
  *   update_issue_body   {repo, number, body}
  *   add_labels          {repo, number, labels[]}
@@ -214,6 +219,7 @@ int pmbot_state_time_format(pmbot_buf *out, long long t);
  *                        parent_number, replace}       (child -> parent)
  *   add_dependency      {repo, number, blocker_repo, blocker_number,
  *                        blocker_database_id}          (number blocked by blocker)
+ *                       and, when known, node_id and blocker_node_id
  *   remove_dependency   same as add_dependency
  *   add_to_project      {repo, number, node_id}        result {item_id}
  *   set_project_field   {repo, number, item_id, field, field_id, value,
@@ -267,7 +273,15 @@ struct pmbot_backend {
 	int (*perform_batch)(json_t **results, int *codes, pmbot_backend *b,
 		const char *operation, const json_t *const *args, size_t n, pmbot_buf *errs);
 	void (*free)(pmbot_backend *b);
+	/*
+	 * PMBOT_BACKEND_FUSES: create_issue takes the optional parent, board and
+	 * type args and says in its result which of them landed; 0 otherwise
+	 * (the executor then never passes them).
+	 */
+	unsigned flags;
 };
+
+#define PMBOT_BACKEND_FUSES 1u
 
 /*
  * The file backend over the State snapshot at `path` (docs/state.md). A
@@ -319,8 +333,17 @@ PMBOT_WARN_UNUSED int pmbot_file_backend_open(pmbot_backend **out, const char *p
  * the last read that had a project: add_to_project and set_project_field
  * need such a read first (else PMBOT_EINVALID).
  *
- * perform: REST for issues, labels, sub-issues and dependencies, GraphQL
- * for the board. perform_batch batches set_project_field (only): up to
+ * perform: create_issue is one GraphQL createIssue carrying the labels
+ * (by node id: the repository's labels are read once per backend, 100 a
+ * page, and a missing label is created once through REST), and with
+ * PMBOT_BACKEND_FUSES the parent, the board and the issue type (matched
+ * case-insensitively among the repository's issue types; none set when
+ * none matches); when GitHub refuses such a request the issue is created
+ * alone. REST for other issue writes, labels, sub-issues and dependencies,
+ * GraphQL for the board. perform_batch batches add_dependency and
+ * remove_dependency (aliased addBlockedBy / removeBlockedBy by node id, an
+ * alias GitHub refuses going again alone through REST with its read-back)
+ * and set_project_field: up to
  * PMBOT_GITHUB_FIELD_BATCH aliased mutations (f0, f1, ...:
  * updateProjectV2ItemFieldValue, clearProjectV2ItemFieldValue for null
  * values) per GraphQL request, sent as repeat-safe, each alias settled by

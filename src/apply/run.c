@@ -24,6 +24,12 @@ typedef struct {
 	pmbot_state *state;
 	pmbot_apply_index idx;
 	int have_idx;
+	const json_t *sel;           /* the selected changesets (borrowed) */
+	/* Changesets a create carried out with it: changeset_id -> the
+	 * create's changeset_id (both borrowed from the bundle). */
+	pmbot_strmap fused;
+	/* What the create being built asked to carry (borrowed, or NULL). */
+	const json_t *fuse_parent, *fuse_project;
 } run_ctx;
 
 /* What happened to one changeset. */
@@ -332,6 +338,67 @@ static int resolve(run_ctx *c, pmbot_apply_issue *is, const json_t *binding, out
 	return rc == PMBOT_OK ? PMBOT_OK : PMBOT_EINVALID;
 }
 
+/* Does `cs` target the issue `target` (a {repo, stable_id} binding) names? */
+static int same_target(const json_t *cs, const json_t *target)
+{
+	const json_t *t = json_object_get(cs, "target");
+	const char *a = str(t, "stable_id"), *b = str(target, "stable_id");
+
+	return a && b && !strcmp(a, b) && str(t, "repo") && str(target, "repo") &&
+	       pmbot_apply_ieq(str(t, "repo"), str(target, "repo"));
+}
+
+/*
+ * For a backend that fuses: the optional create_issue args that let one
+ * request also carry the selected set_parent of the new issue (when its
+ * parent already exists), its add_to_project (for the board read) and its
+ * issue type (the kind its type label names, with issue_types: auto).
+ * c->fuse_parent / c->fuse_project note which changesets were asked for;
+ * the result says which landed. 0 or -1.
+ */
+static int fuse_args(run_ctx *c, const json_t *cs, json_t *args)
+{
+	const json_t *target = json_object_get(cs, "target"), *other, *l;
+	const char *prefix = c->config->labels.type;
+	size_t i;
+
+	c->fuse_parent = c->fuse_project = NULL;
+	if (!(c->backend->flags & PMBOT_BACKEND_FUSES))
+		return 0;
+	json_array_foreach(c->sel, i, other) {
+		const char *op = str(other, "operation"), *cid = str(other, "changeset_id");
+		const json_t *payload = json_object_get(other, "payload");
+		pmbot_apply_issue p;
+
+		if (!op || !cid || !same_target(other, target) || pmbot_strmap_get(&c->fused, cid, NULL))
+			continue;
+		if (!c->fuse_parent && !strcmp(op, "set_parent") &&
+		    pmbot_apply_resolve(&p, json_object_get(payload, "parent"), c->state, &c->idx,
+			    NULL, NULL) == PMBOT_OK && p.node_id && *p.node_id) {
+			if (json_object_set_new(args, "parent_node_id", json_string(p.node_id)) < 0)
+				return -1;
+			c->fuse_parent = other;
+		} else if (!c->fuse_project && !strcmp(op, "add_to_project") && c->state->project &&
+			   c->state->project->node_id && *c->state->project->node_id &&
+			   pmbot_apply_project_is(c->state->project, str(payload, "project"))) {
+			if (json_object_set_new(args, "project_node_id",
+				    json_string(c->state->project->node_id)) < 0)
+				return -1;
+			c->fuse_project = other;
+		}
+	}
+	if (!c->config->issue_types || !prefix || !*prefix)
+		return 0;
+	json_array_foreach(json_object_get(args, "labels"), i, l) {
+		const char *name = json_string_value(l);
+
+		if (name && !strncmp(name, prefix, strlen(prefix)) && name[strlen(prefix)])
+			return json_object_set_new(args, "issue_type",
+				json_string(name + strlen(prefix))) < 0 ? -1 : 0;
+	}
+	return 0;
+}
+
 /* The backend `args` of state.h for `cs`, every stable id resolved. */
 static int build_args(json_t **out, run_ctx *c, const json_t *cs, pmbot_operation op,
 	outcome *o)
@@ -357,7 +424,8 @@ static int build_args(json_t **out, run_ctx *c, const json_t *cs, pmbot_operatio
 		    json_object_set_new(args, "title", json_deep_copy(json_object_get(payload, "title"))) < 0 ||
 		    json_object_set_new(args, "body", json_deep_copy(json_object_get(payload, "body"))) < 0 ||
 		    json_object_set_new(args, "labels", json_is_array(json_object_get(payload, "labels")) ?
-			    json_deep_copy(json_object_get(payload, "labels")) : json_array()) < 0)
+			    json_deep_copy(json_object_get(payload, "labels")) : json_array()) < 0 ||
+		    fuse_args(c, cs, args) < 0)
 			goto done;
 		goto ok;
 	}
@@ -414,6 +482,11 @@ static int build_args(json_t **out, run_ctx *c, const json_t *cs, pmbot_operatio
 		if (json_object_set_new(args, "blocker_repo", json_string(other.repo)) < 0 ||
 		    json_object_set_new(args, "blocker_number", json_integer(other.number)) < 0 ||
 		    json_object_set_new(args, "blocker_database_id", json_integer(other.database_id)) < 0)
+			goto done;
+		/* Node ids let a backend batch edges through GraphQL. */
+		if (t.node_id && *t.node_id && other.node_id && *other.node_id &&
+		    (json_object_set_new(args, "node_id", json_string(t.node_id)) < 0 ||
+		     json_object_set_new(args, "blocker_node_id", json_string(other.node_id)) < 0))
 			goto done;
 		break;
 	case PMBOT_OP_ADD_TO_PROJECT:
@@ -492,7 +565,30 @@ static int remember(run_ctx *c, const json_t *cs, pmbot_operation op, const json
 {
 	if (op == PMBOT_OP_CREATE_ISSUE) {
 		const json_t *target = json_object_get(cs, "target");
+		const char *cid = str(cs, "changeset_id");
 
+		/*
+		 * What the create carried out with it is settled now, by its
+		 * answer: those changesets are recorded as done "with" it and
+		 * never sent again.
+		 */
+		if (cid && c->fuse_parent && str(result, "parent_node_id") &&
+		    pmbot_strmap_put(&c->fused, str(c->fuse_parent, "changeset_id"), (void *)cid,
+			    NULL) < 0)
+			return -1;
+		if (cid && c->fuse_project && str(result, "item_id")) {
+			pmbot_buf ref = PMBOT_BUF_INIT;
+			int err = pmbot_issue_ref(&ref, str(args, "repo"),
+				(long)json_integer_value(json_object_get(result, "number")));
+
+			if (!err)
+				err = pmbot_apply_index_add_item(&c->idx, ref.buf, str(result, "item_id"));
+			pmbot_buf_free(&ref);
+			if (err || pmbot_strmap_put(&c->fused, str(c->fuse_project, "changeset_id"),
+				       (void *)cid, NULL) < 0)
+				return -1;
+		}
+		c->fuse_parent = c->fuse_project = NULL;
 		/* A create the index already knows (recovered by a re-read) is not a second one. */
 		if (pmbot_apply_index_find(&c->idx, str(target, "repo"), str(target, "stable_id")))
 			return 0;
@@ -711,7 +807,8 @@ typedef struct {
 } batch_item;
 
 /*
- * Send the consecutive set_project_field changesets from sel[at] through
+ * Send the consecutive changesets of operation `op` (set_project_field,
+ * add_dependency or remove_dependency) from sel[at] through
  * backend->perform_batch, up to PMBOT_APPLY_BATCH_MAX, and record each in
  * bundle order. `*used` is how many changesets were settled (0: the caller
  * takes sel[at] the normal way). Whatever the batch did not land goes the
@@ -719,10 +816,11 @@ typedef struct {
  * PMBOT_ERROR when the run must stop (a failure, a stop, the timeout, the
  * ledger), `err` saying why.
  */
-static int run_batch(run_ctx *c, const json_t *sel, const json_t *pos, const json_t *nodes,
-	json_t *res, size_t at, size_t *used, const struct timespec *t0, long long timeout,
-	pmbot_buf *err)
+static int run_batch(run_ctx *c, pmbot_operation op, const json_t *sel, const json_t *pos,
+	const json_t *nodes, json_t *res, size_t at, size_t *used, const struct timespec *t0,
+	long long timeout, pmbot_buf *err)
 {
+	const char *opname = pmbot_operation_name(op);
 	batch_item *it = NULL;
 	const json_t **args = NULL;
 	json_t **results = NULL;
@@ -741,12 +839,12 @@ static int run_batch(run_ctx *c, const json_t *sel, const json_t *pos, const jso
 		const json_t *cs = json_array_get(sel, k);
 		batch_item *b = &it[n];
 
-		if (!str(cs, "operation") || strcmp(str(cs, "operation"), "set_project_field"))
+		if (!str(cs, "operation") || strcmp(str(cs, "operation"), opname))
 			break;
 		pmbot_buf_init(&b->o.message, 0);
 		b->cs = cs;
 		if (!pmbot_apply_is_applied(cs, c->state, &c->idx) &&
-		    build_args(&b->args, c, cs, PMBOT_OP_SET_PROJECT_FIELD, &b->o) != PMBOT_OK) {
+		    build_args(&b->args, c, cs, op, &b->o) != PMBOT_OK) {
 			/* Its failure is the normal path's to report, after the batch. */
 			pmbot_buf_free(&b->o.message);
 			break;
@@ -794,7 +892,7 @@ static int run_batch(run_ctx *c, const json_t *sel, const json_t *pos, const jso
 		for (j = 0; j < n_send; j++)
 			codes[j] = PMBOT_ERROR;
 		/* A backend that declines the batch leaves every entry unsent: each goes alone. */
-		c->backend->perform_batch(results, codes, c->backend, "set_project_field", args, n_send,
+		c->backend->perform_batch(results, codes, c->backend, opname, args, n_send,
 			errs);
 	}
 	for (j = 0, k = 0; j < n; j++) {
@@ -865,13 +963,13 @@ static int run_batch(run_ctx *c, const json_t *sel, const json_t *pos, const jso
 			const json_t *node = json_array_get(nodes,
 				(size_t)json_integer_value(json_array_get(pos, at + j)));
 
-			execute(c, b->cs, node, PMBOT_OP_SET_PROJECT_FIELD, &b->o);
+			execute(c, b->cs, node, op, &b->o);
 		}
 		if (!strcmp(b->o.status, "failed"))
 			stopping = 1;
 		if (!strcmp(b->o.status, "failed") && !failed) {
 			failed = 1;
-			say(err, "%s (set_project_field) failed: %s (%s)", cid, b->o.message.buf,
+			say(err, "%s (%s) failed: %s (%s)", cid, opname, b->o.message.buf,
 				b->o.reason ? b->o.reason : "BACKEND_ERROR");
 		}
 		if (!strcmp(b->o.status, "applied") && !b->o.recovered)
@@ -910,6 +1008,106 @@ done:
 	free(results);
 	free(codes);
 	free(errs);
+	return rc;
+}
+
+/* The lower-cased "repo\nstable_id" of a binding into `b`; 0, or -1 when it has no stable id. */
+static int binding_key(pmbot_buf *b, const json_t *binding)
+{
+	const char *repo = str(binding, "repo"), *sid = str(binding, "stable_id");
+
+	pmbot_buf_clear(b);
+	if (!repo || !sid)
+		return -1;
+	for (; *repo; repo++)
+		if (pmbot_buf_putc(b, (char)(*repo >= 'A' && *repo <= 'Z' ? *repo - 'A' + 'a' : *repo)) < 0)
+			return -1;
+	return pmbot_buf_printf(b, "\n%s", sid) < 0 ? -1 : 0;
+}
+
+/*
+ * The order the selected changesets run in: the bundle's, except that for
+ * a backend that fuses, each run of consecutive creates goes parents first
+ * (by depth among the selected set_parent changesets), so a child's create
+ * finds its parent created and can carry set_parent. Results and ledger
+ * entries stay one per changeset; only the order of the creates changes.
+ * 0 or -1.
+ */
+static int create_order(size_t *order, const json_t *sel, const pmbot_backend *b)
+{
+	pmbot_strmap parent = PMBOT_STRMAP_INIT;
+	pmbot_buf *keys = NULL;
+	size_t n = json_array_size(sel), i, j, start, *depth = NULL;
+	int rc = -1;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	if (!(b->flags & PMBOT_BACKEND_FUSES) || !n)
+		return 0;
+	if (!(keys = calloc(2 * n, sizeof(*keys))) || !(depth = calloc(n, sizeof(*depth))))
+		goto done;
+	/* child key -> parent key, for set_parent between two stable ids. */
+	for (i = 0; i < n; i++) {
+		const json_t *cs = json_array_get(sel, i);
+
+		pmbot_buf_init(&keys[2 * i], 0);
+		pmbot_buf_init(&keys[2 * i + 1], 0);
+		if (!str(cs, "operation") || strcmp(str(cs, "operation"), "set_parent"))
+			continue;
+		if (binding_key(&keys[2 * i], json_object_get(cs, "target")) < 0 ||
+		    binding_key(&keys[2 * i + 1],
+			    json_object_get(json_object_get(cs, "payload"), "parent")) < 0)
+			continue;
+		if (pmbot_strmap_put(&parent, keys[2 * i].buf, keys[2 * i + 1].buf, NULL) < 0)
+			goto done;
+	}
+	for (start = 0; start < n; start = j) {
+		for (j = start; j < n; j++) {
+			const char *op = str(json_array_get(sel, j), "operation");
+
+			if (!op || strcmp(op, "create_issue"))
+				break;
+		}
+		if (j == start) {
+			j++;
+			continue;
+		}
+		for (i = start; i < j; i++) {
+			pmbot_buf k = PMBOT_BUF_INIT;
+			void *up;
+			size_t d;
+
+			if (binding_key(&k, json_object_get(json_array_get(sel, i), "target")) < 0) {
+				pmbot_buf_free(&k);
+				continue;
+			}
+			/* 8 levels is GitHub's deepest tree; the bound also ends a cycle. */
+			for (d = 0; d < 8 && pmbot_strmap_get(&parent, k.buf, &up); d++) {
+				pmbot_buf_clear(&k);
+				if (pmbot_buf_puts(&k, up) < 0)
+					break;
+			}
+			depth[i] = d;
+			pmbot_buf_free(&k);
+		}
+		/* A stable insertion sort by depth: creates are few next to their requests. */
+		for (i = start + 1; i < j; i++) {
+			size_t v = order[i], m = i;
+
+			while (m > start && depth[order[m - 1]] > depth[v]) {
+				order[m] = order[m - 1];
+				m--;
+			}
+			order[m] = v;
+		}
+	}
+	rc = 0;
+done:
+	for (i = 0; keys && i < 2 * n; i++)
+		pmbot_buf_free(&keys[i]);
+	free(keys);
+	free(depth);
+	pmbot_strmap_free(&parent);
 	return rc;
 }
 
@@ -995,7 +1193,7 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 	long long flow_timeout;
 	struct timespec t0;
 	outcome o;
-	size_t i, denied = 0;
+	size_t i, denied = 0, *order = NULL;
 	int rc = PMBOT_ERROR;
 
 	memset(&c, 0, sizeof(c));
@@ -1007,6 +1205,7 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 	c.actor = actor;
 	c.hooks = hooks;
 	c.bundle = bundle;
+	c.sel = sel;
 	*results = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!res || !sel || !pos)
@@ -1077,20 +1276,28 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 		goto out;
 	}
 
+	if (!(order = calloc(json_array_size(sel), sizeof(*order))) ||
+	    create_order(order, sel, backend) < 0) {
+		say(err, "out of memory");
+		rc = PMBOT_ERROR;
+		goto out;
+	}
 	for (i = 0; i < json_array_size(sel); i++) {
 		const char *cid;
 		const json_t *node = json_array_get(flow_nodes,
-			(size_t)json_integer_value(json_array_get(pos, i)));
-		json_t *r = json_array_get(res, i);
+			(size_t)json_integer_value(json_array_get(pos, order[i])));
+		json_t *r = json_array_get(res, order[i]);
 		pmbot_operation op;
 		size_t used;
+		void *with;
 
-		cs = json_array_get(sel, i);
+		cs = json_array_get(sel, order[i]);
 		cid = str(cs, "changeset_id");
 		/* An unknown name is refused per changeset below, never batched. */
 		if (pmbot_operation_parse(&op, str(cs, "operation")) == PMBOT_OK &&
-		    op == PMBOT_OP_SET_PROJECT_FIELD && backend->perform_batch) {
-			if ((rc = run_batch(&c, sel, pos, flow_nodes, res, i, &used, &t0, flow_timeout,
+		    (op == PMBOT_OP_SET_PROJECT_FIELD || op == PMBOT_OP_ADD_DEPENDENCY ||
+		     op == PMBOT_OP_REMOVE_DEPENDENCY) && backend->perform_batch) {
+			if ((rc = run_batch(&c, op, sel, pos, flow_nodes, res, i, &used, &t0, flow_timeout,
 				     err)) != PMBOT_OK)
 				goto out;
 			if (used) {
@@ -1112,7 +1319,15 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 		json_decref(o.result);
 		memset(&o, 0, sizeof(o));
 		pmbot_buf_init(&o.message, 0);
-		if (pmbot_apply_is_applied(cs, c.state, &c.idx))
+		if (cid && pmbot_strmap_get(&c.fused, cid, &with)) {
+			/* Landed with the create's request: settled by its answer, not sent again. */
+			o.status = "applied";
+			if (!(o.result = json_pack("{s:s}", "with", (const char *)with))) {
+				say(err, "out of memory");
+				rc = PMBOT_ERROR;
+				goto out;
+			}
+		} else if (pmbot_apply_is_applied(cs, c.state, &c.idx))
 			o.status = "already_applied";
 		else if (execute(&c, cs, node, op, &o) != PMBOT_OK)
 			say(err, "%s (%s) failed: %s (%s)", cid, str(cs, "operation"), o.message.buf,
@@ -1142,6 +1357,8 @@ done:
 		pmbot_apply_index_free(&c.idx);
 	if (c.state)
 		pmbot_state_free(c.state);
+	pmbot_strmap_free(&c.fused);
+	free(order);
 	free(c.repos);
 	free(c.project_owner);
 	return rc;

@@ -23,7 +23,7 @@ static const char *const permission_names[] = {
 
 static const char *const top_keys[] = {
 	"reports", "repos", "project", "labels", "trusted_authors", "approval",
-	"deny_operations", "auto_approve", "templates", "llm", "limits"
+	"deny_operations", "auto_approve", "templates", "llm", "limits", "issue_types"
 };
 static const char *const project_keys[] = { "owner", "number" };
 /* Same order as the members of pmbot_label_scheme (see label_slot). */
@@ -235,6 +235,7 @@ int pmbot_config_default(pmbot_config **out, const char *default_repo)
 	if (!(cfg = calloc(1, sizeof(*cfg))))
 		goto done;
 	cfg->min_permission = PMBOT_PERM_WRITE;
+	cfg->issue_types = 1;
 	cfg->max_report_bytes = PMBOT_CONFIG_DEFAULT_MAX_REPORT_BYTES;
 	cfg->max_total_bytes = PMBOT_CONFIG_DEFAULT_MAX_TOTAL_BYTES;
 	cfg->max_items = PMBOT_CONFIG_DEFAULT_MAX_ITEMS;
@@ -846,9 +847,29 @@ static int read_limits(parse_ctx *c, const json_t *v, pmbot_config *cfg)
 	return PMBOT_OK;
 }
 
+/* issue_types: auto (set the GitHub issue type matching each kind) or off. */
+static int read_issue_types(parse_ctx *c, const json_t *v, pmbot_config *cfg)
+{
+	const char *s;
+
+	if (json_is_null(v))
+		return PMBOT_OK;
+	if (get_string(c, v, &s) < 0)
+		return PMBOT_ERROR;
+	if (!s)
+		return PMBOT_OK;
+	if (!strcmp(s, "auto") || !strcmp(s, "off")) {
+		cfg->issue_types = !strcmp(s, "auto");
+		return PMBOT_OK;
+	}
+	return report(c, "CONFIG_VALUE", "issue_types must be `auto` or `off`, not `%s`",
+		show(c, 0, s));
+}
+
 static const key_fn top_readers[] = {
 	read_reports, read_repos, read_project, read_labels, read_trusted,
-	read_approval, read_deny, read_auto, read_templates, read_llm, read_limits
+	read_approval, read_deny, read_auto, read_templates, read_llm, read_limits,
+	read_issue_types
 };
 _Static_assert(N_OF(top_readers) == N_OF(top_keys), "one reader per top-level key");
 
@@ -1029,6 +1050,7 @@ int pmbot_config_to_json(json_t **out, const pmbot_config *cfg)
 	bad |= json_object_set_new(o, "deny_operations", operations_json(cfg->denied));
 	bad |= json_object_set_new(o, "auto_approve", operations_json(cfg->auto_approved));
 	bad |= json_object_set_new(o, "templates", json_string(cfg->templates));
+	bad |= json_object_set_new(o, "issue_types", json_string(cfg->issue_types ? "auto" : "off"));
 	bad |= json_object_set_new(o, "llm", json_pack("{s:o, s:I}", "policies",
 		cfg->llm_policies ? json_deep_copy(cfg->llm_policies) : json_array(),
 		"digest_threshold", (json_int_t)(cfg->llm_digest_threshold ? cfg->llm_digest_threshold

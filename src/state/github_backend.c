@@ -19,6 +19,9 @@ typedef struct {
 	 * type of each field id, which the write paths need but args omit. */
 	char *project_id;
 	json_t *field_types; /* field id -> "text" | "number" | "date" | "single_select" */
+	/* What creates need of each repository, read once: folded "owner/name"
+	 * -> {id, labels: {folded name: node id}, types: {folded name: node id}}. */
+	json_t *repo_meta;
 } gh_backend;
 
 #define OOM(err, op) (pmbot_buf_printf((err), "%s: out of memory", (op)), PMBOT_ERROR)
@@ -753,12 +756,214 @@ static int rest(op_ctx *o, const char *what, const char *method, const json_t *b
 	return rc < 0 ? gh_fail(o->g, o->err, o->op, what, rc, &o->resp) : 0;
 }
 
+/* ---- create: one createIssue with labels, parent, board and type -------- */
+
+/* `s` ASCII-folded into `out` (cleared first): GitHub compares repository, label and type names so. */
+static int fold_into(pmbot_buf *out, const char *s)
+{
+	pmbot_buf_clear(out);
+	for (; *s; s++)
+		if (pmbot_buf_putc(out, (char)(*s >= 'A' && *s <= 'Z' ? *s - 'A' + 'a' : *s)) < 0)
+			return -1;
+	return pmbot_buf_puts(out, "");
+}
+
+/*
+ * The cached facts of `repo` (borrowed from g->repo_meta), read on first use
+ * or again with `refresh`: its node id, every label (ceil(labels/100)
+ * requests) and its issue types (none for a user's repository).
+ */
+static int repo_meta(const json_t **out, op_ctx *o, const char *repo, int refresh)
+{
+	gh_backend *g = o->g;
+	const char *slash = strchr(repo, '/');
+	pmbot_buf key = PMBOT_BUF_INIT, name = PMBOT_BUF_INIT;
+	json_t *meta = NULL, *labels = NULL, *types = NULL, *vars = NULL, *cursor = NULL;
+	char *owner = NULL;
+	int rc = PMBOT_ERROR;
+
+	*out = NULL;
+	if (fold_into(&key, repo) < 0 || (!g->repo_meta && !(g->repo_meta = json_object())))
+		goto oom;
+	if (!refresh && (*out = json_object_get(g->repo_meta, key.buf))) {
+		rc = 0;
+		goto done;
+	}
+	if (!slash || !(owner = strndup(repo, (size_t)(slash - repo))) || !(labels = json_object()))
+		goto oom;
+	for (;;) {
+		const json_t *r, *conn, *l, *info;
+		size_t i;
+		int r2;
+
+		json_decref(vars);
+		if (!(vars = json_pack("{s:s, s:s, s:O, s:b}", "owner", owner, "name", slash + 1,
+			      "after", cursor ? cursor : json_null(), "types", !cursor)))
+			goto oom;
+		r2 = pmbot_github_graphql_ex(&o->resp, g->client, pmbot_gql("repo_meta"), vars, 0);
+		r = json_object_get(json_object_get(o->resp.json, "data"), "repository");
+		/* Issue types the token may not see are simply not used: the labels still say the kind. */
+		if (r2 == PMBOT_GITHUB_EGRAPHQL && jstr(r, "id") &&
+		    json_is_array(json_object_get(json_object_get(r, "labels"), "nodes")))
+			r2 = 0;
+		if (r2 < 0) {
+			rc = gh_fail(g, o->err, o->op, "reading the repository's labels", r2, &o->resp);
+			goto done;
+		}
+		conn = json_object_get(r, "labels");
+		if (!meta && !(meta = json_pack("{s:O, s:O}", "id", json_object_get(r, "id"),
+			      "labels", labels))) {
+			pmbot_buf_printf(o->err, "%s: GitHub named no repository %s", o->op, repo);
+			rc = PMBOT_ERROR;
+			goto done;
+		}
+		json_array_foreach(json_object_get(conn, "nodes"), i, l)
+			if (jstr(l, "id") && jstr(l, "name") && (fold_into(&name, jstr(l, "name")) < 0 ||
+			    json_object_set(labels, name.buf, json_object_get(l, "id")) < 0))
+				goto oom;
+		if (!cursor && json_is_array(json_object_get(json_object_get(r, "issueTypes"), "nodes"))) {
+			if (!(types = json_object()))
+				goto oom;
+			json_array_foreach(json_object_get(json_object_get(r, "issueTypes"), "nodes"), i, l)
+				if (jstr(l, "id") && jstr(l, "name") &&
+				    (fold_into(&name, jstr(l, "name")) < 0 ||
+				     json_object_set(types, name.buf, json_object_get(l, "id")) < 0))
+					goto oom;
+		}
+		info = json_object_get(conn, "pageInfo");
+		if (!json_is_true(json_object_get(info, "hasNextPage")))
+			break;
+		json_decref(cursor);
+		if (!json_is_string(cursor = json_incref(json_object_get(info, "endCursor")))) {
+			pmbot_buf_printf(o->err, "%s: GitHub gave no cursor for the next page of labels", o->op);
+			goto done;
+		}
+	}
+	if (json_object_set_new(meta, "types", types ? types : json_object()) < 0) {
+		types = NULL;
+		goto oom;
+	}
+	types = NULL;
+	if (json_object_set(g->repo_meta, key.buf, meta) < 0)
+		goto oom;
+	*out = meta;
+	rc = 0;
+	goto done;
+oom:
+	rc = OOM(o->err, o->op);
+done:
+	json_decref(meta); /* g->repo_meta holds it on success */
+	json_decref(labels);
+	json_decref(types);
+	json_decref(vars);
+	json_decref(cursor);
+	free(owner);
+	pmbot_buf_free(&key);
+	pmbot_buf_free(&name);
+	return rc;
+}
+
+/*
+ * The node ids of `labels` in `repo` (a new array). A label the repository
+ * lacks is created first (REST, once per label and backend, not per issue);
+ * one that appeared meanwhile (422) is found by reading the labels again.
+ */
+static int label_ids(json_t **out, op_ctx *o, const char *repo, const json_t *labels)
+{
+	const json_t *meta, *l;
+	pmbot_buf name = PMBOT_BUF_INIT;
+	json_t *ids = json_array(), *req = NULL;
+	size_t i;
+	int rc, reread = 0;
+
+	*out = NULL;
+	if (!ids)
+		return OOM(o->err, o->op);
+	if ((rc = repo_meta(&meta, o, repo, 0)) < 0)
+		goto done;
+	json_array_foreach(labels, i, l) {
+		const json_t *id;
+
+		if (!json_is_string(l) || fold_into(&name, json_string_value(l)) < 0) {
+			rc = json_is_string(l) ? OOM(o->err, o->op) : PMBOT_EINVALID;
+			if (rc == PMBOT_EINVALID)
+				pmbot_buf_printf(o->err, "%s: every label must be a string", o->op);
+			goto done;
+		}
+		id = json_object_get(json_object_get(meta, "labels"), name.buf);
+		if (!id) {
+			int r;
+
+			if ((rc = set_path(o, "/repos/%s/labels", repo)) < 0)
+				goto done;
+			json_decref(req);
+			/* ededed: the colour GitHub gives a label an issue creates. */
+			if (!(req = json_pack("{s:O, s:s}", "name", l, "color", "ededed"))) {
+				rc = OOM(o->err, o->op);
+				goto done;
+			}
+			r = pmbot_github_rest_flags(&o->resp, o->g->client, "POST", o->path.buf, req, 0);
+			if (r == 0 && jstr(o->resp.json, "node_id")) {
+				if (json_object_set(json_object_get(meta, "labels"), name.buf,
+					    json_object_get(o->resp.json, "node_id")) < 0) {
+					rc = OOM(o->err, o->op);
+					goto done;
+				}
+			} else if (!(r == PMBOT_GITHUB_EHTTP && o->resp.status == 422 && !reread) &&
+				   !(r == PMBOT_GITHUB_EUNKNOWN_OUTCOME && !reread)) {
+				rc = gh_fail(o->g, o->err, o->op, "creating a label", r, &o->resp);
+				goto done;
+			} else {
+				/* It exists already, or may: the labels as GitHub has them decide. */
+				reread = 1;
+				if ((rc = repo_meta(&meta, o, repo, 1)) < 0)
+					goto done;
+			}
+			if (!(id = json_object_get(json_object_get(meta, "labels"), name.buf))) {
+				pmbot_buf_printf(o->err, "%s: label '%s' could not be created", o->op,
+					json_string_value(l));
+				rc = PMBOT_ERROR;
+				goto done;
+			}
+		}
+		if (json_array_append(ids, (json_t *)id) < 0) {
+			rc = OOM(o->err, o->op);
+			goto done;
+		}
+	}
+	*out = ids;
+	ids = NULL;
+	rc = 0;
+done:
+	json_decref(ids);
+	json_decref(req);
+	pmbot_buf_free(&name);
+	return rc;
+}
+
+/* The project item of `issue` (a createIssue answer) on board `project`, or NULL. */
+static const char *item_on(const json_t *issue, const char *project)
+{
+	const json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(issue, "projectItems"), "nodes"), i, n)
+		if (project && jstr(n, "id") && jstr(json_object_get(n, "project"), "id") &&
+		    !strcmp(jstr(json_object_get(n, "project"), "id"), project))
+			return jstr(n, "id");
+	return NULL;
+}
+
 static int op_create_issue(op_ctx *o)
 {
-	const char *repo, *title;
+	const char *repo, *title, *type_id = NULL;
+	const char *parent = jstr(o->args, "parent_node_id"), *project = jstr(o->args, "project_node_id");
+	const char *type = jstr(o->args, "issue_type");
 	const json_t *labels = json_object_get(o->args, "labels"), *body = json_object_get(o->args, "body");
-	json_t *req = NULL, *v;
-	int rc;
+	const json_t *meta, *issue;
+	pmbot_buf folded = PMBOT_BUF_INIT;
+	json_t *ids = NULL, *input = NULL, *vars = NULL;
+	int rc, r, fused = 1;
 
 	if ((rc = arg_str(&repo, o->args, "repo", o->op, o->err)) < 0 ||
 	    (rc = arg_str(&title, o->args, "title", o->op, o->err)) < 0)
@@ -767,27 +972,82 @@ static int op_create_issue(op_ctx *o)
 		pmbot_buf_printf(o->err, "%s: `body` must be a string and `labels` an array", o->op);
 		return PMBOT_EINVALID;
 	}
-	if ((rc = set_path(o, "/repos/%s/issues", repo)) < 0)
-		return rc;
-	if (!(req = json_pack("{s:s, s:O, s:O}", "title", title, "body", body, "labels", labels)))
-		return OOM(o->err, o->op);
+	if ((rc = label_ids(&ids, o, repo, labels)) < 0 || (rc = repo_meta(&meta, o, repo, 0)) < 0)
+		goto done;
+	/* A kind the repository has no type for sets none: the type label still says it. */
+	if (type && *type) {
+		if (fold_into(&folded, type) < 0) {
+			rc = OOM(o->err, o->op);
+			goto done;
+		}
+		type_id = jstr(json_object_get(meta, "types"), folded.buf);
+	}
+again:
+	json_decref(input);
+	json_decref(vars);
+	vars = NULL;
+	if (!(input = json_pack("{s:O, s:s, s:O, s:O}", "repositoryId", json_object_get(meta, "id"),
+		      "title", title, "body", body, "labelIds", ids)) ||
+	    (fused && parent && json_object_set_new(input, "parentIssueId", json_string(parent)) < 0) ||
+	    (fused && project && json_object_set_new(input, "projectV2Ids",
+		    json_pack("[s]", project)) < 0) ||
+	    (fused && type_id && json_object_set_new(input, "issueTypeId", json_string(type_id)) < 0) ||
+	    !(vars = json_pack("{s:O}", "input", input))) {
+		rc = OOM(o->err, o->op);
+		goto done;
+	}
 	/* Not idempotent: a repeat could open a second issue, so the client never retries it. */
-	rc = rest(o, "creating the issue", "POST", req, 0);
-	json_decref(req);
-	if (rc < 0)
-		return rc;
-	v = o->resp.json;
-	if (!json_is_integer(json_object_get(v, "number")) ||
-	    !json_is_integer(json_object_get(v, "id")) || !jstr(v, "node_id")) {
+	r = pmbot_github_graphql_ex(&o->resp, o->g->client, pmbot_gql("create_issue"), vars, 0);
+	issue = json_object_get(json_object_get(json_object_get(o->resp.json, "data"), "createIssue"),
+		"issue");
+	/* An answer that names the new issue means it exists, whatever else it says. */
+	if (r == PMBOT_GITHUB_EGRAPHQL && jstr(issue, "id"))
+		r = 0;
+	/*
+	 * GitHub refused the request (a typed error, no issue: it created
+	 * nothing). When it carried a parent, a board or a type, those may be
+	 * what it refused (100 sub-issues, a board the token cannot write, a
+	 * disabled type): create the issue alone; the executor then sends the
+	 * parent and the board as their own changesets.
+	 */
+	if (r == PMBOT_GITHUB_EGRAPHQL && fused && (parent || project || type_id) && o->resp.error_type &&
+	    strcmp(o->resp.error_type, "RATE_LIMITED") && strcmp(o->resp.error_type, "INTERNAL")) {
+		fused = 0;
+		goto again;
+	}
+	if (r < 0) {
+		rc = gh_fail(o->g, o->err, o->op, "creating the issue", r, &o->resp);
+		goto done;
+	}
+	if (!json_is_integer(json_object_get(issue, "number")) ||
+	    !json_is_integer(json_object_get(issue, "databaseId")) || !jstr(issue, "id")) {
 		pmbot_buf_printf(o->err, "%s: GitHub's answer lacks the new issue's number or ids; "
 			"re-read the state to learn whether it was created", o->op);
-		return PMBOT_ERROR;
+		rc = PMBOT_ERROR;
+		goto done;
 	}
-	if (json_object_set(o->result, "number", json_object_get(v, "number")) < 0 ||
-	    json_object_set(o->result, "database_id", json_object_get(v, "id")) < 0 ||
-	    json_object_set(o->result, "node_id", json_object_get(v, "node_id")) < 0)
-		return OOM(o->err, o->op);
-	return 0;
+	rc = OOM(o->err, o->op);
+	if (json_object_set(o->result, "number", json_object_get(issue, "number")) < 0 ||
+	    json_object_set(o->result, "database_id", json_object_get(issue, "databaseId")) < 0 ||
+	    json_object_set(o->result, "node_id", json_object_get(issue, "id")) < 0)
+		goto done;
+	/* What landed with it is read off the answer, never assumed from the request. */
+	if (fused && parent && jstr(json_object_get(issue, "parent"), "id") &&
+	    !strcmp(jstr(json_object_get(issue, "parent"), "id"), parent) &&
+	    json_object_set_new(o->result, "parent_node_id", json_string(parent)) < 0)
+		goto done;
+	if (fused && item_on(issue, project) &&
+	    json_object_set_new(o->result, "item_id", json_string(item_on(issue, project))) < 0)
+		goto done;
+	if (fused && type_id && json_object_set_new(o->result, "issue_type_id", json_string(type_id)) < 0)
+		goto done;
+	rc = 0;
+done:
+	json_decref(ids);
+	json_decref(input);
+	json_decref(vars);
+	pmbot_buf_free(&folded);
+	return rc;
 }
 
 static int update_field(op_ctx *o, const char *key)
@@ -1267,6 +1527,121 @@ done:
 	return rc;
 }
 
+/* ---- perform_batch: aliased dependency edges ---------------------------- */
+
+static int gh_perform(json_t **result, pmbot_backend *b, const char *operation,
+	const json_t *args, pmbot_buf *err);
+
+/*
+ * One request for entries idx[0..k) of add_dependency / remove_dependency:
+ * aliases d0, d1, ... of addBlockedBy / removeBlockedBy (node ids). An
+ * alias answered with its issue landed; one answered with an error goes
+ * alone through perform, whose REST call and read-back decide it (an edge
+ * that already existed, or was already gone, is then a success).
+ */
+static int dep_request(gh_backend *g, const char *op, const json_t *const *args,
+	const size_t *idx, size_t k, json_t **results, int *codes, pmbot_buf *errs)
+{
+	const char *mutation = strcmp(op, "add_dependency") ? "removeBlockedBy" : "addBlockedBy";
+	pmbot_buf doc = PMBOT_BUF_INIT;
+	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
+	json_t *vars = json_object();
+	size_t j;
+	int rc = PMBOT_ERROR, r = 0;
+
+	if (!vars)
+		goto done;
+	r |= pmbot_buf_puts(&doc, "mutation PmBotDependencies(");
+	for (j = 0; j < k; j++)
+		r |= pmbot_buf_printf(&doc, "%s$i%zu: ID!, $b%zu: ID!", j ? ", " : "", j, j);
+	r |= pmbot_buf_puts(&doc, ") {\n");
+	for (j = 0; j < k; j++) {
+		char name[32];
+
+		r |= pmbot_buf_printf(&doc, "  d%zu: %s(input: {issueId: $i%zu, blockingIssueId: "
+			"$b%zu}) {\n    issue {\n      id\n    }\n  }\n", j, mutation, j, j);
+		snprintf(name, sizeof(name), "i%zu", j);
+		r |= json_object_set_new(vars, name, json_string(jstr(args[idx[j]], "node_id")));
+		snprintf(name, sizeof(name), "b%zu", j);
+		r |= json_object_set_new(vars, name, json_string(jstr(args[idx[j]], "blocker_node_id")));
+	}
+	r |= pmbot_buf_puts(&doc, "}\n");
+	if (r)
+		goto done;
+	/* Adding an edge twice, or removing one twice, leaves it the same: repeat-safe. */
+	r = pmbot_github_graphql_ex(&resp, g->client, doc.buf, vars, PMBOT_GITHUB_IDEMPOTENT);
+	for (j = 0; j < k; j++) {
+		const json_t *v;
+		char alias[32];
+
+		if (r < 0 && r != PMBOT_GITHUB_EGRAPHQL) {
+			codes[idx[j]] = gh_fail(g, &errs[idx[j]], op, "changing the dependency", r, &resp);
+			continue;
+		}
+		snprintf(alias, sizeof(alias), "d%zu", j);
+		v = json_object_get(json_object_get(resp.json, "data"), alias);
+		if (jstr(json_object_get(v, "issue"), "id")) {
+			if (!(results[idx[j]] = json_object()))
+				goto done;
+			codes[idx[j]] = PMBOT_OK;
+			continue;
+		}
+		codes[idx[j]] = gh_perform(&results[idx[j]], &g->base, op, args[idx[j]], &errs[idx[j]]);
+	}
+	rc = PMBOT_OK;
+done:
+	if (rc != PMBOT_OK)
+		for (j = 0; j < k; j++)
+			if (codes[idx[j]] == PMBOT_ERROR && !errs[idx[j]].len)
+				codes[idx[j]] = OOM(&errs[idx[j]], op);
+	json_decref(vars);
+	pmbot_github_response_free(&resp);
+	pmbot_buf_free(&doc);
+	return rc;
+}
+
+static int dep_batch(gh_backend *g, json_t **results, int *codes, const char *op,
+	const json_t *const *args, size_t n, pmbot_buf *errs)
+{
+	size_t *idx = NULL, i, k = 0;
+	int rc = PMBOT_ERROR;
+
+	if (n && !(idx = calloc(n, sizeof(*idx)))) {
+		for (i = 0; i < n; i++)
+			codes[i] = OOM(&errs[i], op);
+		return PMBOT_ERROR;
+	}
+	for (i = 0; i < n; i++) {
+		const char *s;
+		long long v;
+		pmbot_buf scratch = PMBOT_BUF_INIT;
+		int bad = !json_is_object(args[i]) ||
+			arg_str(&s, args[i], "repo", op, &scratch) < 0 ||
+			arg_int(&v, args[i], "number", op, &scratch) < 0 ||
+			arg_str(&s, args[i], "node_id", op, &scratch) < 0 ||
+			arg_str(&s, args[i], "blocker_node_id", op, &scratch) < 0;
+
+		pmbot_buf_free(&scratch);
+		/* Without both node ids (or with bad args) it goes alone: perform checks and says why. */
+		if (bad) {
+			codes[i] = gh_perform(&results[i], &g->base, op, args[i], &errs[i]);
+			continue;
+		}
+		idx[k++] = i;
+		if (k == PMBOT_GITHUB_FIELD_BATCH) {
+			if (dep_request(g, op, args, idx, k, results, codes, errs) < 0)
+				goto done;
+			k = 0;
+		}
+	}
+	if (k && dep_request(g, op, args, idx, k, results, codes, errs) < 0)
+		goto done;
+	rc = PMBOT_OK;
+done:
+	free(idx);
+	return rc;
+}
+
 static int gh_perform_batch(json_t **results, int *codes, pmbot_backend *b,
 	const char *operation, const json_t *const *args, size_t n, pmbot_buf *errs)
 {
@@ -1275,12 +1650,15 @@ static int gh_perform_batch(json_t **results, int *codes, pmbot_backend *b,
 	size_t *idx = NULL, i, k = 0;
 	int rc = PMBOT_ERROR;
 
-	if (!operation || strcmp(operation, "set_project_field"))
+	if (!operation || (strcmp(operation, "set_project_field") &&
+			   strcmp(operation, "add_dependency") && strcmp(operation, "remove_dependency")))
 		return PMBOT_EINVALID;
 	for (i = 0; i < n; i++) {
 		results[i] = NULL;
 		codes[i] = PMBOT_ERROR;
 	}
+	if (strcmp(operation, "set_project_field"))
+		return dep_batch(g, results, codes, operation, args, n, errs);
 	if (n && (!(kinds = calloc(n, sizeof(*kinds))) || !(idx = calloc(n, sizeof(*idx))))) {
 		for (i = 0; i < n; i++)
 			codes[i] = OOM(&errs[i], operation);
@@ -1391,6 +1769,7 @@ static void gh_free(pmbot_backend *b)
 	free(g->self_login);
 	free(g->project_id);
 	json_decref(g->field_types);
+	json_decref(g->repo_meta);
 	free(g);
 }
 
@@ -1415,6 +1794,7 @@ int pmbot_github_backend_open(pmbot_backend **out, pmbot_github_client *client,
 	g->base.perform = gh_perform;
 	g->base.perform_batch = gh_perform_batch;
 	g->base.free = gh_free;
+	g->base.flags = PMBOT_BACKEND_FUSES;
 	g->client = client;
 	*out = &g->base;
 	return PMBOT_OK;

@@ -93,12 +93,14 @@ plan_to "$R" "$TMP/p1.json" &&
 	expect_in "$OUT" "**No changes.**" &&
 	WANT=$(world_issues) && expect_eq "$(echo "$WANT" | wc -l)" 7 && ok
 
-CASE="the field changesets of the first apply go in one aliased mutation request"
+CASE="the first apply: one createIssue per new issue carrying parent and board, fields and edges in one aliased request each"
 F=$(py "$TMP/p1.json" 'sum(1 for c in d["changesets"] if c["operation"]=="set_project_field")')
 [ "$F" -ge 2 ] && [ "$F" -le 50 ] &&
 	expect_eq "$(py "$TMP/req-apply.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql" and "ProjectV2ItemFieldValue" in (r["operation"] or ""))')" 1 &&
-	expect_eq "$(py "$TMP/req-apply.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql" and (r["operation"] or "").startswith("mutation") and r["status"]==200)')" \
-		"$(py "$TMP/p1.json" '1 + sum(1 for c in d["changesets"] if c["operation"]=="add_to_project")')" &&
+	expect_eq "$(py "$TMP/req-apply.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql" and "addBlockedBy" in (r["operation"] or ""))')" 1 &&
+	expect_eq "$(py "$TMP/req-apply.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql" and (r["operation"] or "")=="mutation createIssue" and r["status"]==200)')" \
+		"$(py "$TMP/p1.json" 'sum(1 for c in d["changesets"] if c["operation"]=="create_issue")')" &&
+	expect_eq "$(py "$TMP/req-apply.json" 'sum(1 for r in d["requests"] if "/sub_issues" in r["path"] or "/dependencies" in r["path"] or "addProjectV2ItemById" in (r["operation"] or ""))')" 0 &&
 	ok
 
 CASE="a re-plan reads who the token is, the issues and the board in three GraphQL requests and dependencies only where edges are"
@@ -142,16 +144,16 @@ converge() {
 		expect_eq "$(world_issues | sort)" "$(echo "$WANT" | sort)"
 }
 
-CASE="faults during apply (503 on a create, secondary limit with retry-after, GraphQL RATE_LIMITED) converge"
+CASE="faults during apply (503 on a create, secondary limit with retry-after on a label, GraphQL RATE_LIMITED) converge"
 reset_world
 R=$TMP/r2
 new_repo "$R"
 plan_to "$R" "$TMP/f.json" &&
 	ctl POST /_emu/faults '[
-	  {"count": 1, "match": {"method": "POST", "path": "/repos/acme/widgets/issues"}, "status": 503, "execute": true},
-	  {"count": 1, "match": {"method": "POST", "path": "/repos/acme/widgets/issues/1/sub_issues"}, "status": 403, "retry_after": 1},
+	  {"count": 1, "match": {"graphql": "mutation"}, "status": 503, "execute": true},
+	  {"count": 1, "match": {"method": "POST", "path": "/repos/acme/widgets/labels"}, "status": 403, "retry_after": 1},
 	  {"count": 1, "match": {"graphql": "mutation"}, "graphql_rate_limit": true, "reset_in": 1},
-	  {"count": 1, "match": {"method": "GET"}, "status": 502}]' >/dev/null &&
+	  {"count": 1, "match": {"graphql": "query"}, "status": 502}]' >/dev/null &&
 	"$PMBOT" apply --repo "$R" --backend github --plan "$TMP/f.json" \
 		--approve "$(py "$TMP/f.json" 'd["plan_hash"]')" >"$TMP/out" 2>"$TMP/err"
 STATUS=$?
@@ -165,13 +167,14 @@ reset_world
 R=$TMP/r3
 new_repo "$R"
 plan_to "$R" "$TMP/c.json" &&
-	ctl POST /_emu/faults '{"count": 2, "match": {"method": "POST", "path": "/repos/acme/widgets/issues"}, "cut_body": true}' >/dev/null &&
+	ctl POST /_emu/faults '{"count": 2, "match": {"graphql": "mutation"}, "cut_body": true}' >/dev/null &&
 	"$PMBOT" apply --repo "$R" --backend github --plan "$TMP/c.json" \
 		--approve "$(py "$TMP/c.json" 'd["plan_hash"]')" >"$TMP/out" 2>"$TMP/err"
 STATUS=$?
 keep
 case $STATUS in 0|1) ;; *) fail "the cut-off apply ended with status $STATUS: $(cat "$TMP/err")" ;; esac
-converge "$R" "$TMP/c.json" && ok
+converge "$R" "$TMP/c.json" &&
+	expect_eq "$(ctl GET /_emu/faults | py - 'sum(f["remaining"] for f in d["faults"])')" 0 && ok
 
 # 30 lands inside the batch of field changesets (the 23rd to the 49th): the
 # whole batch was sent, and the process dies while recording its outcomes.

@@ -41,7 +41,7 @@ const MODEL = {
   Repository: {
     id: [], databaseId: [], name: [], nameWithOwner: [], owner: [], url: [],
     issues: ['first', 'after', 'states', 'orderBy', 'labels', 'filterBy'], issue: ['number'],
-    issueTypes: CONN,
+    issueTypes: CONN, labels: CONN,
   },
   RepositoryOwner: { id: [], login: [] },
   ProjectV2Owner: { id: [], projectV2: ['number'] },
@@ -505,6 +505,8 @@ const RESOLVERS = {
       const types = ctx.world.typesOf(r.owner);
       return types ? indexed(types.filter((t) => t.is_enabled), a) : null;
     },
+    // The repository's labels in the order they were catalogued.
+    labels: (r, a) => indexed([...r.labels.values()].map((l) => ({ kind: 'label', repo: r, name: l.name })), a),
     id: (r) => r.node_id,
     databaseId: (r) => r.id,
     name: (r) => r.short,
