@@ -185,6 +185,65 @@ static int wrap_perform_batch(json_t **results, int *codes, pmbot_backend *b, co
 	return PMBOT_OK;
 }
 
+/*
+ * A backend that fuses, over the file backend: create_issue with
+ * parent_node_id / project_node_id creates the issue and then sets the
+ * parent and adds the board item on the inner backend, saying in its
+ * result what landed, as the GitHub backend's one createIssue does. With
+ * `fuse_refuse` set the extras are dropped (GitHub refused them): the
+ * result names none, and the executor must send them itself.
+ */
+static int fuse_refuse;
+
+static int wrap_perform_fusing(json_t **result, pmbot_backend *b, const char *op,
+	const json_t *args, pmbot_buf *err)
+{
+	wrap *w = (wrap *)b;
+	const char *parent = json_string_value(json_object_get(args, "parent_node_id"));
+	const char *project = json_string_value(json_object_get(args, "project_node_id"));
+	json_t *plain, *r = NULL;
+	pmbot_state *st = NULL;
+	int rc;
+	size_t i;
+
+	if (strcmp(op, "create_issue"))
+		return wrap_perform(result, b, op, args, err);
+	json_array_append_new(w->calls, json_pack("{s:s, s:O}", "op", op, "args", (json_t *)args));
+	plain = json_pack("{s:O, s:O, s:O, s:O}", "repo", json_object_get(args, "repo"),
+		"title", json_object_get(args, "title"), "body", json_object_get(args, "body"),
+		"labels", json_object_get(args, "labels"));
+	rc = w->inner->perform(result, w->inner, op, plain, err);
+	json_decref(plain);
+	if (rc != PMBOT_OK || fuse_refuse)
+		return rc;
+	if (parent) {
+		assert_int_equal(w->inner->read(&st, w->inner, NULL, 0, NULL, 0, err), PMBOT_OK);
+		for (i = 0; i < st->n_issues && strcmp(st->issues[i].node_id, parent); i++)
+			;
+		assert_true(i < st->n_issues);
+		plain = json_pack("{s:O, s:O, s:O, s:s, s:I, s:b}", "repo", json_object_get(args, "repo"),
+			"number", json_object_get(*result, "number"),
+			"database_id", json_object_get(*result, "database_id"),
+			"parent_repo", st->issues[i].repo, "parent_number", (json_int_t)st->issues[i].number,
+			"replace", 0);
+		assert_int_equal(w->inner->perform(&r, w->inner, "set_parent", plain, err), PMBOT_OK);
+		json_decref(plain);
+		json_decref(r);
+		pmbot_state_free(st);
+		json_object_set_new(*result, "parent_node_id", json_string(parent));
+	}
+	if (project) {
+		plain = json_pack("{s:O, s:O, s:O}", "repo", json_object_get(args, "repo"),
+			"number", json_object_get(*result, "number"),
+			"node_id", json_object_get(*result, "node_id"));
+		assert_int_equal(w->inner->perform(&r, w->inner, "add_to_project", plain, err), PMBOT_OK);
+		json_decref(plain);
+		json_object_set(*result, "item_id", json_object_get(r, "item_id"));
+		json_decref(r);
+	}
+	return PMBOT_OK;
+}
+
 static void wrap_free(pmbot_backend *b)
 {
 	wrap *w = (wrap *)b;
@@ -209,6 +268,16 @@ static wrap *wrap_open(const fixture *f)
 	w->calls = json_array();
 	w->batches = json_array();
 	pmbot_diag_list_free(&d);
+	return w;
+}
+
+static wrap *wrap_open_fusing(const fixture *f)
+{
+	wrap *w = wrap_open(f);
+
+	w->base.name = "fusing-file";
+	w->base.perform = wrap_perform_fusing;
+	w->base.flags = PMBOT_BACKEND_FUSES;
 	return w;
 }
 
@@ -1048,6 +1117,167 @@ static void test_apply_run__an_option_differing_only_in_case_resolves(void **sta
 	json_decref(bundle);
 }
 
+/* ---- a backend that fuses creates ---- */
+
+static const char *with_of(const json_t *results, size_t i)
+{
+	return json_string_value(json_object_get(json_object_get(json_array_get(results, i),
+		"result"), "with"));
+}
+
+static void test_apply_run__a_fusing_backend_creates_with_parent_board_and_type_in_one_call(
+	void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open_fusing(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL, *a;
+	pmbot_state *st;
+	const pmbot_issue *t1, *f1;
+
+	fuse_refuse = 0;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	/* The parents of f1 and t1 existed when they were created: no separate call. */
+	assert_int_equal(calls_of(w, "create_issue"), 3);
+	assert_int_equal(calls_of(w, "set_parent"), 0);
+	assert_int_equal(calls_of(w, "add_to_project"), 0);
+	assert_string_equal(status_of(results, 7), "applied");
+	assert_string_equal(with_of(results, 7), "cs-0002");
+	assert_string_equal(with_of(results, 8), "cs-0003");
+	assert_string_equal(status_of(results, 11), "applied");
+	assert_string_equal(with_of(results, 11), "cs-0003");
+	a = call_args(w, "create_issue", 0);
+	assert_null(json_object_get(a, "parent_node_id"));
+	assert_null(json_object_get(a, "project_node_id"));
+	assert_string_equal(json_string_value(json_object_get(a, "issue_type")), "epic");
+	a = call_args(w, "create_issue", 2);
+	assert_string_equal(json_string_value(json_object_get(a, "issue_type")), "task");
+	assert_non_null(json_string_value(json_object_get(a, "project_node_id")));
+	st = read_state(f->state);
+	assert_non_null(f1 = pmbot_state_issue(st, "acme/widgets#5"));
+	assert_non_null(t1 = pmbot_state_issue(st, "acme/widgets#6"));
+	assert_string_equal(json_string_value(json_object_get(a, "parent_node_id")), f1->node_id);
+	assert_string_equal(t1->parent, "acme/widgets#5");
+	assert_string_equal(f1->parent, "acme/widgets#4");
+	/* The field of t1 found the item the create's answer named. */
+	assert_string_equal(json_string_value(json_object_get(pmbot_state_item(st,
+		"acme/widgets#6")->values, "Priority")), "High");
+	pmbot_state_free(st);
+	json_decref(results);
+	/* Everything is true now: a second run sends nothing. */
+	json_array_clear(w->calls);
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	assert_int_equal(json_array_size(w->calls), 0);
+	assert_string_equal(status_of(results, 7), "already_applied");
+	assert_string_equal(status_of(results, 11), "already_applied");
+	json_decref(results);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__issue_types_off_sends_no_type(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open_fusing(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	pmbot_config *cfg = parse_config(CONFIG "issue_types: off\n");
+	json_t *results = NULL;
+
+	fuse_refuse = 0;
+	assert_int_equal(apply_with(f, &w->base, cfg, f->bundle, NULL, &h, &results, NULL), PMBOT_OK);
+	assert_null(json_object_get(call_args(w, "create_issue", 2), "issue_type"));
+	json_decref(results);
+	pmbot_config_free(cfg);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__creates_run_parents_first_so_children_carry_their_parent(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open_fusing(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *bundle = json_deep_copy(f->bundle), *cs = json_object_get(bundle, "changesets");
+	json_t *results = NULL, *first = json_incref(json_array_get(cs, 0));
+
+	/* The bundle lists the task's create first and the epic's last. */
+	json_array_set(cs, 0, json_array_get(cs, 2));
+	json_array_set_new(cs, 2, first);
+	fuse_refuse = 0;
+	assert_int_equal(apply_with(f, &w->base, f->config, bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	assert_int_equal(calls_of(w, "set_parent"), 0);
+	assert_string_equal(json_string_value(json_object_get(call_args(w, "create_issue", 0),
+		"issue_type")), "epic");
+	/* Results stay in bundle order: entry 0 is the task's create. */
+	assert_string_equal(field_of(results, 0, "changeset_id"), "cs-0003");
+	assert_string_equal(with_of(results, 8), "cs-0003");
+	json_decref(results);
+	json_decref(bundle);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__extras_the_create_did_not_carry_go_as_their_own_changesets(
+	void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open_fusing(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL;
+	pmbot_state *st;
+
+	fuse_refuse = 1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	fuse_refuse = 0;
+	assert_int_equal(calls_of(w, "set_parent"), 2);
+	assert_int_equal(calls_of(w, "add_to_project"), 1);
+	assert_null(with_of(results, 7));
+	assert_string_equal(status_of(results, 7), "applied");
+	st = read_state(f->state);
+	assert_string_equal(pmbot_state_issue(st, "acme/widgets#6")->parent, "acme/widgets#5");
+	assert_non_null(pmbot_state_item(st, "acme/widgets#6"));
+	pmbot_state_free(st);
+	json_decref(results);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__a_run_stopped_after_a_fused_create_resumes_with_no_duplicate(
+	void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open_fusing(f);
+	hook_ctx h = { 3, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	pmbot_state *st;
+
+	fuse_refuse = 0;
+	/* Stopped before the 4th changeset: the creates landed with their parents and item. */
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, &err),
+		PMBOT_ERROR);
+	assert_non_null(strstr(err.buf, "stopped before cs-0004"));
+	assert_string_equal(status_of(results, 7), "pending");
+	json_decref(results);
+	json_array_clear(w->calls);
+	h.stop_at = -1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	/* The re-run reads the parents and the item as already true: nothing is sent twice. */
+	assert_int_equal(calls_of(w, "create_issue"), 0);
+	assert_int_equal(calls_of(w, "set_parent"), 0);
+	assert_int_equal(calls_of(w, "add_to_project"), 0);
+	assert_string_equal(status_of(results, 7), "already_applied");
+	assert_string_equal(status_of(results, 8), "already_applied");
+	assert_string_equal(status_of(results, 11), "already_applied");
+	st = read_state(f->state);
+	assert_int_equal(st->n_issues, 6);
+	pmbot_state_free(st);
+	json_decref(results);
+	pmbot_buf_free(&err);
+	w->base.free(&w->base);
+}
+
 static void test_apply_run__builds_backend_args_as_state_h_documents(void **state)
 {
 	fixture *f = *state;
@@ -1067,8 +1297,17 @@ static void test_apply_run__builds_backend_args_as_state_h_documents(void **stat
 	assert_true(pmbot_json_equal(a, want));
 	json_decref(want);
 	a = call_args(w, "add_dependency", 0);
-	want = json_pack("{s:s, s:i, s:s, s:i, s:i}", "repo", "acme/widgets", "number", 6,
-		"blocker_repo", "acme/widgets", "blocker_number", 1, "blocker_database_id", 1001);
+	{
+		/* Node ids too, so that a backend can batch the edges through GraphQL. */
+		pmbot_state *st = read_state(f->state);
+
+		want = json_pack("{s:s, s:i, s:s, s:i, s:i, s:s, s:s}", "repo", "acme/widgets",
+			"number", 6, "blocker_repo", "acme/widgets", "blocker_number", 1,
+			"blocker_database_id", 1001,
+			"node_id", pmbot_state_issue(st, "acme/widgets#6")->node_id,
+			"blocker_node_id", pmbot_state_issue(st, "acme/widgets#1")->node_id);
+		pmbot_state_free(st);
+	}
 	assert_true(pmbot_json_equal(a, want));
 	json_decref(want);
 	a = call_args(w, "remove_dependency", 0);
@@ -1386,6 +1625,11 @@ int main(void)
 		T(test_apply_run__a_refusal_is_not_retried),
 		T(test_apply_run__an_unknown_option_fails_naming_the_options),
 		T(test_apply_run__an_option_differing_only_in_case_resolves),
+		T(test_apply_run__a_fusing_backend_creates_with_parent_board_and_type_in_one_call),
+		T(test_apply_run__issue_types_off_sends_no_type),
+		T(test_apply_run__creates_run_parents_first_so_children_carry_their_parent),
+		T(test_apply_run__extras_the_create_did_not_carry_go_as_their_own_changesets),
+		T(test_apply_run__a_run_stopped_after_a_fused_create_resumes_with_no_duplicate),
 		T(test_apply_run__builds_backend_args_as_state_h_documents),
 		T(test_apply_run__events_name_the_actor_the_plan_and_the_changeset),
 		T(test_apply_run__an_empty_bundle_does_nothing),

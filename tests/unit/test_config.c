@@ -88,7 +88,7 @@ static const pmbot_diag *expect_single_error(pmbot_diag_list *diags, const char 
 
 #define DEFAULT_JSON \
 	"{\"approval\":{\"min_permission\":\"write\",\"users\":[]},\"auto_approve\":[]," \
-	"\"deny_operations\":[],\"labels\":{\"area\":\"area:\",\"prio\":\"prio:\"," \
+	"\"deny_operations\":[],\"issue_types\":\"auto\",\"labels\":{\"area\":\"area:\",\"prio\":\"prio:\"," \
 	"\"size\":\"size:\",\"status\":\"status:\",\"type\":\"type:\"}," \
 	"\"limits\":{\"max_items\":10000,\"max_report_bytes\":4194304,\"max_total_bytes\":8388608}," \
 	"\"llm\":{\"digest_threshold\":10,\"policies\":[]},\"project\":null," \
@@ -288,6 +288,7 @@ static void test_config__to_json_of_full_file_is_exact(void **state)
 		"{\"approval\":{\"min_permission\":\"maintain\",\"users\":[\"octocat\",\"hubot\"]},"
 		"\"auto_approve\":[\"add_to_project\",\"set_project_field\"],"
 		"\"deny_operations\":[\"remove_labels\",\"remove_dependency\"],"
+		"\"issue_types\":\"off\","
 		"\"labels\":{\"area\":\"area/\",\"prio\":\"priority/\",\"size\":\"size/\","
 		"\"status\":\"state/\",\"type\":\"kind/\"},"
 		"\"limits\":{\"max_items\":10000,\"max_report_bytes\":4194304,\"max_total_bytes\":8388608},"
@@ -771,6 +772,28 @@ static void test_config__templates_must_be_a_clean_relative_directory(void **sta
 	pmbot_config_free(cfg);
 }
 
+static void test_config__issue_types_is_auto_or_off(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_config *cfg = NULL;
+
+	(void)state;
+	assert_int_equal(pmbot_config_default(&cfg, REPO), PMBOT_OK);
+	assert_int_equal(cfg->issue_types, 1);
+	pmbot_config_free(cfg);
+	assert_int_equal(parse_text(&cfg, "issue_types: off\n", &diags), PMBOT_OK);
+	assert_int_equal(cfg->issue_types, 0);
+	pmbot_config_free(cfg);
+	assert_int_equal(parse_text(&cfg, "issue_types: auto\n", &diags), PMBOT_OK);
+	assert_int_equal(cfg->issue_types, 1);
+	pmbot_config_free(cfg);
+	expect_message_contains(expect_single_error(&diags, "issue_types: Auto\n", "CONFIG_VALUE",
+		"/issue_types", 1), "`auto` or `off`");
+	pmbot_diag_list_free(&diags);
+	expect_single_error(&diags, "issue_types: [auto]\n", "CONFIG_TYPE", "/issue_types", 1);
+	pmbot_diag_list_free(&diags);
+}
+
 static void test_config__messages_escape_control_characters(void **state)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
@@ -1154,6 +1177,7 @@ int main(void)
 		cmocka_unit_test(test_config__rejects_empty_long_and_overlapping_label_prefixes),
 		cmocka_unit_test(test_config__label_prefix_overlap_ignores_case),
 		cmocka_unit_test(test_config__templates_must_be_a_clean_relative_directory),
+		cmocka_unit_test(test_config__issue_types_is_auto_or_off),
 		cmocka_unit_test(test_config__messages_escape_control_characters),
 		cmocka_unit_test(test_config__messages_cut_long_values_short),
 		cmocka_unit_test(test_config__nul_in_a_string_is_rejected),
