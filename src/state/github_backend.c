@@ -871,10 +871,10 @@ done:
 static int label_ids(json_t **out, op_ctx *o, const char *repo, const json_t *labels)
 {
 	const json_t *meta, *l;
-	pmbot_buf name = PMBOT_BUF_INIT;
+	pmbot_buf name = PMBOT_BUF_INIT, why = PMBOT_BUF_INIT;
 	json_t *ids = json_array(), *req = NULL;
 	size_t i;
-	int rc, reread = 0;
+	int rc, reread = 0, refused = 0;
 
 	*out = NULL;
 	if (!ids)
@@ -915,14 +915,20 @@ static int label_ids(json_t **out, op_ctx *o, const char *repo, const json_t *la
 				goto done;
 			} else {
 				/* It exists already, or may: the labels as GitHub has them decide. */
+				pmbot_buf_clear(&why);
+				if (pmbot_buf_puts(&why, pmbot_github_last_error(o->g->client)) < 0) {
+					rc = OOM(o->err, o->op);
+					goto done;
+				}
+				refused = r == PMBOT_GITHUB_EHTTP;
 				reread = 1;
 				if ((rc = repo_meta(&meta, o, repo, 1)) < 0)
 					goto done;
 			}
 			if (!(id = json_object_get(json_object_get(meta, "labels"), name.buf))) {
-				pmbot_buf_printf(o->err, "%s: label '%s' could not be created", o->op,
-					json_string_value(l));
-				rc = PMBOT_ERROR;
+				pmbot_buf_printf(o->err, "%s: creating a label failed: %s", o->op,
+					why.len ? why.buf : "GitHub does not list it afterwards");
+				rc = refused ? PMBOT_EINVALID : PMBOT_ERROR;
 				goto done;
 			}
 		}
@@ -938,6 +944,7 @@ done:
 	json_decref(ids);
 	json_decref(req);
 	pmbot_buf_free(&name);
+	pmbot_buf_free(&why);
 	return rc;
 }
 
@@ -1026,7 +1033,7 @@ again:
 		rc = PMBOT_ERROR;
 		goto done;
 	}
-	rc = OOM(o->err, o->op);
+	rc = PMBOT_ERROR;
 	if (json_object_set(o->result, "number", json_object_get(issue, "number")) < 0 ||
 	    json_object_set(o->result, "database_id", json_object_get(issue, "databaseId")) < 0 ||
 	    json_object_set(o->result, "node_id", json_object_get(issue, "id")) < 0)
@@ -1043,6 +1050,8 @@ again:
 		goto done;
 	rc = 0;
 done:
+	if (rc == PMBOT_ERROR && !o->err->len)
+		rc = OOM(o->err, o->op);
 	json_decref(ids);
 	json_decref(input);
 	json_decref(vars);

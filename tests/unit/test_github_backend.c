@@ -787,38 +787,114 @@ static void test_github_backend__read_pages_through_board_items_with_the_cursor(
 
 /* ---- perform: issues and labels ---- */
 
-static void test_github_backend__create_issue_posts_title_body_labels_and_returns_the_ids(
+/* The answer to the repo_meta read: repository R_1 with `labels` and `types` (JSON arrays). */
+static void push_meta(fixture *fx, const char *labels, const char *types)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_buf_printf(&b, "{\"data\":{\"repository\":{\"id\":\"R_1\","
+		"\"labels\":{\"nodes\":%s,\"pageInfo\":{\"hasNextPage\":false,\"endCursor\":null}},"
+		"\"issueTypes\":%s}}}", labels, types), 0);
+	push(fx, 200, b.buf);
+	pmbot_buf_free(&b);
+}
+
+static void test_github_backend__create_issue_is_one_createIssue_with_labels_parent_board_and_type(
 	void **state)
 {
 	fixture *fx = *state;
 
-	push(fx, 201, "{\"id\":1000012,\"node_id\":\"I_kwDOA\",\"number\":12,\"title\":\"T\"}");
+	push_meta(fx, "[{\"id\":\"LA_1\",\"name\":\"Type:Task\"}]",
+		"{\"nodes\":[{\"id\":\"IT_7\",\"name\":\"Bug\"},{\"id\":\"IT_9\",\"name\":\"Task\"}]}");
+	push(fx, 201, "{\"id\":55,\"node_id\":\"LA_2\",\"name\":\"a\"}");
+	push(fx, 200, "{\"data\":{\"createIssue\":{\"issue\":{\"id\":\"I_kwDOA\",\"databaseId\":1000012,"
+		"\"number\":12,\"parent\":{\"id\":\"I_p\"},\"projectItems\":{\"nodes\":["
+		"{\"id\":\"PVTI_other\",\"project\":{\"id\":\"PVT_other\"}},"
+		"{\"id\":\"PVTI_9\",\"project\":{\"id\":\"PVT_5\"}}]}}}}}");
 	assert_int_equal(perform(fx, "create_issue",
-		"{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"B\\n\",\"labels\":[\"type:task\",\"a\"]}"),
-		0);
-	assert_int_equal(fakehttp_count(fx->srv), 1);
-	assert_rest(fx, 0, "POST", "/repos/o/r/issues",
-		"{\"body\":\"B\\n\",\"labels\":[\"type:task\",\"a\"],\"title\":\"T\"}");
-	assert_canonical(fx->result, "{\"database_id\":1000012,\"node_id\":\"I_kwDOA\",\"number\":12}");
+		"{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"B\\n\",\"labels\":[\"type:task\",\"a\"],"
+		"\"parent_node_id\":\"I_p\",\"project_node_id\":\"PVT_5\",\"issue_type\":\"TASK\"}"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+	assert_gql(fx, 0, "repo_meta", "{\"after\":null,\"name\":\"r\",\"owner\":\"o\",\"types\":true}");
+	/* Only the missing label is created; GitHub compares label names without case. */
+	assert_rest(fx, 1, "POST", "/repos/o/r/labels", "{\"color\":\"ededed\",\"name\":\"a\"}");
+	assert_gql(fx, 2, "create_issue", "{\"input\":{\"body\":\"B\\n\",\"issueTypeId\":\"IT_9\","
+		"\"labelIds\":[\"LA_1\",\"LA_2\"],\"parentIssueId\":\"I_p\",\"projectV2Ids\":[\"PVT_5\"],"
+		"\"repositoryId\":\"R_1\",\"title\":\"T\"}}");
+	assert_canonical(fx->result, "{\"database_id\":1000012,\"issue_type_id\":\"IT_9\","
+		"\"item_id\":\"PVTI_9\",\"node_id\":\"I_kwDOA\",\"number\":12,\"parent_node_id\":\"I_p\"}");
+
+	/* The labels and types are read once per backend: the next create is one request. */
+	push(fx, 200, "{\"data\":{\"createIssue\":{\"issue\":{\"id\":\"I_13\",\"databaseId\":1000013,"
+		"\"number\":13,\"parent\":null,\"projectItems\":{\"nodes\":[]}}}}}");
+	assert_int_equal(perform(fx, "create_issue", "{\"repo\":\"O/R\",\"title\":\"U\",\"body\":\"\","
+		"\"labels\":[\"A\"],\"issue_type\":\"epic\"}"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+	assert_gql(fx, 3, "create_issue", "{\"input\":{\"body\":\"\",\"labelIds\":[\"LA_2\"],"
+		"\"repositoryId\":\"R_1\",\"title\":\"U\"}}");
+	assert_canonical(fx->result, "{\"database_id\":1000013,\"node_id\":\"I_13\",\"number\":13}");
+}
+
+static void test_github_backend__create_issue_reports_only_the_extras_that_landed(void **state)
+{
+	fixture *fx = *state;
+
+	/* A user's repository has no issue types: none is set, and that is no error. */
+	push_meta(fx, "[]", "null");
+	push(fx, 200, "{\"data\":{\"createIssue\":{\"issue\":{\"id\":\"I_1\",\"databaseId\":5,"
+		"\"number\":1,\"parent\":{\"id\":\"I_someone_else\"},\"projectItems\":{\"nodes\":[]}}}}}");
+	assert_int_equal(perform(fx, "create_issue", "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\","
+		"\"labels\":[],\"parent_node_id\":\"I_p\",\"project_node_id\":\"PVT_5\","
+		"\"issue_type\":\"task\"}"), 0);
+	assert_canonical(fx->result, "{\"database_id\":5,\"node_id\":\"I_1\",\"number\":1}");
+}
+
+static void test_github_backend__a_refused_create_with_extras_is_sent_again_without_them(
+	void **state)
+{
+	fixture *fx = *state;
+
+	push_meta(fx, "[]", "{\"nodes\":[{\"id\":\"IT_9\",\"name\":\"Task\"}]}");
+	push(fx, 200, "{\"data\":{\"createIssue\":null},\"errors\":[{\"type\":\"UNPROCESSABLE\","
+		"\"path\":[\"createIssue\"],\"message\":\"Parent cannot have more than 100 sub-issues\"}]}");
+	push(fx, 200, "{\"data\":{\"createIssue\":{\"issue\":{\"id\":\"I_1\",\"databaseId\":5,"
+		"\"number\":1,\"parent\":null,\"projectItems\":{\"nodes\":[]}}}}}");
+	assert_int_equal(perform(fx, "create_issue", "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\","
+		"\"labels\":[],\"parent_node_id\":\"I_p\",\"issue_type\":\"task\"}"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+	assert_gql(fx, 2, "create_issue", "{\"input\":{\"body\":\"\",\"labelIds\":[],"
+		"\"repositoryId\":\"R_1\",\"title\":\"T\"}}");
+	assert_canonical(fx->result, "{\"database_id\":5,\"node_id\":\"I_1\",\"number\":1}");
+
+	/* Without extras a refusal is the create's: EINVALID, not sent twice. */
+	push(fx, 200, "{\"data\":{\"createIssue\":null},\"errors\":[{\"type\":\"FORBIDDEN\","
+		"\"path\":[\"createIssue\"],\"message\":\"Resource not accessible by integration\"}]}");
+	assert_int_equal(perform(fx, "create_issue", "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\","
+		"\"labels\":[]}"), PMBOT_EINVALID);
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+	assert_starts_with(fx->err.buf, "create_issue: creating the issue failed: ");
 }
 
 static void test_github_backend__create_issue_is_never_retried_and_says_the_outcome_is_unknown(
 	void **state)
 {
 	fixture *fx = *state;
-	fakehttp_response cut = { 201, NULL, "{\"id\":1000012,\"number\":12}", 0, 0, 5, 0 };
+	fakehttp_response cut = { 200, NULL, "{\"data\":{\"createIssue\":{\"issue\":{\"id\":\"I_x\"}}}}",
+		0, 0, 5, 0 };
 	static const char args[] = "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\",\"labels\":[]}";
 
+	push_meta(fx, "[]", "null");
 	/* A cut-off answer: had it been repeated, the empty script would have answered 599. */
 	assert_int_equal(fakehttp_push(fx->srv, &cut), 0);
 	assert_int_equal(perform(fx, "create_issue", args), PMBOT_ERROR);
-	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
 	assert_starts_with(fx->err.buf, "create_issue: creating the issue: the outcome is unknown (");
 
 	push(fx, 502, NULL);
-	push(fx, 201, "{\"id\":1000012,\"node_id\":\"I_x\",\"number\":12}");
+	push(fx, 200, "{\"data\":{\"createIssue\":{\"issue\":{\"id\":\"I_x\",\"databaseId\":1,"
+		"\"number\":12}}}}");
 	assert_int_equal(perform(fx, "create_issue", args), PMBOT_ERROR);
-	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
 	assert_int_equal(fakehttp_pending(fx->srv), 1);
 	assert_starts_with(fx->err.buf, "create_issue: creating the issue: the outcome is unknown (");
 	assert_contains(fx->err.buf, "HTTP 502");
@@ -831,7 +907,8 @@ static void test_github_backend__create_issue_without_the_new_ids_in_the_answer_
 {
 	fixture *fx = *state;
 
-	push(fx, 201, "{\"number\":12}");
+	push_meta(fx, "[]", "null");
+	push(fx, 200, "{\"data\":{\"createIssue\":{\"issue\":{\"number\":12}}}}");
 	assert_int_equal(perform(fx, "create_issue",
 		"{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\",\"labels\":[]}"), PMBOT_ERROR);
 	assert_string_equal(fx->err.buf, "create_issue: GitHub's answer lacks the new issue's "
@@ -842,17 +919,20 @@ static void test_github_backend__a_422_is_refused_with_einvalid_and_githubs_mess
 {
 	fixture *fx = *state;
 
-	push(fx, 422, "{\"message\":\"Validation Failed\",\"errors\":[{\"field\":\"title\"}]}");
+	/* A label GitHub refuses, and that the labels read again do not hold either. */
+	push_meta(fx, "[]", "null");
+	push(fx, 422, "{\"message\":\"Validation Failed\",\"errors\":[{\"field\":\"name\"}]}");
+	push_meta(fx, "[]", "null");
 	assert_int_equal(perform(fx, "create_issue",
-		"{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\",\"labels\":[]}"), PMBOT_EINVALID);
-	assert_starts_with(fx->err.buf, "create_issue: creating the issue failed: POST ");
-	assert_contains(fx->err.buf, "/repos/o/r/issues: HTTP 422");
+		"{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\",\"labels\":[\"x\"]}"), PMBOT_EINVALID);
+	assert_starts_with(fx->err.buf, "create_issue: creating a label failed: POST ");
+	assert_contains(fx->err.buf, "/repos/o/r/labels: HTTP 422");
 	assert_contains(fx->err.buf, "Validation Failed");
 
 	push(fx, 422, "{\"message\":\"Validation Failed\"}");
 	assert_int_equal(perform(fx, "update_issue_title",
 		"{\"repo\":\"o/r\",\"number\":3,\"title\":\"T\"}"), PMBOT_EINVALID);
-	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_int_equal(fakehttp_count(fx->srv), 4);
 	assert_int_equal(fx->n_sleeps, 0);
 }
 
@@ -1314,14 +1394,15 @@ static void test_github_backend__err_never_holds_the_token_even_when_github_echo
 	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
 	assert_contains(fx->err.buf, "[REDACTED]");
 
+	push_meta(fx, "[]", "null");
 	push(fx, 502, "{\"message\":\"" TOKEN "\"}");
 	assert_int_equal(perform(fx, "create_issue",
 		"{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\",\"labels\":[]}"), PMBOT_ERROR);
 	assert_contains(fx->err.buf, "the outcome is unknown");
 
 	/* The token was in use all along. */
-	assert_int_equal(fakehttp_count(fx->srv), 3);
-	assert_string_equal(fakehttp_header_value(req(fx, 2), "Authorization"), "Bearer " TOKEN);
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+	assert_string_equal(fakehttp_header_value(req(fx, 3), "Authorization"), "Bearer " TOKEN);
 }
 
 /* ---- perform_batch: aliased field updates ---- */
@@ -1381,6 +1462,67 @@ static void batch_free(batch_run *r)
 	free(r->codes);
 	free(r->errs);
 	json_decref(r->args);
+}
+
+static json_t *dep_batch_args(long number, const char *node, long blocker, long long db, const char *bnode)
+{
+	return json_pack("{s:s, s:i, s:s, s:s, s:i, s:I, s:s}", "repo", "o/r", "number", (int)number,
+		"node_id", node, "blocker_repo", "o/r", "blocker_number", (int)blocker,
+		"blocker_database_id", (json_int_t)db, "blocker_node_id", bnode);
+}
+
+static void test_github_backend__dependency_edges_go_in_one_aliased_request_and_refusals_alone(
+	void **state)
+{
+	fixture *fx = *state;
+	json_t *args = json_pack("[o, o]", dep_batch_args(3, "I_3", 1, 1001, "I_1"),
+		dep_batch_args(4, "I_4", 2, 1002, "I_2"));
+	const json_t *a[2] = { json_array_get(args, 0), json_array_get(args, 1) };
+	json_t *results[2] = { NULL, NULL };
+	int codes[2];
+	pmbot_buf errs[2] = { PMBOT_BUF_INIT, PMBOT_BUF_INIT };
+	json_t *sent;
+
+	/* d1: GitHub refuses (the edge exists); alone through REST its read-back settles it. */
+	push(fx, 200, "{\"data\":{\"d0\":{\"issue\":{\"id\":\"I_3\"}},\"d1\":null},\"errors\":[{"
+		"\"type\":\"UNPROCESSABLE\",\"path\":[\"d1\"],\"message\":\"already blocked\"}]}");
+	push(fx, 422, "{\"message\":\"Validation Failed\"}");
+	push(fx, 200, "[{\"id\":1002,\"number\":2,\"repository_url\":\"https://api.github.com/repos/o/r\"}]");
+	assert_int_equal(backend(fx)->perform_batch(results, codes, fx->b, "add_dependency", a, 2, errs),
+		0);
+	assert_int_equal(codes[0], 0);
+	assert_int_equal(codes[1], 0);
+	assert_true(json_is_object(results[0]) && json_is_object(results[1]));
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+	sent = json_loads(req(fx, 0)->body, 0, NULL);
+	assert_non_null(sent);
+	assert_string_equal(json_string_value(json_object_get(sent, "query")),
+		"mutation PmBotDependencies($i0: ID!, $b0: ID!, $i1: ID!, $b1: ID!) {\n"
+		"  d0: addBlockedBy(input: {issueId: $i0, blockingIssueId: $b0}) {\n    issue {\n"
+		"      id\n    }\n  }\n"
+		"  d1: addBlockedBy(input: {issueId: $i1, blockingIssueId: $b1}) {\n    issue {\n"
+		"      id\n    }\n  }\n}\n");
+	assert_canonical(json_object_get(sent, "variables"),
+		"{\"b0\":\"I_1\",\"b1\":\"I_2\",\"i0\":\"I_3\",\"i1\":\"I_4\"}");
+	json_decref(sent);
+	assert_rest(fx, 1, "POST", "/repos/o/r/issues/4/dependencies/blocked_by", "{\"issue_id\":1002}");
+	json_decref(results[0]);
+	json_decref(results[1]);
+	results[0] = results[1] = NULL;
+
+	/* remove_dependency goes as removeBlockedBy; a request that fails fails every alias. */
+	push(fx, 404, "{\"message\":\"Not Found\"}");
+	assert_int_equal(fx->b->perform_batch(results, codes, fx->b, "remove_dependency", a, 2, errs),
+		0);
+	assert_int_equal(codes[0], PMBOT_EINVALID);
+	assert_int_equal(codes[1], PMBOT_EINVALID);
+	assert_null(results[0]);
+	assert_contains(req(fx, 3)->body, "removeBlockedBy");
+	assert_starts_with(errs[1].buf, "remove_dependency: changing the dependency failed");
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+	pmbot_buf_free(&errs[0]);
+	pmbot_buf_free(&errs[1]);
+	json_decref(args);
 }
 
 static json_t *text_args(const char *item, const char *value)
@@ -1589,7 +1731,10 @@ int main(void)
 		T(test_github_backend__read_falls_back_to_a_user_board_on_not_found),
 		T(test_github_backend__read_gives_no_project_when_neither_owner_has_the_board),
 		T(test_github_backend__read_pages_through_board_items_with_the_cursor),
-		T(test_github_backend__create_issue_posts_title_body_labels_and_returns_the_ids),
+		T(test_github_backend__create_issue_is_one_createIssue_with_labels_parent_board_and_type),
+		T(test_github_backend__dependency_edges_go_in_one_aliased_request_and_refusals_alone),
+		T(test_github_backend__create_issue_reports_only_the_extras_that_landed),
+		T(test_github_backend__a_refused_create_with_extras_is_sent_again_without_them),
 		T(test_github_backend__create_issue_is_never_retried_and_says_the_outcome_is_unknown),
 		T(test_github_backend__create_issue_without_the_new_ids_in_the_answer_fails),
 		T(test_github_backend__a_422_is_refused_with_einvalid_and_githubs_message),
