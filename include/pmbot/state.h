@@ -275,13 +275,16 @@ struct pmbot_backend {
 	void (*free)(pmbot_backend *b);
 	/*
 	 * PMBOT_BACKEND_FUSES: create_issue takes the optional parent, board and
-	 * type args and says in its result which of them landed; 0 otherwise
-	 * (the executor then never passes them).
+	 * type args and says in its result which of them landed (else the
+	 * executor never passes them). PMBOT_BACKEND_BATCHES_EDGES:
+	 * perform_batch takes add_dependency and remove_dependency (else the
+	 * executor batches set_project_field only).
 	 */
 	unsigned flags;
 };
 
 #define PMBOT_BACKEND_FUSES 1u
+#define PMBOT_BACKEND_BATCHES_EDGES 2u
 
 /*
  * The file backend over the State snapshot at `path` (docs/state.md). A

@@ -851,7 +851,8 @@ static int run_batch(run_ctx *c, pmbot_operation op, const json_t *sel, const js
 		}
 		n++;
 	}
-	if (n < 2) {
+	/* A lone edge still goes batched: one GraphQL request instead of REST and a read-back. */
+	if (n < (op == PMBOT_OP_SET_PROJECT_FIELD ? 2u : 1u)) {
 		rc = PMBOT_OK;
 		goto done;
 	}
@@ -1295,8 +1296,9 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 		cid = str(cs, "changeset_id");
 		/* An unknown name is refused per changeset below, never batched. */
 		if (pmbot_operation_parse(&op, str(cs, "operation")) == PMBOT_OK &&
-		    (op == PMBOT_OP_SET_PROJECT_FIELD || op == PMBOT_OP_ADD_DEPENDENCY ||
-		     op == PMBOT_OP_REMOVE_DEPENDENCY) && backend->perform_batch) {
+		    (op == PMBOT_OP_SET_PROJECT_FIELD ||
+		     ((op == PMBOT_OP_ADD_DEPENDENCY || op == PMBOT_OP_REMOVE_DEPENDENCY) &&
+		      (backend->flags & PMBOT_BACKEND_BATCHES_EDGES))) && backend->perform_batch) {
 			if ((rc = run_batch(&c, op, sel, pos, flow_nodes, res, i, &used, &t0, flow_timeout,
 				     err)) != PMBOT_OK)
 				goto out;

@@ -1803,7 +1803,7 @@ int pmbot_github_backend_open(pmbot_backend **out, pmbot_github_client *client,
 	g->base.perform = gh_perform;
 	g->base.perform_batch = gh_perform_batch;
 	g->base.free = gh_free;
-	g->base.flags = PMBOT_BACKEND_FUSES;
+	g->base.flags = PMBOT_BACKEND_FUSES | PMBOT_BACKEND_BATCHES_EDGES;
 	g->client = client;
 	*out = &g->base;
 	return PMBOT_OK;
