@@ -297,7 +297,7 @@ typedef struct {
 	void *ctx;
 } pmbot_apply_hooks;
 
-/* Most set_project_field changesets the executor hands a backend's perform_batch at once. */
+/* Most changesets (set_project_field, or edges) the executor hands a backend's perform_batch at once. */
 #define PMBOT_APPLY_BATCH_MAX 50
 
 /*
@@ -351,7 +351,20 @@ typedef struct {
  *    attempt 2, so retries, backoff and dead_letter work as for one
  *    changeset. Once one fails for good the run stops, but the batch's
  *    later entries are still recorded: applied when they landed, failed
- *    (not retried) when not.
+ *    (not retried) when not. Runs of consecutive add_dependency (or
+ *    remove_dependency) changesets go the same way, a lone one included,
+ *    when the backend has PMBOT_BACKEND_BATCHES_EDGES.
+ * 5. Fused creates, when the backend has PMBOT_BACKEND_FUSES: each run of
+ *    consecutive create_issue changesets executes parents first (by depth
+ *    among the selected set_parent changesets; results stay in bundle
+ *    order), and a create's args carry parent_node_id for its selected
+ *    set_parent whose parent resolves now, project_node_id for its
+ *    add_to_project on the board read, and issue_type (what follows the
+ *    type label prefix) with config issue_types auto. What the create's
+ *    result says landed (parent_node_id, item_id) settles those
+ *    changesets: at their turn they are recorded "applied" with result
+ *    {"with": "<the create's changeset_id>"}, and never sent; the rest go
+ *    as usual. A re-run finds them already applied.
  * Every event carries bundle_id, plan_hash, changeset_id, idempotency_key,
  * operation, target and `actor` (when not NULL). `audit` may be NULL (no
  * ledger). Proposal and approval events are the caller's to append.
