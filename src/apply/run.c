@@ -484,7 +484,8 @@ static int build_args(json_t **out, run_ctx *c, const json_t *cs, pmbot_operatio
 		    json_object_set_new(args, "blocker_database_id", json_integer(other.database_id)) < 0)
 			goto done;
 		/* Node ids let a backend batch edges through GraphQL. */
-		if (t.node_id && *t.node_id && other.node_id && *other.node_id &&
+		if ((c->backend->flags & PMBOT_BACKEND_BATCHES_EDGES) && t.node_id && *t.node_id &&
+		    other.node_id && *other.node_id &&
 		    (json_object_set_new(args, "node_id", json_string(t.node_id)) < 0 ||
 		     json_object_set_new(args, "blocker_node_id", json_string(other.node_id)) < 0))
 			goto done;
