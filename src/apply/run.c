@@ -30,6 +30,10 @@ typedef struct {
 	pmbot_strmap fused;
 	/* What the create being built asked to carry (borrowed, or NULL). */
 	const json_t *fuse_parent, *fuse_project;
+	/* The selected set_parent / add_to_project by target key (fuse_index). */
+	pmbot_strmap fuse_parents, fuse_projects;
+	pmbot_buf *fuse_keys;        /* the keys, one per selected changeset */
+	size_t n_fuse_keys;
 } run_ctx;
 
 /* What happened to one changeset. */
@@ -338,14 +342,49 @@ static int resolve(run_ctx *c, pmbot_apply_issue *is, const json_t *binding, out
 	return rc == PMBOT_OK ? PMBOT_OK : PMBOT_EINVALID;
 }
 
-/* Does `cs` target the issue `target` (a {repo, stable_id} binding) names? */
-static int same_target(const json_t *cs, const json_t *target)
+/* The lower-cased "repo\nstable_id" of a binding into `b`; 0, or -1 when it has no stable id. */
+static int binding_key(pmbot_buf *b, const json_t *binding)
 {
-	const json_t *t = json_object_get(cs, "target");
-	const char *a = str(t, "stable_id"), *b = str(target, "stable_id");
+	const char *repo = str(binding, "repo"), *sid = str(binding, "stable_id");
 
-	return a && b && !strcmp(a, b) && str(t, "repo") && str(target, "repo") &&
-	       pmbot_apply_ieq(str(t, "repo"), str(target, "repo"));
+	pmbot_buf_clear(b);
+	if (!repo || !sid)
+		return -1;
+	for (; *repo; repo++)
+		if (pmbot_buf_putc(b, (char)(*repo >= 'A' && *repo <= 'Z' ? *repo - 'A' + 'a' : *repo)) < 0)
+			return -1;
+	return pmbot_buf_printf(b, "\n%s", sid) < 0 ? -1 : 0;
+}
+
+/*
+ * Index the selected set_parent and add_to_project changesets by their
+ * target's key, once per run, so that each create finds its own in O(1).
+ * 0 or -1.
+ */
+static int fuse_index(run_ctx *c)
+{
+	size_t i, n = json_array_size(c->sel);
+	const json_t *cs;
+
+	if (c->fuse_keys)
+		return 0;
+	if (!(c->fuse_keys = calloc(n + 1, sizeof(*c->fuse_keys))))
+		return -1;
+	c->n_fuse_keys = n;
+	json_array_foreach(c->sel, i, cs) {
+		const char *op = str(cs, "operation");
+		pmbot_strmap *m = !op ? NULL : !strcmp(op, "set_parent") ? &c->fuse_parents :
+			!strcmp(op, "add_to_project") ? &c->fuse_projects : NULL;
+
+		pmbot_buf_init(&c->fuse_keys[i], 0);
+		if (!m || !str(cs, "changeset_id") ||
+		    binding_key(&c->fuse_keys[i], json_object_get(cs, "target")) < 0)
+			continue;
+		/* The first one per issue: a second would be the planner's error, sent as is. */
+		if (pmbot_strmap_put(m, c->fuse_keys[i].buf, (void *)cs, NULL) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -358,35 +397,42 @@ static int same_target(const json_t *cs, const json_t *target)
  */
 static int fuse_args(run_ctx *c, const json_t *cs, json_t *args)
 {
-	const json_t *target = json_object_get(cs, "target"), *other, *l;
+	const json_t *l;
 	const char *prefix = c->config->labels.type;
+	pmbot_buf key = PMBOT_BUF_INIT;
+	void *found;
 	size_t i;
 
 	c->fuse_parent = c->fuse_project = NULL;
 	if (!(c->backend->flags & PMBOT_BACKEND_FUSES))
 		return 0;
-	json_array_foreach(c->sel, i, other) {
-		const char *op = str(other, "operation"), *cid = str(other, "changeset_id");
-		const json_t *payload = json_object_get(other, "payload");
-		pmbot_apply_issue p;
+	if (fuse_index(c) < 0)
+		return -1;
+	if (binding_key(&key, json_object_get(cs, "target")) == 0) {
+		if (pmbot_strmap_get(&c->fuse_parents, key.buf, &found)) {
+			const json_t *other = found;
+			pmbot_apply_issue p;
 
-		if (!op || !cid || !same_target(other, target) || pmbot_strmap_get(&c->fused, cid, NULL))
-			continue;
-		if (!c->fuse_parent && !strcmp(op, "set_parent") &&
-		    pmbot_apply_resolve(&p, json_object_get(payload, "parent"), c->state, &c->idx,
-			    NULL, NULL) == PMBOT_OK && p.node_id && *p.node_id) {
-			if (json_object_set_new(args, "parent_node_id", json_string(p.node_id)) < 0)
-				return -1;
-			c->fuse_parent = other;
-		} else if (!c->fuse_project && !strcmp(op, "add_to_project") && c->state->project &&
-			   c->state->project->node_id && *c->state->project->node_id &&
-			   pmbot_apply_project_is(c->state->project, str(payload, "project"))) {
+			/* Only a parent that exists now: one created later goes as its own changeset. */
+			if (pmbot_apply_resolve(&p, json_object_get(json_object_get(other, "payload"),
+				    "parent"), c->state, &c->idx, NULL, NULL) == PMBOT_OK &&
+			    p.node_id && *p.node_id) {
+				if (json_object_set_new(args, "parent_node_id", json_string(p.node_id)) < 0)
+					goto done;
+				c->fuse_parent = other;
+			}
+		}
+		if (pmbot_strmap_get(&c->fuse_projects, key.buf, &found) && c->state->project &&
+		    c->state->project->node_id && *c->state->project->node_id &&
+		    pmbot_apply_project_is(c->state->project,
+			    str(json_object_get((const json_t *)found, "payload"), "project"))) {
 			if (json_object_set_new(args, "project_node_id",
 				    json_string(c->state->project->node_id)) < 0)
-				return -1;
-			c->fuse_project = other;
+				goto done;
+			c->fuse_project = found;
 		}
 	}
+	pmbot_buf_free(&key);
 	if (!c->config->issue_types || !prefix || !*prefix)
 		return 0;
 	json_array_foreach(json_object_get(args, "labels"), i, l) {
@@ -397,6 +443,9 @@ static int fuse_args(run_ctx *c, const json_t *cs, json_t *args)
 				json_string(name + strlen(prefix))) < 0 ? -1 : 0;
 	}
 	return 0;
+done:
+	pmbot_buf_free(&key);
+	return -1;
 }
 
 /* The backend `args` of state.h for `cs`, every stable id resolved. */
@@ -1013,20 +1062,6 @@ done:
 	return rc;
 }
 
-/* The lower-cased "repo\nstable_id" of a binding into `b`; 0, or -1 when it has no stable id. */
-static int binding_key(pmbot_buf *b, const json_t *binding)
-{
-	const char *repo = str(binding, "repo"), *sid = str(binding, "stable_id");
-
-	pmbot_buf_clear(b);
-	if (!repo || !sid)
-		return -1;
-	for (; *repo; repo++)
-		if (pmbot_buf_putc(b, (char)(*repo >= 'A' && *repo <= 'Z' ? *repo - 'A' + 'a' : *repo)) < 0)
-			return -1;
-	return pmbot_buf_printf(b, "\n%s", sid) < 0 ? -1 : 0;
-}
-
 /*
  * The order the selected changesets run in: the bundle's, except that for
  * a backend that fuses, each run of consecutive creates goes parents first
@@ -1361,6 +1396,11 @@ done:
 	if (c.state)
 		pmbot_state_free(c.state);
 	pmbot_strmap_free(&c.fused);
+	pmbot_strmap_free(&c.fuse_parents);
+	pmbot_strmap_free(&c.fuse_projects);
+	for (i = 0; c.fuse_keys && i < c.n_fuse_keys; i++)
+		pmbot_buf_free(&c.fuse_keys[i]);
+	free(c.fuse_keys);
 	free(order);
 	free(c.repos);
 	free(c.project_owner);

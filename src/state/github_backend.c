@@ -780,7 +780,7 @@ static int repo_meta(const json_t **out, op_ctx *o, const char *repo, int refres
 	pmbot_buf key = PMBOT_BUF_INIT, name = PMBOT_BUF_INIT;
 	json_t *meta = NULL, *labels = NULL, *types = NULL, *vars = NULL, *cursor = NULL;
 	char *owner = NULL;
-	int rc = PMBOT_ERROR;
+	int rc = PMBOT_ERROR, want_types = 1;
 
 	*out = NULL;
 	if (fold_into(&key, repo) < 0 || (!g->repo_meta && !(g->repo_meta = json_object())))
@@ -798,10 +798,18 @@ static int repo_meta(const json_t **out, op_ctx *o, const char *repo, int refres
 
 		json_decref(vars);
 		if (!(vars = json_pack("{s:s, s:s, s:O, s:b}", "owner", owner, "name", slash + 1,
-			      "after", cursor ? cursor : json_null(), "types", !cursor)))
+			      "after", cursor ? cursor : json_null(), "types", !cursor && want_types)))
 			goto oom;
 		r2 = pmbot_github_graphql_ex(&o->resp, g->client, pmbot_gql("repo_meta"), vars, 0);
 		r = json_object_get(json_object_get(o->resp.json, "data"), "repository");
+		/*
+		 * A server whose schema has no issue types (GitHub Enterprise Server
+		 * before them) refuses the whole document: ask again without them.
+		 */
+		if (r2 == PMBOT_GITHUB_EGRAPHQL && !cursor && want_types && !jstr(r, "id")) {
+			want_types = 0;
+			continue;
+		}
 		/* Issue types the token may not see are simply not used: the labels still say the kind. */
 		if (r2 == PMBOT_GITHUB_EGRAPHQL && jstr(r, "id") &&
 		    json_is_array(json_object_get(json_object_get(r, "labels"), "nodes")))

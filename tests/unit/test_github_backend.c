@@ -849,6 +849,25 @@ static void test_github_backend__create_issue_reports_only_the_extras_that_lande
 	assert_canonical(fx->result, "{\"database_id\":5,\"node_id\":\"I_1\",\"number\":1}");
 }
 
+static void test_github_backend__a_schema_without_issue_types_reads_labels_without_them(
+	void **state)
+{
+	fixture *fx = *state;
+
+	/* GitHub Enterprise Server before issue types refuses the whole document. */
+	push(fx, 200, "{\"errors\":[{\"message\":\"Field 'issueTypes' doesn't exist on type "
+		"'Repository'\",\"extensions\":{\"code\":\"undefinedField\"}}]}");
+	push_meta(fx, "[{\"id\":\"LA_1\",\"name\":\"a\"}]", "null");
+	push(fx, 200, "{\"data\":{\"createIssue\":{\"issue\":{\"id\":\"I_1\",\"databaseId\":5,"
+		"\"number\":1,\"parent\":null,\"projectItems\":{\"nodes\":[]}}}}}");
+	assert_int_equal(perform(fx, "create_issue", "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\","
+		"\"labels\":[\"a\"],\"issue_type\":\"task\"}"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+	assert_gql(fx, 1, "repo_meta", "{\"after\":null,\"name\":\"r\",\"owner\":\"o\",\"types\":false}");
+	assert_gql(fx, 2, "create_issue", "{\"input\":{\"body\":\"\",\"labelIds\":[\"LA_1\"],"
+		"\"repositoryId\":\"R_1\",\"title\":\"T\"}}");
+}
+
 static void test_github_backend__a_refused_create_with_extras_is_sent_again_without_them(
 	void **state)
 {
@@ -1735,6 +1754,7 @@ int main(void)
 		T(test_github_backend__dependency_edges_go_in_one_aliased_request_and_refusals_alone),
 		T(test_github_backend__create_issue_reports_only_the_extras_that_landed),
 		T(test_github_backend__a_refused_create_with_extras_is_sent_again_without_them),
+		T(test_github_backend__a_schema_without_issue_types_reads_labels_without_them),
 		T(test_github_backend__create_issue_is_never_retried_and_says_the_outcome_is_unknown),
 		T(test_github_backend__create_issue_without_the_new_ids_in_the_answer_fails),
 		T(test_github_backend__a_422_is_refused_with_einvalid_and_githubs_message),
