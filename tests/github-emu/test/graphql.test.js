@@ -376,3 +376,32 @@ test('an exhausted GraphQL budget answers RATE_LIMITED inside HTTP 200', async (
   assert.equal(r.json.errors[0].type, 'RATE_LIMITED');
   assert.equal(r.headers['x-ratelimit-remaining'], '0');
 });
+
+test('repository.labels lists the catalogue 100 a page with ids createIssue takes; a new label shows', async () => {
+  const Q = `query($after: String) { repository(owner: "acme", name: "widgets") {
+    id labels(first: 2, after: $after) { nodes { id name } pageInfo { hasNextPage endCursor } } } }`;
+  const p1 = (await ok(Q, {})).repository;
+  assert.equal(p1.labels.nodes.length, 2);
+  assert.equal(p1.labels.pageInfo.hasNextPage, true);
+  const all = [...p1.labels.nodes];
+  for (let after = p1.labels.pageInfo.endCursor; after;) {
+    const p = (await ok(Q, { after })).repository.labels;
+    all.push(...p.nodes);
+    after = p.pageInfo.hasNextPage ? p.pageInfo.endCursor : null;
+  }
+  assert.ok(all.every((l) => /^LA_/.test(l.id)), JSON.stringify(all));
+  assert.ok(all.some((l) => l.name === 'type:task'));
+  const made = await emu.post('/repos/acme/widgets/labels', { name: 'fresh', color: 'ededed' });
+  assert.equal(made.status, 201, made.text);
+  const after = [];
+  for (let cur = null, more = true; more;) {
+    const p = (await ok(Q, { after: cur })).repository.labels;
+    after.push(...p.nodes);
+    more = p.pageInfo.hasNextPage;
+    cur = p.pageInfo.endCursor;
+  }
+  assert.deepEqual(after.find((l) => l.name === 'fresh'), { id: made.json.node_id, name: 'fresh' });
+  const d = await ok(`mutation($in: CreateIssueInput!) { createIssue(input: $in) { issue { labels(first: 5) { nodes { name } } } } }`,
+    { in: { repositoryId: p1.id, title: 'T', labelIds: [made.json.node_id] } });
+  assert.deepEqual(d.createIssue.issue.labels.nodes, [{ name: 'fresh' }]);
+});
