@@ -1019,14 +1019,17 @@ again:
 	if (r == PMBOT_GITHUB_EGRAPHQL && jstr(issue, "id"))
 		r = 0;
 	/*
-	 * GitHub refused the request (a typed error, no issue: it created
+	 * GitHub refused the request (a typed error and no issue, or no "data"
+	 * at all: a document that failed validation never ran; it created
 	 * nothing). When it carried a parent, a board or a type, those may be
 	 * what it refused (100 sub-issues, a board the token cannot write, a
 	 * disabled type): create the issue alone; the executor then sends the
 	 * parent and the board as their own changesets.
 	 */
-	if (r == PMBOT_GITHUB_EGRAPHQL && fused && (parent || project || type_id) && o->resp.error_type &&
-	    strcmp(o->resp.error_type, "RATE_LIMITED") && strcmp(o->resp.error_type, "INTERNAL")) {
+	if (r == PMBOT_GITHUB_EGRAPHQL && fused && (parent || project || type_id) &&
+	    (!json_object_get(o->resp.json, "data") ||
+	     (o->resp.error_type && strcmp(o->resp.error_type, "RATE_LIMITED") &&
+	      strcmp(o->resp.error_type, "INTERNAL")))) {
 		fused = 0;
 		goto again;
 	}

@@ -885,12 +885,24 @@ static void test_github_backend__a_refused_create_with_extras_is_sent_again_with
 		"\"repositoryId\":\"R_1\",\"title\":\"T\"}}");
 	assert_canonical(fx->result, "{\"database_id\":5,\"node_id\":\"I_1\",\"number\":1}");
 
+	/* A schema that lacks an input member fails validation: no "data", nothing ran. */
+	push(fx, 200, "{\"errors\":[{\"message\":\"InputObject 'CreateIssueInput' doesn't accept "
+		"argument 'projectV2Ids'\",\"extensions\":{\"code\":\"argumentNotAccepted\"}}]}");
+	push(fx, 200, "{\"data\":{\"createIssue\":{\"issue\":{\"id\":\"I_2\",\"databaseId\":6,"
+		"\"number\":2,\"parent\":null,\"projectItems\":{\"nodes\":[]}}}}}");
+	assert_int_equal(perform(fx, "create_issue", "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\","
+		"\"labels\":[],\"project_node_id\":\"PVT_5\"}"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 5);
+	assert_gql(fx, 4, "create_issue", "{\"input\":{\"body\":\"\",\"labelIds\":[],"
+		"\"repositoryId\":\"R_1\",\"title\":\"T\"}}");
+	assert_canonical(fx->result, "{\"database_id\":6,\"node_id\":\"I_2\",\"number\":2}");
+
 	/* Without extras a refusal is the create's: EINVALID, not sent twice. */
 	push(fx, 200, "{\"data\":{\"createIssue\":null},\"errors\":[{\"type\":\"FORBIDDEN\","
 		"\"path\":[\"createIssue\"],\"message\":\"Resource not accessible by integration\"}]}");
 	assert_int_equal(perform(fx, "create_issue", "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\","
 		"\"labels\":[]}"), PMBOT_EINVALID);
-	assert_int_equal(fakehttp_count(fx->srv), 4);
+	assert_int_equal(fakehttp_count(fx->srv), 6);
 	assert_starts_with(fx->err.buf, "create_issue: creating the issue failed: ");
 }
 
