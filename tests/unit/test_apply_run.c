@@ -1282,6 +1282,104 @@ static void test_apply_run__a_run_stopped_after_a_fused_create_resumes_with_no_d
 	w->base.free(&w->base);
 }
 
+/* The end state of the fixture's bundle applied in one go through the fusing backend. */
+static char *reference_state_fused(void)
+{
+	fixture ref;
+	wrap *w;
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL;
+	char *text;
+
+	memset(&ref, 0, sizeof(ref));
+	fresh_dir(&ref, NULL);
+	ref.bundle = load_json(FIXTURES "full.json");
+	ref.config = parse_config(CONFIG);
+	w = wrap_open_fusing(&ref);
+	assert_int_equal(apply_with(&ref, &w->base, ref.config, ref.bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	text = state_text(ref.state);
+	w->base.free(&w->base);
+	json_decref(results);
+	json_decref(ref.bundle);
+	pmbot_config_free(ref.config);
+	test_remove_tree(ref.dir);
+	return text;
+}
+
+static void test_apply_run__fused_creates_resume_after_a_stop_at_every_position(void **state)
+{
+	fixture *f = *state;
+	char *want = reference_state_fused();
+	int k;
+
+	fuse_refuse = 0;
+	for (k = 0; k <= N_CHANGESETS; k++) {
+		hook_ctx h = { k, -1, 0, 0, 0, 0, NULL };
+		hook_ctx none = { -1, -1, 0, 0, 0, 0, NULL };
+		json_t *results = NULL, *events;
+		pmbot_buf err = PMBOT_BUF_INIT;
+		wrap *w;
+		char *have;
+		size_t i;
+
+		test_remove_tree(f->dir);
+		fresh_dir(f, NULL);
+		w = wrap_open_fusing(f);
+		assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, &err),
+			k == N_CHANGESETS ? PMBOT_OK : PMBOT_ERROR);
+		json_decref(results);
+		assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &none, &results,
+			NULL), PMBOT_OK);
+		for (i = 0; i < N_CHANGESETS; i++)
+			assert_true(!strcmp(status_of(results, i), "applied") ||
+				!strcmp(status_of(results, i), "already_applied"));
+		json_decref(results);
+		/* Every write once: three creates in all, and no parent or item sent on its own. */
+		assert_int_equal(calls_of(w, "create_issue"), 3);
+		assert_int_equal(calls_of(w, "set_parent"), 0);
+		assert_int_equal(calls_of(w, "add_to_project"), 0);
+		have = state_text(f->state);
+		if (strcmp(have, want))
+			fail_msg("stop before changeset %d: end state differs\nhave %s\nwant %s", k + 1,
+				have, want);
+		free(have);
+		/*
+		 * Each changeset is applied once in the ledger, or, when it landed
+		 * with a create before the stop recorded it (a fused parent or
+		 * item), found already applied by the second run and never sent.
+		 */
+		events = ledger(f->audit);
+		{
+			json_t *e, *applied = json_object();
+			size_t j;
+
+			json_array_foreach(events, j, e) {
+				const char *id = json_string_value(json_object_get(e, "changeset_id"));
+				const char *st = json_string_value(json_object_get(e, "status"));
+
+				if (!id || !st || strcmp(json_string_value(json_object_get(e, "event")),
+					    "success"))
+					continue;
+				if (!strcmp(st, "applied")) {
+					assert_null(json_object_get(applied, id));
+					json_object_set_new(applied, id, json_true());
+				} else if (!json_object_get(applied, id)) {
+					assert_true(!strcmp(id, "cs-0008") || !strcmp(id, "cs-0009") ||
+						!strcmp(id, "cs-0012"));
+					json_object_set_new(applied, id, json_false());
+				}
+			}
+			assert_int_equal(json_object_size(applied), N_CHANGESETS);
+			json_decref(applied);
+		}
+		json_decref(events);
+		pmbot_buf_free(&err);
+		w->base.free(&w->base);
+	}
+	free(want);
+}
+
 static void test_apply_run__builds_backend_args_as_state_h_documents(void **state)
 {
 	fixture *f = *state;
@@ -1625,6 +1723,7 @@ int main(void)
 		T(test_apply_run__creates_run_parents_first_so_children_carry_their_parent),
 		T(test_apply_run__extras_the_create_did_not_carry_go_as_their_own_changesets),
 		T(test_apply_run__a_run_stopped_after_a_fused_create_resumes_with_no_duplicate),
+		T(test_apply_run__fused_creates_resume_after_a_stop_at_every_position),
 		T(test_apply_run__builds_backend_args_as_state_h_documents),
 		T(test_apply_run__events_name_the_actor_the_plan_and_the_changeset),
 		T(test_apply_run__an_empty_bundle_does_nothing),
