@@ -225,6 +225,27 @@ int pmbot_state_time_format(pmbot_buf *out, long long t);
  */
 typedef struct pmbot_backend pmbot_backend;
 
+/*
+ * What a read must be able to answer for (pmbot_backend_read): each entry
+ * names a repository and either a stable id the caller will create there
+ * when no issue carries its marker (the read must then find that issue or
+ * prove it absent), or an issue number the caller names outside pm-bot's
+ * markers (the read must include that issue when it exists). A backend
+ * that holds everything anyway (the file backend) ignores it; the GitHub
+ * backend reads narrowly and falls back to a complete scan of a repository
+ * only when a stable id is not found there (docs/github.md).
+ */
+typedef struct {
+	const char *repo;      /* "OWNER/NAME" */
+	const char *stable_id; /* NULL for an issue named by number */
+	long number;           /* 0 for a stable id */
+} pmbot_read_need;
+
+typedef struct {
+	const pmbot_read_need *needs; /* borrowed */
+	size_t n_needs;
+} pmbot_read_scope;
+
 struct pmbot_backend {
 	const char *name; /* "file", "github" */
 	/*
@@ -237,6 +258,16 @@ struct pmbot_backend {
 	 */
 	int (*read)(pmbot_state **out, pmbot_backend *b, const char *const *repos,
 		size_t n_repos, const char *project_owner, long project_number, pmbot_buf *err);
+	/*
+	 * Optional (NULL: read is called). `read` with a scope (never NULL):
+	 * the state may leave out issues the scope does not need, but every
+	 * issue whose marker carries one of its stable ids, and every issue it
+	 * names by number, that exists in `repos` is in it. Through
+	 * pmbot_backend_read().
+	 */
+	int (*read_scoped)(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+		size_t n_repos, const char *project_owner, long project_number,
+		const pmbot_read_scope *scope, pmbot_buf *err);
 	/*
 	 * Perform one operation. `*result` is a new object the caller frees
 	 * (NULL unless PMBOT_OK). PMBOT_EINVALID when the backend refuses the
@@ -268,6 +299,14 @@ struct pmbot_backend {
 		const char *operation, const json_t *const *args, size_t n, pmbot_buf *errs);
 	void (*free)(pmbot_backend *b);
 };
+
+/*
+ * b->read, or b->read_scoped when `scope` (borrowed, may be NULL: read
+ * everything) is given and the backend has it. Codes and ownership as read.
+ */
+PMBOT_WARN_UNUSED int pmbot_backend_read(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+	size_t n_repos, const char *project_owner, long project_number, const pmbot_read_scope *scope,
+	pmbot_buf *err);
 
 /*
  * The file backend over the State snapshot at `path` (docs/state.md). A
