@@ -9,7 +9,6 @@
 #include "pmbot/json.h"
 #include "pmbot/render.h"
 #include "pmbot/state.h"
-#include "pmbot/strmap.h"
 #include "pmbot/banned.h"
 
 typedef struct {
@@ -526,9 +525,9 @@ static int marker_of(pmbot_buf *out, const char *body)
 
 /*
  * Every stable id that `issues` (state issues) carry in a marker, and that
- * `unreadable` entries name, into `ids` (values unused). 0 or -1.
+ * `unreadable` entries name, as the keys of `ids`. 0 or -1.
  */
-static int marker_ids(pmbot_strmap *ids, const json_t *issues, const json_t *unreadable)
+static int marker_ids(json_t *ids, const json_t *issues, const json_t *unreadable)
 {
 	pmbot_buf sid = PMBOT_BUF_INIT;
 	const json_t *is;
@@ -538,11 +537,11 @@ static int marker_ids(pmbot_strmap *ids, const json_t *issues, const json_t *unr
 	json_array_foreach(issues, i, is) {
 		if ((r = marker_of(&sid, jstr(is, "body"))) < 0)
 			goto done;
-		if (r && pmbot_strmap_put(ids, sid.buf, NULL, NULL) < 0)
+		if (r && json_object_set_new(ids, sid.buf, json_true()) < 0)
 			goto done;
 	}
 	json_array_foreach(unreadable, i, is)
-		if (jstr(is, "stable_id") && pmbot_strmap_put(ids, jstr(is, "stable_id"), NULL, NULL) < 0)
+		if (jstr(is, "stable_id") && json_object_set_new(ids, jstr(is, "stable_id"), json_true()) < 0)
 			goto done;
 	rc = 0;
 done:
@@ -712,8 +711,7 @@ done:
 static int read_repo_scoped(json_t *repos_out, json_t *unreadable, json_t *missed, gh_backend *g,
 	const char *repo, const pmbot_read_scope *scope, pmbot_buf *err)
 {
-	json_t *issues = NULL, *unr = NULL, *all = NULL, *all_unr = NULL, *entry;
-	pmbot_strmap found = PMBOT_STRMAP_INIT;
+	json_t *issues = NULL, *unr = NULL, *all = NULL, *all_unr = NULL, *found = NULL, *entry;
 	pmbot_buf login = PMBOT_BUF_INIT, sid = PMBOT_BUF_INIT, ref = PMBOT_BUF_INIT;
 	char *name = NULL;
 	long *numbers = NULL;
@@ -721,7 +719,7 @@ static int read_repo_scoped(json_t *repos_out, json_t *unreadable, json_t *misse
 	int rc = PMBOT_ERROR, scan = 1, r;
 	const json_t *is;
 
-	if (!(issues = json_array()) || !(unr = json_array()))
+	if (!(issues = json_array()) || !(unr = json_array()) || !(found = json_object()))
 		goto oom;
 	if (scope && g->self_login) {
 		size_t len = strlen(g->self_login);
@@ -734,7 +732,7 @@ static int read_repo_scoped(json_t *repos_out, json_t *unreadable, json_t *misse
 		if ((rc = read_repo(issues, unr, &name, g, repo, login.buf, err)) < 0)
 			goto done;
 		rc = PMBOT_ERROR;
-		if (marker_ids(&found, issues, unr) < 0 ||
+		if (marker_ids(found, issues, unr) < 0 ||
 		    (scope->n_needs && !(numbers = calloc(scope->n_needs, sizeof(*numbers)))))
 			goto oom;
 		scan = 0;
@@ -743,7 +741,7 @@ static int read_repo_scoped(json_t *repos_out, json_t *unreadable, json_t *misse
 
 			if (!nd->repo || strcasecmp(nd->repo, repo))
 				continue;
-			if (nd->stable_id && !pmbot_strmap_get(&found, nd->stable_id, NULL))
+			if (nd->stable_id && !json_object_get(found, nd->stable_id))
 				scan = 1;
 			else if (!nd->stable_id && nd->number > 0 && !has_number(issues, nd->number) &&
 				 !unreadable_has(unr, name ? name : repo, nd->number))
@@ -794,7 +792,7 @@ done:
 	json_decref(unr);
 	json_decref(all);
 	json_decref(all_unr);
-	pmbot_strmap_free(&found);
+	json_decref(found);
 	pmbot_buf_free(&login);
 	pmbot_buf_free(&sid);
 	pmbot_buf_free(&ref);
