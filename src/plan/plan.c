@@ -247,9 +247,9 @@ static int narrow_missed_diags(struct planner *p)
 		if (!ref || !repo)
 			continue;
 		if (pmbot_diag_add(p->diags, PMBOT_SEV_WARNING, "NARROW_READ_MISSED", ref, "", 0, 0,
-			"%s (item '%s', created by %s) is not among the issues GitHub lists as created "
-			"by %s, so reading %s took a scan of every issue there; it is managed as usual. "
-			"Issues pm-bot creates with its own token are found without the scan",
+			"%s (item '%s', created by %s) was missing from GitHub's list of the issues "
+			"%s created, so reading %s took a scan of every issue there; it is managed as "
+			"usual. Issues that pm-bot's own login created are found without the scan",
 			ref, sid ? sid : "?", author ? author : "?",
 			p->in->self_login ? p->in->self_login : "pm-bot's login", repo) < 0)
 			return -1;
