@@ -19,9 +19,8 @@ typedef struct {
 	 * type of each field id, which the write paths need but args omit. */
 	char *project_id;
 	json_t *field_types; /* field id -> "text" | "number" | "date" | "single_select" */
-	/* What this GitHub serves, asked once (GitHub Enterprise Server up to
-	 * 3.21 has neither sub-issues nor dependencies). */
-	int probed;
+	/* What this GitHub lacks, learnt from the first issues read (GitHub
+	 * Enterprise Server up to 3.21 has neither sub-issues nor dependencies). */
 	int no_sub_issues;
 	int no_dependencies;
 } gh_backend;
@@ -342,7 +341,43 @@ done:
 	return rc;
 }
 
-/* The issues document for what this GitHub serves (features.graphql). */
+/*
+ * A GitHub without sub-issues or dependencies (GitHub Enterprise Server up
+ * to 3.21) refuses the issues document as a whole: every error is
+ * extensions.code "undefinedField" for Issue.parent or Issue.blockedBy.
+ * Note which are missing in `g`; 1 when the answer is exactly that and
+ * something new was learnt (read again with a document without them), else 0.
+ */
+static int learn_missing_fields(gh_backend *g, const json_t *answer)
+{
+	const json_t *errors = json_object_get(answer, "errors"), *e;
+	int sub = 0, deps = 0;
+	size_t i;
+
+	if (!json_array_size(errors) || json_is_object(json_object_get(answer, "data")))
+		return 0;
+	json_array_foreach(errors, i, e) {
+		const json_t *x = json_object_get(e, "extensions");
+		const char *code = jstr(x, "code"), *type = jstr(x, "typeName");
+		const char *field = jstr(x, "fieldName");
+
+		if (!code || strcmp(code, "undefinedField") || !type || strcmp(type, "Issue") || !field)
+			return 0;
+		if (!strcmp(field, "parent"))
+			sub = 1;
+		else if (!strcmp(field, "blockedBy"))
+			deps = 1;
+		else
+			return 0;
+	}
+	if ((!sub || g->no_sub_issues) && (!deps || g->no_dependencies))
+		return 0;
+	g->no_sub_issues |= sub;
+	g->no_dependencies |= deps;
+	return 1;
+}
+
+/* The issues document for what this GitHub serves. */
 static const char *issues_doc(const gh_backend *g)
 {
 	if (g->no_sub_issues)
@@ -387,6 +422,8 @@ static int read_repo(json_t *issues_out, json_t *unreadable, char **name_out, gh
 		json_decref(forbidden);
 		forbidden = NULL;
 		rc = pmbot_github_graphql_ex(&resp, g->client, issues_doc(g), vars, 0);
+		if (rc == PMBOT_GITHUB_EGRAPHQL && learn_missing_fields(g, resp.json))
+			continue; /* the same page, without the fields this GitHub lacks */
 		if (rc == PMBOT_GITHUB_EGRAPHQL) {
 			int pf = partial_forbidden(&forbidden, resp.json);
 
@@ -460,47 +497,6 @@ done:
 	json_decref(issues);
 	json_decref(cursor);
 	return rc;
-}
-
-/* ---- read: what this GitHub serves ------------------------------------- */
-
-/*
- * One introspection request per backend: which of Issue.parent (sub-issues)
- * and Issue.blockedBy (dependencies) this GitHub has. Without them the
- * issues document must not name them (GitHub would refuse the whole
- * query), and the state says so in extra.unsupported so nothing is planned
- * that would fail mid-apply.
- */
-static int probe_features(gh_backend *g, pmbot_buf *err)
-{
-	json_t *data = NULL;
-	const json_t *fields, *f;
-	size_t i;
-	int parent = 0, blocked = 0, rc;
-
-	if (g->probed)
-		return 0;
-	if ((rc = pmbot_github_graphql(&data, g->client, pmbot_gql("features"), NULL)) < 0)
-		return gh_fail(g, err, "read", "asking what GitHub serves", rc, NULL);
-	fields = json_object_get(json_object_get(data, "issue"), "fields");
-	if (!json_is_array(fields)) {
-		json_decref(data);
-		pmbot_buf_printf(err, "read: GitHub did not describe its Issue type");
-		return PMBOT_ERROR;
-	}
-	json_array_foreach(fields, i, f) {
-		const char *name = jstr(f, "name");
-
-		if (name && !strcmp(name, "parent"))
-			parent = 1;
-		else if (name && !strcmp(name, "blockedBy"))
-			blocked = 1;
-	}
-	json_decref(data);
-	g->no_sub_issues = !parent;
-	g->no_dependencies = !blocked;
-	g->probed = 1;
-	return 0;
 }
 
 /* ---- read: narrowed to pm-bot's own issues, absence proven ------------- */
@@ -1034,8 +1030,6 @@ static int gh_read_scoped(pmbot_state **out, pmbot_backend *b, const char *const
 	if (!(repo_list = json_array()) || !(unreadable = json_array()) || !(missed = json_array()) ||
 	    !(extra = json_object()) || !(unsupported = json_array()))
 		goto oom;
-	if (n_repos && (rc = probe_features(g, err)) < 0)
-		goto done;
 	for (i = 0; i < n_repos; i++) {
 		/* GitHub folds repository case: read each repository once. */
 		for (k = 0; k < i && strcasecmp(repos[k], repos[i]); k++)

@@ -101,13 +101,12 @@ F=$(py "$TMP/p1.json" 'sum(1 for c in d["changesets"] if c["operation"]=="set_pr
 		"$(py "$TMP/p1.json" '1 + sum(1 for c in d["changesets"] if c["operation"]=="add_to_project")')" &&
 	ok
 
-CASE="a re-plan reads who the token is, what GitHub serves, pm-bot's issues with their blockers and the board in four GraphQL requests, and nothing through REST"
+CASE="a re-plan reads who the token is, pm-bot's issues with their blockers and the board in three GraphQL requests, and nothing through REST"
 ctl DELETE /_emu/requests >/dev/null
 run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
 	ctl GET /_emu/requests >"$TMP/req.json" &&
-	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql")')" 4 &&
+	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql")')" 3 &&
 	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql" and (r["operation"] or "").endswith("viewer,rateLimit"))')" 1 &&
-	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql" and r["operation"]=="query __type")')" 1 &&
 	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql" and r["operation"]=="query repository")')" 1 &&
 	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="rest")')" 0 &&
 	DEPS=$(ctl GET /_emu/state | py - 'sum(1 for r in d["state"]["repositories"] for i in r["issues"] if i.get("blocked_by"))') &&

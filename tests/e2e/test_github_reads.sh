@@ -118,6 +118,7 @@ run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode &&
 	expect_eq "$(requests "$PAGES")" 1 &&
 	TOTAL=$(requests 'd["total"]') &&
 	{ [ "$TOTAL" -le $((1 + 1 + 5)) ] || fail "$TOTAL requests"; } &&
+	expect_eq "$TOTAL" 3 &&
 	expect_eq "$(requests 'sum(1 for r in d["requests"] if r["kind"]=="rest")')" 0
 done_case $? "$F0"
 
