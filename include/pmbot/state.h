@@ -347,9 +347,15 @@ PMBOT_WARN_UNUSED int pmbot_file_backend_open(pmbot_backend **out, const char *p
  * read: the issues of each repository through the paginated GraphQL
  * "issues" document (ceil(n/100) requests per repository; repositories
  * named twice, in any case, are read once), bot authors in their REST form
- * ("github-actions[bot]"), a deleted author as "ghost"; dependencies through
- * REST only for issues whose body has a well-formed pm-bot marker and a
- * non-empty "Blocked by" line; the project once through the "project"
+ * ("github-actions[bot]"), a deleted author as "ghost"; parents and
+ * blockers with the issues (REST only for an issue with more than 50
+ * blockers); without the fields on this GitHub (GHES, GitHub's
+ * undefinedField answer) the same page again without them, and
+ * extra.unsupported. read_scoped with a login of our own: only the issues
+ * that login created (filterBy createdBy), then every issue of a
+ * repository where a needed stable id was not found (marked issues the
+ * filter missed in extra.narrow_missed), and issues needed by number by
+ * number (aliased, 100 a request); the project once through the "project"
  * document (an organization's board, else a user's; absent when neither
  * has it), with the fields pm-bot can write (text, number, date, single
  * select) and the items that are issues. The answers go through
