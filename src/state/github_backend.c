@@ -545,15 +545,34 @@ done:
 	return rc;
 }
 
-static int has_number(const json_t *issues, json_int_t number)
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The numbers of `issues`, sorted, for has_number(): `*out` new (NULL when none). 0 or -1. */
+static int issue_numbers(long **out, size_t *n, const json_t *issues)
 {
 	const json_t *is;
 	size_t i;
 
+	*out = NULL;
+	*n = 0;
+	if (!json_array_size(issues))
+		return 0;
+	if (!(*out = calloc(json_array_size(issues), sizeof(**out))))
+		return -1;
 	json_array_foreach(issues, i, is)
-		if (json_integer_value(json_object_get(is, "number")) == number)
-			return 1;
+		(*out)[(*n)++] = (long)json_integer_value(json_object_get(is, "number"));
+	qsort(*out, *n, sizeof(**out), cmp_long);
 	return 0;
+}
+
+static int has_number(const long *sorted, size_t n, long number)
+{
+	return n && bsearch(&number, sorted, n, sizeof(*sorted), cmp_long) != NULL;
 }
 
 /* Does `unreadable` name `repo`#`number`? */
@@ -710,8 +729,8 @@ static int read_repo_scoped(json_t *repos_out, json_t *unreadable, json_t *misse
 	json_t *issues = NULL, *unr = NULL, *all = NULL, *all_unr = NULL, *found = NULL, *entry;
 	pmbot_buf login = PMBOT_BUF_INIT, sid = PMBOT_BUF_INIT, ref = PMBOT_BUF_INIT;
 	char *name = NULL;
-	long *numbers = NULL;
-	size_t i, n_numbers = 0;
+	long *numbers = NULL, *own = NULL;
+	size_t i, n_numbers = 0, n_own = 0;
 	int rc = PMBOT_ERROR, scan = 1, r;
 	const json_t *is;
 
@@ -728,7 +747,7 @@ static int read_repo_scoped(json_t *repos_out, json_t *unreadable, json_t *misse
 		if ((rc = read_repo(issues, unr, &name, g, repo, login.buf, err)) < 0)
 			goto done;
 		rc = PMBOT_ERROR;
-		if (marker_ids(found, issues, unr) < 0 ||
+		if (marker_ids(found, issues, unr) < 0 || issue_numbers(&own, &n_own, issues) < 0 ||
 		    (scope->n_needs && !(numbers = calloc(scope->n_needs, sizeof(*numbers)))))
 			goto oom;
 		scan = 0;
@@ -739,7 +758,7 @@ static int read_repo_scoped(json_t *repos_out, json_t *unreadable, json_t *misse
 				continue;
 			if (nd->stable_id && !json_object_get(found, nd->stable_id))
 				scan = 1;
-			else if (!nd->stable_id && nd->number > 0 && !has_number(issues, nd->number) &&
+			else if (!nd->stable_id && nd->number > 0 && !has_number(own, n_own, nd->number) &&
 				 !unreadable_has(unr, name ? name : repo, nd->number))
 				numbers[n_numbers++] = nd->number;
 		}
@@ -753,7 +772,7 @@ static int read_repo_scoped(json_t *repos_out, json_t *unreadable, json_t *misse
 		json_array_foreach(scope && g->self_login ? all : NULL, i, is) {
 			json_int_t number = json_integer_value(json_object_get(is, "number"));
 
-			if (has_number(issues, number))
+			if (has_number(own, n_own, (long)number))
 				continue;
 			if ((r = marker_of(&sid, jstr(is, "body"))) < 0)
 				goto oom;
@@ -794,6 +813,7 @@ done:
 	pmbot_buf_free(&ref);
 	free(name);
 	free(numbers);
+	free(own);
 	return rc;
 }
 
