@@ -233,12 +233,14 @@ static int unsupported_diags(struct planner *p)
  * the state and planned as usual; the warning says why reads cost more
  * and names who created each. 0 or -1.
  */
+#define NARROW_MISSED_NAMED 10
+
 static int narrow_missed_diags(struct planner *p)
 {
-	const json_t *e;
+	const json_t *missed = json_object_get(p->in->state->extra, "narrow_missed"), *e;
 	size_t i;
 
-	json_array_foreach(json_object_get(p->in->state->extra, "narrow_missed"), i, e) {
+	json_array_foreach(missed, i, e) {
 		const char *ref = json_string_value(json_object_get(e, "ref"));
 		const char *author = json_string_value(json_object_get(e, "author"));
 		const char *sid = json_string_value(json_object_get(e, "stable_id"));
@@ -246,6 +248,16 @@ static int narrow_missed_diags(struct planner *p)
 
 		if (!ref || !repo)
 			continue;
+		/* A filter that matches nothing of ours would name every issue: name a few, count the rest. */
+		if (i == NARROW_MISSED_NAMED) {
+			if (pmbot_diag_add(p->diags, PMBOT_SEV_WARNING, "NARROW_READ_MISSED", NULL, "", 0,
+				0, "and %zu more issues were missing from GitHub's list of the issues %s "
+				"created (each found by the scan, managed as usual)",
+				json_array_size(missed) - i,
+				p->in->self_login ? p->in->self_login : "pm-bot's login") < 0)
+				return -1;
+			break;
+		}
 		if (pmbot_diag_add(p->diags, PMBOT_SEV_WARNING, "NARROW_READ_MISSED", ref, "", 0, 0,
 			"%s (item '%s', created by %s) was missing from GitHub's list of the issues "
 			"%s created, so reading %s took a scan of every issue there; it is managed as "

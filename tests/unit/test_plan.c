@@ -1527,6 +1527,34 @@ static void test_plan__an_issue_the_narrow_read_missed_is_named_with_its_author(
 	assert_non_null(strstr(d->message, "acme/widgets#2 (item 'feat:x', created by alice)"));
 	assert_non_null(strstr(d->message, "a scan of every issue"));
 	world_free(&w);
+
+	/* Many: ten named, the rest counted in one more warning. */
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	{
+		json_t *list = json_array();
+		char ref[32];
+		int k;
+
+		for (k = 1; k <= 25; k++) {
+			snprintf(ref, sizeof(ref), "acme/widgets#%d", 100 + k);
+			json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s}", "repo",
+				"acme/widgets", "ref", ref, "author", "alice", "stable_id", "feat:x"));
+		}
+		assert_int_equal(json_object_set_new(w.doc, "extra", json_pack("{s:o}",
+			"narrow_missed", list)), 0);
+	}
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(diag_count(&w, "NARROW_READ_MISSED"), 11);
+	{
+		size_t k, more = 0;
+
+		for (k = 0; k < w.diags.count; k++)
+			more += strstr(w.diags.items[k].message, "and 15 more issues") != NULL;
+		assert_int_equal(more, 1);
+	}
+	world_free(&w);
 }
 
 static void test_plan__no_dependency_support_plans_no_dependency_change_and_says_so(void **state)
