@@ -189,6 +189,28 @@ PY
 	expect_eq "$(printf '%s' "$OUT" | py - 'sum(1 for c in d["changesets"] if c["operation"]=="create_issue")')" 0
 done_case $? "$F0"
 
+CASE="an issue the report names by URL is read by number, not by a scan, and the edge to it lands"
+F0=$FAIL
+E=$TMP/ext
+reset_to "$TMP/applied.json" && new_repo "$E" &&
+	sed -i 's|    blocked_by: \[task:drain-hook\]|    blocked_by: [task:drain-hook, https://github.com/acme/widgets/issues/3]|' "$E/plans/q4.md" &&
+	grep -q 'issues/3]' "$E/plans/q4.md" &&
+	gitc "$E" commit -qam "blocked by someone's issue" &&
+	ctl DELETE /_emu/requests >/dev/null &&
+	run 0 "$PMBOT" plan --repo "$E" --backend github --format json --out "$TMP/pe.json" &&
+	expect_eq "$(py "$TMP/pe.json" 'sorted(c["operation"] for c in d["changesets"])')" '["add_dependency", "update_issue_body"]' &&
+	expect_eq "$(py "$TMP/pe.json" '[c["payload"]["blocker"] for c in d["changesets"] if c["operation"]=="add_dependency"]')" \
+		'[{"number": 3, "repo": "acme/widgets"}]' &&
+	# One filtered page and one request for #3 by number: no scan.
+	expect_eq "$(requests "$PAGES")" 2 &&
+	run 0 "$PMBOT" apply --repo "$E" --backend github --plan "$TMP/pe.json" --approve "$(approve "$TMP/pe.json")" &&
+	expect_in "$OUT" "applied 2, already applied 0, denied 0, failed 0" &&
+	expect_eq "$(ctl GET /_emu/state | py - '[i["blocked_by"] for r in d["state"]["repositories"] for i in r["issues"] if "pm-bot:id=test:drain-soak " in i["body"]][0]')" \
+		"[\"acme/widgets#3\", \"$DRAIN\"]" &&
+	run 0 "$PMBOT" plan --repo "$E" --backend github --detailed-exitcode &&
+	expect_in "$OUT" "**No changes.**"
+done_case $? "$F0"
+
 CASE="GitHub without sub-issues or dependencies: warned before any write, nothing sent that would fail"
 F0=$FAIL
 python3 - "$ROOT/examples/state.json" "$TMP/ghes.json" "$TOKEN" <<'PY' &&
