@@ -231,6 +231,27 @@ int pmbot_state_time_format(pmbot_buf *out, long long t);
  */
 typedef struct pmbot_backend pmbot_backend;
 
+/*
+ * What a read must be able to answer for (pmbot_backend_read): each entry
+ * names a repository and either a stable id the caller will create there
+ * when no issue carries its marker (the read must then find that issue or
+ * prove it absent), or an issue number the caller names outside pm-bot's
+ * markers (the read must include that issue when it exists). A backend
+ * that holds everything anyway (the file backend) ignores it; the GitHub
+ * backend reads narrowly and falls back to a complete scan of a repository
+ * only when a stable id is not found there (docs/github.md).
+ */
+typedef struct {
+	const char *repo;      /* "OWNER/NAME" */
+	const char *stable_id; /* NULL for an issue named by number */
+	long number;           /* 0 for a stable id */
+} pmbot_read_need;
+
+typedef struct {
+	const pmbot_read_need *needs; /* borrowed */
+	size_t n_needs;
+} pmbot_read_scope;
+
 struct pmbot_backend {
 	const char *name; /* "file", "github" */
 	/*
@@ -243,6 +264,16 @@ struct pmbot_backend {
 	 */
 	int (*read)(pmbot_state **out, pmbot_backend *b, const char *const *repos,
 		size_t n_repos, const char *project_owner, long project_number, pmbot_buf *err);
+	/*
+	 * Optional (NULL: read is called). `read` with a scope (never NULL):
+	 * the state may leave out issues the scope does not need, but every
+	 * issue whose marker carries one of its stable ids, and every issue it
+	 * names by number, that exists in `repos` is in it. Through
+	 * pmbot_backend_read().
+	 */
+	int (*read_scoped)(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+		size_t n_repos, const char *project_owner, long project_number,
+		const pmbot_read_scope *scope, pmbot_buf *err);
 	/*
 	 * Perform one operation. `*result` is a new object the caller frees
 	 * (NULL unless PMBOT_OK). PMBOT_EINVALID when the backend refuses the
@@ -287,6 +318,14 @@ struct pmbot_backend {
 #define PMBOT_BACKEND_BATCHES_EDGES 2u
 
 /*
+ * b->read, or b->read_scoped when `scope` (borrowed, may be NULL: read
+ * everything) is given and the backend has it. Codes and ownership as read.
+ */
+PMBOT_WARN_UNUSED int pmbot_backend_read(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+	size_t n_repos, const char *project_owner, long project_number, const pmbot_read_scope *scope,
+	pmbot_buf *err);
+
+/*
  * The file backend over the State snapshot at `path` (docs/state.md). A
  * missing file is an empty state (created on the first write, parent
  * directories too). It assigns numbers per repository (highest + 1) and
@@ -325,9 +364,15 @@ PMBOT_WARN_UNUSED int pmbot_file_backend_open(pmbot_backend **out, const char *p
  * read: the issues of each repository through the paginated GraphQL
  * "issues" document (ceil(n/100) requests per repository; repositories
  * named twice, in any case, are read once), bot authors in their REST form
- * ("github-actions[bot]"), a deleted author as "ghost"; dependencies through
- * REST only for issues whose body has a well-formed pm-bot marker and a
- * non-empty "Blocked by" line; the project once through the "project"
+ * ("github-actions[bot]"), a deleted author as "ghost"; parents and
+ * blockers with the issues (REST only for an issue with more than 50
+ * blockers); without the fields on this GitHub (GHES, GitHub's
+ * undefinedField answer) the same page again without them, and
+ * extra.unsupported. read_scoped with a login of our own: only the issues
+ * that login created (filterBy createdBy), then every issue of a
+ * repository where a needed stable id was not found (marked issues the
+ * filter missed in extra.narrow_missed), and issues needed by number by
+ * number (aliased, 100 a request); the project once through the "project"
  * document (an organization's board, else a user's; absent when neither
  * has it), with the fields pm-bot can write (text, number, date, single
  * select) and the items that are issues. The answers go through

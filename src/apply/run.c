@@ -19,6 +19,10 @@ typedef struct {
 	const json_t *bundle;
 	const char **repos;          /* borrowed from the bundle, sorted, unique */
 	size_t n_repos, alloc_repos;
+	/* What every read must answer for: the issues the changesets name, by
+	 * stable id (found or proven absent before any create) or by number. */
+	pmbot_read_need *needs;      /* strings borrowed from the bundle */
+	size_t n_needs, alloc_needs;
 	char *project_owner;         /* NULL: no project needed */
 	long project_number;
 	pmbot_state *state;
@@ -103,6 +107,30 @@ static int repos_add(run_ctx *c, const char *repo)
 	return 0;
 }
 
+/* Note that reads must answer for the issue `binding` ({repo, stable_id} or {repo, number}) names. */
+static int needs_add(run_ctx *c, const json_t *binding)
+{
+	const char *repo = str(binding, "repo"), *sid = str(binding, "stable_id");
+	json_int_t number = json_integer_value(json_object_get(binding, "number"));
+	pmbot_read_need *p;
+
+	if (!repo || (!sid && number <= 0))
+		return 0;
+	if (c->n_needs == c->alloc_needs) {
+		size_t alloc = c->alloc_needs ? c->alloc_needs * 2 : 16;
+
+		if (!(p = realloc(c->needs, alloc * sizeof(*p))))
+			return -1;
+		c->needs = p;
+		c->alloc_needs = alloc;
+	}
+	c->needs[c->n_needs].repo = repo;
+	c->needs[c->n_needs].stable_id = sid;
+	c->needs[c->n_needs].number = sid ? 0 : (long)number;
+	c->n_needs++;
+	return 0;
+}
+
 /* Which repositories and which project the selected changesets touch. */
 static int plan_reads(run_ctx *c, const json_t *sel)
 {
@@ -115,7 +143,10 @@ static int plan_reads(run_ctx *c, const json_t *sel)
 
 		if (repos_add(c, str(json_object_get(cs, "target"), "repo")) < 0 ||
 		    repos_add(c, str(json_object_get(payload, "parent"), "repo")) < 0 ||
-		    repos_add(c, str(json_object_get(payload, "blocker"), "repo")) < 0)
+		    repos_add(c, str(json_object_get(payload, "blocker"), "repo")) < 0 ||
+		    needs_add(c, json_object_get(cs, "target")) < 0 ||
+		    needs_add(c, json_object_get(payload, "parent")) < 0 ||
+		    needs_add(c, json_object_get(payload, "blocker")) < 0)
 			return -1;
 		if (c->project_owner || !op)
 			continue;
@@ -155,10 +186,14 @@ static int load(run_ctx *c, pmbot_buf *why)
 {
 	pmbot_buf berr = PMBOT_BUF_INIT;
 	pmbot_state *st = NULL;
+	pmbot_read_scope scope;
 	int rc;
 
-	rc = c->backend->read(&st, c->backend, c->repos, c->n_repos, c->project_owner,
-		c->project_number, &berr);
+	/* A create is proven absent by this read before it is sent (docs/github.md). */
+	scope.needs = c->needs;
+	scope.n_needs = c->n_needs;
+	rc = pmbot_backend_read(&st, c->backend, c->repos, c->n_repos, c->project_owner,
+		c->project_number, &scope, &berr);
 	while (berr.len && berr.buf[berr.len - 1] == '\n')
 		pmbot_buf_truncate(&berr, berr.len - 1);
 	if (rc != PMBOT_OK || !st) {
@@ -1403,6 +1438,7 @@ done:
 	free(c.fuse_keys);
 	free(order);
 	free(c.repos);
+	free(c.needs);
 	free(c.project_owner);
 	return rc;
 }

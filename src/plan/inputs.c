@@ -271,10 +271,58 @@ static int open_github(pmbot_inputs *in, const pmbot_inputs_opts *o)
 	return rc;
 }
 
+/*
+ * What the state read must answer for: every item of the reports, which
+ * the plan creates in the target when no issue carries its marker (so the
+ * read must find it or prove it absent), and every issue the reports name
+ * by URL outside the plan. `scope->needs` (new) and `*owned` (new,
+ * NULL-terminated: the repository names cut out of URLs) are the caller's
+ * to free; the stable ids are borrowed from the graph. 0 or -1.
+ */
+static int read_scope(pmbot_read_scope *scope, char ***owned, const pmbot_inputs *in)
+{
+	const pmbot_workgraph *g = in->graph;
+	pmbot_read_need *needs;
+	size_t i, n = 0, k = 0;
+
+	scope->needs = NULL;
+	scope->n_needs = 0;
+	if (!(needs = calloc(g->n_nodes + g->n_edges + 1, sizeof(*needs))) ||
+	    !(*owned = calloc(g->n_edges + 1, sizeof(**owned)))) {
+		free(needs);
+		return -1;
+	}
+	scope->needs = needs;
+	for (i = 0; i < g->n_nodes; i++) {
+		needs[n].repo = in->target;
+		needs[n++].stable_id = g->nodes[i].stable_id;
+	}
+	for (i = 0; i < g->n_edges; i++) {
+		/* https://github.com/OWNER/REPO/issues/N, checked by validation */
+		const char *to = g->edges[i].to_id, *s, *issues;
+		long number;
+
+		if (!g->edges[i].external || strncmp(to, "https://github.com/", 19))
+			continue;
+		s = to + 19;
+		if (!(issues = strstr(s, "/issues/")) || (number = strtol(issues + 8, NULL, 10)) <= 0)
+			continue;
+		if (!((*owned)[k] = strndup(s, (size_t)(issues - s))))
+			return -1;
+		needs[n].repo = (*owned)[k++];
+		needs[n++].number = number;
+	}
+	scope->n_needs = n;
+	return 0;
+}
+
 static int open_state(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_diag_list *diags)
 {
 	pmbot_buf err = PMBOT_BUF_INIT;
+	pmbot_read_scope scope = { NULL, 0 };
+	char **owned = NULL;
 	const char *repos[1];
+	size_t i;
 	int r, rc = PMBOT_OK;
 
 	if (o->backend && strcmp(o->backend, "file") && strcmp(o->backend, "github")) {
@@ -317,13 +365,22 @@ static int open_state(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_diag_l
 	}
 read:
 	repos[0] = in->target;
-	r = in->backend->read(&in->state, in->backend, repos, 1, in->config->project_owner,
-		in->config->project_number, &err);
+	if (in->graph && read_scope(&scope, &owned, in) < 0) {
+		rc = PMBOT_ERROR;
+		goto done;
+	}
+	r = pmbot_backend_read(&in->state, in->backend, repos, 1, in->config->project_owner,
+		in->config->project_number, in->graph ? &scope : NULL, &err);
 	if (r < 0) {
 		pmbot_note(o->notes, PMBOT_NOTE_ERROR, "cannot read the state: %s",
 			(err.len ? err.buf : "unknown error"));
 		rc = r == PMBOT_EINVALID ? PMBOT_EINVALID : PMBOT_ERROR;
 	}
+done:
+	free((void *)scope.needs);
+	for (i = 0; owned && owned[i]; i++)
+		free(owned[i]);
+	free(owned);
 	pmbot_buf_free(&err);
 	return rc;
 }

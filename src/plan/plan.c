@@ -226,6 +226,49 @@ static int unsupported_diags(struct planner *p)
 	return 0;
 }
 
+/*
+ * extra.narrow_missed (docs/state.md): marked issues the GitHub backend's
+ * filtered read (issues created by pm-bot's login) did not return, found
+ * by the complete scan that proved absence before a create. They are in
+ * the state and planned as usual; the warning says why reads cost more
+ * and names who created each. 0 or -1.
+ */
+#define NARROW_MISSED_NAMED 10
+
+static int narrow_missed_diags(struct planner *p)
+{
+	const json_t *missed = json_object_get(p->in->state->extra, "narrow_missed"), *e;
+	size_t i;
+
+	json_array_foreach(missed, i, e) {
+		const char *ref = json_string_value(json_object_get(e, "ref"));
+		const char *author = json_string_value(json_object_get(e, "author"));
+		const char *sid = json_string_value(json_object_get(e, "stable_id"));
+		const char *repo = json_string_value(json_object_get(e, "repo"));
+
+		if (!ref || !repo)
+			continue;
+		/* A filter that matches nothing of ours would name every issue: name a few, count the rest. */
+		if (i == NARROW_MISSED_NAMED) {
+			if (pmbot_diag_add(p->diags, PMBOT_SEV_WARNING, "NARROW_READ_MISSED", NULL, "", 0,
+				0, "and %zu more issues were missing from GitHub's list of the issues %s "
+				"created (each found by the scan, managed as usual)",
+				json_array_size(missed) - i,
+				p->in->self_login ? p->in->self_login : "pm-bot's login") < 0)
+				return -1;
+			break;
+		}
+		if (pmbot_diag_add(p->diags, PMBOT_SEV_WARNING, "NARROW_READ_MISSED", ref, "", 0, 0,
+			"%s (item '%s', created by %s) was missing from GitHub's list of the issues "
+			"%s created, so reading %s took a scan of every issue there; it is managed as "
+			"usual. Issues that pm-bot's own login created are found without the scan",
+			ref, sid ? sid : "?", author ? author : "?",
+			p->in->self_login ? p->in->self_login : "pm-bot's login", repo) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* 1 when the issue `ref` is one the backend could not fully read. */
 static int ref_unreadable(struct planner *p, const char *ref)
 {
@@ -1191,7 +1234,8 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		cfg->project_owner, cfg->project_number) < 0)
 		goto done;
 	index_unsupported(&p);
-	if (index_unreadable(&p) < 0 || index_managed(&p) < 0 || index_dependencies(&p) < 0)
+	if (index_unreadable(&p) < 0 || narrow_missed_diags(&p) < 0 || index_managed(&p) < 0 ||
+	    index_dependencies(&p) < 0)
 		goto done;
 
 	for (i = 0; i < g->n_nodes; i++) {

@@ -22,6 +22,10 @@ typedef struct {
 	/* What creates need of each repository, read once: folded "owner/name"
 	 * -> {id, labels: {folded name: node id}, types: {folded name: node id}}. */
 	json_t *repo_meta;
+	/* What this GitHub lacks, learnt from the first issues read (GitHub
+	 * Enterprise Server up to 3.21 has neither sub-issues nor dependencies). */
+	int no_sub_issues;
+	int no_dependencies;
 } gh_backend;
 
 #define OOM(err, op) (pmbot_buf_printf((err), "%s: out of memory", (op)), PMBOT_ERROR)
@@ -123,24 +127,6 @@ static json_t *author_login(const json_t *author, int *is_bot)
 	return s;
 }
 
-/* Does this body ask for dependency edges, i.e. is a GET of blocked_by worth it? */
-static int wants_dependencies(const char *body)
-{
-	pmbot_body pb;
-	const char *v;
-	int want;
-
-	if (!body || !*body || !strstr(body, "pm-bot:"))
-		return 0;
-	memset(&pb, 0, sizeof(pb));
-	if (pmbot_body_parse(&pb, body, strlen(body), NULL) < 0)
-		return 1; /* out of memory: asking costs a request, skipping loses edges */
-	v = pmbot_body_get(&pb, "Blocked by");
-	want = pb.marker == PMBOT_MARKER_OK && v && *v;
-	pmbot_body_free(&pb);
-	return want;
-}
-
 static int read_dependencies(json_t *out_refs, gh_backend *g, const char *repo, long number,
 	pmbot_buf *err)
 {
@@ -184,6 +170,7 @@ static int issue_from_node(json_t **out, gh_backend *g, const char *repo, const 
 {
 	const json_t *labels = json_object_get(json_object_get(n, "labels"), "nodes");
 	const json_t *parent = json_object_get(n, "parent"), *l;
+	const json_t *blocked = json_object_get(n, "blockedBy");
 	const char *state = jstr(n, "state"), *body = jstr(n, "body");
 	pmbot_buf ref = PMBOT_BUF_INIT;
 	json_t *o = NULL, *arr = NULL, *deps = NULL, *author;
@@ -228,9 +215,29 @@ static int issue_from_node(json_t **out, gh_backend *g, const char *repo, const 
 	}
 	if (!(deps = json_array()))
 		goto oom;
-	if (wants_dependencies(body) && (rc = read_dependencies(deps, g, repo, number, err)) < 0)
-		goto done;
-	rc = PMBOT_ERROR;
+	if (json_is_object(blocked)) {
+		const json_t *bn = json_object_get(blocked, "nodes"), *bl;
+		json_int_t total = json_integer_value(json_object_get(blocked, "totalCount"));
+
+		if (total > 0 && (size_t)total > json_array_size(bn)) {
+			/* More than a page (GitHub allows 50 each way): REST lists them all. */
+			if ((rc = read_dependencies(deps, g, repo, number, err)) < 0)
+				goto done;
+			rc = PMBOT_ERROR;
+		} else {
+			json_array_foreach(bn, i, bl) {
+				const char *br = jstr(json_object_get(bl, "repository"), "nameWithOwner");
+				json_int_t bnum = json_integer_value(json_object_get(bl, "number"));
+
+				if (!br || bnum <= 0)
+					continue; /* a blocker the token cannot see */
+				pmbot_buf_clear(&ref);
+				if (pmbot_issue_ref(&ref, br, (long)bnum) < 0 ||
+				    json_array_append_new(deps, json_string(ref.buf)) < 0)
+					goto oom;
+			}
+		}
+	}
 	if (json_object_set_new(o, "blocked_by", deps) < 0) {
 		deps = NULL;
 		goto oom;
@@ -338,16 +345,62 @@ done:
 }
 
 /*
- * Every issue of `repo` in ceil(n/100) GraphQL requests; appends {repo,
- * issues}, and to `unreadable` the issues a partial FORBIDDEN answer hid.
+ * A GitHub without sub-issues or dependencies (GitHub Enterprise Server up
+ * to 3.21) refuses the issues document as a whole: every error is
+ * extensions.code "undefinedField" for Issue.parent or Issue.blockedBy.
+ * Note which are missing in `g`; 1 when the answer is exactly that and
+ * something new was learnt (read again with a document without them), else 0.
  */
-static int read_repo(json_t *repos_out, json_t *unreadable, gh_backend *g, const char *repo,
-	pmbot_buf *err)
+static int learn_missing_fields(gh_backend *g, const json_t *answer)
+{
+	const json_t *errors = json_object_get(answer, "errors"), *e;
+	int sub = 0, deps = 0;
+	size_t i;
+
+	if (!json_array_size(errors) || json_is_object(json_object_get(answer, "data")))
+		return 0;
+	json_array_foreach(errors, i, e) {
+		const json_t *x = json_object_get(e, "extensions");
+		const char *code = jstr(x, "code"), *type = jstr(x, "typeName");
+		const char *field = jstr(x, "fieldName");
+
+		if (!code || strcmp(code, "undefinedField") || !type || strcmp(type, "Issue") || !field)
+			return 0;
+		if (!strcmp(field, "parent"))
+			sub = 1;
+		else if (!strcmp(field, "blockedBy"))
+			deps = 1;
+		else
+			return 0;
+	}
+	if ((!sub || g->no_sub_issues) && (!deps || g->no_dependencies))
+		return 0;
+	g->no_sub_issues |= sub;
+	g->no_dependencies |= deps;
+	return 1;
+}
+
+/* The issues document for what this GitHub serves. */
+static const char *issues_doc(const gh_backend *g)
+{
+	if (g->no_sub_issues)
+		return pmbot_gql(g->no_dependencies ? "issues_plain" : "issues_no_sub");
+	return pmbot_gql(g->no_dependencies ? "issues_no_deps" : "issues");
+}
+
+/*
+ * Every issue of `repo` (`created_by` NULL), or those GitHub's filterBy
+ * {createdBy} selects, in ceil(n/100) GraphQL requests: appends them to
+ * `issues_out`, and to `unreadable` the issues a partial FORBIDDEN answer
+ * hid. `*name_out` (new, may stay NULL) is GitHub's spelling of the name.
+ */
+static int read_repo(json_t *issues_out, json_t *unreadable, char **name_out, gh_backend *g,
+	const char *repo, const char *created_by, pmbot_buf *err)
 {
 	const char *slash = strchr(repo, '/');
 	char *owner = NULL;
 	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
-	json_t *vars = NULL, *data = NULL, *issues = NULL, *cursor = NULL, *entry = NULL;
+	json_t *vars = NULL, *data = NULL, *issues = NULL, *cursor = NULL;
 	json_t *forbidden = NULL;
 	const char *name_with_owner = NULL;
 	int rc = PMBOT_ERROR;
@@ -365,12 +418,15 @@ static int read_repo(json_t *repos_out, json_t *unreadable, gh_backend *g, const
 		json_decref(vars);
 		json_decref(data);
 		data = NULL;
-		if (!(vars = json_pack("{s:s, s:s, s:O}", "owner", owner, "name", slash + 1,
-			      "after", cursor ? cursor : json_null())))
+		if (!(vars = json_pack("{s:s, s:s, s:O, s:o}", "owner", owner, "name", slash + 1,
+			      "after", cursor ? cursor : json_null(), "filter",
+			      created_by ? json_pack("{s:s}", "createdBy", created_by) : json_null())))
 			goto oom;
 		json_decref(forbidden);
 		forbidden = NULL;
-		rc = pmbot_github_graphql_ex(&resp, g->client, pmbot_gql("issues"), vars, 0);
+		rc = pmbot_github_graphql_ex(&resp, g->client, issues_doc(g), vars, 0);
+		if (rc == PMBOT_GITHUB_EGRAPHQL && learn_missing_fields(g, resp.json))
+			continue; /* the same page, without the fields this GitHub lacks */
 		if (rc == PMBOT_GITHUB_EGRAPHQL) {
 			int pf = partial_forbidden(&forbidden, resp.json);
 
@@ -423,10 +479,12 @@ static int read_repo(json_t *repos_out, json_t *unreadable, gh_backend *g, const
 			goto done;
 		}
 	}
-	if (!(entry = json_pack("{s:s, s:O}", "repo", name_with_owner ? name_with_owner : repo,
-		      "issues", issues)) ||
-	    json_array_append_new(repos_out, entry) < 0)
+	if (json_array_extend(issues_out, issues) < 0)
 		goto oom;
+	if (name_with_owner && !*name_out) {
+		*name_out = (char *)name_with_owner;
+		name_with_owner = NULL;
+	}
 	rc = 0;
 	goto done;
 oom:
@@ -441,6 +499,324 @@ done:
 	json_decref(data);
 	json_decref(issues);
 	json_decref(cursor);
+	return rc;
+}
+
+/* ---- read: narrowed to pm-bot's own issues, absence proven ------------- */
+
+/* The stable id of the well-formed marker in `body`, into `out`; 1, 0 for none, -1 (memory). */
+static int marker_of(pmbot_buf *out, const char *body)
+{
+	pmbot_body pb;
+	int rc = 0;
+
+	pmbot_buf_clear(out);
+	if (!body || !strstr(body, "pm-bot:"))
+		return 0;
+	memset(&pb, 0, sizeof(pb));
+	if (pmbot_body_parse(&pb, body, strlen(body), NULL) < 0)
+		return -1;
+	if (pb.marker == PMBOT_MARKER_OK && pb.stable_id)
+		rc = pmbot_buf_puts(out, pb.stable_id) < 0 ? -1 : 1;
+	pmbot_body_free(&pb);
+	return rc;
+}
+
+/*
+ * Every stable id that `issues` (state issues) carry in a marker, and that
+ * `unreadable` entries name, as the keys of `ids`. 0 or -1.
+ */
+static int marker_ids(json_t *ids, const json_t *issues, const json_t *unreadable)
+{
+	pmbot_buf sid = PMBOT_BUF_INIT;
+	const json_t *is;
+	size_t i;
+	int rc = -1, r;
+
+	json_array_foreach(issues, i, is) {
+		if ((r = marker_of(&sid, jstr(is, "body"))) < 0)
+			goto done;
+		if (r && json_object_set_new(ids, sid.buf, json_true()) < 0)
+			goto done;
+	}
+	json_array_foreach(unreadable, i, is)
+		if (jstr(is, "stable_id") && json_object_set_new(ids, jstr(is, "stable_id"), json_true()) < 0)
+			goto done;
+	rc = 0;
+done:
+	pmbot_buf_free(&sid);
+	return rc;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The numbers of `issues`, sorted, for has_number(): `*out` new (NULL when none). 0 or -1. */
+static int issue_numbers(long **out, size_t *n, const json_t *issues)
+{
+	const json_t *is;
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (!json_array_size(issues))
+		return 0;
+	if (!(*out = calloc(json_array_size(issues), sizeof(**out))))
+		return -1;
+	json_array_foreach(issues, i, is)
+		(*out)[(*n)++] = (long)json_integer_value(json_object_get(is, "number"));
+	qsort(*out, *n, sizeof(**out), cmp_long);
+	return 0;
+}
+
+static int has_number(const long *sorted, size_t n, long number)
+{
+	return n && bsearch(&number, sorted, n, sizeof(*sorted), cmp_long) != NULL;
+}
+
+/* Does `unreadable` name `repo`#`number`? */
+static int unreadable_has(const json_t *unreadable, const char *repo, long number)
+{
+	pmbot_buf ref = PMBOT_BUF_INIT;
+	const json_t *e;
+	size_t i;
+	int found = 0;
+
+	if (pmbot_issue_ref(&ref, repo, number) < 0)
+		return 0;
+	json_array_foreach(unreadable, i, e)
+		if (jstr(e, "ref") && !pmbot_issue_ref_cmp(jstr(e, "ref"), ref.buf))
+			found = 1;
+	pmbot_buf_free(&ref);
+	return found;
+}
+
+/*
+ * Issues `numbers[0..n)` of `repo`, 100 aliased issue(number:) fields per
+ * request: appended to `issues_out` (to `unreadable` when GitHub withheld
+ * fields). A number that is no issue (GitHub's NOT_FOUND for that alias)
+ * is simply absent.
+ */
+static int read_numbers(json_t *issues_out, json_t *unreadable, gh_backend *g, const char *repo,
+	const long *numbers, size_t n, pmbot_buf *err)
+{
+	const char *slash = strchr(repo, '/'), *frag = strstr(issues_doc(g), "fragment PmBotIssue");
+	pmbot_buf doc = PMBOT_BUF_INIT, alias = PMBOT_BUF_INIT;
+	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
+	json_t *vars = NULL, *forbidden = NULL;
+	size_t start, k;
+	int rc = PMBOT_ERROR, r;
+
+	if (!slash || !frag) {
+		pmbot_buf_printf(err, "read: '%s' is not OWNER/NAME", repo);
+		return PMBOT_EINVALID;
+	}
+	for (start = 0; start < n; start += 100) {
+		size_t end = n - start > 100 ? start + 100 : n;
+		const json_t *r0, *e;
+
+		pmbot_buf_clear(&doc);
+		r = pmbot_buf_puts(&doc, "query PmBotIssuesByNumber($owner: String!, $name: String!) {\n"
+			"  repository(owner: $owner, name: $name) {\n");
+		for (k = start; k < end; k++)
+			r |= pmbot_buf_printf(&doc, "    i%zu: issue(number: %ld) {\n      ...PmBotIssue\n"
+				"    }\n", k - start, numbers[k]);
+		r |= pmbot_buf_printf(&doc, "  }\n}\n\n%s", frag);
+		json_decref(vars);
+		if (r < 0 || !(vars = json_pack("{s:s%, s:s}", "owner", repo, (size_t)(slash - repo),
+				       "name", slash + 1)))
+			goto oom;
+		pmbot_github_response_free(&resp);
+		resp = (pmbot_github_response)PMBOT_GITHUB_RESPONSE_INIT;
+		rc = pmbot_github_graphql_ex(&resp, g->client, doc.buf, vars, 0);
+		json_decref(forbidden);
+		if (!(forbidden = json_object()))
+			goto oom;
+		if (rc == PMBOT_GITHUB_EGRAPHQL) {
+			/* Per alias: NOT_FOUND means no such issue, FORBIDDEN fields an unreadable one. */
+			size_t i;
+
+			rc = 0;
+			json_array_foreach(json_object_get(resp.json, "errors"), i, e) {
+				const json_t *path = json_object_get(e, "path");
+				const char *type = jstr(e, "type");
+				const char *p0 = json_string_value(json_array_get(path, 0));
+				const char *p1 = json_string_value(json_array_get(path, 1));
+				const char *field = json_string_value(json_array_get(path, 2));
+				json_t *fields;
+
+				if (!type || !p0 || strcmp(p0, "repository") || !p1 || p1[0] != 'i') {
+					rc = PMBOT_GITHUB_EGRAPHQL;
+					break;
+				}
+				if (!strcmp(type, "NOT_FOUND") && json_array_size(path) == 2)
+					continue;
+				if (strcmp(type, "FORBIDDEN") || !field) {
+					rc = PMBOT_GITHUB_EGRAPHQL;
+					break;
+				}
+				if (!(fields = json_object_get(forbidden, p1))) {
+					if (json_object_set_new(forbidden, p1, json_array()) < 0 ||
+					    !(fields = json_object_get(forbidden, p1)))
+						goto oom;
+				}
+				if (json_array_append_new(fields, json_string(field)) < 0)
+					goto oom;
+			}
+		}
+		if (rc < 0) {
+			rc = gh_fail(g, err, "read", "reading issues by number", rc, NULL);
+			goto done;
+		}
+		rc = PMBOT_ERROR;
+		r0 = json_object_get(json_object_get(resp.json, "data"), "repository");
+		for (k = start; k < end; k++) {
+			const json_t *node, *hidden;
+			json_t *is;
+
+			pmbot_buf_clear(&alias);
+			if (pmbot_buf_printf(&alias, "i%zu", k - start) < 0)
+				goto oom;
+			node = json_object_get(r0, alias.buf);
+			if ((hidden = json_object_get(forbidden, alias.buf))) {
+				if (unreadable_entry(unreadable, jstr(r0, "nameWithOwner") ?
+					    jstr(r0, "nameWithOwner") : repo, node, hidden) < 0)
+					goto oom;
+				continue;
+			}
+			if (!json_is_object(node))
+				continue;
+			if ((rc = issue_from_node(&is, g, jstr(r0, "nameWithOwner") ?
+				     jstr(r0, "nameWithOwner") : repo, node, err)) < 0)
+				goto done;
+			rc = PMBOT_ERROR;
+			if (json_array_append_new(issues_out, is) < 0)
+				goto oom;
+		}
+	}
+	rc = 0;
+	goto done;
+oom:
+	pmbot_buf_printf(err, "read: out of memory");
+	rc = PMBOT_ERROR;
+done:
+	pmbot_github_response_free(&resp);
+	json_decref(vars);
+	json_decref(forbidden);
+	pmbot_buf_free(&doc);
+	pmbot_buf_free(&alias);
+	return rc;
+}
+
+/*
+ * The issues of `repo` that `scope` needs, appended as {repo, issues} to
+ * `repos_out` (and unreadable ones to `unreadable`):
+ *
+ * - with no scope or no login of our own: every issue, as always;
+ * - else the issues our login created (filterBy createdBy: ceil(own/100)
+ *   requests, whatever the repository's size). When a stable id the scope
+ *   needs is not among their markers, the filter is not trusted to have
+ *   been exact (another identity created it, a transfer, GitHub matching
+ *   a bot's login differently): absence is proven by reading every issue,
+ *   and each marked issue the filter missed is kept and reported in
+ *   `missed` ({repo, ref, author, stable_id}). Numbers the scope names
+ *   that the narrow read lacks are read by number.
+ */
+static int read_repo_scoped(json_t *repos_out, json_t *unreadable, json_t *missed, gh_backend *g,
+	const char *repo, const pmbot_read_scope *scope, pmbot_buf *err)
+{
+	json_t *issues = NULL, *unr = NULL, *all = NULL, *all_unr = NULL, *found = NULL, *entry;
+	pmbot_buf login = PMBOT_BUF_INIT, sid = PMBOT_BUF_INIT, ref = PMBOT_BUF_INIT;
+	char *name = NULL;
+	long *numbers = NULL, *own = NULL;
+	size_t i, n_numbers = 0, n_own = 0;
+	int rc = PMBOT_ERROR, scan = 1, r;
+	const json_t *is;
+
+	if (!(issues = json_array()) || !(unr = json_array()) || !(found = json_object()))
+		goto oom;
+	if (scope && g->self_login) {
+		size_t len = strlen(g->self_login);
+
+		/* GraphQL spells a bot's login without "[bot]" (REST adds it). */
+		if (len > 5 && !strcmp(g->self_login + len - 5, "[bot]"))
+			len -= 5;
+		if (pmbot_buf_put(&login, g->self_login, len) < 0)
+			goto oom;
+		if ((rc = read_repo(issues, unr, &name, g, repo, login.buf, err)) < 0)
+			goto done;
+		rc = PMBOT_ERROR;
+		if (marker_ids(found, issues, unr) < 0 || issue_numbers(&own, &n_own, issues) < 0 ||
+		    (scope->n_needs && !(numbers = calloc(scope->n_needs, sizeof(*numbers)))))
+			goto oom;
+		scan = 0;
+		for (i = 0; i < scope->n_needs; i++) {
+			const pmbot_read_need *nd = &scope->needs[i];
+
+			if (!nd->repo || strcasecmp(nd->repo, repo))
+				continue;
+			if (nd->stable_id && !json_object_get(found, nd->stable_id))
+				scan = 1;
+			else if (!nd->stable_id && nd->number > 0 && !has_number(own, n_own, nd->number) &&
+				 !unreadable_has(unr, name ? name : repo, nd->number))
+				numbers[n_numbers++] = nd->number;
+		}
+	}
+	if (scan) {
+		if (!(all = json_array()) || !(all_unr = json_array()))
+			goto oom;
+		if ((rc = read_repo(all, all_unr, &name, g, repo, NULL, err)) < 0)
+			goto done;
+		rc = PMBOT_ERROR;
+		json_array_foreach(scope && g->self_login ? all : NULL, i, is) {
+			json_int_t number = json_integer_value(json_object_get(is, "number"));
+
+			if (has_number(own, n_own, (long)number))
+				continue;
+			if ((r = marker_of(&sid, jstr(is, "body"))) < 0)
+				goto oom;
+			pmbot_buf_clear(&ref);
+			if (r && (pmbot_issue_ref(&ref, name ? name : repo, (long)number) < 0 ||
+				  json_array_append_new(missed, json_pack("{s:s, s:s, s:O, s:s}", "repo",
+					  name ? name : repo, "ref", ref.buf, "author",
+					  json_object_get(is, "author"), "stable_id", sid.buf)) < 0))
+				goto oom;
+		}
+		json_decref(issues);
+		json_decref(unr);
+		issues = all;
+		unr = all_unr;
+		all = all_unr = NULL;
+	} else if (n_numbers && (rc = read_numbers(issues, unr, g, name ? name : repo, numbers,
+					 n_numbers, err)) < 0) {
+		goto done;
+	}
+	rc = PMBOT_ERROR;
+	if (json_array_extend(unreadable, unr) < 0 ||
+	    !(entry = json_pack("{s:s, s:O}", "repo", name ? name : repo, "issues", issues)) ||
+	    json_array_append_new(repos_out, entry) < 0)
+		goto oom;
+	rc = 0;
+	goto done;
+oom:
+	pmbot_buf_printf(err, "read: out of memory");
+	rc = PMBOT_ERROR;
+done:
+	json_decref(issues);
+	json_decref(unr);
+	json_decref(all);
+	json_decref(all_unr);
+	json_decref(found);
+	pmbot_buf_free(&login);
+	pmbot_buf_free(&sid);
+	pmbot_buf_free(&ref);
+	free(name);
+	free(numbers);
+	free(own);
 	return rc;
 }
 
@@ -657,13 +1033,15 @@ done:
 	return rc;
 }
 
-static int gh_read(pmbot_state **out, pmbot_backend *b, const char *const *repos,
-	size_t n_repos, const char *project_owner, long project_number, pmbot_buf *err)
+static int gh_read_scoped(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+	size_t n_repos, const char *project_owner, long project_number,
+	const pmbot_read_scope *scope, pmbot_buf *err)
 {
 	gh_backend *g = (gh_backend *)b;
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 	pmbot_buf text = PMBOT_BUF_INIT;
-	json_t *doc = NULL, *repo_list = NULL, *project = NULL, *unreadable = NULL;
+	json_t *doc = NULL, *repo_list = NULL, *project = NULL, *unreadable = NULL, *missed = NULL;
+	json_t *extra = NULL, *unsupported = NULL;
 	size_t i, k;
 	int rc = PMBOT_ERROR;
 
@@ -672,7 +1050,8 @@ static int gh_read(pmbot_state **out, pmbot_backend *b, const char *const *repos
 		pmbot_buf_printf(err, "read: the GitHub backend needs the repositories to read");
 		return PMBOT_EINVALID;
 	}
-	if (!(repo_list = json_array()) || !(unreadable = json_array()))
+	if (!(repo_list = json_array()) || !(unreadable = json_array()) || !(missed = json_array()) ||
+	    !(extra = json_object()) || !(unsupported = json_array()))
 		goto oom;
 	for (i = 0; i < n_repos; i++) {
 		/* GitHub folds repository case: read each repository once. */
@@ -680,7 +1059,7 @@ static int gh_read(pmbot_state **out, pmbot_backend *b, const char *const *repos
 			;
 		if (k < i)
 			continue;
-		if ((rc = read_repo(repo_list, unreadable, g, repos[i], err)) < 0)
+		if ((rc = read_repo_scoped(repo_list, unreadable, missed, g, repos[i], scope, err)) < 0)
 			goto done;
 	}
 	if (project_owner && (rc = read_project(&project, g, project_owner, project_number, err)) < 0)
@@ -689,9 +1068,14 @@ static int gh_read(pmbot_state **out, pmbot_backend *b, const char *const *repos
 	if (!(doc = json_pack("{s:s, s:O, s:O}", "schema_version", "state/v1", "repositories",
 		      repo_list, "project", project ? project : json_null())))
 		goto oom;
-	/* The planner reads extra.unreadable (docs/state.md); absent when all was readable. */
-	if (json_array_size(unreadable) &&
-	    json_object_set_new(doc, "extra", json_pack("{s:O}", "unreadable", unreadable)) < 0)
+	/* The planner reads these (docs/state.md); each absent when there is nothing to say. */
+	if ((json_array_size(unreadable) && json_object_set(extra, "unreadable", unreadable) < 0) ||
+	    (json_array_size(missed) && json_object_set(extra, "narrow_missed", missed) < 0) ||
+	    (g->no_sub_issues && json_array_append_new(unsupported, json_string("sub_issues")) < 0) ||
+	    (g->no_dependencies && json_array_append_new(unsupported, json_string("dependencies")) < 0) ||
+	    (json_array_size(unsupported) && json_object_set(extra, "unsupported", unsupported) < 0))
+		goto oom;
+	if (json_object_size(extra) && json_object_set(doc, "extra", extra) < 0)
 		goto oom;
 	/*
 	 * Going through the snapshot parser gives the planner exactly what the
@@ -718,8 +1102,17 @@ done:
 	json_decref(doc);
 	json_decref(repo_list);
 	json_decref(unreadable);
+	json_decref(missed);
+	json_decref(unsupported);
+	json_decref(extra);
 	json_decref(project);
 	return rc;
+}
+
+static int gh_read(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+	size_t n_repos, const char *project_owner, long project_number, pmbot_buf *err)
+{
+	return gh_read_scoped(out, b, repos, n_repos, project_owner, project_number, NULL, err);
 }
 
 /* ---- perform ----------------------------------------------------------- */
@@ -1811,6 +2204,7 @@ int pmbot_github_backend_open(pmbot_backend **out, pmbot_github_client *client,
 	}
 	g->base.name = "github";
 	g->base.read = gh_read;
+	g->base.read_scoped = gh_read_scoped;
 	g->base.perform = gh_perform;
 	g->base.perform_batch = gh_perform_batch;
 	g->base.free = gh_free;

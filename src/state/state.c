@@ -1836,3 +1836,12 @@ done:
 	pmbot_buf_free(&c.scratch);
 	return err;
 }
+
+int pmbot_backend_read(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+	size_t n_repos, const char *project_owner, long project_number, const pmbot_read_scope *scope,
+	pmbot_buf *err)
+{
+	if (scope && b->read_scoped)
+		return b->read_scoped(out, b, repos, n_repos, project_owner, project_number, scope, err);
+	return b->read(out, b, repos, n_repos, project_owner, project_number, err);
+}

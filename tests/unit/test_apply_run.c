@@ -118,8 +118,33 @@ typedef struct {
 	int seen;               /* calls of fault_op so far */
 	json_t *calls;          /* [{op, args}]; a batch entry's op is "batch:<op>" */
 	json_t *batches;        /* the size of each perform_batch call */
+	json_t *scopes;         /* per scoped read: ["REPO stable_id" or "REPO#N", ...] */
 	int reads;
 } wrap;
+
+/* The scope a scoped read was given, recorded; the file backend reads everything anyway. */
+static int wrap_read_scoped(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+	size_t n_repos, const char *owner, long number, const pmbot_read_scope *scope,
+	pmbot_buf *err)
+{
+	wrap *w = (wrap *)b;
+	json_t *needs = json_array();
+	char one[200];
+	size_t i;
+
+	for (i = 0; i < scope->n_needs; i++) {
+		const pmbot_read_need *nd = &scope->needs[i];
+
+		if (nd->stable_id)
+			snprintf(one, sizeof(one), "%s %s", nd->repo, nd->stable_id);
+		else
+			snprintf(one, sizeof(one), "%s#%ld", nd->repo, nd->number);
+		json_array_append_new(needs, json_string(one));
+	}
+	json_array_append_new(w->scopes, needs);
+	w->reads++;
+	return w->inner->read(out, w->inner, repos, n_repos, owner, number, err);
+}
 
 static int wrap_read(pmbot_state **out, pmbot_backend *b, const char *const *repos,
 	size_t n_repos, const char *owner, long number, pmbot_buf *err)
@@ -251,6 +276,7 @@ static void wrap_free(pmbot_backend *b)
 	w->inner->free(w->inner);
 	json_decref(w->batches);
 	json_decref(w->calls);
+	json_decref(w->scopes);
 	free(w);
 }
 
@@ -267,6 +293,7 @@ static wrap *wrap_open(const fixture *f)
 	w->base.free = wrap_free;
 	w->calls = json_array();
 	w->batches = json_array();
+	w->scopes = json_array();
 	pmbot_diag_list_free(&d);
 	return w;
 }
@@ -938,6 +965,52 @@ static void test_apply_run__a_create_whose_answer_was_lost_is_not_repeated(void 
 	assert_string_equal(have, want);
 	free(have);
 	free(want);
+	json_decref(results);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__every_read_names_the_items_it_must_prove_absent(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL, *want = json_array(), *cs, *first;
+	size_t i;
+
+	w->base.read_scoped = wrap_read_scoped;
+	w->fault_op = "create_issue";
+	w->fault = FAULT_LOST_RESPONSE;
+	w->fault_count = 1;
+	/* Every create's item, by stable id, is in what the read must answer for. */
+	json_array_foreach(json_object_get(f->bundle, "changesets"), i, cs) {
+		const json_t *t = json_object_get(cs, "target");
+		char one[200];
+
+		if (strcmp(json_string_value(json_object_get(cs, "operation")), "create_issue"))
+			continue;
+		snprintf(one, sizeof(one), "%s %s", json_string_value(json_object_get(t, "repo")),
+			json_string_value(json_object_get(t, "stable_id")));
+		json_array_append_new(want, json_string(one));
+	}
+	assert_true(json_array_size(want) >= 2);
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	/* The first read, and the re-read after the lost answer, both scoped. */
+	assert_int_equal(w->reads, 2);
+	assert_int_equal(json_array_size(w->scopes), 2);
+	first = json_array_get(w->scopes, 0);
+	json_array_foreach(want, i, cs) {
+		size_t k;
+		const json_t *have;
+		int found = 0;
+
+		json_array_foreach(first, k, have)
+			found |= json_equal(have, cs);
+		if (!found)
+			fail_msg("the read's scope lacks %s", json_string_value(cs));
+	}
+	assert_true(json_equal(json_array_get(w->scopes, 1), first));
+	json_decref(want);
 	json_decref(results);
 	w->base.free(&w->base);
 }
@@ -1711,6 +1784,7 @@ int main(void)
 		T(test_apply_run__denies_unknown_operations),
 		T(test_apply_run__refuses_to_guess_between_two_trusted_issues_with_one_marker),
 		T(test_apply_run__a_create_whose_answer_was_lost_is_not_repeated),
+		T(test_apply_run__every_read_names_the_items_it_must_prove_absent),
 		T(test_apply_run__a_create_that_failed_is_not_retried),
 		T(test_apply_run__retries_a_repeat_safe_operation_after_its_backoff),
 		T(test_apply_run__a_repeat_safe_write_that_landed_is_not_sent_again),

@@ -357,7 +357,7 @@ static void test_github_backend__read_sends_the_issues_document_without_a_cursor
 	push_issues(fx, "o/r", json_pack("[o]", node(1, "plain", user("alice"))), NULL);
 	assert_int_equal(do_read1(fx, "o/r"), 0);
 	assert_int_equal(fakehttp_count(fx->srv), 1);
-	assert_gql(fx, 0, "issues", "{\"after\":null,\"name\":\"r\",\"owner\":\"o\"}");
+	assert_gql(fx, 0, "issues", "{\"after\":null,\"filter\":null,\"name\":\"r\",\"owner\":\"o\"}");
 	/* The page size is in the document: 100 per page, open and closed. */
 	assert_contains(pmbot_gql("issues"),
 		"issues(first: 100, after: $after, states: [OPEN, CLOSED]");
@@ -420,9 +420,9 @@ static void test_github_backend__read_follows_end_cursor_one_request_per_page(vo
 	assert_int_equal(do_read1(fx, "o/r"), 0);
 	assert_int_equal(fakehttp_count(fx->srv), 3);
 	assert_int_equal(fakehttp_pending(fx->srv), 1);
-	assert_gql(fx, 0, "issues", "{\"after\":null,\"name\":\"r\",\"owner\":\"o\"}");
-	assert_gql(fx, 1, "issues", "{\"after\":\"Y3Vyc29yOjE=\",\"name\":\"r\",\"owner\":\"o\"}");
-	assert_gql(fx, 2, "issues", "{\"after\":\"Y3Vyc29yOjI=\",\"name\":\"r\",\"owner\":\"o\"}");
+	assert_gql(fx, 0, "issues", "{\"after\":null,\"filter\":null,\"name\":\"r\",\"owner\":\"o\"}");
+	assert_gql(fx, 1, "issues", "{\"after\":\"Y3Vyc29yOjE=\",\"filter\":null,\"name\":\"r\",\"owner\":\"o\"}");
+	assert_gql(fx, 2, "issues", "{\"after\":\"Y3Vyc29yOjI=\",\"filter\":null,\"name\":\"r\",\"owner\":\"o\"}");
 	assert_int_equal(fx->st->n_issues, 3);
 	assert_int_equal(fx->st->issues[2].number, 3);
 }
@@ -439,8 +439,8 @@ static void test_github_backend__read_reads_a_repository_named_twice_once(void *
 	assert_int_equal(do_read(fx, repos, 3, NULL, 0), 0);
 	assert_int_equal(fakehttp_count(fx->srv), 2);
 	assert_int_equal(fakehttp_pending(fx->srv), 1);
-	assert_gql(fx, 0, "issues", "{\"after\":null,\"name\":\"R\",\"owner\":\"O\"}");
-	assert_gql(fx, 1, "issues", "{\"after\":null,\"name\":\"y\",\"owner\":\"x\"}");
+	assert_gql(fx, 0, "issues", "{\"after\":null,\"filter\":null,\"name\":\"R\",\"owner\":\"O\"}");
+	assert_gql(fx, 1, "issues", "{\"after\":null,\"filter\":null,\"name\":\"y\",\"owner\":\"x\"}");
 	assert_int_equal(fx->st->n_issues, 2);
 	assert_string_equal(fx->st->issues[0].repo, "o/r");
 	assert_string_equal(fx->st->issues[1].repo, "x/y");
@@ -473,67 +473,293 @@ static void test_github_backend__read_gives_a_deleted_author_as_ghost(void **sta
 	assert_string_equal(fx->st->issues[1].author, "ghost");
 }
 
-static void test_github_backend__read_asks_rest_for_dependencies_of_a_marked_blocked_issue(
-	void **state)
+/* `n` (consumed) with blockedBy {totalCount, nodes: the refs "OWNER/NAME#N", ...}. */
+static json_t *with_blockers(json_t *n, long total, const char *const *refs, size_t n_refs)
+{
+	json_t *nodes = json_array();
+	size_t i;
+
+	assert_non_null(nodes);
+	for (i = 0; i < n_refs; i++) {
+		const char *hash = strchr(refs[i], '#');
+
+		assert_non_null(hash);
+		assert_int_equal(json_array_append_new(nodes, json_pack("{s:I, s:{s:s%}}", "number",
+			(json_int_t)atol(hash + 1), "repository", "nameWithOwner", refs[i],
+			(size_t)(hash - refs[i]))), 0);
+	}
+	assert_int_equal(json_object_set_new(n, "blockedBy", json_pack("{s:I, s:o}", "totalCount",
+		(json_int_t)total, "nodes", nodes)), 0);
+	return n;
+}
+
+static void test_github_backend__read_takes_blockers_from_the_issue_page(void **state)
 {
 	fixture *fx = *state;
+	static const char *const two[] = { "o/r#2", "other/lib#7" };
 	const pmbot_issue *is;
 
-	push_issues(fx, "o/r", json_pack("[o,o]",
-		node(1, "### Goal\nship\n\n### Blocked by\n#2\n\n" MARKER("task:a"), user("a")),
-		node(2, "plain", user("a"))), NULL);
-	push(fx, 200, "[{\"id\":1000002,\"number\":2,\"repository_url\":\"" API_REPOS "o/r\"},"
-		"{\"id\":2000007,\"number\":7,\"repository_url\":\"" API_REPOS "other/lib\"}]");
+	push_issues(fx, "o/r", json_pack("[o,o,o]",
+		with_blockers(node(1, "### Goal\nship\n\n" MARKER("task:a"), user("a")), 2, two, 2),
+		/* a blocker the token cannot see comes as null: left out */
+		with_blockers(json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:o, s:{s:[]}, s:n, "
+			"s:{s:i, s:[n]}}", "id", "I_2", "databaseId", (json_int_t)1000002, "number",
+			(json_int_t)2, "title", "Issue 2", "body", "", "state", "OPEN", "updatedAt",
+			"2026-01-02T03:04:05Z", "author", user("a"), "labels", "nodes", "parent",
+			"blockedBy", "totalCount", 1, "nodes"), 0, NULL, 0),
+		node(3, "plain", user("a"))), NULL);
 	assert_int_equal(do_read1(fx, "o/r"), 0);
-	assert_int_equal(fakehttp_count(fx->srv), 2);
-	assert_rest(fx, 1, "GET", "/repos/o/r/issues/1/dependencies/blocked_by?per_page=100", NULL);
+	/* No REST request: the blockers came with the page. */
+	assert_int_equal(fakehttp_count(fx->srv), 1);
 	is = pmbot_state_issue_at(fx->st, "o/r", 1);
 	assert_non_null(is);
 	assert_int_equal(is->n_blocked_by, 2);
 	assert_string_equal(is->blocked_by[0], "o/r#2");
 	assert_string_equal(is->blocked_by[1], "other/lib#7");
 	assert_int_equal(pmbot_state_issue_at(fx->st, "o/r", 2)->n_blocked_by, 0);
+	assert_int_equal(pmbot_state_issue_at(fx->st, "o/r", 3)->n_blocked_by, 0);
 }
 
-static void test_github_backend__read_asks_nothing_for_issues_without_a_marked_blocked_by_line(
+static void test_github_backend__read_asks_rest_only_for_an_issue_with_more_blockers_than_a_page(
 	void **state)
 {
 	fixture *fx = *state;
-	size_t i;
+	static const char *const one[] = { "o/r#2" }, *const three[] = { "o/r#3" };
+	const pmbot_issue *is;
 
-	push_issues(fx, "o/r", json_pack("[o,o,o,o,o,o]",
-		/* well-formed marker, the line empty */
-		node(1, "### Blocked by\n_No response_\n\n" MARKER("task:a"), user("a")),
-		/* a Blocked by line but no marker */
-		node(2, "### Blocked by\n#1\n", user("a")),
-		/* a malformed marker */
-		node(3, "### Blocked by\n#1\n\n<!-- pm-bot:id=task:c rev=abc -->", user("a")),
-		/* two markers */
-		node(4, "### Blocked by\n#1\n\n" MARKER("task:d") "\n" MARKER("task:e"), user("a")),
-		/* a marker and no Blocked by heading */
-		node(5, "### Goal\n#1\n\n" MARKER("task:f"), user("a")),
-		/* the heading's value is cut off by the next heading */
-		node(6, "### Blocked by\n\n### Goal\n#1\n\n" MARKER("task:g"), user("a"))), NULL);
-	push(fx, 200, "[]");
+	/* totalCount 51 with one node here: REST lists them all. */
+	push_issues(fx, "o/r", json_pack("[o,o]",
+		with_blockers(node(1, "x", user("a")), 51, one, 1),
+		with_blockers(node(2, "y", user("a")), 1, three, 1)), NULL);
+	push(fx, 200, "[{\"id\":1000002,\"number\":2,\"repository_url\":\"" API_REPOS "o/r\"},"
+		"{\"id\":2000007,\"number\":7,\"repository_url\":\"" API_REPOS "other/lib\"}]");
 	assert_int_equal(do_read1(fx, "o/r"), 0);
-	assert_int_equal(fakehttp_count(fx->srv), 1);
-	assert_int_equal(fakehttp_pending(fx->srv), 1);
-	assert_int_equal(fx->st->n_issues, 6);
-	for (i = 0; i < fx->st->n_issues; i++)
-		assert_int_equal(fx->st->issues[i].n_blocked_by, 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_rest(fx, 1, "GET", "/repos/o/r/issues/1/dependencies/blocked_by?per_page=100", NULL);
+	is = pmbot_state_issue_at(fx->st, "o/r", 1);
+	assert_int_equal(is->n_blocked_by, 2);
+	assert_string_equal(is->blocked_by[1], "other/lib#7");
+	assert_int_equal(pmbot_state_issue_at(fx->st, "o/r", 2)->n_blocked_by, 1);
 }
 
 static void test_github_backend__read_fails_when_a_dependency_list_cannot_be_read(void **state)
 {
 	fixture *fx = *state;
 
-	push_issues(fx, "o/r", json_pack("[o]",
-		node(1, "### Blocked by\n#2\n\n" MARKER("task:a"), user("a"))), NULL);
+	push_issues(fx, "o/r", json_pack("[o]", with_blockers(node(1, "x", user("a")), 60, NULL, 0)),
+		NULL);
 	push(fx, 404, "{\"message\":\"Not Found\"}");
 	assert_int_equal(do_read1(fx, "o/r"), PMBOT_ERROR);
 	assert_starts_with(fx->err.buf, "read: listing dependencies failed: GET ");
 	assert_contains(fx->err.buf, "/repos/o/r/issues/1/dependencies/blocked_by");
 	assert_contains(fx->err.buf, "404");
+}
+
+/* GitHub's refusal of a document naming fields its schema lacks. */
+static void push_undefined_fields(fixture *fx, int parent, int blocked_by)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	pmbot_buf_puts(&b, "{\"errors\":[");
+	if (parent)
+		pmbot_buf_puts(&b, "{\"message\":\"Field 'parent' doesn't exist on type 'Issue'\","
+			"\"extensions\":{\"code\":\"undefinedField\",\"typeName\":\"Issue\","
+			"\"fieldName\":\"parent\"}}");
+	if (blocked_by)
+		pmbot_buf_printf(&b, "%s{\"message\":\"Field 'blockedBy' doesn't exist on type "
+			"'Issue'\",\"extensions\":{\"code\":\"undefinedField\",\"typeName\":\"Issue\","
+			"\"fieldName\":\"blockedBy\"}}", parent ? "," : "");
+	pmbot_buf_puts(&b, "]}");
+	push(fx, 200, b.buf);
+	pmbot_buf_free(&b);
+}
+
+static void test_github_backend__read_learns_ghes_lacks_sub_issues_and_dependencies(void **state)
+{
+	fixture *fx = *state;
+	json_t *doc = NULL;
+	const char *vars = "{\"after\":null,\"filter\":null,\"name\":\"r\",\"owner\":\"o\"}";
+
+	push_undefined_fields(fx, 1, 1);
+	push_issues(fx, "o/r", json_pack("[o]", node(1, "x", user("a"))), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_gql(fx, 0, "issues", vars);
+	assert_gql(fx, 1, "issues_plain", vars);
+	assert_null(strstr(pmbot_gql("issues_plain"), "parent"));
+	assert_null(strstr(pmbot_gql("issues_plain"), "blockedBy"));
+	assert_int_equal(fx->st->n_issues, 1);
+	assert_int_equal(pmbot_state_to_json(&doc, fx->st), 0);
+	assert_canonical(json_object_get(json_object_get(doc, "extra"), "unsupported"),
+		"[\"sub_issues\",\"dependencies\"]");
+	json_decref(doc);
+
+	/* The next read knows: one request, the variant straight away. */
+	push_issues(fx, "o/r", json_pack("[]"), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+	assert_gql(fx, 2, "issues_plain", vars);
+}
+
+static void test_github_backend__read_learns_each_missing_feature_on_its_own(void **state)
+{
+	fixture *fx = *state;
+	json_t *doc = NULL;
+	const char *vars = "{\"after\":null,\"filter\":null,\"name\":\"r\",\"owner\":\"o\"}";
+
+	/* Sub-issues only missing: blockers are still read. */
+	push_undefined_fields(fx, 1, 0);
+	push_issues(fx, "o/r", json_pack("[]"), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_gql(fx, 1, "issues_no_sub", vars);
+	assert_non_null(strstr(pmbot_gql("issues_no_sub"), "blockedBy"));
+	assert_int_equal(pmbot_state_to_json(&doc, fx->st), 0);
+	assert_canonical(json_object_get(json_object_get(doc, "extra"), "unsupported"),
+		"[\"sub_issues\"]");
+	json_decref(doc);
+
+	/* An undefinedField for anything else is an error like any other. */
+	push(fx, 200, "{\"errors\":[{\"message\":\"Field 'title' doesn't exist on type 'Issue'\","
+		"\"extensions\":{\"code\":\"undefinedField\",\"typeName\":\"Issue\","
+		"\"fieldName\":\"title\"}}]}");
+	assert_true(do_read1(fx, "o/r") < 0);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+	/* And the same refusal twice does not loop. */
+	push_undefined_fields(fx, 1, 0);
+	assert_true(do_read1(fx, "o/r") < 0);
+	assert_int_equal(fakehttp_count(fx->srv), 4);
+}
+
+static int do_read_scoped(fixture *fx, const char *repo, const pmbot_read_need *needs, size_t n)
+{
+	pmbot_read_scope scope;
+	int rc;
+
+	scope.needs = needs;
+	scope.n_needs = n;
+	pmbot_state_free(fx->st);
+	fx->st = NULL;
+	pmbot_buf_clear(&fx->err);
+	rc = pmbot_backend_read(&fx->st, backend(fx), &repo, 1, NULL, 0, &scope, &fx->err);
+	assert_null(strstr(fx->err.buf, TOKEN));
+	return rc;
+}
+
+#define NARROW_VARS(after) \
+	"{\"after\":" after ",\"filter\":{\"createdBy\":\"pm-bot\"},\"name\":\"r\",\"owner\":\"o\"}"
+#define ALL_VARS(after) "{\"after\":" after ",\"filter\":null,\"name\":\"r\",\"owner\":\"o\"}"
+
+static void test_github_backend__scoped_read_with_every_id_found_reads_only_its_own_issues(
+	void **state)
+{
+	fixture *fx = *state;
+	static const pmbot_read_need needs[] = {
+		{ "o/r", "task:a", 0 }, { "O/R", "task:b", 0 }, { "other/x", "task:z", 0 },
+	};
+
+	push_issues(fx, "o/r", json_pack("[o,o]", node(1, MARKER("task:a"), bot("pm-bot")),
+		node(4, MARKER("task:b"), bot("pm-bot"))), NULL);
+	assert_int_equal(do_read_scoped(fx, "o/r", needs, 3), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	/* The bot's GraphQL login: without "[bot]". */
+	assert_gql(fx, 0, "issues", NARROW_VARS("null"));
+	assert_int_equal(fx->st->n_issues, 2);
+	assert_null(fx->st->extra);
+}
+
+static void test_github_backend__scoped_read_proves_a_missing_id_absent_by_reading_everything(
+	void **state)
+{
+	fixture *fx = *state;
+	static const pmbot_read_need needs[] = { { "o/r", "task:a", 0 }, { "o/r", "task:new", 0 } };
+	json_t *doc = NULL;
+
+	push_issues(fx, "o/r", json_pack("[o]", node(1, MARKER("task:a"), bot("pm-bot"))), NULL);
+	/* Everything, two pages: a person's marked issue the filter did not return. */
+	push_issues(fx, "o/r", json_pack("[o,o]", node(1, MARKER("task:a"), bot("pm-bot")),
+		node(2, "unrelated", user("x"))), "Y3Vyc29yOjE=");
+	push_issues(fx, "o/r", json_pack("[o]", node(3, MARKER("task:b"), user("alice"))), NULL);
+	assert_int_equal(do_read_scoped(fx, "o/r", needs, 2), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+	assert_gql(fx, 0, "issues", NARROW_VARS("null"));
+	assert_gql(fx, 1, "issues", ALL_VARS("null"));
+	assert_gql(fx, 2, "issues", ALL_VARS("\"Y3Vyc29yOjE=\""));
+	assert_int_equal(fx->st->n_issues, 3);
+	assert_int_equal(pmbot_state_to_json(&doc, fx->st), 0);
+	assert_canonical(json_object_get(doc, "extra"), "{\"narrow_missed\":[{\"author\":\"alice\","
+		"\"ref\":\"o/r#3\",\"repo\":\"o/r\",\"stable_id\":\"task:b\"}]}");
+	json_decref(doc);
+}
+
+static void test_github_backend__scoped_read_fetches_numbered_issues_by_number(void **state)
+{
+	fixture *fx = *state;
+	static const pmbot_read_need needs[] = {
+		{ "o/r", "task:a", 0 }, { "o/r", NULL, 9 }, { "o/r", NULL, 1 }, { "o/r", NULL, 404 },
+	};
+	const fakehttp_request *r;
+	json_t *sent;
+	const char *q;
+
+	push_issues(fx, "o/r", json_pack("[o]", node(1, MARKER("task:a"), bot("pm-bot"))), NULL);
+	/* #9 is there, #404 is not (GitHub's NOT_FOUND for that alias only). */
+	push_json(fx, json_pack("{s:{s:{s:s, s:o, s:n}}, s:[{s:s, s:[s,s]}]}", "data", "repository",
+		"nameWithOwner", "o/r", "i0", node(9, "someone's", user("x")), "i1", "errors", "type",
+		"NOT_FOUND", "path", "repository", "i1"));
+	assert_int_equal(do_read_scoped(fx, "o/r", needs, 4), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	r = req(fx, 1);
+	assert_non_null(sent = json_loads(r->body, 0, NULL));
+	q = json_string_value(json_object_get(sent, "query"));
+	assert_non_null(q);
+	/* #1 came with the narrow read: only #9 and #404 are asked for. */
+	assert_non_null(strstr(q, "i0: issue(number: 9) {"));
+	assert_non_null(strstr(q, "i1: issue(number: 404) {"));
+	assert_null(strstr(q, "i2:"));
+	assert_non_null(strstr(q, "fragment PmBotIssue on Issue {"));
+	json_decref(sent);
+	assert_int_equal(fx->st->n_issues, 2);
+	assert_non_null(pmbot_state_issue_at(fx->st, "o/r", 9));
+	assert_null(pmbot_state_issue_at(fx->st, "o/r", 404));
+
+	/* Any other error fails the read. */
+	push_issues(fx, "o/r", json_pack("[o]", node(1, MARKER("task:a"), bot("pm-bot"))), NULL);
+	push(fx, 200, "{\"data\":null,\"errors\":[{\"type\":\"INTERNAL\",\"path\":[\"repository\"]}]}");
+	assert_int_equal(do_read_scoped(fx, "o/r", needs, 4), PMBOT_ERROR);
+	assert_starts_with(fx->err.buf, "read: reading issues by number failed");
+}
+
+static void test_github_backend__scoped_read_counts_an_unreadable_marked_issue_as_found(
+	void **state)
+{
+	fixture *fx = *state;
+	static const pmbot_read_need needs[] = { { "o/r", "task:a", 0 } };
+
+	/* Its parent is FORBIDDEN, its marker readable: it is the item, left alone; no scan. */
+	push_json(fx, json_pack("{s:{s:{s:s, s:{s:{s:b}, s:[o]}}}, s:[{s:s, s:[s,s,s,i,s]}]}",
+		"data", "repository", "nameWithOwner", "o/r", "issues", "pageInfo", "hasNextPage", 0,
+		"nodes", node(1, MARKER("task:a"), bot("pm-bot")), "errors", "type", "FORBIDDEN",
+		"path", "repository", "issues", "nodes", 0, "parent"));
+	assert_int_equal(do_read_scoped(fx, "o/r", needs, 1), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_int_equal(fx->st->n_issues, 0);
+}
+
+static void test_github_backend__scoped_read_without_a_login_reads_everything(void **state)
+{
+	fixture *fx = *state;
+	static const pmbot_read_need needs[] = { { "o/r", "task:a", 0 } };
+	pmbot_buf err = PMBOT_BUF_INIT;
+	pmbot_read_scope scope = { needs, 1 };
+	const char *repo = "o/r";
+
+	assert_int_equal(pmbot_github_client_new(&fx->c, &fx->opts, &err), 0);
+	assert_int_equal(pmbot_github_backend_open(&fx->b, fx->c, NULL, &err), 0);
+	push_issues(fx, "o/r", json_pack("[]"), NULL);
+	assert_int_equal(pmbot_backend_read(&fx->st, fx->b, &repo, 1, NULL, 0, &scope, &err), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_gql(fx, 0, "issues", ALL_VARS("null"));
+	pmbot_buf_free(&err);
 }
 
 static void test_github_backend__read_fails_without_crashing_on_malformed_answers(void **state)
@@ -1236,8 +1462,9 @@ static void test_github_backend__dependency_read_back_skips_the_cache_the_read_f
 	fixture *fx = *state;
 
 	use_cache(fx);
-	push_issues(fx, "o/r", json_pack("[o]",
-		node(3, "### Blocked by\n#2\n\n" MARKER("task:c"), user("a"))), NULL);
+	/* More blockers than a page: the read lists them through REST, filling the cache. */
+	push_issues(fx, "o/r", json_pack("[o]", with_blockers(node(3, MARKER("task:c"), user("a")),
+		51, NULL, 0)), NULL);
 	push_h(fx, 200, "ETag: \"d1\"\r\n", "[]");
 	assert_int_equal(do_read1(fx, "o/r"), 0);
 	push(fx, 201, "{}");
@@ -1750,9 +1977,16 @@ int main(void)
 		T(test_github_backend__read_reads_a_repository_named_twice_once),
 		T(test_github_backend__read_gives_bot_authors_their_rest_login),
 		T(test_github_backend__read_gives_a_deleted_author_as_ghost),
-		T(test_github_backend__read_asks_rest_for_dependencies_of_a_marked_blocked_issue),
-		T(test_github_backend__read_asks_nothing_for_issues_without_a_marked_blocked_by_line),
+		T(test_github_backend__read_takes_blockers_from_the_issue_page),
+		T(test_github_backend__read_asks_rest_only_for_an_issue_with_more_blockers_than_a_page),
 		T(test_github_backend__read_fails_when_a_dependency_list_cannot_be_read),
+		T(test_github_backend__read_learns_ghes_lacks_sub_issues_and_dependencies),
+		T(test_github_backend__read_learns_each_missing_feature_on_its_own),
+		T(test_github_backend__scoped_read_with_every_id_found_reads_only_its_own_issues),
+		T(test_github_backend__scoped_read_proves_a_missing_id_absent_by_reading_everything),
+		T(test_github_backend__scoped_read_fetches_numbered_issues_by_number),
+		T(test_github_backend__scoped_read_counts_an_unreadable_marked_issue_as_found),
+		T(test_github_backend__scoped_read_without_a_login_reads_everything),
 		T(test_github_backend__read_fails_without_crashing_on_malformed_answers),
 		T(test_github_backend__read_refuses_answers_that_do_not_form_a_valid_state),
 		T(test_github_backend__read_leaves_out_issues_a_forbidden_partial_answer_hides),

@@ -1499,6 +1499,64 @@ static void test_plan__no_sub_issue_support_plans_no_set_parent_and_says_so(void
 	world_free(&w);
 }
 
+static void test_plan__an_issue_the_narrow_read_missed_is_named_with_its_author(void **state)
+{
+	struct world w;
+	const pmbot_diag *d;
+	size_t before;
+
+	(void)state;
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	plan(&w);
+	before = pmbot_plan_count(w.bundle);
+	world_free(&w);
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	assert_int_equal(json_object_set_new(w.doc, "extra", json_pack("{s:[{s:s, s:s, s:s, s:s}]}",
+		"narrow_missed", "repo", "acme/widgets", "ref", "acme/widgets#2", "author", "alice",
+		"stable_id", "feat:x")), 0);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	/* It is in the state like any issue: the plan is the same, with one warning. */
+	assert_int_equal(pmbot_plan_count(w.bundle), before);
+	assert_int_equal(w.diags.count, 1);
+	d = diag(&w, "NARROW_READ_MISSED");
+	assert_int_equal(d->severity, PMBOT_SEV_WARNING);
+	assert_string_equal(d->file, "acme/widgets#2");
+	assert_non_null(strstr(d->message, "acme/widgets#2 (item 'feat:x', created by alice)"));
+	assert_non_null(strstr(d->message, "a scan of every issue"));
+	world_free(&w);
+
+	/* Many: ten named, the rest counted in one more warning. */
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	{
+		json_t *list = json_array();
+		char ref[32];
+		int k;
+
+		for (k = 1; k <= 25; k++) {
+			snprintf(ref, sizeof(ref), "acme/widgets#%d", 100 + k);
+			json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s}", "repo",
+				"acme/widgets", "ref", ref, "author", "alice", "stable_id", "feat:x"));
+		}
+		assert_int_equal(json_object_set_new(w.doc, "extra", json_pack("{s:o}",
+			"narrow_missed", list)), 0);
+	}
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(diag_count(&w, "NARROW_READ_MISSED"), 11);
+	{
+		size_t k, more = 0;
+
+		for (k = 0; k < w.diags.count; k++)
+			more += strstr(w.diags.items[k].message, "and 15 more issues") != NULL;
+		assert_int_equal(more, 1);
+	}
+	world_free(&w);
+}
+
 static void test_plan__no_dependency_support_plans_no_dependency_change_and_says_so(void **state)
 {
 	struct world w;
@@ -1993,6 +2051,7 @@ int main(void)
 		cmocka_unit_test(test_plan__unreadable_issue_with_an_unknown_marker_withholds_every_create),
 		cmocka_unit_test(test_plan__unreadable_issue_in_another_repository_only_warns),
 		cmocka_unit_test(test_plan__no_sub_issue_support_plans_no_set_parent_and_says_so),
+		cmocka_unit_test(test_plan__an_issue_the_narrow_read_missed_is_named_with_its_author),
 		cmocka_unit_test(test_plan__no_dependency_support_plans_no_dependency_change_and_says_so),
 		cmocka_unit_test(test_plan__managed_issue_missing_from_the_report_is_orphaned_not_closed),
 		cmocka_unit_test(test_plan__project_adds_items_and_sets_fields_by_type),

@@ -397,6 +397,9 @@ class Emulator {
     if (!m) return notFound();
     const op = m.op;
     base.entry.operation = op.operationId;
+    // GitHub Enterprise Server without the feature has no such route.
+    if ((!this.world.features.subIssues && rest.SUB_ISSUE_OPS.has(op.operationId))
+      || (!this.world.features.dependencies && rest.DEPENDENCY_OPS.has(op.operationId))) return notFound();
     const early = this.commonChecks(req, false);
     if (early) return early;
     const auth = this.authenticate(req, false);
@@ -527,7 +530,7 @@ class Emulator {
     } catch {
       return { status: 400, headers: headers(), body: { message: 'Problems parsing JSON', documentation_url: 'https://docs.github.com/graphql', status: '400' } };
     }
-    const prep = this.gql.prepare(payload);
+    const prep = this.gql.prepare(payload, this.world.features);
     if (prep.response) {
       if (prep.response.status === 200) bucket.used = Math.min(bucket.limit, bucket.used + 1);
       return { ...prep.response, headers: headers() };

@@ -9,7 +9,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const {
-  buildSchema, parse, validate, execute, getNamedType, getArgumentValues, getVariableValues,
+  buildSchema, buildASTSchema, parse, validate, execute, getNamedType, getArgumentValues, getVariableValues,
   GraphQLError, Kind,
 } = require('graphql');
 const { WorldError, World } = require('./world');
@@ -704,13 +704,47 @@ function clean(o) {
 
 class GraphQLApi {
   constructor() {
-    this.schema = buildSchema(fs.readFileSync(findSdl(), 'utf8'), { assumeValidSDL: true });
+    this.sdl = fs.readFileSync(findSdl(), 'utf8');
+    this.schema = buildSchema(this.sdl, { assumeValidSDL: true });
+    this.variants = new Map();
   }
 
-  // Parse, validate and plan a request body. Returns
+  // The schema of a GitHub without sub-issues and/or dependencies (GitHub
+  // Enterprise Server up to 3.21, seed `ghes`): their fields, arguments and
+  // mutations are gone, so a document naming them fails validation as it
+  // would there, and introspection does not list them. Built once per kind.
+  schemaFor(features) {
+    if (!features || (features.subIssues && features.dependencies)) return this.schema;
+    const key = `${features.subIssues}/${features.dependencies}`;
+    if (this.variants.has(key)) return this.variants.get(key);
+    const drop = {
+      Issue: new Set([
+        ...(features.subIssues ? [] : ['parent', 'subIssues', 'subIssuesSummary']),
+        ...(features.dependencies ? [] : ['blockedBy', 'blocking', 'issueDependenciesSummary']),
+      ]),
+      Mutation: new Set([
+        ...(features.subIssues ? [] : ['addSubIssue', 'removeSubIssue', 'reprioritizeSubIssue']),
+        ...(features.dependencies ? [] : ['addBlockedBy', 'removeBlockedBy']),
+      ]),
+      CreateIssueInput: new Set(features.subIssues ? [] : ['parentIssueId']),
+    };
+    const doc = parse(this.sdl, { noLocation: true });
+    const definitions = doc.definitions.map((d) => {
+      const gone = d.name && drop[d.name.value];
+      if (!gone || !d.fields) return d;
+      return { ...d, fields: d.fields.filter((f) => !gone.has(f.name.value)) };
+    });
+    const schema = buildASTSchema({ ...doc, definitions }, { assumeValidSDL: true });
+    this.variants.set(key, schema);
+    return schema;
+  }
+
+  // Parse, validate and plan a request body against the schema of what this
+  // GitHub serves (`features`, optional: everything). Returns
   //   {response: {status, body}}          when it must not run, or
-  //   {plan: {document, operation, variables, opType, cost, nodeCount}}
-  prepare(payload) {
+  //   {plan: {document, operation, variables, opType, cost, nodeCount, schema}}
+  prepare(payload, features) {
+    const schema = this.schemaFor(features);
     const fail = (status, body) => ({ response: { status, body } });
     if (!payload || typeof payload !== 'object' || Array.isArray(payload) || typeof payload.query !== 'string') {
       return fail(200, { errors: [{ message: 'A query attribute must be specified and must be a string.' }] });
@@ -721,7 +755,7 @@ class GraphQLApi {
     } catch (e) {
       return fail(200, { errors: [clean({ message: e.message, locations: e.locations })] });
     }
-    const vErrors = validate(this.schema, document);
+    const vErrors = validate(schema, document);
     if (vErrors.length) return fail(200, { errors: vErrors.map((e) => clean(githubValidationError(e))) });
     const ops = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
     let operation;
@@ -740,14 +774,14 @@ class GraphQLApi {
     if (typeof variables !== 'object' || Array.isArray(variables)) {
       return fail(200, { errors: [{ message: 'Variables must be an object' }] });
     }
-    const coerced = getVariableValues(this.schema, operation.variableDefinitions || [], variables, { maxErrors: 50 });
+    const coerced = getVariableValues(schema, operation.variableDefinitions || [], variables, { maxErrors: 50 });
     if (coerced.errors) {
       return fail(200, { errors: coerced.errors.map((e) => clean({ message: e.message, locations: e.locations, extensions: { code: 'variableMismatch' } })) });
     }
     const fragments = {};
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-    const root = operation.operation === 'mutation' ? this.schema.getMutationType() : this.schema.getQueryType();
-    const tally = { requests: 0, nodes: 0, errors: [] };
+    const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+    const tally = { requests: 0, nodes: 0, errors: [], schema };
     try {
       this.walk(operation.selectionSet, root, 1, [], fragments, coerced.coerced, tally, new Set());
     } catch (e) {
@@ -773,6 +807,7 @@ class GraphQLApi {
         // rounded to the nearest whole number, at least 1.
         cost: Math.max(1, Math.round(tally.requests / 100)),
         nodeCount: tally.nodes,
+        schema,
       },
     };
   }
@@ -780,7 +815,7 @@ class GraphQLApi {
   walk(selectionSet, parentType, mult, pathSoFar, fragments, variables, tally, spreadStack) {
     for (const sel of selectionSet.selections) {
       if (sel.kind === Kind.INLINE_FRAGMENT) {
-        const t = sel.typeCondition ? this.schema.getType(sel.typeCondition.name.value) : parentType;
+        const t = sel.typeCondition ? tally.schema.getType(sel.typeCondition.name.value) : parentType;
         this.walk(sel.selectionSet, t, mult, pathSoFar, fragments, variables, tally, spreadStack);
         continue;
       }
@@ -788,7 +823,7 @@ class GraphQLApi {
         const f = fragments[sel.name.value];
         if (spreadStack.has(f)) continue;
         spreadStack.add(f);
-        this.walk(f.selectionSet, this.schema.getType(f.typeCondition.name.value), mult, pathSoFar, fragments, variables, tally, spreadStack);
+        this.walk(f.selectionSet, tally.schema.getType(f.typeCondition.name.value), mult, pathSoFar, fragments, variables, tally, spreadStack);
         spreadStack.delete(f);
         continue;
       }
@@ -834,7 +869,7 @@ class GraphQLApi {
   // Run a plan. ctx: {world, user, token, rate}. -> {status, body}
   run(plan, ctx) {
     const result = execute({
-      schema: this.schema,
+      schema: plan.schema || this.schema,
       document: plan.document,
       operationName: plan.operation.name ? plan.operation.name.value : undefined,
       variableValues: plan.variables,

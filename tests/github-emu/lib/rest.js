@@ -700,6 +700,17 @@ const handlers = {
 // Reads that do not count against the primary rate limit, as on GitHub.
 const FREE = new Set(['rate-limit/get']);
 
+// The routes a GitHub Enterprise Server without sub-issues or dependencies
+// lacks (seed `ghes`): answered 404 like any unknown route.
+const SUB_ISSUE_OPS = new Set([
+  'issues/list-sub-issues', 'issues/get-parent', 'issues/add-sub-issue', 'issues/remove-sub-issue',
+  'issues/reprioritize-sub-issue',
+]);
+const DEPENDENCY_OPS = new Set([
+  'issues/list-dependencies-blocked-by', 'issues/list-dependencies-blocking',
+  'issues/add-blocked-by-dependency', 'issues/remove-dependency-blocked-by',
+]);
+
 function errorFromWorld(e) {
   if (!(e instanceof WorldError)) return e;
   if (e.kind === 'not_found') return new HttpError(404, e.message || 'Not Found');
@@ -711,5 +722,5 @@ function errorFromWorld(e) {
 }
 
 module.exports = {
-  handlers, HttpError, errorFromWorld, FREE, issueJson, userJson, pullJson,
+  handlers, HttpError, errorFromWorld, FREE, SUB_ISSUE_OPS, DEPENDENCY_OPS, issueJson, userJson, pullJson,
 };

@@ -223,6 +223,11 @@ const ENVELOPE_SCHEMA = {
     },
     issue_type: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
     filter_misses: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+    ghes: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { sub_issues: { type: 'boolean' }, dependencies: { type: 'boolean' } },
+    },
     forbidden_fields: {
       type: 'object',
       additionalProperties: {
@@ -304,6 +309,11 @@ class World {
     this.rateLimit = {
       core: { limit: 5000, remaining: 5000, reset_seconds: 3600, ...(seed.rate_limit && seed.rate_limit.core) },
       graphql: { limit: 5000, remaining: 5000, reset_seconds: 3600, ...(seed.rate_limit && seed.rate_limit.graphql) },
+    };
+    // GitHub Enterprise Server up to 3.21: no sub-issues, no dependencies.
+    this.features = {
+      subIssues: !(seed.ghes && seed.ghes.sub_issues === false),
+      dependencies: !(seed.ghes && seed.ghes.dependencies === false),
     };
     this.secondary = seed.secondary_limits ? {
       windows: (seed.secondary_limits.windows || DEFAULT_SECONDARY_WINDOWS).map((w) => ({ ...w })),
@@ -1409,6 +1419,9 @@ class World {
     for (const [i, set] of this.forbidden) forbidden[this.ref(i)] = [...set].sort(byteCmp);
     if (Object.keys(forbidden).length) out.forbidden_fields = forbidden;
     if (this.filterMisses.size) out.filter_misses = [...this.filterMisses].sort(refCmp).map((i) => this.ref(i));
+    if (!this.features.subIssues || !this.features.dependencies) {
+      out.ghes = { sub_issues: this.features.subIssues, dependencies: this.features.dependencies };
+    }
     if (this.secondary) out.secondary_limits = { windows: this.secondary.windows.map((w) => ({ ...w })), status: this.secondary.status };
     // The clock as it stands: a reset to this dump stamps on from here.
     out.now = isoSeconds(Math.max(this.nowMs, Math.floor(this.latestMs / 1000) * 1000));
