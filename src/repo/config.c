@@ -1080,10 +1080,8 @@ int pmbot_config_to_json(json_t **out, const pmbot_config *cfg)
 		"max_items", (json_int_t)cfg->max_items,
 		"max_report_bytes", (json_int_t)cfg->max_report_bytes,
 		"max_total_bytes", (json_int_t)cfg->max_total_bytes));
-	/* Only when set, so policies without it keep their policyRef. */
-	if (cfg->write_budget)
-		bad |= json_object_set_new(o, "github", json_pack("{s:s}", "write_budget",
-			cfg->write_budget));
+	bad |= json_object_set_new(o, "github", json_pack("{s:s}", "write_budget",
+		cfg->write_budget ? cfg->write_budget : PMBOT_GITHUB_DEFAULT_WRITE_BUDGET));
 	bad |= json_object_set_new(o, "labels", labels);
 	labels = NULL;
 	bad |= json_object_set_new(o, "approval", approval);
