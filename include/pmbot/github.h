@@ -149,12 +149,14 @@ PMBOT_WARN_UNUSED int pmbot_github_budget_parse(pmbot_github_budget *out, const 
 /*
  * Window arithmetic: the earliest epoch-ms time >= `now` at which one more
  * write fits every window of `b`, given the past writes `times` (epoch ms,
- * ascending, `n` of them). A window of C writes in S seconds is full when
- * C of them are later than now - S*1000; it frees when the oldest of its
- * last C writes is S seconds old. `now` itself when there is room.
+ * ascending, `n` of them), leaving `hold` writes of each window unspent
+ * (at most C - 1 of a window of C). A window of C writes in S seconds is
+ * full when C - hold of them are later than now - S*1000; it frees when the
+ * oldest of its last C - hold writes is S seconds old. `now` itself when
+ * there is room.
  */
 long long pmbot_github_budget_next(const pmbot_github_budget *b, const long long *times, size_t n,
-	long long now);
+	long long now, long hold);
 
 /*
  * Client settings. Fill with pmbot_github_options_init(), then change what
@@ -296,6 +298,15 @@ void pmbot_github_client_stats(pmbot_github_stats *out, const pmbot_github_clien
  * Call it before the first write. 1 when it was taken, 0 when overridden.
  */
 int pmbot_github_client_config_budget(pmbot_github_client *c, const pmbot_github_budget *b);
+
+/*
+ * Keep `n` writes of every window (at most all but one) for what comes
+ * after a pause: until called again with 0, a write that would leave fewer
+ * is waited for or stopped like a spent budget. The Action holds back the
+ * few writes it needs after an apply (the plan comment, the lock), so that
+ * a paused apply can still say so.
+ */
+void pmbot_github_budget_hold(pmbot_github_client *c, long n);
 
 /*
  * When the write budget frees (epoch ms) after a PMBOT_GITHUB_EBUDGET;

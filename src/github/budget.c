@@ -88,14 +88,15 @@ int pmbot_github_budget_parse(pmbot_github_budget *out, const char *text, pmbot_
 }
 
 long long pmbot_github_budget_next(const pmbot_github_budget *b, const long long *times, size_t n,
-	long long now)
+	long long now, long hold)
 {
 	long long next = now;
 	size_t i;
 
 	for (i = 0; i < b->n; i++) {
 		long long len = (long long)b->w[i].seconds * 1000, frees;
-		size_t count = (size_t)b->w[i].count;
+		long keep = hold < 0 ? 0 : hold >= b->w[i].count ? b->w[i].count - 1 : hold;
+		size_t count = (size_t)(b->w[i].count - keep);
 
 		if (n < count)
 			continue;

@@ -62,6 +62,7 @@ struct pmbot_github_client {
 	pmbot_github_budget budget;
 	int budget_explicit;       /* opts or the environment gave it: the config may not */
 	long long budget_max_wait_ms; /* 0: from the windows */
+	long budget_hold;          /* writes of each window kept for after a pause */
 	pmbot_github_spent spent;
 	long long budget_resume_ms;
 	pmbot_github_stats stats;
@@ -249,6 +250,11 @@ int pmbot_github_client_config_budget(pmbot_github_client *c, const pmbot_github
 		return 0;
 	c->budget = *b;
 	return 1;
+}
+
+void pmbot_github_budget_hold(pmbot_github_client *c, long n)
+{
+	c->budget_hold = n > 0 ? n : 0;
 }
 
 long long pmbot_github_budget_resume(const pmbot_github_client *c)
@@ -1104,7 +1110,7 @@ static int budget_gate(pmbot_github_client *c, const request *rq, int attempt)
 		return 0;
 	now = c->now(c->clock_payload);
 	pmbot_github_spent_prune(&c->spent, &c->budget, now);
-	next = pmbot_github_budget_next(&c->budget, c->spent.t, c->spent.n, now);
+	next = pmbot_github_budget_next(&c->budget, c->spent.t, c->spent.n, now, c->budget_hold);
 	if (next <= now)
 		return 0;
 	wait = next - now;

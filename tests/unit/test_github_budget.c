@@ -93,23 +93,32 @@ static void test_budget_next__room_now_or_when_the_fullest_window_frees(void **s
 
 	(void)state;
 	assert_int_equal(pmbot_github_budget_parse(&b, "3/2s,5/10s", NULL), 0);
-	assert_int_equal(pmbot_github_budget_next(&b, NULL, 0, 1000), 1000);
+	assert_int_equal(pmbot_github_budget_next(&b, NULL, 0, 1000, 0), 1000);
 	/* 3 writes at 0, 100, 200 ms: the 2 s window is full until the first is 2 s old. */
 	t[0] = 0, t[1] = 100, t[2] = 200;
-	assert_int_equal(pmbot_github_budget_next(&b, t, 2, 300), 300);
-	assert_int_equal(pmbot_github_budget_next(&b, t, 3, 300), 2000);
+	assert_int_equal(pmbot_github_budget_next(&b, t, 2, 300, 0), 300);
+	assert_int_equal(pmbot_github_budget_next(&b, t, 3, 300, 0), 2000);
 	/* Exactly at the edge the oldest has left (GitHub's "in any 2 s"). */
-	assert_int_equal(pmbot_github_budget_next(&b, t, 3, 2000), 2000);
+	assert_int_equal(pmbot_github_budget_next(&b, t, 3, 2000, 0), 2000);
 	/* 5 writes in 10 s: the long window binds, from its oldest of the last 5. */
 	t[3] = 2000, t[4] = 4000;
-	assert_int_equal(pmbot_github_budget_next(&b, t, 5, 4100), 10000);
+	assert_int_equal(pmbot_github_budget_next(&b, t, 5, 4100, 0), 10000);
 	/* More writes than a window holds: only the newest `count` matter. */
 	for (i = 0; i < 12; i++)
 		t[i] = (long long)i * 2000;
-	assert_int_equal(pmbot_github_budget_next(&b, t, 12, 22000), 24000);
+	assert_int_equal(pmbot_github_budget_next(&b, t, 12, 22000, 0), 24000);
+	/* Holding writes back fills a window sooner: 3/2s holding 1 is full at 2. */
+	t[0] = 0, t[1] = 100, t[2] = 200;
+	assert_int_equal(pmbot_github_budget_next(&b, t, 1, 300, 1), 300);
+	assert_int_equal(pmbot_github_budget_next(&b, t, 2, 300, 1), 2000);
+	/* Never the whole window: holding 7 keeps all but one of each, so one goes. */
+	assert_int_equal(pmbot_github_budget_next(&b, t, 0, 300, 7), 300);
+	assert_int_equal(pmbot_github_budget_next(&b, t, 1, 300, 7), 10000);
+	for (i = 0; i < 12; i++)
+		t[i] = (long long)i * 2000;
 	/* No budget: always now. */
 	b.n = 0;
-	assert_int_equal(pmbot_github_budget_next(&b, t, 12, 22000), 22000);
+	assert_int_equal(pmbot_github_budget_next(&b, t, 12, 22000, 0), 22000);
 }
 
 static void test_budget_spent__prune_keeps_what_a_window_can_still_count(void **state)
