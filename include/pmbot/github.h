@@ -84,8 +84,9 @@ typedef enum {
 	PMBOT_GITHUB_EV_RETRY,      /* transient failure: sleeping wait_ms, then again */
 	PMBOT_GITHUB_EV_PACE,       /* pacing a write: sleeping wait_ms first */
 	PMBOT_GITHUB_EV_CACHE_ERROR, /* the ETag cache could not be written (not fatal) */
-	PMBOT_GITHUB_EV_BUDGET      /* the write budget: its file was ignored or could
-				     * not be written (not fatal), or it stops a write */
+	PMBOT_GITHUB_EV_BUDGET      /* the write budget: waiting wait_ms for a window,
+				     * stopping a write, or its record ignored or not
+				     * written (not fatal) */
 } pmbot_github_event_kind;
 
 /*

@@ -1116,7 +1116,7 @@ static int budget_gate(pmbot_github_client *c, const request *rq, int attempt)
 	wait = next - now;
 	if (wait > budget_max_wait(c))
 		return budget_stop(c, rq, next, "the write budget is spent");
-	emit(c, PMBOT_GITHUB_EV_PACE, rq, 0, wait, attempt,
+	emit(c, PMBOT_GITHUB_EV_BUDGET, rq, 0, wait, attempt,
 		"write budget: waiting %lld ms for a window to free", wait);
 	do_sleep(c, wait);
 	return 0;

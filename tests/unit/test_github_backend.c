@@ -802,6 +802,26 @@ static void test_github_backend__create_issue_posts_title_body_labels_and_return
 	assert_canonical(fx->result, "{\"database_id\":1000012,\"node_id\":\"I_kwDOA\",\"number\":12}");
 }
 
+static void test_github_backend__a_write_the_budget_stops_is_a_pause_with_its_time(void **state)
+{
+	fixture *fx = *state;
+	const char *args = "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"B\\n\",\"labels\":[]}";
+
+	fx->opts.write_budget = "1/100s";
+	push(fx, 201, "{\"id\":1000012,\"node_id\":\"I_kwDOA\",\"number\":12,\"title\":\"T\"}");
+	assert_int_equal(perform(fx, "create_issue", args), 0);
+	assert_int_equal(fx->b->resume_at, 0);
+	/* Not sent, so not "unknown": a pause, with when the window frees (rounded up). */
+	assert_int_equal(perform(fx, "create_issue", args), PMBOT_BACKEND_EPAUSED);
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_int_equal(fx->b->resume_at, 1700000100);
+	assert_contains(fx->err.buf, "not sent: the write budget is spent");
+	assert_null(strstr(fx->err.buf, "unknown"));
+	/* Reads go on. */
+	push_issues(fx, "o/r", json_array(), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_OK);
+}
+
 static void test_github_backend__create_issue_is_never_retried_and_says_the_outcome_is_unknown(
 	void **state)
 {
@@ -1590,6 +1610,7 @@ int main(void)
 		T(test_github_backend__read_gives_no_project_when_neither_owner_has_the_board),
 		T(test_github_backend__read_pages_through_board_items_with_the_cursor),
 		T(test_github_backend__create_issue_posts_title_body_labels_and_returns_the_ids),
+		T(test_github_backend__a_write_the_budget_stops_is_a_pause_with_its_time),
 		T(test_github_backend__create_issue_is_never_retried_and_says_the_outcome_is_unknown),
 		T(test_github_backend__create_issue_without_the_new_ids_in_the_answer_fails),
 		T(test_github_backend__a_422_is_refused_with_einvalid_and_githubs_message),
