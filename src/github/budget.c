@@ -174,7 +174,8 @@ int pmbot_github_spent_load(pmbot_github_spent *s, const char *dir, const char *
 	if (pmbot_fs_read(&file, path.buf) < 0) {
 		if (errno == ENOMEM)
 			goto done;
-		if (errno != ENOENT)
+		/* No record yet (or no directory for one): nothing to say. */
+		if (errno != ENOENT && errno != ENOTDIR)
 			why = errno == EFBIG ? "it is too big" : strerror(errno);
 		err = 0;
 		goto done;

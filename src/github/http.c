@@ -63,6 +63,7 @@ struct pmbot_github_client {
 	int budget_explicit;       /* opts or the environment gave it: the config may not */
 	long long budget_max_wait_ms; /* 0: from the windows */
 	long budget_hold;          /* writes of each window kept for after a pause */
+	int budget_store_failed;   /* told once: the record could not be written */
 	pmbot_github_spent spent;
 	long long budget_resume_ms;
 	pmbot_github_stats stats;
@@ -1088,8 +1089,8 @@ static int budget_stop(pmbot_github_client *c, const request *rq, long long resu
 	/* Rounded up: "after T" must not name a second at which it is still spent. */
 	if (pmbot_state_time_format(&when, (resume_ms + 999) / 1000) < 0)
 		pmbot_buf_puts(&when, "(a time out of range)");
-	set_error(c, "%s %s: not sent: %s; the write budget (%s) resumes after %s", rq->method,
-		rq->url, why, text.buf, when.buf);
+	set_error(c, "%s %s: not sent: %s; writes resume after %s (write budget %s)", rq->method,
+		rq->url, why, when.buf, text.buf);
 	emit(c, PMBOT_GITHUB_EV_BUDGET, rq, 0, 0, 0, "not sent: %s; resumes after %s", why,
 		when.buf);
 	pmbot_buf_free(&when);
@@ -1133,10 +1134,13 @@ static void budget_spend(pmbot_github_client *c, const request *rq, int attempt)
 	if (pmbot_github_spent_add(&c->spent, now) < 0)
 		return; /* out of memory: the pace still spaces writes */
 	pmbot_github_spent_prune(&c->spent, &c->budget, now);
-	if (c->cache_dir && pmbot_github_spent_store(&c->spent, c->cache_dir, c->api_url) < 0)
+	if (c->cache_dir && pmbot_github_spent_store(&c->spent, c->cache_dir, c->api_url) < 0 &&
+	    !c->budget_store_failed) {
+		c->budget_store_failed = 1;
 		emit(c, PMBOT_GITHUB_EV_BUDGET, rq, 0, 0, attempt,
-			"could not write the write budget record in %s: %s", c->cache_dir,
-			strerror(errno));
+			"could not write the write budget record in %s: %s (the next run will not "
+			"know what this one wrote)", c->cache_dir, strerror(errno));
+	}
 }
 
 /* The wait GitHub asks for, and in words why. */

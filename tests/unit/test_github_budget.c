@@ -403,8 +403,8 @@ static void test_budget_client__waits_for_a_window_that_frees_soon_and_stops_bef
 	assert_int_equal(fakehttp_count(fx->srv), 5);
 	assert_int_equal(pmbot_github_budget_resume(fx->c), T0_MS + 10000);
 	assert_non_null(strstr(pmbot_github_last_error(fx->c),
-		"not sent: the write budget is spent; the write budget (3/2s,5/10s) resumes after "
-		"2023-11-14T22:13:30Z"));
+		"not sent: the write budget is spent; writes resume after 2023-11-14T22:13:30Z "
+		"(write budget 3/2s,5/10s)"));
 	/* Both told: the wait for the 2 s window and the stop. */
 	assert_int_equal(fx->n_budget_events, 2);
 	/* Reads are never budgeted. */
@@ -480,6 +480,25 @@ static void test_budget_client__a_record_that_cannot_be_used_is_said_not_fatal(v
 	assert_int_equal(fx->n_budget_events, 0);
 }
 
+static void test_budget_client__a_record_that_cannot_be_written_is_told_once(void **state)
+{
+	fixture *fx = *state;
+	char blocked[320];
+
+	/* A regular file where the directory would be: no record can be written there. */
+	write_file(fx->cache.path, "x");
+	snprintf(blocked, sizeof(blocked), "%s/sub", fx->cache.path);
+	fx->opts.cache_dir = blocked;
+	client(fx);
+	assert_int_equal(post(fx), 0);
+	assert_int_equal(post(fx), 0);
+	assert_int_equal(fx->n_budget_events, 1);
+	assert_non_null(strstr(fx->events.buf, "could not write the write budget record"));
+	/* The run still knows its own writes. */
+	assert_int_equal(post(fx), 0);
+	assert_int_equal(fx->slept_ms, 2000);
+}
+
 static void test_budget_client__environment_over_configuration_over_default(void **state)
 {
 	fixture *fx = *state;
@@ -536,6 +555,7 @@ int main(void)
 		T(test_budget_client__the_next_run_knows_what_this_one_spent),
 		T(test_budget_client__a_long_secondary_limit_on_a_write_stops_instead_of_sleeping),
 		T(test_budget_client__a_record_that_cannot_be_used_is_said_not_fatal),
+		T(test_budget_client__a_record_that_cannot_be_written_is_told_once),
 		T(test_budget_client__environment_over_configuration_over_default),
 #undef T
 	};
