@@ -5,6 +5,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "run_int.h"
 #include "pmbot/actionflow.h"
@@ -503,6 +504,17 @@ static void keep_approved(struct pmbot_action *a, const json_t *bundle, const ch
 	pmbot_buf_free(&text);
 }
 
+/* An approved plan applied to the end needs no keeping (the cache stays small). */
+static void drop_approved(struct pmbot_action *a, const char *hash)
+{
+	const char *dir = cache_dir_of(a);
+	pmbot_buf path = PMBOT_BUF_INIT;
+
+	if (dir && pmbot_buf_printf(&path, "%s/plans/%s.json", dir, hash) == 0)
+		unlink(path.buf);
+	pmbot_buf_free(&path);
+}
+
 /*
  * Does the fresh plan (p->bundle, whose hash differs from the approved
  * `hash`) continue the approved plan? The approved plan is the one a run
@@ -684,6 +696,8 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 	if (r != PMBOT_OK && !paused)
 		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s", (err.len ? err.buf : "apply stopped"));
 	a->result = r == PMBOT_OK ? "applied" : paused ? "paused" : "failed";
+	if (r == PMBOT_OK)
+		drop_approved(a, cmd->hash);
 	if (paused)
 		pmbot_buf_printf(&notice, "**Paused: %s.** Approved by @%s. GitHub's limits on "
 			"writes leave no room before then; re-run this workflow after that time to "

@@ -187,6 +187,7 @@ expect_eq "$(output result)" applied &&
 	expect_eq "$(ctl GET /_emu/state | py - 'str(len(d["state"]["project"]["items"]) == len(set(json.dumps(x.get("issue"), sort_keys=True) for x in d["state"]["project"]["items"])))')" True &&
 	no_limit_answers &&
 	grep -q '"resumed":true' "$RUNNER_TEMP/pm-bot/audit.jsonl" &&
+	{ [ ! -e "$CARRIED/plans/$HASH.json" ] || fail "the applied plan is still kept"; } &&
 	ok
 
 CASE="after it is applied, the plan has no changes left"
