@@ -216,7 +216,9 @@ t_emu=$(($(ms) - t0))
 emu_pid=$(cat "$emu/pid")
 printf '   scripts/emu.sh start with the seed: %d ms (it polls every 100 ms)\n' "$t_emu"
 export GITHUB_API_URL=$url GITHUB_GRAPHQL_URL=$url/graphql GH_TOKEN=$token
-export PMBOT_GITHUB_PACE_MS=0 PMBOT_GITHUB_STATS=1
+# The emulator here enforces no secondary limits, and these figures count
+# requests and time, not GitHub's pacing: no pace, no write budget.
+export PMBOT_GITHUB_PACE_MS=0 PMBOT_GITHUB_STATS=1 PMBOT_GITHUB_WRITE_BUDGET=off
 
 ctl() {
 	if [ $# -ge 3 ]; then

@@ -15,7 +15,8 @@ enum {
 	EXIT_OK = 0,
 	EXIT_RUNTIME = 1,  /* I/O, out of memory, git or network failures */
 	EXIT_INVALID = 2,  /* invalid input or usage */
-	EXIT_CHANGES = 3   /* plan --detailed-exitcode: changes pending */
+	EXIT_CHANGES = 3,  /* plan --detailed-exitcode: changes pending */
+	EXIT_PAUSED = 4    /* apply: the write budget paused it; run it again after the time printed */
 };
 
 /* Command flags. */

@@ -79,7 +79,8 @@ int cmd_action(int argc, char **argv)
 	if (!o.dir || !*o.dir)
 		o.dir = ".";
 	gopts.repo = o.dir;
-	o.cache_dir = gopts.cache_dir;
+	/* --cache-dir, else $PMBOT_GITHUB_CACHE_DIR: where the run keeps what outlives it. */
+	o.cache_dir = gopts.cache_dir ? gopts.cache_dir : env_of("PMBOT_GITHUB_CACHE_DIR");
 	conn.gopts = &gopts;
 
 	memset(&env, 0, sizeof(env));

@@ -263,11 +263,20 @@ int cmd_apply(int argc, char **argv)
 	r = pmbot_apply_run(&results, fresh, NULL, in.in.backend, in.in.config, audit, actor, &hooks, &err);
 	if (results)
 		print_results(results);
-	if (r != PMBOT_OK)
+	if (r == PMBOT_BACKEND_EPAUSED) {
+		/* Counted against the approved plan: a resumed run's fresh plan holds only what is left. */
+		if (pmbot_apply_progress(&err, pmbot_plan_count(approved), results,
+			    in.in.backend->resume_at) < 0)
+			r = PMBOT_ERROR;
+		else
+			printf("%s\n", err.buf);
+	} else if (r != PMBOT_OK) {
 		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.len ? err.buf : "apply stopped"));
+	}
 	if (out_path && results && write_bundle(out_path, results) != EXIT_OK)
 		r = PMBOT_ERROR;
-	rc = r == PMBOT_OK ? EXIT_OK : r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
+	rc = r == PMBOT_OK ? EXIT_OK : r == PMBOT_BACKEND_EPAUSED ? EXIT_PAUSED :
+		r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 done:
 	json_decref(ev);
 	json_decref(approved);

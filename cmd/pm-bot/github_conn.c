@@ -41,7 +41,7 @@ static void on_event(void *payload, const pmbot_github_event *ev)
 	/* The client's messages never hold the token. */
 	if (gc->verbose || ev->kind == PMBOT_GITHUB_EV_RATE_LIMIT ||
 	    (ev->kind == PMBOT_GITHUB_EV_RETRY && ev->wait_ms >= 1000) ||
-	    ev->kind == PMBOT_GITHUB_EV_CACHE_ERROR) {
+	    ev->kind == PMBOT_GITHUB_EV_CACHE_ERROR || ev->kind == PMBOT_GITHUB_EV_BUDGET) {
 		fprintf(stderr, "pm-bot: github: %s\n", cmd_show_msg(ev->message));
 		return;
 	}

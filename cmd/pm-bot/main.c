@@ -113,9 +113,13 @@ static const struct cmd commands[] = {
 	  "a stale plan and nothing is written. Every approval, denial, attempt, success\n"
 	  "and failure goes to the audit ledger (default DIR/.pm-bot/audit.jsonl).\n"
 	  "Takes plan's input options (--repo, --rev, --config-rev, --state, --backend,\n"
-	  "--target and the GitHub options).\n"
+	  "--target and the GitHub options). With --backend github, writes are paced to\n"
+	  "the write budget ($PMBOT_GITHUB_WRITE_BUDGET, else github.write_budget, else\n"
+	  "80/60s,500/3600s); when it is spent the apply pauses and prints\n"
+	  "\"k of N applied; resumes after T\": run the same command again after T.\n"
 	  "\n"
-	  "Exit status: 0 applied, 2 stale plan, wrong hash or denied, 1 failure.\n" },
+	  "Exit status: 0 applied, 2 stale plan, wrong hash or denied, 1 failure,\n"
+	  "4 paused by the write budget.\n" },
 	{ "audit", cmd_audit, 0, "verify the audit ledger's hash chain",
 	  "usage: pm-bot audit verify [--head HASH] FILE\n"
 	  "\n"

@@ -37,7 +37,9 @@ typedef struct {
 	const char *dir;          /* the git work tree ($GITHUB_WORKSPACE); NULL: "." */
 	const char *config_path;  /* NULL: PMBOT_CONFIG_PATH */
 	const char *audit_path;   /* NULL: $RUNNER_TEMP/pm-bot/audit.jsonl (see docs/action.md) */
-	const char *cache_dir;    /* the caller's GitHub cache directory; NULL: none chosen */
+	const char *cache_dir;    /* the caller's GitHub cache directory; NULL: none chosen.
+	                             An approved plan is kept in its plans/ for the runs
+	                             that continue a paused apply (docs/action.md) */
 	long long now;            /* unix seconds for the lock; 0: the clock */
 } pmbot_action_opts;
 

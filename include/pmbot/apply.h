@@ -203,7 +203,8 @@ int pmbot_flow_validate(const json_t *flow, pmbot_diag_list *diags);
  * Audit ledger: JSON Lines. Each line is the canonical JSON (json.h) of one
  * event object holding the caller's fields plus
  *   "event"  proposal | approval | denial | attempt | success | failure |
- *            dead_letter | capability_run (a Mode B model call, docs/llm.md)
+ *            dead_letter | capability_run (a Mode B model call, docs/llm.md) |
+ *            pause (the write budget stopped the run; docs/apply.md)
  *   "seq"    1-based line number
  *   "at"     RFC 3339 UTC ($PMBOT_NOW fixes it)
  *   "prev"   hex SHA-256 of the previous line's bytes without its newline;
@@ -365,6 +366,15 @@ typedef struct {
  *    changesets: at their turn they are recorded "applied" with result
  *    {"with": "<the create's changeset_id>"}, and never sent; the rest go
  *    as usual. A re-run finds them already applied.
+ * 6. A pause: when backend->perform (or perform_batch, for an entry) answers
+ *    PMBOT_BACKEND_EPAUSED, nothing of that changeset was sent (a write
+ *    of a multi-request operation may have been, and is completed by the
+ *    next run): it stays "pending" with reason BUDGET_SPENT, a `pause`
+ *    event {reason: BUDGET_SPENT, resumes_after: RFC 3339 UTC of
+ *    backend->resume_at, message} is appended, no later changeset is
+ *    looked at, and the return is PMBOT_BACKEND_EPAUSED with `err` holding
+ *    pmbot_apply_progress()'s line over this run's changesets. A run of the
+ *    same plan later skips what landed (already_applied) and goes on.
  * Every event carries bundle_id, plan_hash, changeset_id, idempotency_key,
  * operation, target and `actor` (when not NULL). `audit` may be NULL (no
  * ledger). Proposal and approval events are the caller's to append.
@@ -377,11 +387,22 @@ typedef struct {
  * applied or already applied (also when none is selected), PMBOT_EINVALID
  * when something was denied or the arguments are unusable (not a bundle,
  * `run` naming an unknown id, an invalid flow), PMBOT_ERROR on failure
- * (including a stop by hooks->before and the flow's timeout running out);
- * `err` (may be NULL) says why.
+ * (including a stop by hooks->before and the flow's timeout running out),
+ * PMBOT_BACKEND_EPAUSED on a pause (5.); `err` (may be NULL) says why.
  */
 int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 	pmbot_backend *backend, const pmbot_config *config, pmbot_audit *audit,
 	const char *actor, const pmbot_apply_hooks *hooks, pmbot_buf *err);
+
+/*
+ * The progress line of a paused apply, replacing what `out` held:
+ * "K of N applied; resumes after T", N = `total` (the approved plan's
+ * changesets: a resumed run's fresh plan holds only what is left), K = N
+ * minus the entries of `results` (pmbot_apply_run's) that are neither
+ * applied nor already_applied, T = `resume_at` (epoch seconds) as RFC 3339
+ * UTC ("2026-11-25T19:30:00Z"). PMBOT_OK, or PMBOT_ERROR when out of memory
+ * or `resume_at` is out of range.
+ */
+int pmbot_apply_progress(pmbot_buf *out, size_t total, const json_t *results, long long resume_at);
 
 #endif

@@ -35,7 +35,9 @@ typedef struct {
 	char head[41];          /* 40 lower-case hex (the PR head commit) or "" */
 	char plan_hash[65];     /* 64 lower-case hex or "" */
 	char status[16];        /* planned | no_changes | invalid | applying |
-	                           applied | failed | stale */
+	                           applied | failed | stale | paused (the write
+	                           budget stopped the apply of plan_hash, the
+	                           approved one; a re-run continues it) */
 	char run[64];           /* the lock owner (GITHUB_RUN_ID) while status is
 	                           "applying", else ""; printable ASCII */
 } pmbot_comment_meta;

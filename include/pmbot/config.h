@@ -97,6 +97,9 @@ typedef struct {
 	size_t max_report_bytes;           /* one report's blob; PMBOT_CONFIG_DEFAULT_MAX_REPORT_BYTES */
 	size_t max_total_bytes;            /* every report together; ..._MAX_TOTAL_BYTES */
 	size_t max_items;                  /* epics + features + tasks of every report; ..._MAX_ITEMS */
+	/* github.write_budget, checked by pmbot_github_budget_parse(); NULL:
+	 * unset ($PMBOT_GITHUB_WRITE_BUDGET, else the client's default) */
+	char *write_budget;
 } pmbot_config;
 
 /*

@@ -58,6 +58,11 @@
  *                                RATE_LIMITED, which is waited out); the
  *                                response holds the whole document and the
  *                                first error's type
+ *   PMBOT_GITHUB_EBUDGET         a write (or its repeat) was not sent: the
+ *                                write budget is spent until later than the
+ *                                client may wait (or GitHub's secondary limit
+ *                                asks for a longer wait);
+ *                                pmbot_github_budget_resume() says when
  */
 #define PMBOT_GITHUB_EHTTP (-32)
 #define PMBOT_GITHUB_EUNKNOWN_OUTCOME (-33)
@@ -65,6 +70,7 @@
 #define PMBOT_GITHUB_ERATELIMIT (-35)
 #define PMBOT_GITHUB_ETOOBIG (-36)
 #define PMBOT_GITHUB_EGRAPHQL (-37)
+#define PMBOT_GITHUB_EBUDGET (-38)
 
 #define PMBOT_GITHUB_DEFAULT_API_URL "https://api.github.com"
 #define PMBOT_GITHUB_DEFAULT_GRAPHQL_URL "https://api.github.com/graphql"
@@ -77,7 +83,10 @@ typedef enum {
 	PMBOT_GITHUB_EV_RATE_LIMIT, /* rate limited: sleeping wait_ms, then again */
 	PMBOT_GITHUB_EV_RETRY,      /* transient failure: sleeping wait_ms, then again */
 	PMBOT_GITHUB_EV_PACE,       /* pacing a write: sleeping wait_ms first */
-	PMBOT_GITHUB_EV_CACHE_ERROR /* the ETag cache could not be written (not fatal) */
+	PMBOT_GITHUB_EV_CACHE_ERROR, /* the ETag cache could not be written (not fatal) */
+	PMBOT_GITHUB_EV_BUDGET      /* the write budget: waiting wait_ms for a window,
+				     * stopping a write, or its record ignored or not
+				     * written (not fatal) */
 } pmbot_github_event_kind;
 
 /*
@@ -101,6 +110,54 @@ typedef long long (*pmbot_github_now_fn)(void *payload);
 /* Sleep `ms` milliseconds (> 0). */
 typedef void (*pmbot_github_sleep_fn)(void *payload, long long ms);
 typedef void (*pmbot_github_event_fn)(void *payload, const pmbot_github_event *ev);
+
+/*
+ * The write budget: content-creating requests (REST POST, PATCH, PUT and
+ * DELETE; a GraphQL mutation document, however many aliases it holds,
+ * counts once) allowed in sliding windows, GitHub's documented secondary
+ * limits by default: at most `count` writes in any `seconds`, for every
+ * window at once. Written "COUNT/SECONDSs" comma-separated, e.g.
+ * PMBOT_GITHUB_DEFAULT_WRITE_BUDGET; "off" is no budget (n == 0).
+ */
+#define PMBOT_GITHUB_DEFAULT_WRITE_BUDGET "80/60s,500/3600s"
+#define PMBOT_GITHUB_BUDGET_MAX_WINDOWS 8
+#define PMBOT_GITHUB_BUDGET_MAX_COUNT 100000L
+#define PMBOT_GITHUB_BUDGET_MAX_SECONDS 86400L
+/* The longest wait for a window inside one run, whatever the windows. */
+#define PMBOT_GITHUB_BUDGET_MAX_WAIT_MS 60000LL
+
+typedef struct {
+	long count;   /* 1..PMBOT_GITHUB_BUDGET_MAX_COUNT */
+	long seconds; /* 1..PMBOT_GITHUB_BUDGET_MAX_SECONDS */
+} pmbot_github_window;
+
+typedef struct {
+	size_t n;     /* 0: no budget */
+	pmbot_github_window w[PMBOT_GITHUB_BUDGET_MAX_WINDOWS];
+} pmbot_github_budget;
+
+/*
+ * Parse `text`: "off", or 1..PMBOT_GITHUB_BUDGET_MAX_WINDOWS windows
+ * "COUNT/SECONDSs" separated by commas (spaces around items allowed),
+ * COUNT and SECONDS decimal without sign or leading zero, in the ranges
+ * above, no two windows of the same length. `*out` is filled on success
+ * only. 0, or PMBOT_EINVALID with the reason appended to `err` (may be
+ * NULL; the caller owns it).
+ */
+PMBOT_WARN_UNUSED int pmbot_github_budget_parse(pmbot_github_budget *out, const char *text,
+	pmbot_buf *err);
+
+/*
+ * Window arithmetic: the earliest epoch-ms time >= `now` at which one more
+ * write fits every window of `b`, given the past writes `times` (epoch ms,
+ * ascending, `n` of them), leaving `hold` writes of each window unspent
+ * (at most C - 1 of a window of C). A window of C writes in S seconds is
+ * full when C - hold of them are later than now - S*1000; it frees when the
+ * oldest of its last C - hold writes is S seconds old. `now` itself when
+ * there is room.
+ */
+long long pmbot_github_budget_next(const pmbot_github_budget *b, const long long *times, size_t n,
+	long long now, long hold);
 
 /*
  * Client settings. Fill with pmbot_github_options_init(), then change what
@@ -138,8 +195,22 @@ typedef struct {
 	 * ERATELIMIT. Default 3,900,000 (65 minutes: a primary limit resets
 	 * within the hour). */
 	long long max_wait_ms;
+	/* The write budget (pmbot_github_budget_parse text). NULL:
+	 * $PMBOT_GITHUB_WRITE_BUDGET (empty counts as unset), else
+	 * pmbot_github_client_config_budget()'s, else
+	 * PMBOT_GITHUB_DEFAULT_WRITE_BUDGET. Before each write the client
+	 * waits for room when it comes within budget_max_wait_ms, and else
+	 * fails the write unsent with PMBOT_GITHUB_EBUDGET. */
+	const char *write_budget;
+	/* The longest wait for room; 0: the shortest window's length, at most
+	 * PMBOT_GITHUB_BUDGET_MAX_WAIT_MS. A secondary-limit answer to a write
+	 * asking for longer is EBUDGET too. */
+	long long budget_max_wait_ms;
 	/* ETag cache directory (created 0700 on first write); default
-	 * PMBOT_GITHUB_DEFAULT_CACHE_DIR; NULL disables the cache. */
+	 * PMBOT_GITHUB_DEFAULT_CACHE_DIR; NULL disables the cache. The write
+	 * budget's spent writes are kept there too, in write-budget.json
+	 * (read when the client is made, rewritten atomically after each
+	 * write), so the next run knows what this one spent. */
 	const char *cache_dir;
 	/* Clock and sleep; NULL: the real ones (CLOCK_REALTIME, nanosleep).
 	 * Tests inject both so nothing really sleeps. */
@@ -220,6 +291,29 @@ const char *pmbot_github_last_error(const pmbot_github_client *c);
 
 /* Copy the counters into `out`. */
 void pmbot_github_client_stats(pmbot_github_stats *out, const pmbot_github_client *c);
+
+/*
+ * The configuration's write budget (`github.write_budget`, already parsed;
+ * borrowed, copied): it replaces the client's unless opts->write_budget or
+ * $PMBOT_GITHUB_WRITE_BUDGET gave one, which override the configuration.
+ * Call it before the first write. 1 when it was taken, 0 when overridden.
+ */
+int pmbot_github_client_config_budget(pmbot_github_client *c, const pmbot_github_budget *b);
+
+/*
+ * Keep `n` writes of every window (at most all but one) for what comes
+ * after a pause: until called again with 0, a write that would leave fewer
+ * is waited for or stopped like a spent budget. The Action holds back the
+ * few writes it needs after an apply (the plan comment, the lock), so that
+ * a paused apply can still say so.
+ */
+void pmbot_github_budget_hold(pmbot_github_client *c, long n);
+
+/*
+ * When the write budget frees (epoch ms) after a PMBOT_GITHUB_EBUDGET;
+ * 0 before any.
+ */
+long long pmbot_github_budget_resume(const pmbot_github_client *c);
 
 /* Is a token configured (explicitly or from the environment)? 1 or 0. */
 int pmbot_github_has_token(const pmbot_github_client *c);

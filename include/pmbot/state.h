@@ -252,6 +252,16 @@ typedef struct {
 	size_t n_needs;
 } pmbot_read_scope;
 
+/*
+ * What perform / perform_batch return (as the code of each entry it
+ * concerns) when a write was not sent because the backend's write budget
+ * is spent (the GitHub backend: PMBOT_GITHUB_EBUDGET): not a failure but a
+ * pause. Whatever the operation wrote before the stopped request stays
+ * written (only repeat-safe writes may follow an operation's first one,
+ * so a later run completes it). `resume_at` says when to try again.
+ */
+#define PMBOT_BACKEND_EPAUSED (-40)
+
 struct pmbot_backend {
 	const char *name; /* "file", "github" */
 	/*
@@ -312,6 +322,9 @@ struct pmbot_backend {
 	 * executor batches set_project_field only).
 	 */
 	unsigned flags;
+	/* Epoch seconds after which a write may be sent again; set by the
+	 * backend with PMBOT_BACKEND_EPAUSED, else 0. */
+	long long resume_at;
 };
 
 #define PMBOT_BACKEND_FUSES 1u
@@ -400,9 +413,10 @@ PMBOT_WARN_UNUSED int pmbot_file_backend_open(pmbot_backend **out, const char *p
  * executor re-reads). Every other operation is sent as repeat-safe.
  * set_parent and add/remove_dependency read the relationship back and fail
  * with PMBOT_ERROR when it did not land; removing a label that is already
- * gone succeeds. GitHub's 4xx refusals are PMBOT_EINVALID, everything else
- * PMBOT_ERROR; `err` names the operation and the client's (token-free)
- * reason.
+ * gone succeeds. GitHub's 4xx refusals are PMBOT_EINVALID, a write the
+ * client's write budget stopped unsent PMBOT_BACKEND_EPAUSED (resume_at set
+ * from pmbot_github_budget_resume()), everything else PMBOT_ERROR; `err`
+ * names the operation and the client's (token-free) reason.
  *
  * `self_login` (may be NULL) is copied; it is the login the token acts as.
  * `*out` is new; free it with (*out)->free(*out). PMBOT_OK, PMBOT_EINVALID

@@ -5,6 +5,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "run_int.h"
 #include "pmbot/actionflow.h"
@@ -469,6 +470,92 @@ static int results_notice(pmbot_buf *out, const json_t *results, const char *log
 		applied, json_array_size(results), failed, login) < 0 ? -1 : 0;
 }
 
+/* Writes an apply run makes after the apply: the plan comment, the lock's release, a reaction. */
+#define AFTER_APPLY_WRITES 3
+
+/* The run's GitHub cache directory (chosen, or the default under $RUNNER_TEMP), or NULL. */
+static const char *cache_dir_of(const struct pmbot_action *a)
+{
+	if (a->opts.cache_dir && *a->opts.cache_dir)
+		return a->opts.cache_dir;
+	return a->cache_dir.len ? a->cache_dir.buf : NULL;
+}
+
+/*
+ * Keep the approved plan `bundle` (whose plan_hash is `hash`) as
+ * <cache>/plans/<hash>.json, for a later run continuing its apply after a
+ * pause: a re-run of the workflow has only the approval comment's hash, and
+ * the fresh plan then holds only what is left. Not fatal: without it a
+ * paused apply needs a new approval.
+ */
+static void keep_approved(struct pmbot_action *a, const json_t *bundle, const char *hash)
+{
+	const char *dir = cache_dir_of(a);
+	pmbot_buf path = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT;
+
+	if (!dir)
+		return;
+	if (pmbot_buf_printf(&path, "%s/plans", dir) < 0 || pmbot_fs_mkdirs(path.buf, 0700) < 0 ||
+	    pmbot_buf_printf(&path, "/%s.json", hash) < 0 || pmbot_json_canonical(&text, bundle) < 0 ||
+	    pmbot_fs_write_atomic(path.buf, text.buf, text.len) < 0)
+		pmbot_note(a->notes, PMBOT_NOTE_WARNING, "cannot keep the approved plan in %s (%s): "
+			"if the apply pauses, continuing it will need a new approval", dir, strerror(errno));
+	pmbot_buf_free(&path);
+	pmbot_buf_free(&text);
+}
+
+/* An approved plan applied to the end needs no keeping (the cache stays small). */
+static void drop_approved(struct pmbot_action *a, const char *hash)
+{
+	const char *dir = cache_dir_of(a);
+	pmbot_buf path = PMBOT_BUF_INIT;
+
+	if (dir && pmbot_buf_printf(&path, "%s/plans/%s.json", dir, hash) == 0)
+		unlink(path.buf);
+	pmbot_buf_free(&path);
+}
+
+/*
+ * Does the fresh plan (p->bundle, whose hash differs from the approved
+ * `hash`) continue the approved plan? The approved plan is the one a run
+ * kept (keep_approved); it is trusted for what it is, not for where it was
+ * found: its content must hash to `hash` and pmbot_apply_check() must take
+ * the fresh plan for a resumed apply of it (every fresh changeset approved,
+ * no new conflict, everything approved and missing visibly applied).
+ * 1 yes (`*total` the approved plan's changesets), 0 no.
+ */
+static int resumes_approved(struct pmbot_action *a, const struct pr_plan *p, const char *hash,
+	size_t *total)
+{
+	const char *dir = cache_dir_of(a);
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf path = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT;
+	json_t *approved = NULL;
+	int yes = 0;
+
+	pmbot_buf_init(&text, PMBOT_STATE_MAX_BYTES);
+	if (!dir || !p->bundle || !p->in.state ||
+	    pmbot_buf_printf(&path, "%s/plans/%s.json", dir, hash) < 0 ||
+	    pmbot_fs_read(&text, path.buf) < 0 ||
+	    !(approved = json_loadb(text.buf, text.len, JSON_REJECT_DUPLICATES, NULL)) ||
+	    !json_is_string(json_object_get(approved, "plan_hash")) ||
+	    strcmp(json_string_value(json_object_get(approved, "plan_hash")), hash))
+		goto done;
+	if (pmbot_apply_check(approved, p->bundle, p->in.state, p->in.config, &diags) == PMBOT_OK) {
+		*total = pmbot_plan_count(approved);
+		yes = 1;
+	} else if (diags.count) {
+		pmbot_note(a->notes, PMBOT_NOTE_INFO, "not a continuation of the approved plan: %s %s",
+			diags.items[0].code, diags.items[0].message);
+	}
+done:
+	json_decref(approved);
+	pmbot_diag_list_free(&diags);
+	pmbot_buf_free(&path);
+	pmbot_buf_free(&text);
+	return yes;
+}
+
 /*
  * A closed or merged pull request is over: approving it writes nothing.
  * RC_OK when open; RC_INVALID (audited, reacted to, result "denied").
@@ -517,7 +604,8 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 	pmbot_comment_input ci;
 	pmbot_config *policy = NULL;
 	json_t *results = NULL;
-	int rc, r, locked = 0;
+	size_t total = 0;
+	int rc, r, locked = 0, resumed = 0, paused;
 
 	memset(&pull, 0, sizeof(pull));
 	memset(&p, 0, sizeof(p));
@@ -552,9 +640,15 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 		goto done;
 	if ((rc = pmbot_action__slot_find(a, &s, 0, a->ev->number)) != RC_OK)
 		goto done;
-	/* Stale: no plan shown, the head moved since, or the plan is not the one approved. */
+	/*
+	 * Stale: no plan shown, the head moved since, or the plan is not the
+	 * one approved, nor what is left of it after a paused apply.
+	 */
+	if (s.has_meta && !strcmp(s.meta.head, pull.head_sha) && p.load_rc == RC_OK &&
+	    strcmp(a->plan_hash, cmd->hash))
+		resumed = resumes_approved(a, &p, cmd->hash, &total);
 	if (!s.has_meta || strcmp(s.meta.head, pull.head_sha) || p.load_rc != RC_OK ||
-	    strcmp(a->plan_hash, cmd->hash)) {
+	    (strcmp(a->plan_hash, cmd->hash) && !resumed)) {
 		pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
 			a->ev->comment_author, "plan_hash", cmd->hash, "fresh_hash", a->plan_hash,
 			"pr", (json_int_t)a->ev->number, "reason", "STALE_PLAN"));
@@ -575,19 +669,46 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 		pmbot_action__react(a, "confused");
 		goto done;
 	}
-	pmbot_action__audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I, s:I, s:s}", "actor",
+	pmbot_action__audit(a, "approval", json_pack("{s:s, s:s, s:s, s:I, s:I, s:s, s:b}", "actor",
 		a->ev->comment_author, "how", "/pm-bot apply", "plan_hash", cmd->hash,
 		"pr", (json_int_t)a->ev->number, "changesets", (json_int_t)pmbot_plan_count(p.bundle),
-		"head", pull.head_sha));
+		"head", pull.head_sha, "resumed", resumed));
+	if (!resumed) {
+		total = pmbot_plan_count(p.bundle);
+		keep_approved(a, p.bundle, cmd->hash);
+	}
 	pmbot_buf_clear(&err);
+	/* What the run writes after a pause (the comment, the lock) must still fit the budget. */
+	pmbot_github_budget_hold(a->client, AFTER_APPLY_WRITES);
 	r = pmbot_apply_run(&results, p.bundle, NULL, p.in.backend, p.in.config, a->audit,
 		a->ev->comment_author, NULL, &err);
-	if (r != PMBOT_OK)
+	pmbot_github_budget_hold(a->client, 0);
+	paused = r == PMBOT_BACKEND_EPAUSED;
+	if (paused) {
+		/* Against the approved plan, so every run of it tells the same k of N. */
+		if (pmbot_apply_progress(&err, total, results, p.in.backend->resume_at) < 0) {
+			paused = 0;
+			r = PMBOT_ERROR;
+		} else {
+			pmbot_note(a->notes, PMBOT_NOTE_NOTICE, "%s", err.buf);
+		}
+	}
+	if (r != PMBOT_OK && !paused)
 		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s", (err.len ? err.buf : "apply stopped"));
-	a->result = r == PMBOT_OK ? "applied" : "failed";
-	results_notice(&notice, results, a->ev->comment_author, r == PMBOT_OK);
+	a->result = r == PMBOT_OK ? "applied" : paused ? "paused" : "failed";
+	if (r == PMBOT_OK)
+		drop_approved(a, cmd->hash);
+	if (paused)
+		pmbot_buf_printf(&notice, "**Paused: %s.** Approved by @%s. GitHub's limits on "
+			"writes leave no room before then; re-run this workflow after that time to "
+			"continue. The approval of `%s` still holds.", err.buf, a->ev->comment_author,
+			cmd->hash);
+	else
+		results_notice(&notice, results, a->ev->comment_author, r == PMBOT_OK);
 	pmbot_action__ledger_note(&notice, a);
-	meta_for(&meta, "plan", a->ev->number, pull.head_sha, a->plan_hash, a->result);
+	/* A paused comment names the approved hash: what a re-run continues. */
+	meta_for(&meta, "plan", a->ev->number, pull.head_sha, paused ? cmd->hash : a->plan_hash,
+		a->result);
 	memset(&ci, 0, sizeof(ci));
 	ci.meta = &meta;
 	ci.bundle = p.bundle;
@@ -596,8 +717,10 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 	ci.notice = notice.buf;
 	ci.results = results;
 	rc = pmbot_action__show(a, &s, &ci);
-	pmbot_action__react(a, r == PMBOT_OK ? "+1" : "-1");
-	if (rc == RC_OK && r != PMBOT_OK)
+	/* A pause is neither: the reaction comes with the run that finishes. */
+	if (!paused)
+		pmbot_action__react(a, r == PMBOT_OK ? "+1" : "-1");
+	if (rc == RC_OK && r != PMBOT_OK && !paused)
 		rc = r == PMBOT_EINVALID ? RC_INVALID : RC_RUNTIME;
 done:
 	if (locked)

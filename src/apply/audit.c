@@ -22,7 +22,7 @@ struct pmbot_audit {
 
 static const char *const events[] = {
 	"proposal", "approval", "denial", "attempt", "success", "failure", "dead_letter",
-	"capability_run"
+	"capability_run", "pause"
 };
 
 static int known_event(const char *e)

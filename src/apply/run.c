@@ -49,6 +49,7 @@ typedef struct {
 	int attempts;
 	int recovered;               /* the write landed although the call failed */
 	int exhausted;               /* retries ran out */
+	int paused;                  /* the backend's write budget stopped it unsent */
 } outcome;
 
 static void say(pmbot_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -738,6 +739,17 @@ static int execute(run_ctx *c, const json_t *cs, const json_t *node, pmbot_opera
 		rc = c->backend->perform(&res, c->backend, opname, args, &berr);
 		if (rc == PMBOT_OK && result_ok(op, res))
 			break;
+		if (rc == PMBOT_BACKEND_EPAUSED) {
+			/* Not sent: a pause, never a create to look for or a retry. */
+			while (berr.len && (berr.buf[berr.len - 1] == '\n' || berr.buf[berr.len - 1] == ' '))
+				pmbot_buf_truncate(&berr, berr.len - 1);
+			o->paused = 1;
+			o->status = "pending";
+			o->reason = "BUDGET_SPENT";
+			say(&o->message, "%s", berr.len ? berr.buf : "the write budget is spent");
+			err = PMBOT_BACKEND_EPAUSED;
+			goto done;
+		}
 		if (rc == PMBOT_OK) {
 			rc = PMBOT_ERROR;
 			say(&berr, "the %s backend answered without the expected result", c->backend->name);
@@ -883,6 +895,58 @@ static int record(const run_ctx *c, const json_t *cs, json_t *r, const outcome *
 	return PMBOT_OK;
 }
 
+/*
+ * The run pauses at `cs`, which stays pending: its result says why and a
+ * `pause` event records when the budget frees, so the ledger shows where
+ * the next run takes over. PMBOT_BACKEND_EPAUSED, or PMBOT_ERROR when the
+ * ledger cannot record it (`err` says why either way).
+ */
+static int pause_at(const run_ctx *c, const json_t *cs, json_t *r, const outcome *o,
+	const json_t *res, pmbot_buf *err)
+{
+	pmbot_buf when = PMBOT_BUF_INIT;
+	int rc = PMBOT_ERROR;
+
+	if (pmbot_state_time_format(&when, c->backend->resume_at) < 0 || set_status(r, o) < 0 ||
+	    audit(c, "pause", cs, json_pack("{s:s, s:s, s:s}", "reason", "BUDGET_SPENT",
+		    "resumes_after", when.buf, "message", o->message.buf)) < 0) {
+		say(err, "cannot record the pause before %s in the audit ledger",
+			str(cs, "changeset_id"));
+		goto done;
+	}
+	if (pmbot_apply_progress(err, json_array_size(res), res, c->backend->resume_at) < 0)
+		goto done;
+	rc = PMBOT_BACKEND_EPAUSED;
+done:
+	pmbot_buf_free(&when);
+	return rc;
+}
+
+int pmbot_apply_progress(pmbot_buf *out, size_t total, const json_t *results, long long resume_at)
+{
+	pmbot_buf when = PMBOT_BUF_INIT;
+	const json_t *r;
+	size_t i, left = 0;
+	int err;
+
+	json_array_foreach(results, i, r) {
+		const char *st = str(r, "status");
+
+		if (!st || (strcmp(st, "applied") && strcmp(st, "already_applied")))
+			left++;
+	}
+	if (left > total)
+		left = total;
+	err = pmbot_state_time_format(&when, resume_at) < 0 ? PMBOT_ERROR : PMBOT_OK;
+	if (!err) {
+		pmbot_buf_clear(out);
+		err = pmbot_buf_printf(out, "%zu of %zu applied; resumes after %s", total - left,
+			total, when.buf) < 0 ? PMBOT_ERROR : PMBOT_OK;
+	}
+	pmbot_buf_free(&when);
+	return err;
+}
+
 /* One changeset of a batch. */
 typedef struct {
 	const json_t *cs;
@@ -913,7 +977,7 @@ static int run_batch(run_ctx *c, pmbot_operation op, const json_t *sel, const js
 	pmbot_buf *errs = NULL;
 	size_t n = 0, k, j, n_send = 0, stop_at = (size_t)-1;
 	const char *stop_why = NULL;
-	int rc = PMBOT_ERROR, reload = 0, failed = 0, stopping = 0;
+	int rc = PMBOT_ERROR, reload = 0, failed = 0, stopping = 0, paused = 0;
 	long backoff = 0;
 
 	*used = 0;
@@ -991,6 +1055,17 @@ static int run_batch(run_ctx *c, pmbot_operation op, const json_t *sel, const js
 		}
 		e = &errs[k];
 		b->code = codes[k];
+		if (b->code == PMBOT_BACKEND_EPAUSED) {
+			while (e->len && (e->buf[e->len - 1] == '\n' || e->buf[e->len - 1] == ' '))
+				pmbot_buf_truncate(e, e->len - 1);
+			b->o.status = "pending";
+			b->o.reason = "BUDGET_SPENT";
+			b->o.paused = 1;
+			say(&b->o.message, "%s", e->len ? e->buf : "the write budget is spent");
+			stopping = 1; /* nothing is sent alone after a pause */
+			k++;
+			continue;
+		}
 		if (b->code == PMBOT_OK && json_is_object(results[k])) {
 			b->o.status = "applied";
 			b->o.result = results[k];
@@ -1040,6 +1115,17 @@ static int run_batch(run_ctx *c, pmbot_operation op, const json_t *sel, const js
 		batch_item *b = &it[j];
 		const char *cid = str(b->cs, "changeset_id");
 
+		/* The first paused entry pauses the run; the rest stay pending as selected. */
+		if (b->o.paused) {
+			if (!failed && !paused) {
+				paused = 1;
+				if ((rc = pause_at(c, b->cs, json_array_get(res, at + j), &b->o, res,
+					     err)) != PMBOT_BACKEND_EPAUSED)
+					goto done;
+				rc = PMBOT_ERROR;
+			}
+			continue;
+		}
 		/*
 		 * Sent alone the normal way, unless the run is already stopping;
 		 * then what the batch landed is still recorded as applied, and
@@ -1066,6 +1152,10 @@ static int run_batch(run_ctx *c, pmbot_operation op, const json_t *sel, const js
 	*used = n;
 	if (failed)
 		goto done;
+	if (paused) {
+		rc = PMBOT_BACKEND_EPAUSED;
+		goto done;
+	}
 	if (stop_why) {
 		const char *cid = str(json_array_get(sel, at + stop_at), "changeset_id");
 
@@ -1402,9 +1492,13 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 			}
 		} else if (pmbot_apply_is_applied(cs, c.state, &c.idx))
 			o.status = "already_applied";
-		else if (execute(&c, cs, node, op, &o) != PMBOT_OK)
+		else if (execute(&c, cs, node, op, &o) != PMBOT_OK && !o.paused)
 			say(err, "%s (%s) failed: %s (%s)", cid, str(cs, "operation"), o.message.buf,
 				o.reason ? o.reason : "BACKEND_ERROR");
+		if (o.paused) {
+			rc = pause_at(&c, cs, r, &o, res, err);
+			goto out;
+		}
 		if (record(&c, cs, r, &o, err) < 0) {
 			rc = PMBOT_ERROR;
 			goto out;

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "pmbot/buf.h"
+#include "pmbot/github.h"
 #include "pmbot/hash.h"
 
 /*
@@ -50,6 +51,45 @@ int pmbot_github_cache_store(const char *dir, const char *key, const char *url,
 
 /* Remove the entry `key` (a corrupt body); a missing file is fine. */
 void pmbot_github_cache_drop(const char *dir, const char *key);
+
+/*
+ * The write budget's spent writes (src/github/budget.c): epoch-ms end
+ * times of the writes sent, ascending, kept in <cache dir>/write-budget.json
+ * as {"api_url", "version": 1, "writes": [ms, ...]} so the next run knows
+ * what this one spent. The end of an exchange, not its start, is recorded:
+ * GitHub counted the write somewhere in between, so a window computed from
+ * the end frees no sooner than GitHub's does.
+ */
+#define PMBOT_GITHUB_BUDGET_FILE "write-budget.json"
+
+typedef struct {
+	long long *t; /* owned */
+	size_t n, alloc;
+} pmbot_github_spent;
+
+void pmbot_github_spent_free(pmbot_github_spent *s);
+
+/* Append `t`, kept ascending (an earlier clock reading is raised to the last). 0 or -1. */
+int pmbot_github_spent_add(pmbot_github_spent *s, long long t);
+
+/* Drop what no window of `b` can still count at `now`. */
+void pmbot_github_spent_prune(pmbot_github_spent *s, const pmbot_github_budget *b, long long now);
+
+/*
+ * Load the file of `dir` for `api_url` into `s` (empty before). A missing
+ * file is an empty record. A file that is unreadable, too big, not the
+ * format above, or for another API URL is ignored (the record stays empty)
+ * and `note` (appended) says why; times later than `now` (a clock that went
+ * back, a forged file) count as `now`, so one file can never stop writes
+ * for longer than the budget's longest window. 0, 1 when a time was
+ * lowered (the caller stores the record back, so the next run sees it in
+ * the past), or PMBOT_ERROR when out of memory.
+ */
+int pmbot_github_spent_load(pmbot_github_spent *s, const char *dir, const char *api_url,
+	long long now, pmbot_buf *note);
+
+/* Write the record atomically (pmbot_fs_write_atomic), creating `dir` 0700. 0, or -1 with errno. */
+int pmbot_github_spent_store(const pmbot_github_spent *s, const char *dir, const char *api_url);
 
 /*
  * Do `base` and `url` (absolute URLs) have the same origin: scheme, host

@@ -13,6 +13,7 @@
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
 #include "pmbot/secret.h"
+#include "pmbot/state.h"
 #include "pmbot/banned.h"
 
 #ifndef PMBOT_VERSION
@@ -57,6 +58,14 @@ struct pmbot_github_client {
 	int gzip;
 	int have_write;
 	long long last_write_end_ms;
+	/* The write budget and what it has spent, this run and earlier ones. */
+	pmbot_github_budget budget;
+	int budget_explicit;       /* opts or the environment gave it: the config may not */
+	long long budget_max_wait_ms; /* 0: from the windows */
+	long budget_hold;          /* writes of each window kept for after a pause */
+	int budget_store_failed;   /* told once: the record could not be written */
+	pmbot_github_spent spent;
+	long long budget_resume_ms;
 	pmbot_github_stats stats;
 	pmbot_buf error;
 	pmbot_buf scratch;
@@ -199,6 +208,61 @@ bad:
 	return PMBOT_EINVALID;
 }
 
+static void emit(pmbot_github_client *c, pmbot_github_event_kind kind, const request *rq,
+	long status, long long wait_ms, int attempt, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+/*
+ * The budget from opts, else the environment, else the default, and what
+ * earlier runs spent of it (a record that cannot be used is said, not fatal:
+ * the budget then only knows this run's writes).
+ */
+static int open_budget(pmbot_github_client *c, const pmbot_github_options *opts, pmbot_buf *err)
+{
+	const char *text = opts->write_budget;
+	pmbot_buf note = PMBOT_BUF_INIT;
+	int rc;
+
+	if (!text)
+		text = env_nonempty("PMBOT_GITHUB_WRITE_BUDGET");
+	c->budget_explicit = text != NULL;
+	if (pmbot_github_budget_parse(&c->budget, text ? text : PMBOT_GITHUB_DEFAULT_WRITE_BUDGET,
+		    err) < 0)
+		return PMBOT_EINVALID;
+	c->budget_max_wait_ms = opts->budget_max_wait_ms > 0 ? opts->budget_max_wait_ms : 0;
+	if (!c->cache_dir)
+		return 0;
+	rc = pmbot_github_spent_load(&c->spent, c->cache_dir, c->api_url,
+		c->now(c->clock_payload), &note);
+	if (rc >= 0 && note.len)
+		emit(c, PMBOT_GITHUB_EV_BUDGET, NULL, 0, 0, 0, "%s", note.buf);
+	/* Times from the future, once lowered to now, must stay lowered in the next run. */
+	if (rc == 1 && pmbot_github_spent_store(&c->spent, c->cache_dir, c->api_url) < 0)
+		emit(c, PMBOT_GITHUB_EV_BUDGET, NULL, 0, 0, 0,
+			"could not write the write budget record in %s: %s", c->cache_dir,
+			strerror(errno));
+	pmbot_buf_free(&note);
+	return rc < 0 ? PMBOT_ERROR : 0;
+}
+
+int pmbot_github_client_config_budget(pmbot_github_client *c, const pmbot_github_budget *b)
+{
+	if (c->budget_explicit)
+		return 0;
+	c->budget = *b;
+	return 1;
+}
+
+void pmbot_github_budget_hold(pmbot_github_client *c, long n)
+{
+	c->budget_hold = n > 0 ? n : 0;
+}
+
+long long pmbot_github_budget_resume(const pmbot_github_client *c)
+{
+	return c->budget_resume_ms;
+}
+
 int pmbot_github_client_new(pmbot_github_client **out, const pmbot_github_options *opts,
 	pmbot_buf *err)
 {
@@ -269,6 +333,9 @@ int pmbot_github_client_new(pmbot_github_client **out, const pmbot_github_option
 	c->on_event = opts->on_event;
 	c->event_payload = opts->event_payload;
 	c->gzip = (curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_LIBZ) != 0;
+	if ((rc = open_budget(c, opts, err)) < 0)
+		goto done;
+	rc = PMBOT_ERROR;
 	if (!(c->curl = curl_easy_init())) {
 		if (err)
 			pmbot_buf_puts(err, "libcurl could not make a handle "
@@ -302,6 +369,7 @@ void pmbot_github_client_free(pmbot_github_client *c)
 	free(c->auth_header);
 	free(c->user_agent);
 	free(c->cache_dir);
+	pmbot_github_spent_free(&c->spent);
 	pmbot_buf_free(&c->error);
 	pmbot_buf_free(&c->scratch);
 	free(c);
@@ -350,10 +418,6 @@ static void set_error(pmbot_github_client *c, const char *fmt, ...)
 
 static void emit(pmbot_github_client *c, pmbot_github_event_kind kind, const request *rq,
 	long status, long long wait_ms, int attempt, const char *fmt, ...)
-	__attribute__((format(printf, 7, 8)));
-
-static void emit(pmbot_github_client *c, pmbot_github_event_kind kind, const request *rq,
-	long status, long long wait_ms, int attempt, const char *fmt, ...)
 {
 	pmbot_buf msg = PMBOT_BUF_INIT;
 	pmbot_github_event ev;
@@ -362,7 +426,7 @@ static void emit(pmbot_github_client *c, pmbot_github_event_kind kind, const req
 	if (!c->on_event)
 		return;
 	va_start(ap, fmt);
-	if (pmbot_buf_printf(&msg, "%s %s: ", rq->method, rq->url) < 0 ||
+	if ((rq && pmbot_buf_printf(&msg, "%s %s: ", rq->method, rq->url) < 0) ||
 	    pmbot_buf_vprintf(&msg, fmt, ap) < 0) {
 		va_end(ap);
 		goto done;
@@ -370,8 +434,8 @@ static void emit(pmbot_github_client *c, pmbot_github_event_kind kind, const req
 	va_end(ap);
 	scrub(&msg, c->token);
 	ev.kind = kind;
-	ev.method = rq->method;
-	ev.url = rq->url;
+	ev.method = rq ? rq->method : "";
+	ev.url = rq ? rq->url : "";
 	ev.status = status;
 	ev.wait_ms = wait_ms;
 	ev.attempt = attempt;
@@ -990,6 +1054,95 @@ static void pace(pmbot_github_client *c, const request *rq, int attempt)
 	do_sleep(c, wait);
 }
 
+/* ---- the write budget ---------------------------------------------------- */
+
+/* Within a run, waiting is fine for a window that frees soon; an hour's is the next run's. */
+static long long budget_max_wait(const pmbot_github_client *c)
+{
+	long long w = PMBOT_GITHUB_BUDGET_MAX_WAIT_MS;
+	size_t i;
+
+	if (c->budget_max_wait_ms)
+		return c->budget_max_wait_ms;
+	for (i = 0; i < c->budget.n; i++)
+		if ((long long)c->budget.w[i].seconds * 1000 < w)
+			w = (long long)c->budget.w[i].seconds * 1000;
+	return w;
+}
+
+static void budget_text(pmbot_buf *out, const pmbot_github_budget *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		pmbot_buf_printf(out, "%s%ld/%lds", i ? "," : "", b->w[i].count, b->w[i].seconds);
+}
+
+/* Stop the write unsent: the budget frees at `resume_ms`. */
+static int budget_stop(pmbot_github_client *c, const request *rq, long long resume_ms,
+	const char *why)
+{
+	pmbot_buf when = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT;
+
+	c->budget_resume_ms = resume_ms;
+	budget_text(&text, &c->budget);
+	/* Rounded up: "after T" must not name a second at which it is still spent. */
+	if (pmbot_state_time_format(&when, (resume_ms + 999) / 1000) < 0)
+		pmbot_buf_puts(&when, "(a time out of range)");
+	set_error(c, "%s %s: not sent: %s; writes resume after %s (write budget %s)", rq->method,
+		rq->url, why, when.buf, text.buf);
+	emit(c, PMBOT_GITHUB_EV_BUDGET, rq, 0, 0, 0, "not sent: %s; resumes after %s", why,
+		when.buf);
+	pmbot_buf_free(&when);
+	pmbot_buf_free(&text);
+	return PMBOT_GITHUB_EBUDGET;
+}
+
+/*
+ * Before a write: go when every window has room, wait when one frees
+ * within budget_max_wait(), else stop (PMBOT_GITHUB_EBUDGET) so the run
+ * can end cleanly instead of sleeping for most of an hour.
+ */
+static int budget_gate(pmbot_github_client *c, const request *rq, int attempt)
+{
+	long long now, next, wait;
+
+	if (!c->budget.n)
+		return 0;
+	now = c->now(c->clock_payload);
+	pmbot_github_spent_prune(&c->spent, &c->budget, now);
+	next = pmbot_github_budget_next(&c->budget, c->spent.t, c->spent.n, now, c->budget_hold);
+	if (next <= now)
+		return 0;
+	wait = next - now;
+	if (wait > budget_max_wait(c))
+		return budget_stop(c, rq, next, "the write budget is spent");
+	emit(c, PMBOT_GITHUB_EV_BUDGET, rq, 0, wait, attempt,
+		"write budget: waiting %lld ms for a window to free", wait);
+	do_sleep(c, wait);
+	return 0;
+}
+
+/* A write went out (or may have): it counts, here and in the next run's record. */
+static void budget_spend(pmbot_github_client *c, const request *rq, int attempt)
+{
+	long long now;
+
+	if (!c->budget.n)
+		return;
+	now = c->now(c->clock_payload);
+	if (pmbot_github_spent_add(&c->spent, now) < 0)
+		return; /* out of memory: the pace still spaces writes */
+	pmbot_github_spent_prune(&c->spent, &c->budget, now);
+	if (c->cache_dir && pmbot_github_spent_store(&c->spent, c->cache_dir, c->api_url) < 0 &&
+	    !c->budget_store_failed) {
+		c->budget_store_failed = 1;
+		emit(c, PMBOT_GITHUB_EV_BUDGET, rq, 0, 0, attempt,
+			"could not write the write budget record in %s: %s (the next run will not "
+			"know what this one wrote)", c->cache_dir, strerror(errno));
+	}
+}
+
 /* The wait GitHub asks for, and in words why. */
 static long long rate_wait(pmbot_github_client *c, const pmbot_github_response *r,
 	long long *backoff, const char **why)
@@ -1080,6 +1233,17 @@ static int schedule_rate_wait(pmbot_github_client *c, run *r)
 	long long wait = rate_wait(c, resp, &r->backoff, &why);
 
 	r->rc = PMBOT_GITHUB_ERATELIMIT;
+	/* A write told to wait long is the budget's stop, not a sleep. */
+	if (rq->write && c->budget.n && wait > budget_max_wait(c)) {
+		pmbot_buf say = PMBOT_BUF_INIT;
+
+		pmbot_buf_printf(&say, "HTTP %ld, rate limited; GitHub asks to wait %lld s (%s)",
+			resp->status, (wait + 999) / 1000, why);
+		r->rc = budget_stop(c, rq, c->now(c->clock_payload) + wait,
+			say.len ? say.buf : "rate limited");
+		pmbot_buf_free(&say);
+		return 0;
+	}
 	if (r->rate_waits >= c->max_rate_waits) {
 		set_error(c, "%s %s: HTTP %ld: still rate limited after %d waits", rq->method,
 			rq->url, resp->status, r->rate_waits);
@@ -1260,8 +1424,11 @@ static int execute(pmbot_github_response *resp, pmbot_github_client *c, const re
 	}
 	do {
 		r.attempt++;
-		if (rq->write)
+		if (rq->write) {
 			pace(c, rq, r.attempt);
+			if ((r.rc = budget_gate(c, rq, r.attempt)) < 0)
+				break;
+		}
 		cc = perform(c, rq, resp, r.have_cached ? r.cached.etag : NULL, &x);
 		c->stats.requests++;
 		if (rq->graphql)
@@ -1272,6 +1439,7 @@ static int execute(pmbot_github_response *resp, pmbot_github_client *c, const re
 			c->stats.writes++;
 			c->have_write = 1;
 			c->last_write_end_ms = c->now(c->clock_payload);
+			budget_spend(c, rq, r.attempt);
 		}
 		if (cc == CURLE_OUT_OF_MEMORY) {
 			r.rc = PMBOT_ERROR;

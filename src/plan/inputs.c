@@ -262,6 +262,13 @@ static int open_github(pmbot_inputs *in, const pmbot_inputs_opts *o)
 	in->self_login = self;
 	if (self && pmbot_config_trust(in->config, self) == PMBOT_ERROR)
 		return PMBOT_ERROR;
+	/* The configuration's budget, unless $PMBOT_GITHUB_WRITE_BUDGET overrides it (the client decides). */
+	if (in->config->write_budget) {
+		pmbot_github_budget budget;
+
+		if (pmbot_github_budget_parse(&budget, in->config->write_budget, NULL) == 0)
+			pmbot_github_client_config_budget(client, &budget);
+	}
 	if (pmbot_github_backend_open(&in->backend, client, self, &err) < 0) {
 		pmbot_note(o->notes, PMBOT_NOTE_ERROR, "%s",
 			err.len ? err.buf : "cannot open the GitHub backend");

@@ -26,7 +26,7 @@
 
 static const char *const kinds[] = { "plan", "field-sync" };
 static const char *const statuses[] = {
-	"planned", "no_changes", "invalid", "applying", "applied", "failed", "stale",
+	"planned", "no_changes", "invalid", "applying", "applied", "failed", "stale", "paused",
 };
 
 static size_t chars_of(const char *s, size_t len)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pmbot/buf.h"
+#include "pmbot/github.h"
 #include "pmbot/glob.h"
 #include "pmbot/json.h"
 #include "pmbot/report.h"
@@ -23,7 +24,8 @@ static const char *const permission_names[] = {
 
 static const char *const top_keys[] = {
 	"reports", "repos", "project", "labels", "trusted_authors", "approval",
-	"deny_operations", "auto_approve", "templates", "llm", "limits", "issue_types"
+	"deny_operations", "auto_approve", "templates", "llm", "limits", "issue_types",
+	"github"
 };
 static const char *const project_keys[] = { "owner", "number" };
 /* Same order as the members of pmbot_label_scheme (see label_slot). */
@@ -31,6 +33,7 @@ static const char *const label_keys[] = { "type", "area", "prio", "size", "statu
 static const char *const approval_keys[] = { "min_permission", "users" };
 static const char *const llm_keys[] = { "policies", "digest_threshold" };
 static const char *const limits_keys[] = { "max_report_bytes", "max_total_bytes", "max_items" };
+static const char *const github_keys[] = { "write_budget" };
 
 #define DEFAULT_REPORTS "plans/**/*.md"
 #define DEFAULT_TRUSTED "github-actions[bot]"
@@ -202,6 +205,7 @@ void pmbot_config_free(pmbot_config *cfg)
 	list_free(&cfg->trusted_authors);
 	list_free(&cfg->approvers);
 	free(cfg->project_owner);
+	free(cfg->write_budget);
 	for (i = 0; i < N_OF(label_keys); i++)
 		free((char *)label_get(&cfg->labels, i));
 	free(cfg->templates);
@@ -755,6 +759,46 @@ static int read_auto(parse_ctx *c, const json_t *v, pmbot_config *cfg)
 
 typedef int (*key_fn)(parse_ctx *c, const json_t *v, pmbot_config *cfg);
 
+/*
+ * github: how pm-bot talks to GitHub. write_budget is the client's window
+ * list (pmbot_github_budget_parse), kept as text: $PMBOT_GITHUB_WRITE_BUDGET
+ * overrides it, and the client parses it again when it takes it.
+ */
+static int read_github(parse_ctx *c, const json_t *v, pmbot_config *cfg)
+{
+	const json_t *t;
+	pmbot_github_budget b;
+	pmbot_buf why = PMBOT_BUF_INIT;
+	size_t mark;
+	int err = PMBOT_OK;
+
+	if (json_is_null(v))
+		return PMBOT_OK;
+	if (!json_is_object(v))
+		return type_error(c, v, "an object with `write_budget`");
+	if (check_keys(c, v, github_keys, N_OF(github_keys)) < 0)
+		return PMBOT_ERROR;
+	t = json_object_get(v, "write_budget");
+	if (!t || json_is_null(t))
+		return PMBOT_OK;
+	if (push_key(c, "write_budget", &mark) < 0)
+		return PMBOT_ERROR;
+	if (!json_is_string(t)) {
+		err = type_error(c, t, "a string of COUNT/SECONDSs windows such as \"80/60s,500/3600s\"");
+	} else if (pmbot_github_budget_parse(&b, json_string_value(t), &why) < 0) {
+		err = report(c, "CONFIG_VALUE", "%s", why.buf) < 0 ? PMBOT_ERROR : PMBOT_OK;
+	} else {
+		free(cfg->write_budget);
+		if (!(cfg->write_budget = strdup(json_string_value(t))))
+			err = PMBOT_ERROR;
+	}
+	pmbot_buf_free(&why);
+	if (err < 0)
+		return PMBOT_ERROR;
+	pop(c, mark);
+	return PMBOT_OK;
+}
+
 /* Same order as top_keys. */
 /*
  * llm: custom governance policies (their fields are checked by the Mode B
@@ -869,7 +913,7 @@ static int read_issue_types(parse_ctx *c, const json_t *v, pmbot_config *cfg)
 static const key_fn top_readers[] = {
 	read_reports, read_repos, read_project, read_labels, read_trusted,
 	read_approval, read_deny, read_auto, read_templates, read_llm, read_limits,
-	read_issue_types
+	read_issue_types, read_github
 };
 _Static_assert(N_OF(top_readers) == N_OF(top_keys), "one reader per top-level key");
 
@@ -1059,6 +1103,8 @@ int pmbot_config_to_json(json_t **out, const pmbot_config *cfg)
 		"max_items", (json_int_t)cfg->max_items,
 		"max_report_bytes", (json_int_t)cfg->max_report_bytes,
 		"max_total_bytes", (json_int_t)cfg->max_total_bytes));
+	bad |= json_object_set_new(o, "github", json_pack("{s:s}", "write_budget",
+		cfg->write_budget ? cfg->write_budget : PMBOT_GITHUB_DEFAULT_WRITE_BUDGET));
 	bad |= json_object_set_new(o, "labels", labels);
 	labels = NULL;
 	bad |= json_object_set_new(o, "approval", approval);

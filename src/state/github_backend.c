@@ -42,6 +42,12 @@ static int gh_fail(gh_backend *g, pmbot_buf *err, const char *op, const char *wh
 {
 	const char *why = pmbot_github_last_error(g->client);
 
+	/* Nothing was sent: a pause for the executor, not a failure to re-read after. */
+	if (rc == PMBOT_GITHUB_EBUDGET) {
+		g->base.resume_at = (pmbot_github_budget_resume(g->client) + 999) / 1000;
+		pmbot_buf_printf(err, "%s: %s: %s", op, what, why);
+		return PMBOT_BACKEND_EPAUSED;
+	}
 	if (rc == PMBOT_GITHUB_EUNKNOWN_OUTCOME) {
 		pmbot_buf_printf(err, "%s: %s: the outcome is unknown (%s); it was not retried: "
 			"re-read the state to learn whether it landed", op, what, why);

@@ -31,6 +31,8 @@
 
 #define FIXTURES "tests/fixtures/bundles-apply/"
 #define N_CHANGESETS 14
+/* The first of the two consecutive set_project_field changesets of full.json. */
+#define FIELD0 12
 #define CONFIG "repos: [acme/widgets]\nproject: {owner: acme, number: 1}\n"
 
 typedef struct {
@@ -106,7 +108,10 @@ static int teardown(void **state)
 
 /* ---- a backend wrapper that records calls and injects faults ---- */
 
-enum { FAULT_NONE, FAULT_BEFORE, FAULT_LOST_RESPONSE, FAULT_REFUSE };
+enum { FAULT_NONE, FAULT_BEFORE, FAULT_LOST_RESPONSE, FAULT_REFUSE, FAULT_PAUSE };
+
+/* When a FAULT_PAUSE budget frees: 2026-11-25T20:00:00Z. */
+#define RESUME_AT 1795636800LL
 
 typedef struct {
 	pmbot_backend base;
@@ -175,6 +180,11 @@ static int wrap_perform(json_t **result, pmbot_backend *b, const char *op, const
 	if (faulty && w->fault == FAULT_REFUSE) {
 		pmbot_buf_puts(err, "HTTP 422 from the test\n");
 		return PMBOT_EINVALID;
+	}
+	if (faulty && w->fault == FAULT_PAUSE) {
+		w->base.resume_at = RESUME_AT;
+		pmbot_buf_printf(err, "%s: not sent: the write budget is spent\n", op);
+		return PMBOT_BACKEND_EPAUSED;
 	}
 	rc = w->inner->perform(result, w->inner, op, args, err);
 	if (faulty && w->fault == FAULT_LOST_RESPONSE && rc == PMBOT_OK) {
@@ -1056,6 +1066,123 @@ static void test_apply_run__a_create_that_failed_is_not_retried(void **state)
 	pmbot_buf_free(&err);
 }
 
+static void test_apply_run__a_spent_budget_pauses_and_the_next_run_goes_on(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL, *events, *e;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	char *want = reference_state(), *have, line[128];
+	size_t i;
+
+	w->fault_op = "create_issue";
+	w->fault = FAULT_PAUSE;
+	w->fault_skip = 2;
+	w->fault_count = -1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, &err),
+		PMBOT_BACKEND_EPAUSED);
+	snprintf(line, sizeof(line), "2 of %d applied; resumes after 2026-11-25T20:00:00Z",
+		N_CHANGESETS);
+	assert_string_equal(err.buf, line);
+	assert_string_equal(status_of(results, 1), "applied");
+	assert_string_equal(status_of(results, 2), "pending");
+	assert_string_equal(field_of(results, 2, "reason"), "BUDGET_SPENT");
+	assert_non_null(strstr(field_of(results, 2, "message"), "not sent: the write budget"));
+	for (i = 3; i < N_CHANGESETS; i++)
+		assert_string_equal(status_of(results, i), "pending");
+	/* A pause is neither a failure to look for nor a retry: one call, no re-read, no nap. */
+	assert_int_equal(calls_of(w, "create_issue"), 3);
+	assert_int_equal(w->reads, 1);
+	assert_int_equal(h.naps, 0);
+	assert_int_equal(h.done, 2);
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "pause", "changeset_id", "cs-0003"), 1);
+	assert_int_equal(count_events(events, "failure", NULL, NULL), 0);
+	json_array_foreach(events, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "event")), "pause")) {
+			assert_string_equal(json_string_value(json_object_get(e, "resumes_after")),
+				"2026-11-25T20:00:00Z");
+			assert_string_equal(json_string_value(json_object_get(e, "reason")),
+				"BUDGET_SPENT");
+		}
+	json_decref(events);
+	json_decref(results);
+
+	/* The next run, the budget free again, goes on from there: nothing twice. */
+	w->fault = FAULT_NONE;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, &err),
+		PMBOT_OK);
+	assert_string_equal(status_of(results, 0), "already_applied");
+	assert_string_equal(status_of(results, 1), "already_applied");
+	assert_string_equal(status_of(results, 2), "applied");
+	assert_int_equal(calls_of(w, "create_issue"), 3 + 1);
+	have = state_text(f->state);
+	assert_string_equal(have, want);
+	free(have);
+	free(want);
+	json_decref(results);
+	pmbot_buf_free(&err);
+	w->base.free(&w->base);
+}
+
+static void test_apply_run__a_pause_inside_a_batch_sends_nothing_alone(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open_batching(f);
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	json_t *results = NULL, *events;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	char *want = reference_state(), *have;
+
+	w->fault_op = "set_project_field";
+	w->fault = FAULT_PAUSE;
+	w->fault_skip = 1;
+	w->fault_count = -1;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, &err),
+		PMBOT_BACKEND_EPAUSED);
+	assert_string_equal(status_of(results, FIELD0), "applied");
+	assert_string_equal(status_of(results, FIELD0 + 1), "pending");
+	assert_string_equal(field_of(results, FIELD0 + 1, "reason"), "BUDGET_SPENT");
+	assert_int_equal(calls_of(w, "set_project_field"), 0);
+	assert_int_equal(h.naps, 0);
+	assert_non_null(strstr(err.buf, " applied; resumes after 2026-11-25T20:00:00Z"));
+	events = ledger(f->audit);
+	assert_int_equal(count_events(events, "pause", NULL, NULL), 1);
+	assert_int_equal(count_events(events, "failure", NULL, NULL), 0);
+	json_decref(events);
+	json_decref(results);
+	w->fault = FAULT_NONE;
+	assert_int_equal(apply_with(f, &w->base, f->config, f->bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	assert_string_equal(status_of(results, FIELD0), "already_applied");
+	assert_string_equal(status_of(results, FIELD0 + 1), "applied");
+	have = state_text(f->state);
+	assert_string_equal(have, want);
+	free(have);
+	free(want);
+	json_decref(results);
+	pmbot_buf_free(&err);
+	w->base.free(&w->base);
+}
+
+static void test_apply_progress__counts_against_the_approved_plan(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	json_t *results = json_pack("[{s:s}, {s:s}, {s:s}, {s:s}, {}]", "status", "applied",
+		"status", "already_applied", "status", "pending", "status", "failed");
+
+	(void)state;
+	/* A resumed run's fresh plan of 5 left out of an approved 40: 35 + 2 applied. */
+	assert_int_equal(pmbot_apply_progress(&out, 40, results, 1795636800LL), PMBOT_OK);
+	assert_string_equal(out.buf, "37 of 40 applied; resumes after 2026-11-25T20:00:00Z");
+	/* Never more left than the total, never a negative count. */
+	assert_int_equal(pmbot_apply_progress(&out, 2, results, 0), PMBOT_OK);
+	assert_string_equal(out.buf, "0 of 2 applied; resumes after 1970-01-01T00:00:00Z");
+	json_decref(results);
+	pmbot_buf_free(&out);
+}
+
 static void test_apply_run__retries_a_repeat_safe_operation_after_its_backoff(void **state)
 {
 	fixture *f = *state;
@@ -1536,7 +1663,6 @@ static void test_apply_run__an_empty_bundle_does_nothing(void **state)
 
 /* ---- batches (the last two changesets, cs-0013 and cs-0014, set project fields) ---- */
 
-#define FIELD0 12
 
 static void test_apply_run__sends_consecutive_field_changesets_in_one_batch(void **state)
 {
@@ -1807,6 +1933,9 @@ int main(void)
 		T(test_apply_run__a_refused_batch_entry_fails_alone_and_stops_the_rest_unretried),
 		T(test_apply_run__a_stop_inside_a_batch_sends_only_the_entries_before_it),
 		T(test_apply_run__converges_after_kill_9_inside_a_batch),
+		T(test_apply_run__a_spent_budget_pauses_and_the_next_run_goes_on),
+		T(test_apply_run__a_pause_inside_a_batch_sends_nothing_alone),
+		cmocka_unit_test(test_apply_progress__counts_against_the_approved_plan),
 	};
 #undef T
 

@@ -88,7 +88,8 @@ static const pmbot_diag *expect_single_error(pmbot_diag_list *diags, const char 
 
 #define DEFAULT_JSON \
 	"{\"approval\":{\"min_permission\":\"write\",\"users\":[]},\"auto_approve\":[]," \
-	"\"deny_operations\":[],\"issue_types\":\"auto\",\"labels\":{\"area\":\"area:\",\"prio\":\"prio:\"," \
+	"\"deny_operations\":[],\"github\":{\"write_budget\":\"80/60s,500/3600s\"}," \
+	"\"issue_types\":\"auto\",\"labels\":{\"area\":\"area:\",\"prio\":\"prio:\"," \
 	"\"size\":\"size:\",\"status\":\"status:\",\"type\":\"type:\"}," \
 	"\"limits\":{\"max_items\":10000,\"max_report_bytes\":4194304,\"max_total_bytes\":8388608}," \
 	"\"llm\":{\"digest_threshold\":10,\"policies\":[]},\"project\":null," \
@@ -288,6 +289,7 @@ static void test_config__to_json_of_full_file_is_exact(void **state)
 		"{\"approval\":{\"min_permission\":\"maintain\",\"users\":[\"octocat\",\"hubot\"]},"
 		"\"auto_approve\":[\"add_to_project\",\"set_project_field\"],"
 		"\"deny_operations\":[\"remove_labels\",\"remove_dependency\"],"
+		"\"github\":{\"write_budget\":\"80/60s,500/3600s\"},"
 		"\"issue_types\":\"off\","
 		"\"labels\":{\"area\":\"area/\",\"prio\":\"priority/\",\"size\":\"size/\","
 		"\"status\":\"state/\",\"type\":\"kind/\"},"
@@ -1137,11 +1139,54 @@ static void test_config__limits_are_read_and_checked(void **state)
 	pmbot_diag_list_free(&diags);
 }
 
+static void test_config__github_write_budget_is_read_and_checked(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_config *cfg = NULL;
+	const char *good = "github:\n  write_budget: \"40/60s, 250/3600s\"\n";
+	const char *bad = "github:\n  write_budget: \"80 a minute\"\n";
+	const char *type = "github:\n  write_budget: [\"80/60s\"]\n";
+	const char *unknown = "github:\n  write_budgets: \"80/60s\"\n";
+	const pmbot_diag *d;
+	char *json;
+
+	(void)state;
+	/* Unset: NULL, and the effective value is the client's default. */
+	assert_int_equal(pmbot_config_parse(&cfg, NULL, "", 0, "acme/widgets", &diags), PMBOT_OK);
+	assert_null(cfg->write_budget);
+	json = effective_json(cfg);
+	assert_non_null(strstr(json, "\"github\":{\"write_budget\":\"80/60s,500/3600s\"}"));
+	free(json);
+	pmbot_config_free(cfg);
+	assert_int_equal(pmbot_config_parse(&cfg, NULL, good, strlen(good), "acme/widgets", &diags),
+		PMBOT_OK);
+	assert_string_equal(cfg->write_budget, "40/60s, 250/3600s");
+	json = effective_json(cfg);
+	assert_non_null(strstr(json, "\"github\":{\"write_budget\":\"40/60s, 250/3600s\"}"));
+	free(json);
+	pmbot_config_free(cfg);
+	assert_int_equal(pmbot_config_parse(&cfg, "pm-bot.yml", bad, strlen(bad), "acme/widgets",
+		&diags), PMBOT_EINVALID);
+	assert_null(cfg);
+	d = expect_diag(&diags, "CONFIG_VALUE", "/github/write_budget", 2);
+	assert_non_null(strstr(d->message, "80 a minute"));
+	pmbot_diag_list_free(&diags);
+	assert_int_equal(pmbot_config_parse(&cfg, "pm-bot.yml", type, strlen(type), "acme/widgets",
+		&diags), PMBOT_EINVALID);
+	expect_diag(&diags, "CONFIG_TYPE", "/github/write_budget", 2);
+	pmbot_diag_list_free(&diags);
+	assert_int_equal(pmbot_config_parse(&cfg, "pm-bot.yml", unknown, strlen(unknown),
+		"acme/widgets", &diags), PMBOT_EINVALID);
+	assert_non_null(pmbot_diag_list_find(&diags, "CONFIG_UNKNOWN_KEY"));
+	pmbot_diag_list_free(&diags);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config__default_has_the_documented_values),
 		cmocka_unit_test(test_config__limits_are_read_and_checked),
+		cmocka_unit_test(test_config__github_write_budget_is_read_and_checked),
 		cmocka_unit_test(test_config__default_without_repo_has_an_empty_allowlist),
 		cmocka_unit_test(test_config__default_rejects_a_malformed_repo),
 		cmocka_unit_test(test_config__parse_reports_a_malformed_default_repo),

@@ -1132,6 +1132,29 @@ static void test_github_backend__a_refused_create_with_extras_is_sent_again_with
 	assert_starts_with(fx->err.buf, "create_issue: creating the issue failed: ");
 }
 
+static void test_github_backend__a_write_the_budget_stops_is_a_pause_with_its_time(void **state)
+{
+	fixture *fx = *state;
+	const char *args = "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"B\\n\",\"labels\":[]}";
+
+	fx->opts.write_budget = "1/100s";
+	/* The labels read is no write; the createIssue mutation is the one the budget allows. */
+	push_meta(fx, "[]", "null");
+	push(fx, 200, "{\"data\":{\"createIssue\":{\"issue\":{\"id\":\"I_kwDOA\",\"databaseId\":1000012,"
+		"\"number\":12,\"parent\":null,\"projectItems\":{\"nodes\":[]}}}}}");
+	assert_int_equal(perform(fx, "create_issue", args), 0);
+	assert_int_equal(fx->b->resume_at, 0);
+	/* Not sent, so not "unknown": a pause, with when the window frees (rounded up). */
+	assert_int_equal(perform(fx, "create_issue", args), PMBOT_BACKEND_EPAUSED);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_int_equal(fx->b->resume_at, 1700000100);
+	assert_contains(fx->err.buf, "not sent: the write budget is spent");
+	assert_null(strstr(fx->err.buf, "unknown"));
+	/* Reads go on. */
+	push_issues(fx, "o/r", json_array(), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), PMBOT_OK);
+}
+
 static void test_github_backend__create_issue_is_never_retried_and_says_the_outcome_is_unknown(
 	void **state)
 {
@@ -2001,6 +2024,7 @@ int main(void)
 		T(test_github_backend__create_issue_reports_only_the_extras_that_landed),
 		T(test_github_backend__a_refused_create_with_extras_is_sent_again_without_them),
 		T(test_github_backend__a_schema_without_issue_types_reads_labels_without_them),
+		T(test_github_backend__a_write_the_budget_stops_is_a_pause_with_its_time),
 		T(test_github_backend__create_issue_is_never_retried_and_says_the_outcome_is_unknown),
 		T(test_github_backend__create_issue_without_the_new_ids_in_the_answer_fails),
 		T(test_github_backend__a_422_is_refused_with_einvalid_and_githubs_message),

@@ -48,7 +48,7 @@ typedef struct {
 	long long waits[MAX_WAITS];
 	size_t n_waits;
 	pmbot_buf events;          /* every event message, one per line */
-	size_t n_kind[5];
+	size_t n_kind[6];
 	long long last_wait_event;
 } fixture;
 
