@@ -1386,6 +1386,9 @@ static int op_create_issue(op_ctx *o)
 		pmbot_buf_printf(o->err, "%s: `body` must be a string and `labels` an array", o->op);
 		return PMBOT_EINVALID;
 	}
+	/* Without sub-issues CreateIssueInput has no parentIssueId either. */
+	if (o->g->no_sub_issues)
+		parent = NULL;
 	if ((rc = label_ids(&ids, o, repo, labels)) < 0 || (rc = repo_meta(&meta, o, repo, 0)) < 0)
 		goto done;
 	/* A kind the repository has no type for sets none: the type label still says it. */
@@ -1411,7 +1414,8 @@ again:
 		goto done;
 	}
 	/* Not idempotent: a repeat could open a second issue, so the client never retries it. */
-	r = pmbot_github_graphql_ex(&o->resp, o->g->client, pmbot_gql("create_issue"), vars, 0);
+	r = pmbot_github_graphql_ex(&o->resp, o->g->client,
+		pmbot_gql(o->g->no_sub_issues ? "create_issue_no_sub" : "create_issue"), vars, 0);
 	issue = json_object_get(json_object_get(json_object_get(o->resp.json, "data"), "createIssue"),
 		"issue");
 	/* An answer that names the new issue means it exists, whatever else it says. */

@@ -105,8 +105,10 @@ F0=$FAIL
 ctl DELETE /_emu/requests >/dev/null
 run 0 "$PMBOT" apply --repo "$R" --backend github --plan "$TMP/p1.json" --approve "$(approve "$TMP/p1.json")" &&
 	expect_in "$OUT" "failed 0" &&
-	# The fresh plan and the executor's read: each a filtered page and a full scan.
-	expect_eq "$(requests "$PAGES")" 12 &&
+	# The fresh plan and the executor's read: each a filtered page and a full
+	# scan (12), and the one read of the repository's labels and issue types
+	# that creates need (the same top-level field).
+	expect_eq "$(requests "$PAGES")" 13 &&
 	expect_eq "$(markers)" '[["epic:checkout-reliability", 1], ["feat:checkout-tracing", 1], ["feat:graceful-drain", 1], ["spike:trace-sampling", 1], ["task:drain-hook", 1], ["task:trace-propagation", 1], ["test:drain-soak", 1]]'
 done_case $? "$F0"
 

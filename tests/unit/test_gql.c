@@ -14,7 +14,7 @@
 static void test_gql__every_file_is_compiled_in_byte_for_byte(void **state)
 {
 	static const char *const names[] = {
-		"add_project_item", "create_issue", "issues", "issues_no_deps", "issues_no_sub",
+		"add_project_item", "create_issue", "create_issue_no_sub", "issues", "issues_no_deps", "issues_no_sub",
 		"issues_plain", "project", "repo_meta", "set_project_field", "viewer"
 	};
 	size_t i;
