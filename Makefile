@@ -211,9 +211,11 @@ $(ALIAS_BENCH): $(BUILD)/obj/bench/gql_alias_bench.o $(LIB)
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
 
-# Requests and time against the emulator (bench/github_bench.sh); figures only.
+# Requests and time against the emulator: plans (bench/github_bench.sh) and
+# the first apply (bench/github_apply_bench.sh); figures only.
 bench-github: $(BIN) $(ALIAS_BENCH)
 	@bench/github_bench.sh $(BIN)
+	@bench/github_apply_bench.sh $(BIN)
 
 # Installing, packaging and the other distributions' builds.
 include $(sort $(wildcard mk/*.mk))

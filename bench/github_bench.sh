@@ -25,9 +25,8 @@
 #   2. BENCH_VALUES (500) text values set on the board through
 #      gql_alias_bench with 1, 10, 25 and 50 mutations per request
 #      (BENCH_BATCHES), pacing off, best wall time of BENCH_REPEAT, plus one
-#      real run at the client's default 1 s pacing with the largest batch,
-#      and (derived, not measured) what batching would do to the write
-#      requests of this report's first apply.
+#      real run at the client's default 1 s pacing with the largest batch
+#      (the first apply itself: bench/github_apply_bench.sh).
 #
 # The floor for the read (part 1), from the seed: pm-bot needs the issues it
 # manages (M, those with its marker), the board's items with their values,
@@ -277,7 +276,7 @@ done
 printf '   (the filter returns the %d issues its login created, %d pages; the floor counts the %d managed).\n' \
 	"$n_created" "$(pages "$n_created")" "$n_managed"
 printf '   Every run planned %d changesets, as the file backend; ETag cache %s.\n' \
-	"$want_changes" "$(du -sh "$tmp/cache" | cut -f1)"
+	"$want_changes" "$( (du -sh "$tmp/cache" 2>/dev/null || echo 'none (no REST reads)') | cut -f1)"
 
 # ---- 2. aliased field updates ------------------------------------------------
 
@@ -337,18 +336,6 @@ alias_run "$big" "paced-b$big" 1000
 printf '   batch %s at the default 1 s pacing, measured: %d requests in %.1f s (%s ms of it pacing)\n' \
 	"$big" "$(kv requests)" "$(awk -v w="$(kv wall_ms)" 'BEGIN { print w / 1000 }')" "$(kv waited_ms)"
 
-# Derived, not measured: what batching would change for the first apply of
-# this report (every changeset is one write request today).
-python3 - "$tmp/create.json" "$big" <<'PY'
-import collections, json, sys
-ops = collections.Counter(c["operation"] for c in json.load(open(sys.argv[1]))["changesets"])
-b = int(sys.argv[2])
-total = sum(ops.values())
-gql = ops["set_project_field"] + ops["add_to_project"]
-batched = total - gql + -(-ops["set_project_field"] // b) + -(-ops["add_to_project"] // b)
-print("   first apply of this report: %d changesets (%s), one write request each;"
-      % (total, ", ".join("%d %s" % (n, op) for op, n in sorted(ops.items()))))
-print("   with set_project_field and add_to_project in batches of %d: %d write requests"
-      " (%.1f h instead of %.1f h at GitHub's documented 500 content-creating requests an hour)"
-      % (b, batched, batched / 500, total / 500))
-PY
+# The first apply itself (createIssue with everything on it, fields and
+# edges in batches) is measured by bench/github_apply_bench.sh.
+printf '   the first apply of a report, with these batches: bench/github_apply_bench.sh\n'
