@@ -26,6 +26,10 @@ typedef struct {
 	 * Enterprise Server up to 3.21 has neither sub-issues nor dependencies). */
 	int no_sub_issues;
 	int no_dependencies;
+	/* The issues and create_issue documents without what this GitHub lacks
+	 * (pmbot_gql_without), built on first use once something is missing. */
+	pmbot_buf issues_doc;
+	pmbot_buf create_doc;
 } gh_backend;
 
 #define OOM(err, op) (pmbot_buf_printf((err), "%s: out of memory", (op)), PMBOT_ERROR)
@@ -383,15 +387,35 @@ static int learn_missing_fields(gh_backend *g, const json_t *answer)
 		return 0;
 	g->no_sub_issues |= sub;
 	g->no_dependencies |= deps;
+	/* Built for what was missing before: rebuilt on next use. */
+	pmbot_buf_clear(&g->issues_doc);
+	pmbot_buf_clear(&g->create_doc);
 	return 1;
 }
 
-/* The issues document for what this GitHub serves. */
-static const char *issues_doc(const gh_backend *g)
+/*
+ * Document `name` for what this GitHub serves: the embedded text itself when
+ * nothing is missing, else built once into `cache` (owned by `g`) without
+ * the lines tagged for the missing features. NULL when out of memory (the
+ * tags of every embedded document are checked by test_gql, so nothing else
+ * can fail).
+ */
+static const char *gh_doc(gh_backend *g, pmbot_buf *cache, const char *name)
 {
-	if (g->no_sub_issues)
-		return pmbot_gql(g->no_dependencies ? "issues_plain" : "issues_no_sub");
-	return pmbot_gql(g->no_dependencies ? "issues_no_deps" : "issues");
+	unsigned missing = (g->no_sub_issues ? PMBOT_GQL_SUB_ISSUES : 0) |
+		(g->no_dependencies ? PMBOT_GQL_DEPENDENCIES : 0);
+
+	if (!missing)
+		return pmbot_gql(name);
+	if (!cache->len && pmbot_gql_without(cache, pmbot_gql(name), missing) < 0)
+		return NULL;
+	return cache->buf;
+}
+
+/* The issues document for what this GitHub serves (NULL when out of memory). */
+static const char *issues_doc(gh_backend *g)
+{
+	return gh_doc(g, &g->issues_doc, "issues");
 }
 
 /*
@@ -408,7 +432,7 @@ static int read_repo(json_t *issues_out, json_t *unreadable, char **name_out, gh
 	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
 	json_t *vars = NULL, *data = NULL, *issues = NULL, *cursor = NULL;
 	json_t *forbidden = NULL;
-	const char *name_with_owner = NULL;
+	const char *name_with_owner = NULL, *doc;
 	int rc = PMBOT_ERROR;
 
 	if (!slash || slash == repo || !slash[1]) {
@@ -430,7 +454,9 @@ static int read_repo(json_t *issues_out, json_t *unreadable, char **name_out, gh
 			goto oom;
 		json_decref(forbidden);
 		forbidden = NULL;
-		rc = pmbot_github_graphql_ex(&resp, g->client, issues_doc(g), vars, 0);
+		if (!(doc = issues_doc(g)))
+			goto oom;
+		rc = pmbot_github_graphql_ex(&resp, g->client, doc, vars, 0);
 		if (rc == PMBOT_GITHUB_EGRAPHQL && learn_missing_fields(g, resp.json))
 			continue; /* the same page, without the fields this GitHub lacks */
 		if (rc == PMBOT_GITHUB_EGRAPHQL) {
@@ -610,13 +636,18 @@ static int unreadable_has(const json_t *unreadable, const char *repo, long numbe
 static int read_numbers(json_t *issues_out, json_t *unreadable, gh_backend *g, const char *repo,
 	const long *numbers, size_t n, pmbot_buf *err)
 {
-	const char *slash = strchr(repo, '/'), *frag = strstr(issues_doc(g), "fragment PmBotIssue");
+	const char *slash = strchr(repo, '/'), *issues = issues_doc(g), *frag;
 	pmbot_buf doc = PMBOT_BUF_INIT, alias = PMBOT_BUF_INIT;
 	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
 	json_t *vars = NULL, *forbidden = NULL;
 	size_t start, k;
 	int rc = PMBOT_ERROR, r;
 
+	if (!issues) {
+		pmbot_buf_printf(err, "read: out of memory");
+		return PMBOT_ERROR;
+	}
+	frag = strstr(issues, "fragment PmBotIssue");
 	if (!slash || !frag) {
 		pmbot_buf_printf(err, "read: '%s' is not OWNER/NAME", repo);
 		return PMBOT_EINVALID;
@@ -1370,7 +1401,7 @@ static const char *item_on(const json_t *issue, const char *project)
 
 static int op_create_issue(op_ctx *o)
 {
-	const char *repo, *title, *type_id = NULL;
+	const char *repo, *title, *type_id = NULL, *doc;
 	const char *parent = jstr(o->args, "parent_node_id"), *project = jstr(o->args, "project_node_id");
 	const char *type = jstr(o->args, "issue_type");
 	const json_t *labels = json_object_get(o->args, "labels"), *body = json_object_get(o->args, "body");
@@ -1413,9 +1444,12 @@ again:
 		rc = OOM(o->err, o->op);
 		goto done;
 	}
+	if (!(doc = gh_doc(o->g, &o->g->create_doc, "create_issue"))) {
+		rc = OOM(o->err, o->op);
+		goto done;
+	}
 	/* Not idempotent: a repeat could open a second issue, so the client never retries it. */
-	r = pmbot_github_graphql_ex(&o->resp, o->g->client,
-		pmbot_gql(o->g->no_sub_issues ? "create_issue_no_sub" : "create_issue"), vars, 0);
+	r = pmbot_github_graphql_ex(&o->resp, o->g->client, doc, vars, 0);
 	issue = json_object_get(json_object_get(json_object_get(o->resp.json, "data"), "createIssue"),
 		"issue");
 	/* An answer that names the new issue means it exists, whatever else it says. */
@@ -2193,6 +2227,8 @@ static void gh_free(pmbot_backend *b)
 	free(g->project_id);
 	json_decref(g->field_types);
 	json_decref(g->repo_meta);
+	pmbot_buf_free(&g->issues_doc);
+	pmbot_buf_free(&g->create_doc);
 	free(g);
 }
 
@@ -2220,6 +2256,8 @@ int pmbot_github_backend_open(pmbot_backend **out, pmbot_github_client *client,
 	g->base.free = gh_free;
 	g->base.flags = PMBOT_BACKEND_FUSES | PMBOT_BACKEND_BATCHES_EDGES;
 	g->client = client;
+	pmbot_buf_init(&g->issues_doc, PMBOT_BUF_DEFAULT_MAX);
+	pmbot_buf_init(&g->create_doc, PMBOT_BUF_DEFAULT_MAX);
 	*out = &g->base;
 	return PMBOT_OK;
 }

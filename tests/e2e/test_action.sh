@@ -13,35 +13,17 @@ cd "$(dirname "$0")/../.." || exit 1
 : "${PMBOT:?set PMBOT to the pm-bot binary}"
 ROOT=$PWD
 CASE=setup
-if ! command -v node >/dev/null; then
-	echo "SKIP $(basename "$0"): node is not installed (the GitHub emulator needs it)"
-	exit 0
-fi
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 PMBOT_NOW=2026-11-22T12:00:00Z
-unset PMBOT_TEST_KILL_AFTER GITHUB_TOKEN PMBOT_VERBOSE PMBOT_GITHUB_STATS PMBOT_GITHUB_CACHE_DIR
+need_node
+emu_env
+unset PMBOT_GITHUB_CACHE_DIR
 TOKEN=ghs_actionE2Etoken0a1b2c3d4e5f
 RO_TOKEN=ghs_readONLYtoken9f8e7d6c5b4a
-EMU="$TMP/emu"
 trap 'scripts/emu.sh stop "$EMU" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-
-gitc() {
-	local d=$1
-	shift
-	git -C "$d" -c user.name=t -c user.email=t@example.com -c commit.gpgsign=false "$@"
-}
-
-# py FILE|- EXPR over `d`.
-py() {
-	python3 -c 'import json,sys; f=sys.argv[1]; d=json.load(sys.stdin if f=="-" else open(f)); v=eval(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v, sort_keys=True))' "$@"
-}
 
 # The repository: main holds only the configuration; the PR branch adds the
 # report and also tries to lower the approval bar in its own config.
 W=$TMP/work
-git init -q -b main "$W"
-mkdir -p "$W/.github" "$W/plans"
-cp "$ROOT/examples/.github/pm-bot.yml" "$W/.github/pm-bot.yml"
-gitc "$W" add .github && gitc "$W" commit -qm "config"
+config_repo "$W"
 MAIN_SHA=$(gitc "$W" rev-parse HEAD)
 gitc "$W" checkout -qb feature
 cp "$ROOT/examples/plans/2026-q4-checkout.md" "$W/plans/q4.md"
@@ -54,17 +36,13 @@ gitc "$W" commit -qam "an invalid priority"
 BROKEN_SHA=$(gitc "$W" rev-parse HEAD)
 gitc "$W" checkout -q main
 
-python3 - "$ROOT/examples/state.json" "$TMP/seed.json" "$TOKEN" "$RO_TOKEN" "$HEAD_SHA" "$MAIN_SHA" "$BROKEN_SHA" <<'PY'
-import json, sys
-st = json.load(open(sys.argv[1]))
-tok, ro, head, base, broken = sys.argv[3:8]
-json.dump({
-    "state": st, "now": "2026-11-22T12:00:00Z",
-    "tokens": {
-        tok: {"login": "github-actions[bot]", "scopes": ["repo", "project"]},
-        ro: {"login": "github-actions[bot]", "scopes": ["repo", "project"], "read_only": True},
-        "tok-alice": {"login": "alice", "scopes": ["repo"]},
-    },
+emu_seed "$TMP/seed.json" "$(cat <<'PY'
+ro, head, base, broken = args
+seed["tokens"].update({
+    ro: {"login": "github-actions[bot]", "scopes": ["repo", "project"], "read_only": True},
+    "tok-alice": {"login": "alice", "scopes": ["repo"]},
+})
+seed.update({
     "collaborators": {"acme/widgets": {"alice": "maintain", "bob": "read", "github-actions[bot]": "write"}},
     "pulls": [
         {"repo": "acme/widgets", "number": 1, "title": "Plan Q4", "user": "alice", "state": "open",
@@ -77,45 +55,18 @@ json.dump({
          "head": {"sha": broken, "ref": "broken", "repo": "acme/widgets"},
          "base": {"ref": "main", "sha": base}},
     ],
-}, open(sys.argv[2], "w"))
+})
 PY
-URL=$(scripts/emu.sh start "$TMP/seed.json" "$EMU") || { echo "FAIL: the emulator did not start" >&2; exit 1; }
-export GITHUB_API_URL=$URL GITHUB_GRAPHQL_URL=$URL/graphql GH_TOKEN=$TOKEN PMBOT_GITHUB_PACE_MS=0
+)" "$RO_TOKEN" "$HEAD_SHA" "$MAIN_SHA" "$BROKEN_SHA"
+emu_start "$TMP/seed.json"
 export PMBOT_GITHUB_CACHE_DIR="$TMP/cache" GITHUB_REPOSITORY=acme/widgets GITHUB_WORKSPACE=$W
 export GITHUB_SHA=$MAIN_SHA GITHUB_RUN_ID=1001
-
-ctl() {
-	if [ $# -ge 3 ]; then
-		curl -sf -X "$1" -H 'content-type: application/json' --data "$3" "$URL$2"
-	else
-		curl -sf -X "$1" "$URL$2"
-	fi
-}
-# api TOKEN METHOD PATH [JSON]: a REST call as a user would make it.
-api() {
-	local tok=$1 m=$2 p=$3
-	shift 3
-	curl -sf -X "$m" -H "authorization: Bearer $tok" -H 'accept: application/vnd.github+json' \
-		-H 'x-github-api-version: 2022-11-28' -H 'content-type: application/json' \
-		${1:+--data "$1"} "$URL$p"
-}
 
 ALL_OUT="$TMP/all-output"
 : >"$ALL_OUT"
 
 # The repository JSON every payload carries.
 REPO_JSON='{"id": 1296269, "node_id": "R_kgDOABCDEF", "name": "widgets", "full_name": "acme/widgets", "private": false, "owner": {"login": "acme", "id": 9919, "type": "Organization"}, "html_url": "https://github.com/acme/widgets", "default_branch": "main"}'
-
-# event NAME FILE PYTHON-DICT-EXPR: write a payload (REPO_JSON as `repo`).
-event() {
-	python3 - "$2" "$REPO_JSON" "$3" <<'PY'
-import json, sys
-repo = json.loads(sys.argv[2])
-d = eval(sys.argv[3])
-json.dump(d, open(sys.argv[1], "w"))
-PY
-	export GITHUB_EVENT_NAME=$1 GITHUB_EVENT_PATH=$2
-}
 
 pr_event() { # ACTION NUMBER HEAD_REPO HEAD_SHA
 	event pull_request "$TMP/ev.json" "{'action': '$1', 'number': $2, 'repository': repo,

@@ -12,33 +12,17 @@ cd "$(dirname "$0")/../.." || exit 1
 : "${PMBOT:?set PMBOT to the pm-bot binary}"
 ROOT=$PWD
 CASE=setup
-if ! command -v node >/dev/null; then
-	echo "SKIP $(basename "$0"): node is not installed (the GitHub emulator needs it)"
-	exit 0
-fi
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 PMBOT_NOW=2026-11-22T12:00:00Z
-unset PMBOT_TEST_KILL_AFTER GITHUB_TOKEN PMBOT_VERBOSE PMBOT_GITHUB_STATS PMBOT_GITHUB_CACHE_DIR RUNNER_TEMP
+need_node
+emu_env
+unset PMBOT_GITHUB_CACHE_DIR RUNNER_TEMP
 TOKEN=ghs_attackE2Etoken0a1b2c3d4e5f6a
-EMU="$TMP/emu"
 trap 'scripts/emu.sh stop "$EMU" >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-
-gitc() {
-	local d=$1
-	shift
-	git -C "$d" -c user.name=t -c user.email=t@example.com -c commit.gpgsign=false "$@"
-}
-py() {
-	python3 -c 'import json,sys; f=sys.argv[1]; d=json.load(sys.stdin if f=="-" else open(f)); v=eval(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v, sort_keys=True))' "$@"
-}
 
 # main: the configuration (repos: acme/widgets only; at most 50 items a run).
 # fork: a report whose scope names the private acme/secret.
 # plan: the ordinary Q4 plan. huge: four 2.3 MB reports (9 MB, ~1M items).
 W=$TMP/work
-git init -q -b main "$W"
-mkdir -p "$W/.github" "$W/plans"
-cp "$ROOT/examples/.github/pm-bot.yml" "$W/.github/pm-bot.yml"
-gitc "$W" add .github && gitc "$W" commit -qm "config"
+config_repo "$W"
 MAIN_SHA=$(gitc "$W" rev-parse HEAD)
 gitc "$W" checkout -qb fork
 python3 "$ROOT/bench/gen_report.py" 2 -o "$W/plans/steal.md"
@@ -66,10 +50,8 @@ gitc "$W" add plans && gitc "$W" commit -qm "9 MB of tasks"
 HUGE_SHA=$(gitc "$W" rev-parse HEAD)
 gitc "$W" checkout -q main
 
-python3 - "$ROOT/examples/state.json" "$TMP/seed.json" "$TOKEN" "$FORK_SHA" "$MAIN_SHA" "$PLAN_SHA" <<'PY'
-import json, sys
-st = json.load(open(sys.argv[1]))
-tok, fork, base, plan = sys.argv[3:7]
+emu_seed "$TMP/seed.json" "$(cat <<'PY'
+fork, base, plan = args
 st["repositories"].append({"repo": "acme/secret", "issues": [{
     "number": 1, "database_id": 77000001, "node_id": "I_secret1", "title": "SECRET-TITLE merger talks",
     "body": "SECRET-BODY do not publish", "labels": [], "state": "open", "author": "alice",
@@ -78,45 +60,21 @@ def pull(n, sha, head_repo, state="open", merged=False):
     return {"repo": "acme/widgets", "number": n, "title": f"PR {n}", "user": "eve", "state": state,
             "merged": merged, "head": {"sha": sha, "ref": "x", "repo": head_repo},
             "base": {"ref": "main", "sha": base}}
-json.dump({
-    "state": st, "now": "2026-11-22T12:00:00Z",
-    "tokens": {tok: {"login": "github-actions[bot]", "scopes": ["repo", "project"]},
-               "tok-alice": {"login": "alice", "scopes": ["repo"]}},
+seed["tokens"]["tok-alice"] = {"login": "alice", "scopes": ["repo"]}
+seed.update({
     "collaborators": {"acme/widgets": {"alice": "maintain", "bob": "read", "github-actions[bot]": "write"},
                       "acme/secret": {"alice": "admin", "github-actions[bot]": "write"}},
     "pulls": [pull(1, fork, "eve/widgets"), pull(2, plan, "acme/widgets", "closed"),
               pull(3, plan, "acme/widgets", "closed", True), pull(4, plan, "acme/widgets")],
-}, open(sys.argv[2], "w"))
+})
 PY
-URL=$(scripts/emu.sh start "$TMP/seed.json" "$EMU") || { echo "FAIL: the emulator did not start" >&2; exit 1; }
-export GITHUB_API_URL=$URL GITHUB_GRAPHQL_URL=$URL/graphql GH_TOKEN=$TOKEN PMBOT_GITHUB_PACE_MS=0
+)" "$FORK_SHA" "$MAIN_SHA" "$PLAN_SHA"
+emu_start "$TMP/seed.json"
 export GITHUB_REPOSITORY=acme/widgets GITHUB_WORKSPACE=$W GITHUB_SHA=$MAIN_SHA GITHUB_RUN_ID=2001
 export RUNNER_TEMP=$TMP/runner
 mkdir -p "$RUNNER_TEMP"
 
-ctl() {
-	if [ $# -ge 3 ]; then
-		curl -sf -X "$1" -H 'content-type: application/json' --data "$3" "$URL$2"
-	else
-		curl -sf -X "$1" "$URL$2"
-	fi
-}
-api() {
-	local tok=$1 m=$2 p=$3
-	shift 3
-	curl -sf -X "$m" -H "authorization: Bearer $tok" -H 'accept: application/vnd.github+json' \
-		-H 'x-github-api-version: 2022-11-28' -H 'content-type: application/json' \
-		${1:+--data "$1"} "$URL$p"
-}
 REPO_JSON='{"id": 1296269, "name": "widgets", "full_name": "acme/widgets", "private": false, "owner": {"login": "acme", "type": "Organization"}, "default_branch": "main"}'
-event() { # NAME FILE PYTHON-EXPR
-	python3 - "$2" "$REPO_JSON" "$3" <<'PY'
-import json, sys
-repo = json.loads(sys.argv[2])
-json.dump(eval(sys.argv[3]), open(sys.argv[1], "w"))
-PY
-	export GITHUB_EVENT_NAME=$1 GITHUB_EVENT_PATH=$2
-}
 pr_event() { # NUMBER HEAD_REPO HEAD_SHA [FILE]
 	event pull_request "${4:-$TMP/ev.json}" "{'action': 'opened', 'number': $1, 'repository': repo,
 	 'sender': {'login': 'eve', 'type': 'User'},

@@ -13,31 +13,14 @@ cd "$(dirname "$0")/../.." || exit 1
 : "${PMBOT:?set PMBOT to the pm-bot binary}"
 ROOT=$PWD
 CASE=setup
-if ! command -v node >/dev/null; then
-	echo "SKIP $(basename "$0"): node is not installed (the GitHub emulator needs it)"
-	exit 0
-fi
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 PMBOT_NOW=2026-11-22T12:00:00Z
-unset PMBOT_TEST_KILL_AFTER GITHUB_TOKEN PMBOT_VERBOSE PMBOT_GITHUB_STATS PMBOT_GITHUB_CACHE_DIR
-unset RUNNER_TEMP
+need_node
+emu_env
+unset PMBOT_GITHUB_CACHE_DIR RUNNER_TEMP
 TOKEN=ghs_budgetActionToken0a1b2c3d4e
-EMU="$TMP/emu"
 trap 'scripts/emu.sh stop "$EMU" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 
-gitc() {
-	local d=$1
-	shift
-	git -C "$d" -c user.name=t -c user.email=t@example.com -c commit.gpgsign=false "$@"
-}
-py() {
-	python3 -c 'import json,sys; f=sys.argv[1]; d=json.load(sys.stdin if f=="-" else open(f)); v=eval(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v, sort_keys=True))' "$@"
-}
-
 W=$TMP/work
-git init -q -b main "$W"
-mkdir -p "$W/.github" "$W/plans"
-cp "$ROOT/examples/.github/pm-bot.yml" "$W/.github/pm-bot.yml"
-gitc "$W" add .github && gitc "$W" commit -qm "config"
+config_repo "$W"
 MAIN_SHA=$(gitc "$W" rev-parse HEAD)
 gitc "$W" checkout -qb feature
 cp "$ROOT/examples/plans/2026-q4-checkout.md" "$W/plans/q4.md"
@@ -51,16 +34,10 @@ gitc "$W" checkout -q main
 # in 2 to 3 s, then the 6 s window would need a wait longer than the
 # shortest window, so it pauses. The example's 23 writes span 2 or 3 runs.
 BUDGET="8/1s,16/6s"
-python3 - "$ROOT/examples/state.json" "$TMP/seed.json" "$TOKEN" "$HEAD_SHA" "$MAIN_SHA" <<'PY'
-import json, sys
-st = json.load(open(sys.argv[1]))
-tok, head, base = sys.argv[3:6]
-json.dump({
-    "state": st, "now": "2026-11-22T12:00:00Z",
-    "tokens": {
-        tok: {"login": "github-actions[bot]", "scopes": ["repo", "project"]},
-        "tok-alice": {"login": "alice", "scopes": ["repo"]},
-    },
+emu_seed "$TMP/seed.json" "$(cat <<'PY'
+head, base = args
+seed["tokens"]["tok-alice"] = {"login": "alice", "scopes": ["repo"]}
+seed.update({
     "collaborators": {"acme/widgets": {"alice": "maintain", "github-actions[bot]": "write"}},
     "pulls": [
         {"repo": "acme/widgets", "number": 1, "title": "Plan Q4", "user": "alice", "state": "open",
@@ -68,10 +45,10 @@ json.dump({
          "base": {"ref": "main", "sha": base}},
     ],
     "secondary_limits": {"windows": [{"count": 8, "seconds": 1}, {"count": 16, "seconds": 6}]},
-}, open(sys.argv[2], "w"))
+})
 PY
-URL=$(scripts/emu.sh start "$TMP/seed.json" "$EMU") || { echo "FAIL: the emulator did not start" >&2; exit 1; }
-export GITHUB_API_URL=$URL GITHUB_GRAPHQL_URL=$URL/graphql GH_TOKEN=$TOKEN PMBOT_GITHUB_PACE_MS=0
+)" "$HEAD_SHA" "$MAIN_SHA"
+emu_start "$TMP/seed.json"
 export PMBOT_GITHUB_WRITE_BUDGET=$BUDGET
 export GITHUB_REPOSITORY=acme/widgets GITHUB_WORKSPACE=$W GITHUB_SHA=$MAIN_SHA GITHUB_RUN_ID=2001
 # What actions/cache carries from run to run: RUNNER_TEMP/pm-bot/cache's
@@ -93,31 +70,7 @@ carry() {
 	return 0
 }
 
-ctl() {
-	if [ $# -ge 3 ]; then
-		curl -sf -X "$1" -H 'content-type: application/json' --data "$3" "$URL$2"
-	else
-		curl -sf -X "$1" "$URL$2"
-	fi
-}
-api() {
-	local tok=$1 m=$2 p=$3
-	shift 3
-	curl -sf -X "$m" -H "authorization: Bearer $tok" -H 'accept: application/vnd.github+json' \
-		-H 'x-github-api-version: 2022-11-28' -H 'content-type: application/json' \
-		${1:+--data "$1"} "$URL$p"
-}
-
 REPO_JSON='{"id": 1296269, "node_id": "R_kgDOABCDEF", "name": "widgets", "full_name": "acme/widgets", "private": false, "owner": {"login": "acme", "id": 9919, "type": "Organization"}, "html_url": "https://github.com/acme/widgets", "default_branch": "main"}'
-event() {
-	python3 - "$2" "$REPO_JSON" "$3" <<'PY'
-import json, sys
-repo = json.loads(sys.argv[2])
-d = eval(sys.argv[3])
-json.dump(d, open(sys.argv[1], "w"))
-PY
-	export GITHUB_EVENT_NAME=$1 GITHUB_EVENT_PATH=$2
-}
 
 RUN=0
 # action [STATUS]: one workflow run of pm-bot action, with a fresh RUNNER_TEMP.
@@ -134,11 +87,6 @@ action() {
 output() { sed -n "s/^$1=//p" "$TMP/gh-out"; }
 comments() { ctl GET /_emu/state | py - "[c['body'] for c in d.get('comments', []) if c['issue'] == 'acme/widgets#$1']"; }
 plan_comment() { comments 1 | py - '[c for c in d if c.startswith("<!-- pm-bot:plan ")][0]'; }
-until_after() {
-	python3 -c 'import sys, datetime, time
-t = datetime.datetime.strptime(sys.argv[1], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp()
-print(max(1, int(t - time.time()) + 1))' "$1"
-}
 no_limit_answers() {
 	expect_eq "$(ctl GET /_emu/requests | py - 'sum(1 for r in d["requests"] if r["secondary_limited"] or r["status"] in (403, 429))')" 0
 }

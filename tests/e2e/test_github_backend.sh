@@ -7,61 +7,21 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
 : "${PMBOT:?set PMBOT to the pm-bot binary}"
-ROOT=$PWD
 CASE=setup
-if ! command -v node >/dev/null; then
-	echo "SKIP $(basename "$0"): node is not installed (the GitHub emulator needs it)"
-	exit 0
-fi
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 PMBOT_NOW=2026-11-22T12:00:00Z
-unset GITHUB_REPOSITORY PMBOT_TEST_KILL_AFTER GITHUB_TOKEN PMBOT_VERBOSE PMBOT_GITHUB_STATS
+need_node
+emu_env
+unset GITHUB_REPOSITORY
 TOKEN=ghp_e2eSECRETtoken5f3a9c0d1b2e
-EMU="$TMP/emu"
 # Stop the emulator whatever happens (lib.sh's trap removes $TMP after).
 trap 'scripts/emu.sh stop "$EMU" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 
 # The seed: the example's state (acme/widgets, no issue; board acme/1) and a
 # write token acting as github-actions[bot], which the default config trusts.
-python3 - "$ROOT/examples/state.json" "$TMP/seed.json" "$TOKEN" <<'PY'
-import json, sys
-st = json.load(open(sys.argv[1]))
-json.dump({"state": st, "now": "2026-11-22T12:00:00Z",
-           "tokens": {sys.argv[3]: {"login": "github-actions[bot]", "scopes": ["repo", "project"]}}},
-          open(sys.argv[2], "w"))
-PY
-URL=$(scripts/emu.sh start "$TMP/seed.json" "$EMU") || { echo "FAIL: the emulator did not start" >&2; exit 1; }
-export GITHUB_API_URL=$URL GITHUB_GRAPHQL_URL=$URL/graphql GH_TOKEN=$TOKEN PMBOT_GITHUB_PACE_MS=0
+emu_seed "$TMP/seed.json"
+emu_start "$TMP/seed.json"
 export PMBOT_GITHUB_CACHE_DIR="$TMP/cache"
 
-gitc() {
-	local d=$1
-	shift
-	git -C "$d" -c user.name=t -c user.email=t@example.com -c commit.gpgsign=false "$@"
-}
-
-new_repo() {
-	git init -q -b main "$1"
-	mkdir -p "$1/plans" "$1/.github"
-	cp "$ROOT/examples/plans/2026-q4-checkout.md" "$1/plans/q4.md"
-	cp "$ROOT/examples/.github/pm-bot.yml" "$1/.github/pm-bot.yml"
-	gitc "$1" add plans .github && gitc "$1" commit -qm "the example"
-}
-
-# ctl METHOD PATH [JSON]: a control request to the emulator; prints the answer.
-ctl() {
-	if [ $# -ge 3 ]; then
-		curl -sf -X "$1" -H 'content-type: application/json' --data "$3" "$URL$2"
-	else
-		curl -sf -X "$1" "$URL$2"
-	fi
-}
-
 reset_world() { ctl POST /_emu/reset "$(cat "$TMP/seed.json")" >/dev/null && rm -rf "$TMP/cache"; }
-
-# jq-less JSON: py FILE|- EXPR over `d`.
-py() {
-	python3 -c 'import json,sys; f=sys.argv[1]; d=json.load(sys.stdin if f=="-" else open(f)); v=eval(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v, sort_keys=True))' "$@"
-}
 
 # Every output of the run so far must be free of the token.
 ALL_OUT="$TMP/all-output"
@@ -82,7 +42,7 @@ world_issues() { ctl GET /_emu/state | py - '"\n".join("%d %s" % (i["number"], i
 
 CASE="plan, apply, plan again: no changes"
 R=$TMP/r1
-new_repo "$R"
+example_repo "$R"
 plan_to "$R" "$TMP/p1.json" &&
 	N=$(py "$TMP/p1.json" 'len(d["changesets"])') &&
 	ctl DELETE /_emu/requests >/dev/null &&
@@ -148,7 +108,7 @@ converge() {
 CASE="faults during apply (503 on a create, secondary limit with retry-after on a label, GraphQL RATE_LIMITED) converge"
 reset_world
 R=$TMP/r2
-new_repo "$R"
+example_repo "$R"
 plan_to "$R" "$TMP/f.json" &&
 	ctl POST /_emu/faults '[
 	  {"count": 1, "match": {"graphql": "mutation"}, "status": 503, "execute": true},
@@ -166,7 +126,7 @@ converge "$R" "$TMP/f.json" &&
 CASE="a cut-off answer to a create converges without a duplicate"
 reset_world
 R=$TMP/r3
-new_repo "$R"
+example_repo "$R"
 plan_to "$R" "$TMP/c.json" &&
 	ctl POST /_emu/faults '{"count": 2, "match": {"graphql": "mutation"}, "cut_body": true}' >/dev/null &&
 	"$PMBOT" apply --repo "$R" --backend github --plan "$TMP/c.json" \
@@ -183,7 +143,7 @@ for k in 1 4 9 20 30; do
 	CASE="kill -9 after $k changesets, then a re-run converges"
 	reset_world
 	R=$TMP/k$k
-	new_repo "$R"
+	example_repo "$R"
 	plan_to "$R" "$TMP/k.json" || continue
 	# Through an inner shell, whose "Killed" notice lands in $TMP/err, not the log.
 	bash -c '"$@"; exit $?' _ env PMBOT_TEST_KILL_AFTER=$k "$PMBOT" apply --repo "$R" --backend github \
@@ -232,7 +192,7 @@ PY
 ctl GET /_emu/state >"$TMP/saved.json"
 ctl POST /_emu/reset "$(cat "$TMP/seed-user.json")" >/dev/null && rm -rf "$TMP/cache"
 R=$TMP/self
-new_repo "$R"
+example_repo "$R"
 sed -i 's/^  - github-actions\[bot\]$/  - somebody-else/' "$R/.github/pm-bot.yml"
 gitc "$R" commit -qam "trust somebody else"
 export GH_TOKEN=tok-carol
@@ -246,7 +206,7 @@ ctl POST /_emu/reset "$(cat "$TMP/saved.json")" >/dev/null && rm -rf "$TMP/cache
 CASE="report text in a created issue never mentions or links, and a re-plan has no changes"
 reset_world
 R=$TMP/mentions
-new_repo "$R"
+example_repo "$R"
 sed -i 's/^    title: Add a preStop hook that waits for in-flight payments$/    title: Ask @octocat about acme\/widgets#1\n    goal: "Ping @octocat, see acme\/widgets#1 and https:\/\/x.example\/a; `@octocat` stays code"\n    risk: "@octocat"/' "$R/plans/q4.md"
 gitc "$R" commit -qam "mentions in a task"
 ZW=$(printf '\342\200\214')
@@ -268,7 +228,7 @@ CASE="an issue the token cannot fully read is named, left alone, and nothing it 
 ctl GET /_emu/state >"$TMP/pf-before.json"
 reset_world
 R=$TMP/partial
-new_repo "$R"
+example_repo "$R"
 plan_to "$R" "$TMP/pf.json" && apply_plan 0 "$R" "$TMP/pf.json" &&
 	ctl GET /_emu/state >"$TMP/pf-state.json" &&
 	DRAIN=$(py "$TMP/pf-state.json" '"acme/widgets#%d" % [i for r in d["state"]["repositories"] for i in r["issues"] if "pm-bot:id=task:drain-hook " in i["body"]][0]["number"]') &&

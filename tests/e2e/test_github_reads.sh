@@ -11,59 +11,27 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
 : "${PMBOT:?set PMBOT to the pm-bot binary}"
-ROOT=$PWD
 CASE=setup
-if ! command -v node >/dev/null; then
-	echo "SKIP $(basename "$0"): node is not installed (the GitHub emulator needs it)"
-	exit 0
-fi
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 PMBOT_NOW=2026-11-22T12:00:00Z
-unset GITHUB_REPOSITORY PMBOT_TEST_KILL_AFTER GITHUB_TOKEN PMBOT_VERBOSE PMBOT_GITHUB_STATS
+need_node
+emu_env
+unset GITHUB_REPOSITORY
 TOKEN=ghp_e2eREADStoken0c1d2e3f4a5b6
-EMU="$TMP/emu"
 UNRELATED=450
 trap 'scripts/emu.sh stop "$EMU" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 
 # The example's state (acme/widgets, board acme/1) with 450 issues someone
 # else wrote, and a token acting as github-actions[bot].
-python3 - "$ROOT/examples/state.json" "$TMP/seed.json" "$TOKEN" "$UNRELATED" <<'PY'
-import json, sys
-st = json.load(open(sys.argv[1]))
-n = int(sys.argv[4])
+emu_seed "$TMP/seed.json" "$(cat <<'PY'
+n = int(args[0])
 st["repositories"][0]["issues"] = [{
     "number": i, "database_id": 3000000 + i, "node_id": "I_unrelated%d" % i,
     "title": "unrelated %d" % i, "body": "someone's issue %d" % i, "labels": [],
     "state": "open" if i % 3 else "closed", "author": "someone", "author_type": "User",
     "updated_at": "2026-11-01T00:00:00Z", "parent": None, "blocked_by": []} for i in range(1, n + 1)]
-json.dump({"state": st, "now": "2026-11-22T12:00:00Z",
-           "tokens": {sys.argv[3]: {"login": "github-actions[bot]", "scopes": ["repo", "project"]}}},
-          open(sys.argv[2], "w"))
 PY
-URL=$(scripts/emu.sh start "$TMP/seed.json" "$EMU") || { echo "FAIL: the emulator did not start" >&2; exit 1; }
-export GITHUB_API_URL=$URL GITHUB_GRAPHQL_URL=$URL/graphql GH_TOKEN=$TOKEN PMBOT_GITHUB_PACE_MS=0
+)" "$UNRELATED"
+emu_start "$TMP/seed.json"
 export PMBOT_GITHUB_CACHE_DIR="$TMP/cache"
-
-gitc() {
-	local d=$1
-	shift
-	git -C "$d" -c user.name=t -c user.email=t@example.com -c commit.gpgsign=false "$@"
-}
-
-new_repo() {
-	git init -q -b main "$1"
-	mkdir -p "$1/plans" "$1/.github"
-	cp "$ROOT/examples/plans/2026-q4-checkout.md" "$1/plans/q4.md"
-	cp "$ROOT/examples/.github/pm-bot.yml" "$1/.github/pm-bot.yml"
-	gitc "$1" add plans .github && gitc "$1" commit -qm "the example"
-}
-
-ctl() {
-	if [ $# -ge 3 ]; then
-		curl -sf -X "$1" -H 'content-type: application/json' --data "$3" "$URL$2"
-	else
-		curl -sf -X "$1" "$URL$2"
-	fi
-}
 
 # reset_to SEED_FILE: a fresh world, and no ETag cache from the last one.
 reset_to() {
@@ -75,10 +43,6 @@ reset_to() {
 # Every case ends in ok or a failure: a step outside expect_* that fails says so.
 done_case() { [ "$1" -eq 0 ] && ok || { [ "$FAIL" -gt "$2" ] || fail "a step failed"; }; }
 
-py() {
-	python3 -c 'import json,sys; f=sys.argv[1]; d=json.load(sys.stdin if f=="-" else open(f)); v=eval(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v, sort_keys=True))' "$@"
-}
-
 # requests EXPR: EXPR over the emulator's request log `d`.
 requests() { ctl GET /_emu/requests | py - "$1"; }
 # Issue pages read: the "issues" documents (by filter or not).
@@ -88,7 +52,7 @@ markers() { ctl GET /_emu/state | py - 'sorted(__import__("collections").Counter
 approve() { py "$1" 'd["plan_hash"]'; }
 
 R=$TMP/r
-new_repo "$R"
+example_repo "$R"
 
 CASE="a first plan proves its seven creates absent with one scan of all 457 issues"
 F0=$FAIL
@@ -194,7 +158,7 @@ done_case $? "$F0"
 CASE="an issue the report names by URL is read by number, not by a scan, and the edge to it lands"
 F0=$FAIL
 E=$TMP/ext
-reset_to "$TMP/applied.json" && new_repo "$E" &&
+reset_to "$TMP/applied.json" && example_repo "$E" &&
 	sed -i 's|    blocked_by: \[task:drain-hook\]|    blocked_by: [task:drain-hook, https://github.com/acme/widgets/issues/3]|' "$E/plans/q4.md" &&
 	grep -q 'issues/3]' "$E/plans/q4.md" &&
 	gitc "$E" commit -qam "blocked by someone's issue" &&
@@ -215,15 +179,9 @@ done_case $? "$F0"
 
 CASE="GitHub without sub-issues or dependencies: warned before any write, nothing sent that would fail"
 F0=$FAIL
-python3 - "$ROOT/examples/state.json" "$TMP/ghes.json" "$TOKEN" <<'PY' &&
-import json, sys
-st = json.load(open(sys.argv[1]))
-json.dump({"state": st, "now": "2026-11-22T12:00:00Z", "ghes": {"sub_issues": False, "dependencies": False},
-           "tokens": {sys.argv[3]: {"login": "github-actions[bot]", "scopes": ["repo", "project"]}}},
-          open(sys.argv[2], "w"))
-PY
+emu_seed "$TMP/ghes.json" 'seed["ghes"] = {"sub_issues": False, "dependencies": False}' &&
 	reset_to "$TMP/ghes.json" &&
-	G=$TMP/ghes-repo && new_repo "$G" &&
+	G=$TMP/ghes-repo && example_repo "$G" &&
 	run 0 "$PMBOT" plan --repo "$G" --backend github --format json --out "$TMP/pg.json" &&
 	expect_eq "$(py "$TMP/pg.json" 'sorted(set(x["code"] for x in d["diagnostics"]))')" '["DEPENDENCIES_UNSUPPORTED", "SUB_ISSUES_UNSUPPORTED"]' &&
 	expect_eq "$(py "$TMP/pg.json" 'sum(1 for c in d["changesets"] if c["operation"] in ("set_parent","add_dependency","remove_dependency"))')" 0 &&

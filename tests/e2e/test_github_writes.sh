@@ -11,51 +11,24 @@ cd "$(dirname "$0")/../.." || exit 1
 : "${PMBOT:?set PMBOT to the pm-bot binary}"
 ROOT=$PWD
 CASE=setup
-if ! command -v node >/dev/null; then
-	echo "SKIP $(basename "$0"): node is not installed (the GitHub emulator needs it)"
-	exit 0
-fi
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 PMBOT_NOW=2026-11-22T12:00:00Z
-unset GITHUB_REPOSITORY PMBOT_TEST_KILL_AFTER GITHUB_TOKEN PMBOT_VERBOSE PMBOT_GITHUB_STATS
+need_node
+emu_env
+unset GITHUB_REPOSITORY
 TOKEN=ghp_e2eWRITEStoken5f3a9c0d1b2e
-EMU="$TMP/emu"
 trap 'scripts/emu.sh stop "$EMU" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 
 # The seed: acme/widgets without issues, board acme/1, the organization's
 # issue types Epic, Feature and Task (no Spike), GitHub's documented
 # secondary limits (80 a minute, 500 an hour) enforced.
-python3 - "$ROOT/examples/state.json" "$TMP/seed.json" "$TOKEN" <<'PY'
-import json, sys
-st = json.load(open(sys.argv[1]))
-json.dump({"state": st, "now": "2026-11-22T12:00:00Z",
-           "tokens": {sys.argv[3]: {"login": "github-actions[bot]", "scopes": ["repo", "project"]}},
-           "issue_types": {"acme": [{"name": "Epic"}, {"name": "Feature"}, {"name": "Task"}]},
-           "secondary_limits": {}},
-          open(sys.argv[2], "w"))
+emu_seed "$TMP/seed.json" "$(cat <<'PY'
+seed["issue_types"] = {"acme": [{"name": "Epic"}, {"name": "Feature"}, {"name": "Task"}]}
+seed["secondary_limits"] = {}
 PY
-URL=$(scripts/emu.sh start "$TMP/seed.json" "$EMU") || { echo "FAIL: the emulator did not start" >&2; exit 1; }
-export GITHUB_API_URL=$URL GITHUB_GRAPHQL_URL=$URL/graphql GH_TOKEN=$TOKEN PMBOT_GITHUB_PACE_MS=0
+)"
+emu_start "$TMP/seed.json"
 export PMBOT_GITHUB_CACHE_DIR="$TMP/cache"
 
-gitc() {
-	local d=$1
-	shift
-	git -C "$d" -c user.name=t -c user.email=t@example.com -c commit.gpgsign=false "$@"
-}
-
-ctl() {
-	if [ $# -ge 3 ]; then
-		curl -sf -X "$1" -H 'content-type: application/json' --data "$3" "$URL$2"
-	else
-		curl -sf -X "$1" "$URL$2"
-	fi
-}
-
 reset_world() { ctl POST /_emu/reset "$(cat "$TMP/seed.json")" >/dev/null && rm -rf "$TMP/cache"; }
-
-py() {
-	python3 -c 'import json,sys; f=sys.argv[1]; d=json.load(sys.stdin if f=="-" else open(f)); v=eval(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v, sort_keys=True))' "$@"
-}
 
 # A report of 20 items: 1 epic, 3 features under it, 16 tasks under the
 # features (one of them a spike, a kind the organization has no type for);

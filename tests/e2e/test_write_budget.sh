@@ -10,17 +10,11 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
 : "${PMBOT:?set PMBOT to the pm-bot binary}"
-ROOT=$PWD
 CASE=setup
-if ! command -v node >/dev/null; then
-	echo "SKIP $(basename "$0"): node is not installed (the GitHub emulator needs it)"
-	exit 0
-fi
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 PMBOT_NOW=2026-11-22T12:00:00Z
-unset GITHUB_REPOSITORY PMBOT_TEST_KILL_AFTER GITHUB_TOKEN PMBOT_VERBOSE PMBOT_GITHUB_STATS
-unset PMBOT_GITHUB_WRITE_BUDGET
+need_node
+emu_env
+unset GITHUB_REPOSITORY PMBOT_GITHUB_WRITE_BUDGET
 TOKEN=ghp_e2eBUDGETtoken7c1d2e3f4a5b
-EMU="$TMP/emu"
 trap 'scripts/emu.sh stop "$EMU" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 
 # Shrunken windows, the same in the emulator and in pm-bot's budget.
@@ -28,56 +22,15 @@ trap 'scripts/emu.sh stop "$EMU" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 # 4 s, longer than the shortest window): a run pauses after 9 writes. The
 # example's first apply takes 23 writes, so it spans three runs.
 BUDGET="4/1s,9/6s"
-python3 - "$ROOT/examples/state.json" "$TMP/seed.json" "$TOKEN" <<'PY'
-import json, sys
-st = json.load(open(sys.argv[1]))
-json.dump({"state": st, "now": "2026-11-22T12:00:00Z",
-           "tokens": {sys.argv[3]: {"login": "github-actions[bot]", "scopes": ["repo", "project"]}},
-           "secondary_limits": {"windows": [{"count": 4, "seconds": 1}, {"count": 9, "seconds": 6}],
-                                "status": 403}},
-          open(sys.argv[2], "w"))
+emu_seed "$TMP/seed.json" "$(cat <<'PY'
+seed["secondary_limits"] = {"windows": [{"count": 4, "seconds": 1}, {"count": 9, "seconds": 6}],
+                            "status": 403}
 PY
-URL=$(scripts/emu.sh start "$TMP/seed.json" "$EMU") || { echo "FAIL: the emulator did not start" >&2; exit 1; }
-export GITHUB_API_URL=$URL GITHUB_GRAPHQL_URL=$URL/graphql GH_TOKEN=$TOKEN PMBOT_GITHUB_PACE_MS=0
+)"
+emu_start "$TMP/seed.json"
 export PMBOT_GITHUB_CACHE_DIR="$TMP/cache"
 
-gitc() {
-	local d=$1
-	shift
-	git -C "$d" -c user.name=t -c user.email=t@example.com -c commit.gpgsign=false "$@"
-}
-
-new_repo() {
-	git init -q -b main "$1"
-	mkdir -p "$1/plans" "$1/.github"
-	cp "$ROOT/examples/plans/2026-q4-checkout.md" "$1/plans/q4.md"
-	cp "$ROOT/examples/.github/pm-bot.yml" "$1/.github/pm-bot.yml"
-	if [ -n "${2:-}" ]; then
-		printf '%s\n' "$2" >>"$1/.github/pm-bot.yml"
-	fi
-	gitc "$1" add plans .github && gitc "$1" commit -qm "the example"
-}
-
-ctl() {
-	if [ $# -ge 3 ]; then
-		curl -sf -X "$1" -H 'content-type: application/json' --data "$3" "$URL$2"
-	else
-		curl -sf -X "$1" "$URL$2"
-	fi
-}
-
-py() {
-	python3 -c 'import json,sys; f=sys.argv[1]; d=json.load(sys.stdin if f=="-" else open(f)); v=eval(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v, sort_keys=True))' "$@"
-}
-
 reset_world() { ctl POST /_emu/reset "$(cat "$TMP/seed.json")" >/dev/null && ctl DELETE /_emu/requests >/dev/null && rm -rf "$TMP/cache"; }
-
-# The seconds to wait until T (RFC 3339 UTC) has passed, at least 1.
-until_after() {
-	python3 -c 'import sys, datetime, time
-t = datetime.datetime.strptime(sys.argv[1], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp()
-print(max(1, int(t - time.time()) + 1))' "$1"
-}
 
 # Runs of `pm-bot apply` of one approved plan until it exits 0 (at most 8).
 # PAUSES counts the pauses, LINES keeps their progress lines.
@@ -133,7 +86,7 @@ converged() {
 CASE="an apply bigger than the budget pauses, resumes over several runs with the same approval and converges"
 export PMBOT_GITHUB_WRITE_BUDGET=$BUDGET
 R=$TMP/r1
-new_repo "$R"
+example_repo "$R"
 : >"$TMP/all-err"
 run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p1.json" &&
 	N=$(py "$TMP/p1.json" 'len(d["changesets"])') &&
@@ -160,7 +113,7 @@ expect_eq "$(py "$TMP/cache/write-budget.json" 'str(d["version"]) + " " + str(0 
 CASE="a run right after a pause does not write past the windows the previous run filled"
 reset_world
 R=$TMP/r2
-new_repo "$R"
+example_repo "$R"
 run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p2.json" &&
 	H=$(py "$TMP/p2.json" 'd["plan_hash"]') &&
 	run 4 "$PMBOT" apply --repo "$R" --backend github --plan "$TMP/p2.json" --approve "$H" &&
@@ -200,7 +153,7 @@ CASE="github.write_budget in the configuration paces when the environment says n
 unset PMBOT_GITHUB_WRITE_BUDGET
 reset_world
 R=$TMP/r4
-new_repo "$R" "github: {write_budget: \"$BUDGET\"}"
+example_repo "$R" "github: {write_budget: \"$BUDGET\"}"
 run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p4.json" &&
 	H=$(py "$TMP/p4.json" 'd["plan_hash"]') &&
 	run 4 "$PMBOT" apply --repo "$R" --backend github --plan "$TMP/p4.json" --approve "$H" &&
@@ -211,7 +164,7 @@ run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p4.json" &&
 CASE="the environment overrides the configuration's budget"
 reset_world
 R=$TMP/r5
-new_repo "$R" "github: {write_budget: \"1/86400s\"}"
+example_repo "$R" "github: {write_budget: \"1/86400s\"}"
 export PMBOT_GITHUB_WRITE_BUDGET=$BUDGET
 run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p5.json" &&
 	H=$(py "$TMP/p5.json" 'd["plan_hash"]') &&
@@ -223,7 +176,7 @@ run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p5.json" &&
 
 CASE="a bad github.write_budget in the configuration is a CONFIG_VALUE error"
 R=$TMP/r6
-new_repo "$R" "github: {write_budget: \"80 per minute\"}"
+example_repo "$R" "github: {write_budget: \"80 per minute\"}"
 run 2 "$PMBOT" validate --repo "$R" &&
 	expect_in "$OUT$ERR" "CONFIG_VALUE" &&
 	ok
