@@ -312,7 +312,8 @@ typedef struct {
  *    set_parent also the parent's, which GitHub writes) is not in the
  *    allowlist (REPO_NOT_ALLOWED). Each is a `denial` audit event and status
  *    "denied"; if any, nothing runs and the return is PMBOT_EINVALID.
- * 2. The state is read once through backend->read: every repository a
+ * 2. The state is read once through backend->read (pmbot_apply_run_from()
+ *    may start from the caller's read instead): every repository a
  *    selected changeset's target, parent or blocker names, and the project
  *    of the first add_to_project payload, else config's project when a
  *    set_project_field needs it. Trusted markers are indexed and the index
