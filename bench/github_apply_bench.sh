@@ -10,7 +10,8 @@
 #
 # The plan before the first apply must prove every item absent, which the
 # filtered read cannot: it reads the whole repository once (ceil(issues/100)
-# pages; the apply's own read does it again before it creates). The re-plan
+# pages; the apply's staleness check does it again, immediately before it
+# creates, and the executor starts from that read). The re-plan
 # after it reads only the issues pm-bot's login created.
 #
 # Printed, from the emulator's request log (/_emu/requests), beside the

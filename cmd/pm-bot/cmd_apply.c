@@ -149,6 +149,7 @@ int cmd_apply(int argc, char **argv)
 	struct plan_inputs in;
 	struct kill_switch ks = { 0, 0, 0, 0 };
 	pmbot_apply_hooks hooks = { NULL, after_changeset, NULL, &ks };
+	pmbot_apply_start start;
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 	pmbot_audit *audit = NULL;
 	pmbot_buf err = PMBOT_BUF_INIT, audit_default = PMBOT_BUF_INIT;
@@ -260,7 +261,14 @@ int cmd_apply(int argc, char **argv)
 	}
 	ks.total = pmbot_plan_count(fresh);
 	ks.last_ms = monotonic_ms();
-	r = pmbot_apply_run(&results, fresh, NULL, in.in.backend, in.in.config, audit, actor, &hooks, &err);
+	/*
+	 * The executor starts from the state the check above was made against:
+	 * read after the approval was verified, with nothing written since, so
+	 * its proof that the new items are absent is still the newest there is.
+	 */
+	pmbot_inputs_start(&start, &in.in);
+	r = pmbot_apply_run_from(&results, fresh, NULL, in.in.backend, in.in.config, audit, actor,
+		&hooks, &start, &err);
 	if (results)
 		print_results(results);
 	if (r == PMBOT_BACKEND_EPAUSED) {

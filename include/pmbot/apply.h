@@ -312,7 +312,8 @@ typedef struct {
  *    set_parent also the parent's, which GitHub writes) is not in the
  *    allowlist (REPO_NOT_ALLOWED). Each is a `denial` audit event and status
  *    "denied"; if any, nothing runs and the return is PMBOT_EINVALID.
- * 2. The state is read once through backend->read: every repository a
+ * 2. The state is read once through backend->read (pmbot_apply_run_from()
+ *    may start from the caller's read instead): every repository a
  *    selected changeset's target, parent or blocker names, and the project
  *    of the first add_to_project payload, else config's project when a
  *    set_project_field needs it. Trusted markers are indexed and the index
@@ -393,6 +394,46 @@ typedef struct {
 int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 	pmbot_backend *backend, const pmbot_config *config, pmbot_audit *audit,
 	const char *actor, const pmbot_apply_hooks *hooks, pmbot_buf *err);
+
+/*
+ * A state the caller has just read through the backend it hands
+ * pmbot_apply_run_from(), and what that read was asked for. On GitHub the
+ * read before the first apply of new items scans the whole repository to
+ * prove them absent; the staleness check (pmbot_apply_check) has just paid
+ * for that scan, and the executor may start from its answer instead of
+ * paying again. Everything is borrowed and must outlive the call.
+ */
+typedef struct {
+	const pmbot_state *state;       /* what the read gave */
+	const pmbot_backend *backend;   /* the backend that read it */
+	const char *const *repos;       /* the repositories it read */
+	size_t n_repos;
+	const char *project_owner;      /* the project it read; NULL: none */
+	long project_number;
+	const pmbot_read_scope *scope;  /* what it was asked to answer for; NULL:
+	                                   every issue of `repos` */
+} pmbot_apply_start;
+
+/*
+ * pmbot_apply_run(), except that step 2 starts from `start->state` without
+ * reading when `start` (may be NULL) covers that read: `start->backend` is
+ * `backend`, `start->repos` holds (ASCII case folded) every repository step
+ * 2 would read, its project is step 2's project when there is one, and its
+ * scope is NULL or names every issue step 2 would need (same repository,
+ * same stable id or number). Otherwise step 2 reads as pmbot_apply_run()
+ * does. Re-reads after a failed write (a create that may have landed,
+ * retries, batches) always read through the backend.
+ *
+ * `start->state` must be the state the caller checked the plan against
+ * (pmbot_apply_check), read after the approval was verified and with
+ * nothing written through the backend since: a read of our own would
+ * answer the same, only later. It is not changed, and not kept after the
+ * call. Codes and ownership as pmbot_apply_run().
+ */
+int pmbot_apply_run_from(json_t **results, const json_t *bundle, const json_t *run,
+	pmbot_backend *backend, const pmbot_config *config, pmbot_audit *audit,
+	const char *actor, const pmbot_apply_hooks *hooks, const pmbot_apply_start *start,
+	pmbot_buf *err);
 
 /*
  * The progress line of a paused apply, replacing what `out` held:

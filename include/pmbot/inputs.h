@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 
+#include "pmbot/apply.h"
 #include "pmbot/config.h"
 #include "pmbot/diag.h"
 #include "pmbot/note.h"
@@ -61,6 +62,12 @@ typedef struct {
 	const char *self_login;    /* borrowed (the github backend's) */
 	pmbot_backend *backend;    /* owned */
 	pmbot_state *state;        /* owned */
+	/* What `state` was read for: with read_scoped, read_scope (its needs
+	 * owned; stable ids borrowed from `graph`, repositories from `target`
+	 * and read_repos, owned and NULL-terminated), else every issue. */
+	pmbot_read_scope read_scope;
+	char **read_repos;
+	int read_scoped;
 } pmbot_inputs;
 
 /*
@@ -87,6 +94,13 @@ PMBOT_WARN_UNUSED int pmbot_inputs_load_state(pmbot_inputs *in, const pmbot_inpu
  */
 PMBOT_WARN_UNUSED int pmbot_inputs_plan(json_t **bundle, const pmbot_inputs *in,
 	const pmbot_notes *notes, pmbot_diag_list *diags);
+
+/*
+ * `*out` describes the state read of `in` (pmbot_apply_start, everything
+ * borrowed from `in`) so that applying the plan checked against it starts
+ * from it instead of reading again; out->state NULL when there is none.
+ */
+void pmbot_inputs_start(pmbot_apply_start *out, const pmbot_inputs *in);
 
 /* Free everything `in` owns and zero it; a zeroed `in` is fine. */
 void pmbot_inputs_free(pmbot_inputs *in);

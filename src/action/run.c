@@ -603,6 +603,7 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 	pmbot_comment_meta meta;
 	pmbot_comment_input ci;
 	pmbot_config *policy = NULL;
+	pmbot_apply_start start;
 	json_t *results = NULL;
 	size_t total = 0;
 	int rc, r, locked = 0, resumed = 0, paused;
@@ -680,8 +681,14 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 	pmbot_buf_clear(&err);
 	/* What the run writes after a pause (the comment, the lock) must still fit the budget. */
 	pmbot_github_budget_hold(a->client, AFTER_APPLY_WRITES);
-	r = pmbot_apply_run(&results, p.bundle, NULL, p.in.backend, p.in.config, a->audit,
-		a->ev->comment_author, NULL, &err);
+	/*
+	 * From the state the plan was checked against: read under the lock,
+	 * after the approval was verified; only the pull request's comment was
+	 * written since, and no issue a plan reads is a pull request.
+	 */
+	pmbot_inputs_start(&start, &p.in);
+	r = pmbot_apply_run_from(&results, p.bundle, NULL, p.in.backend, p.in.config, a->audit,
+		a->ev->comment_author, NULL, &start, &err);
 	pmbot_github_budget_hold(a->client, 0);
 	paused = r == PMBOT_BACKEND_EPAUSED;
 	if (paused) {

@@ -118,9 +118,23 @@ static int sync_apply(struct pmbot_action *a, struct sync *y, const json_t *run,
 	json_t **results)
 {
 	pmbot_buf err = PMBOT_BUF_INIT;
+	pmbot_apply_start start;
 	int r;
 
-	r = pmbot_apply_run(results, y->bundle, run, y->backend, y->config, a->audit, actor, NULL, &err);
+	/*
+	 * From the state the plan was made of (read whole, under the lock): only
+	 * the tracking issue's comment was written since, and field updates do
+	 * not look at issues' comments.
+	 */
+	memset(&start, 0, sizeof(start));
+	start.state = y->state;
+	start.backend = y->backend;
+	start.repos = (const char *const *)y->config->repos.items;
+	start.n_repos = y->config->repos.count;
+	start.project_owner = y->config->project_owner;
+	start.project_number = y->config->project_number;
+	r = pmbot_apply_run_from(results, y->bundle, run, y->backend, y->config, a->audit, actor, NULL,
+		&start, &err);
 	if (r != PMBOT_OK)
 		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s", (err.len ? err.buf : "apply stopped"));
 	pmbot_buf_free(&err);

@@ -25,7 +25,8 @@ typedef struct {
 	size_t n_needs, alloc_needs;
 	char *project_owner;         /* NULL: no project needed */
 	long project_number;
-	pmbot_state *state;
+	const pmbot_state *state;    /* own_state, or the caller's start->state */
+	pmbot_state *own_state;      /* the last read's, owned */
 	pmbot_apply_index idx;
 	int have_idx;
 	const json_t *sel;           /* the selected changesets (borrowed) */
@@ -209,10 +210,75 @@ static int load(run_ctx *c, pmbot_buf *why)
 	if (c->have_idx)
 		pmbot_apply_index_free(&c->idx);
 	c->have_idx = 0;
-	if (c->state)
-		pmbot_state_free(c->state);
-	c->state = st;
+	if (c->own_state)
+		pmbot_state_free(c->own_state);
+	c->state = c->own_state = st;
 	if (pmbot_apply_index_build(&c->idx, st, c->config) < 0) {
+		say(why, "out of memory");
+		return PMBOT_ERROR;
+	}
+	c->have_idx = 1;
+	return PMBOT_OK;
+}
+
+/* Is `nd` among the needs `scope` was read with (NULL: it read every issue)? */
+static int scope_has(const pmbot_read_scope *scope, const pmbot_read_need *nd)
+{
+	size_t i;
+
+	if (!scope)
+		return 1;
+	for (i = 0; i < scope->n_needs; i++) {
+		const pmbot_read_need *h = &scope->needs[i];
+
+		if (!h->repo || strcasecmp(h->repo, nd->repo))
+			continue;
+		if (nd->stable_id ? h->stable_id && !strcmp(h->stable_id, nd->stable_id) :
+		    !h->stable_id && h->number == nd->number)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Does the caller's read answer for everything load() would ask? Only then
+ * is its state as good as a read of our own: a need it was not asked for
+ * may be missing from it without that proving the issue absent.
+ */
+static int start_covers(const run_ctx *c, const pmbot_apply_start *s)
+{
+	size_t i, k;
+
+	if (!s || !s->state || s->backend != c->backend || (s->n_repos && !s->repos))
+		return 0;
+	for (i = 0; i < c->n_repos; i++) {
+		for (k = 0; k < s->n_repos && (!s->repos[k] || strcasecmp(s->repos[k], c->repos[i])); k++)
+			;
+		if (k == s->n_repos)
+			return 0;
+	}
+	if (c->project_owner && (!s->project_owner || strcasecmp(s->project_owner, c->project_owner) ||
+				 s->project_number != c->project_number))
+		return 0;
+	for (i = 0; i < c->n_needs; i++)
+		if (!scope_has(s->scope, &c->needs[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * The state the run starts from: the caller's when it covers the run (its
+ * read already proved every create's item absent), else a read of our own.
+ * Either way nothing has been written since, so the rules below judge the
+ * state the writes will meet. Re-reads after a failed write always go to
+ * the backend (load): they must see what landed.
+ */
+static int first_state(run_ctx *c, const pmbot_apply_start *s, pmbot_buf *why)
+{
+	if (!start_covers(c, s))
+		return load(c, why);
+	c->state = s->state;
+	if (pmbot_apply_index_build(&c->idx, c->state, c->config) < 0) {
 		say(why, "out of memory");
 		return PMBOT_ERROR;
 	}
@@ -1348,6 +1414,15 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 	pmbot_backend *backend, const pmbot_config *config, pmbot_audit *audit_log,
 	const char *actor, const pmbot_apply_hooks *hooks, pmbot_buf *err)
 {
+	return pmbot_apply_run_from(results, bundle, run, backend, config, audit_log, actor, hooks,
+		NULL, err);
+}
+
+int pmbot_apply_run_from(json_t **results, const json_t *bundle, const json_t *run,
+	pmbot_backend *backend, const pmbot_config *config, pmbot_audit *audit_log,
+	const char *actor, const pmbot_apply_hooks *hooks, const pmbot_apply_start *start,
+	pmbot_buf *err)
+{
 	run_ctx c;
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 	json_t *res = json_array(), *sel = json_array(), *pos = json_array(), *flow = NULL;
@@ -1411,7 +1486,7 @@ int pmbot_apply_run(json_t **results, const json_t *bundle, const json_t *run,
 		rc = PMBOT_EINVALID;
 		goto out;
 	}
-	if (plan_reads(&c, sel) < 0 || load(&c, err) != PMBOT_OK) {
+	if (plan_reads(&c, sel) < 0 || first_state(&c, start, err) != PMBOT_OK) {
 		rc = PMBOT_ERROR;
 		goto out;
 	}
@@ -1522,8 +1597,8 @@ done:
 	pmbot_diag_list_free(&diags);
 	if (c.have_idx)
 		pmbot_apply_index_free(&c.idx);
-	if (c.state)
-		pmbot_state_free(c.state);
+	if (c.own_state)
+		pmbot_state_free(c.own_state);
 	pmbot_strmap_free(&c.fused);
 	pmbot_strmap_free(&c.fuse_parents);
 	pmbot_strmap_free(&c.fuse_projects);

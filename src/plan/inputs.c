@@ -12,6 +12,8 @@
 
 void pmbot_inputs_free(pmbot_inputs *in)
 {
+	size_t i;
+
 	pmbot_workgraph_free(in->graph);
 	pmbot_formset_free(in->forms);
 	pmbot_config_free(in->config);
@@ -22,7 +24,25 @@ void pmbot_inputs_free(pmbot_inputs *in)
 	free(in->target);
 	free(in->state_path);
 	free(in->scope_target);
+	free((void *)in->read_scope.needs);
+	for (i = 0; in->read_repos && in->read_repos[i]; i++)
+		free(in->read_repos[i]);
+	free(in->read_repos);
 	memset(in, 0, sizeof(*in));
+}
+
+void pmbot_inputs_start(pmbot_apply_start *out, const pmbot_inputs *in)
+{
+	memset(out, 0, sizeof(*out));
+	if (!in->state || !in->target)
+		return;
+	out->state = in->state;
+	out->backend = in->backend;
+	out->repos = (const char *const *)&in->target;
+	out->n_repos = 1;
+	out->project_owner = in->config ? in->config->project_owner : NULL;
+	out->project_number = in->config ? in->config->project_number : 0;
+	out->scope = in->read_scoped ? &in->read_scope : NULL;
 }
 
 /* "ORG/REPO" from a report's scope when it names exactly one repository. */
@@ -326,10 +346,7 @@ static int read_scope(pmbot_read_scope *scope, char ***owned, const pmbot_inputs
 static int open_state(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_diag_list *diags)
 {
 	pmbot_buf err = PMBOT_BUF_INIT;
-	pmbot_read_scope scope = { NULL, 0 };
-	char **owned = NULL;
 	const char *repos[1];
-	size_t i;
 	int r, rc = PMBOT_OK;
 
 	if (o->backend && strcmp(o->backend, "file") && strcmp(o->backend, "github")) {
@@ -372,22 +389,20 @@ static int open_state(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_diag_l
 	}
 read:
 	repos[0] = in->target;
-	if (in->graph && read_scope(&scope, &owned, in) < 0) {
+	/* Kept with the state: an apply starts from this read (pmbot_inputs_start). */
+	if (in->graph && read_scope(&in->read_scope, &in->read_repos, in) < 0) {
 		rc = PMBOT_ERROR;
 		goto done;
 	}
+	in->read_scoped = in->graph != NULL;
 	r = pmbot_backend_read(&in->state, in->backend, repos, 1, in->config->project_owner,
-		in->config->project_number, in->graph ? &scope : NULL, &err);
+		in->config->project_number, in->read_scoped ? &in->read_scope : NULL, &err);
 	if (r < 0) {
 		pmbot_note(o->notes, PMBOT_NOTE_ERROR, "cannot read the state: %s",
 			(err.len ? err.buf : "unknown error"));
 		rc = r == PMBOT_EINVALID ? PMBOT_EINVALID : PMBOT_ERROR;
 	}
 done:
-	free((void *)scope.needs);
-	for (i = 0; owned && owned[i]; i++)
-		free(owned[i]);
-	free(owned);
 	pmbot_buf_free(&err);
 	return rc;
 }

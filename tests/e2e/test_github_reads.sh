@@ -64,15 +64,16 @@ run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p1.json" &&
 	expect_eq "$(requests 'sum(1 for r in d["requests"] if r["kind"]=="rest")')" 0
 done_case $? "$F0"
 
-CASE="apply proves absence again before it creates, and creates each item once"
+CASE="apply proves absence again before it creates, once, and creates each item once"
 F0=$FAIL
 ctl DELETE /_emu/requests >/dev/null
 run 0 "$PMBOT" apply --repo "$R" --backend github --plan "$TMP/p1.json" --approve "$(approve "$TMP/p1.json")" &&
 	expect_in "$OUT" "failed 0" &&
-	# The fresh plan and the executor's read: each a filtered page and a full
-	# scan (12), and the one read of the repository's labels and issue types
-	# that creates need (the same top-level field).
-	expect_eq "$(requests "$PAGES")" 13 &&
+	# The fresh plan's read, a filtered page and a full scan (6), which the
+	# executor starts from instead of reading again, and the one read of the
+	# repository's labels and issue types that creates need (the same
+	# top-level field).
+	expect_eq "$(requests "$PAGES")" 7 &&
 	expect_eq "$(markers)" '[["epic:checkout-reliability", 1], ["feat:checkout-tracing", 1], ["feat:graceful-drain", 1], ["spike:trace-sampling", 1], ["task:drain-hook", 1], ["task:trace-propagation", 1], ["test:drain-soak", 1]]'
 done_case $? "$F0"
 

@@ -1025,6 +1025,181 @@ static void test_apply_run__every_read_names_the_items_it_must_prove_absent(void
 	w->base.free(&w->base);
 }
 
+/* ---- starting from the caller's read ---- */
+
+static int apply_from(fixture *f, pmbot_backend *b, const pmbot_apply_start *start,
+	json_t **results, pmbot_buf *err)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	pmbot_apply_hooks hooks = { hook_before, hook_after, hook_sleep, &h };
+	pmbot_audit *audit = NULL;
+	int rc;
+
+	assert_int_equal(pmbot_audit_open(&audit, f->audit, &d), PMBOT_OK);
+	rc = pmbot_apply_run_from(results, f->bundle, NULL, b, f->config, audit, "octocat", &hooks,
+		start, err);
+	pmbot_audit_close(audit);
+	pmbot_diag_list_free(&d);
+	return rc;
+}
+
+/* Every issue full.json names, as a plan's read is asked for them, and one more. */
+static const pmbot_read_need full_needs[] = {
+	{ "acme/widgets", "epic:e1", 0 },
+	{ "acme/widgets", "feat:f1", 0 },
+	{ "acme/widgets", "task:t1", 0 },
+	{ "ACME/Widgets", "task:old", 0 },
+	{ "acme/widgets", NULL, 2 },
+	{ "acme/widgets", "task:elsewhere", 0 },
+};
+#define N_FULL_NEEDS (sizeof(full_needs) / sizeof(full_needs[0]))
+
+static const char *const start_repos[] = { "acme/gadgets", "acme/widgets" };
+
+/* What a caller's scoped read of acme/widgets and board acme/1 gave, read around `w`. */
+static pmbot_state *caller_read(wrap *w, pmbot_apply_start *start, const pmbot_read_scope *scope)
+{
+	pmbot_state *st = NULL;
+
+	assert_int_equal(w->inner->read(&st, w->inner, start_repos, 2, "acme", 1, NULL), PMBOT_OK);
+	memset(start, 0, sizeof(*start));
+	start->state = st;
+	start->backend = &w->base;
+	start->repos = start_repos;
+	start->n_repos = 2;
+	start->project_owner = "acme";
+	start->project_number = 1;
+	start->scope = scope;
+	return st;
+}
+
+static void test_apply_run__starts_from_a_covering_read_without_reading_again(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open(f);
+	pmbot_read_scope scope = { full_needs, N_FULL_NEEDS };
+	pmbot_apply_start start;
+	pmbot_state *st = caller_read(w, &start, &scope);
+	json_t *results = NULL;
+	char *want = reference_state(), *have;
+
+	w->base.read_scoped = wrap_read_scoped;
+	assert_int_equal(apply_from(f, &w->base, &start, &results, NULL), PMBOT_OK);
+	assert_int_equal(w->reads, 0);
+	assert_string_equal(status_of(results, 0), "applied");
+	assert_string_equal(status_of(results, N_CHANGESETS - 1), "applied");
+	have = state_text(f->state);
+	assert_string_equal(have, want);
+	free(have);
+	json_decref(results);
+	pmbot_state_free(st);
+
+	/* A full read (no scope) covers every need too; a re-run finds it all applied. */
+	st = caller_read(w, &start, NULL);
+	assert_int_equal(apply_from(f, &w->base, &start, &results, NULL), PMBOT_OK);
+	assert_int_equal(w->reads, 0);
+	assert_string_equal(status_of(results, 0), "already_applied");
+	assert_int_equal(calls_of(w, "create_issue"), 3);
+	have = state_text(f->state);
+	assert_string_equal(have, want);
+	free(have);
+	free(want);
+	json_decref(results);
+	pmbot_state_free(st);
+	w->base.free(&w->base);
+}
+
+/*
+ * A read that was not asked for something the run needs proves nothing
+ * about it: the executor reads for itself, once, with its own scope.
+ */
+static void test_apply_run__reads_again_when_the_callers_read_does_not_cover_it(void **state)
+{
+	fixture *f = *state;
+	static const char *const other_repo[] = { "acme/gadgets" };
+	pmbot_read_need fewer[N_FULL_NEEDS], by_number[N_FULL_NEEDS];
+	pmbot_read_scope scope_fewer = { fewer, N_FULL_NEEDS - 1 }, scope_by_number;
+	pmbot_read_scope scope = { full_needs, N_FULL_NEEDS };
+	int variant;
+
+	/* Without feat:f1, a create's item. */
+	memcpy(fewer, full_needs, sizeof(full_needs));
+	fewer[1] = full_needs[N_FULL_NEEDS - 1];
+	/* acme/widgets#2 asked for as a stable id of that spelling is not the issue by number. */
+	memcpy(by_number, full_needs, sizeof(full_needs));
+	by_number[4].stable_id = "2";
+	by_number[4].number = 0;
+	scope_by_number.needs = by_number;
+	scope_by_number.n_needs = N_FULL_NEEDS;
+	for (variant = 0; variant < 7; variant++) {
+		wrap *w, *other;
+		pmbot_apply_start start;
+		pmbot_state *st;
+		json_t *results = NULL;
+		char *want = reference_state(), *have;
+
+		teardown(state);
+		setup(state);
+		f = *state;
+		w = wrap_open(f);
+		other = wrap_open(f);
+		w->base.read_scoped = wrap_read_scoped;
+		st = caller_read(w, &start, &scope);
+		switch (variant) {
+		case 0: start.scope = &scope_fewer; break;
+		case 1: start.scope = &scope_by_number; break;
+		case 2: start.repos = other_repo; start.n_repos = 1; break;
+		case 3: start.project_number = 2; break;
+		case 4: start.project_owner = NULL; break;
+		case 5: start.backend = &other->base; break;
+		case 6: start.state = NULL; break;
+		}
+		assert_int_equal(apply_from(f, &w->base, &start, &results, NULL), PMBOT_OK);
+		if (w->reads != 1)
+			fail_msg("variant %d: %d reads", variant, w->reads);
+		assert_int_equal(json_array_size(w->scopes), 1);
+		assert_int_equal(calls_of(w, "create_issue"), 3);
+		have = state_text(f->state);
+		assert_string_equal(have, want);
+		free(have);
+		free(want);
+		json_decref(results);
+		pmbot_state_free(st);
+		other->base.free(&other->base);
+		w->base.free(&w->base);
+	}
+}
+
+/* Re-reads after a failed write still go to the backend: they must see what landed. */
+static void test_apply_run__a_lost_create_is_re_read_even_from_a_covering_read(void **state)
+{
+	fixture *f = *state;
+	wrap *w = wrap_open(f);
+	pmbot_read_scope scope = { full_needs, N_FULL_NEEDS };
+	pmbot_apply_start start;
+	pmbot_state *st = caller_read(w, &start, &scope);
+	json_t *results = NULL;
+	char *want = reference_state(), *have;
+
+	w->fault_op = "create_issue";
+	w->fault = FAULT_LOST_RESPONSE;
+	w->fault_skip = 1;
+	w->fault_count = 1;
+	assert_int_equal(apply_from(f, &w->base, &start, &results, NULL), PMBOT_OK);
+	assert_int_equal(w->reads, 1);
+	assert_string_equal(status_of(results, 1), "applied");
+	assert_true(json_is_true(json_object_get(json_array_get(results, 1), "recovered")));
+	assert_int_equal(calls_of(w, "create_issue"), 3);
+	have = state_text(f->state);
+	assert_string_equal(have, want);
+	free(have);
+	free(want);
+	json_decref(results);
+	pmbot_state_free(st);
+	w->base.free(&w->base);
+}
+
 static void test_apply_run__a_create_that_failed_is_not_retried(void **state)
 {
 	fixture *f = *state;
@@ -1911,6 +2086,9 @@ int main(void)
 		T(test_apply_run__refuses_to_guess_between_two_trusted_issues_with_one_marker),
 		T(test_apply_run__a_create_whose_answer_was_lost_is_not_repeated),
 		T(test_apply_run__every_read_names_the_items_it_must_prove_absent),
+		T(test_apply_run__starts_from_a_covering_read_without_reading_again),
+		T(test_apply_run__reads_again_when_the_callers_read_does_not_cover_it),
+		T(test_apply_run__a_lost_create_is_re_read_even_from_a_covering_read),
 		T(test_apply_run__a_create_that_failed_is_not_retried),
 		T(test_apply_run__retries_a_repeat_safe_operation_after_its_backoff),
 		T(test_apply_run__a_repeat_safe_write_that_landed_is_not_sent_again),
