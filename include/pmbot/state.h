@@ -39,6 +39,8 @@ typedef struct {
 	char *parent;          /* issue ref of the parent, NULL for none */
 	char **blocked_by;     /* issue refs, sorted like issues, unique */
 	size_t n_blocked_by;
+	char *issue_type;      /* the issue type's name, NULL for none (or a
+	                          GitHub without issue types) */
 } pmbot_issue;
 
 typedef enum {
