@@ -34,6 +34,7 @@ typedef struct {
 	 * (pmbot_gql_without), built on first use once something is missing. */
 	pmbot_buf issues_doc;
 	pmbot_buf create_doc;
+	pmbot_buf meta_doc;
 } gh_backend;
 
 #define OOM(err, op) (pmbot_buf_printf((err), "%s: out of memory", (op)), PMBOT_ERROR)
@@ -407,6 +408,7 @@ static int learn_missing_fields(gh_backend *g, const json_t *answer)
 	/* Built for what was missing before: rebuilt on next use. */
 	pmbot_buf_clear(&g->issues_doc);
 	pmbot_buf_clear(&g->create_doc);
+	pmbot_buf_clear(&g->meta_doc);
 	return 1;
 }
 
@@ -1257,7 +1259,8 @@ static int repo_meta(const json_t **out, op_ctx *o, const char *repo, int refres
 	pmbot_buf key = PMBOT_BUF_INIT, name = PMBOT_BUF_INIT;
 	json_t *meta = NULL, *labels = NULL, *types = NULL, *vars = NULL, *cursor = NULL;
 	char *owner = NULL;
-	int rc = PMBOT_ERROR, want_types = 1;
+	const char *doc;
+	int rc = PMBOT_ERROR;
 
 	*out = NULL;
 	if (fold_into(&key, repo) < 0 || (!g->repo_meta && !(g->repo_meta = json_object())))
@@ -1274,17 +1277,23 @@ static int repo_meta(const json_t **out, op_ctx *o, const char *repo, int refres
 		int r2;
 
 		json_decref(vars);
-		if (!(vars = json_pack("{s:s, s:s, s:O, s:b}", "owner", owner, "name", slash + 1,
-			      "after", cursor ? cursor : json_null(), "types", !cursor && want_types)))
+		if (!(vars = json_pack("{s:s, s:s, s:O}", "owner", owner, "name", slash + 1,
+			      "after", cursor ? cursor : json_null())) ||
+		    (!g->no_issue_types && json_object_set_new(vars, "types", json_boolean(!cursor)) < 0) ||
+		    !(doc = gh_doc(g, &g->meta_doc, "repo_meta")))
 			goto oom;
-		r2 = pmbot_github_graphql_ex(&o->resp, g->client, pmbot_gql("repo_meta"), vars, 0);
+		r2 = pmbot_github_graphql_ex(&o->resp, g->client, doc, vars, 0);
 		r = json_object_get(json_object_get(o->resp.json, "data"), "repository");
 		/*
 		 * A server whose schema has no issue types (GitHub Enterprise Server
-		 * before them) refuses the whole document: ask again without them.
+		 * before them) refuses the whole document, whatever @include says:
+		 * note that (the issues pages drop them too) and ask without them.
 		 */
-		if (r2 == PMBOT_GITHUB_EGRAPHQL && !cursor && want_types && !jstr(r, "id")) {
-			want_types = 0;
+		if (r2 == PMBOT_GITHUB_EGRAPHQL && !cursor && !g->no_issue_types && !jstr(r, "id")) {
+			g->no_issue_types = 1;
+			pmbot_buf_clear(&g->issues_doc);
+			pmbot_buf_clear(&g->create_doc);
+			pmbot_buf_clear(&g->meta_doc);
 			continue;
 		}
 		/* Issue types the token may not see are simply not used: the labels still say the kind. */
@@ -2316,6 +2325,7 @@ static void gh_free(pmbot_backend *b)
 	json_decref(g->read_types);
 	pmbot_buf_free(&g->issues_doc);
 	pmbot_buf_free(&g->create_doc);
+	pmbot_buf_free(&g->meta_doc);
 	free(g);
 }
 
@@ -2345,6 +2355,7 @@ int pmbot_github_backend_open(pmbot_backend **out, pmbot_github_client *client,
 	g->client = client;
 	pmbot_buf_init(&g->issues_doc, PMBOT_BUF_DEFAULT_MAX);
 	pmbot_buf_init(&g->create_doc, PMBOT_BUF_DEFAULT_MAX);
+	pmbot_buf_init(&g->meta_doc, PMBOT_BUF_DEFAULT_MAX);
 	*out = &g->base;
 	return PMBOT_OK;
 }

@@ -1186,8 +1186,9 @@ static void test_github_backend__a_schema_without_issue_types_reads_labels_witho
 	void **state)
 {
 	fixture *fx = *state;
+	pmbot_buf plain = PMBOT_BUF_INIT;
 
-	/* GitHub Enterprise Server before issue types refuses the whole document. */
+	/* GitHub Enterprise Server before issue types refuses the whole document, @include or not. */
 	push(fx, 200, "{\"errors\":[{\"message\":\"Field 'issueTypes' doesn't exist on type "
 		"'Repository'\",\"extensions\":{\"code\":\"undefinedField\"}}]}");
 	push_meta(fx, "[{\"id\":\"LA_1\",\"name\":\"a\"}]", "null");
@@ -1196,9 +1197,19 @@ static void test_github_backend__a_schema_without_issue_types_reads_labels_witho
 	assert_int_equal(perform(fx, "create_issue", "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\","
 		"\"labels\":[\"a\"],\"issue_type\":\"task\"}"), 0);
 	assert_int_equal(fakehttp_count(fx->srv), 3);
-	assert_gql(fx, 1, "repo_meta", "{\"after\":null,\"name\":\"r\",\"owner\":\"o\",\"types\":false}");
+	assert_gql(fx, 0, "repo_meta", "{\"after\":null,\"name\":\"r\",\"owner\":\"o\",\"types\":true}");
+	/* Asked again without the issue types' lines and their variable. */
+	assert_int_equal(pmbot_gql_without(&plain, pmbot_gql("repo_meta"), PMBOT_GQL_ISSUE_TYPES), 0);
+	assert_null(strstr(plain.buf, "issueTypes"));
+	assert_null(strstr(plain.buf, "$types: Boolean"));
+	assert_gql_text(fx, 1, plain.buf, "{\"after\":null,\"name\":\"r\",\"owner\":\"o\"}");
 	assert_gql(fx, 2, "create_issue", "{\"input\":{\"body\":\"\",\"labelIds\":[\"LA_1\"],"
 		"\"repositoryId\":\"R_1\",\"title\":\"T\"}}");
+	/* Learnt for the backend: the next issues page does not ask for types either. */
+	push_issues(fx, "o/r", json_pack("[]"), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_null(strstr(req(fx, 3)->body, "issueType"));
+	pmbot_buf_free(&plain);
 }
 
 static void test_github_backend__a_refused_create_with_extras_is_sent_again_without_them(
