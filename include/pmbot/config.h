@@ -31,11 +31,12 @@ typedef enum {
 	PMBOT_OP_ADD_DEPENDENCY,
 	PMBOT_OP_REMOVE_DEPENDENCY,
 	PMBOT_OP_ADD_TO_PROJECT,
-	PMBOT_OP_SET_PROJECT_FIELD
+	PMBOT_OP_SET_PROJECT_FIELD,
+	PMBOT_OP_SET_ISSUE_TYPE  /* last: configs and bundles name operations, never numbers */
 } pmbot_operation;
 
 /* Number of operations; every value below it is a valid pmbot_operation. */
-#define PMBOT_OP_COUNT 10
+#define PMBOT_OP_COUNT 11
 
 /* "create_issue", …; static storage. NULL for an out-of-range value. */
 const char *pmbot_operation_name(pmbot_operation op);

@@ -29,6 +29,8 @@ const char *pmbot_gql(const char *name);
  */
 #define PMBOT_GQL_SUB_ISSUES 0x1u   /* `# needs: sub_issues` (Issue.parent) */
 #define PMBOT_GQL_DEPENDENCIES 0x2u /* `# needs: dependencies` (Issue.blockedBy) */
+#define PMBOT_GQL_ISSUE_TYPES 0x4u  /* `# needs: issue_types` (Issue.issueType,
+                                       Repository.issueTypes) */
 
 /*
  * Append to `out` document `doc` without the lines whose comment is

@@ -45,9 +45,11 @@
  *   remove_dependency   {blocker: binding}
  *   add_to_project      {project: "OWNER/NUMBER"}
  *   set_project_field   {field, value}       before {value|null}
+ *   set_issue_type      {issue_type}         before {issue_type|null}  (the
+ *                       repository's name of the type, state extra.issue_types)
  * where a binding is {"repo", "stable_id"} or {"repo", "number"}.
  *
- * Order: creates, updates (title, body, labels), relationships (parents,
+ * Order: creates, updates (title, body, labels, issue type), relationships (parents,
  * dependencies), project (items, then fields); within a group by
  * idempotency key. changeset_id is "cs-0001", … in that order.
  * idempotency_key: "<operation>:<OWNER>/<NAME>:<stable_id or #number>[:<first

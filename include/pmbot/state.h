@@ -39,6 +39,8 @@ typedef struct {
 	char *parent;          /* issue ref of the parent, NULL for none */
 	char **blocked_by;     /* issue refs, sorted like issues, unique */
 	size_t n_blocked_by;
+	char *issue_type;      /* the issue type's name, NULL for none (or a
+	                          GitHub without issue types) */
 } pmbot_issue;
 
 typedef enum {
@@ -225,6 +227,8 @@ int pmbot_state_time_format(pmbot_buf *out, long long t);
  *   set_project_field   {repo, number, item_id, field, field_id, value,
  *                        option_id}  (value: string or number; option_id
  *                        for single-select fields)
+ *   set_issue_type      {repo, number, node_id, issue_type}  (a type name
+ *                        the repository offers, matched without case)
  * A result, when there is none, is an empty object. Every key listed is
  * required (`replace` a boolean, `option_id` a string for single-select
  * values, else null or absent); `value` null clears the field.

@@ -450,6 +450,13 @@ int pmbot_apply_is_applied(const json_t *cs, const pmbot_state *state,
 		yes = it && field && field_value_is(state, it, field, json_object_get(payload, "value"));
 		break;
 	}
+	case PMBOT_OP_SET_ISSUE_TYPE: {
+		const char *s = json_string_value(json_object_get(payload, "issue_type"));
+
+		/* GitHub names types case-insensitively (the planner matches them so too). */
+		yes = s && is->issue_type && pmbot_apply_ieq(s, is->issue_type);
+		break;
+	}
 	default:
 		break;
 	}

@@ -174,6 +174,9 @@ static int before_after(json_t *c, const pmbot_state *st, const pmbot_issue *is)
 	} else if (!strcmp(op, "set_parent")) {
 		before = is->parent ? json_pack("{s:s}", "parent", is->parent) :
 			json_pack("{s:n}", "parent");
+	} else if (!strcmp(op, "set_issue_type")) {
+		before = is->issue_type ? json_pack("{s:s}", "issue_type", is->issue_type) :
+			json_pack("{s:n}", "issue_type");
 	} else if (!strcmp(op, "set_project_field")) {
 		const pmbot_pitem *it;
 		const json_t *v = NULL;

@@ -656,6 +656,17 @@ static int build_args(json_t **out, run_ctx *c, const json_t *cs, pmbot_operatio
 		if ((err = field_args(c, args, payload, ref.buf, o)) != PMBOT_OK)
 			goto done;
 		break;
+	case PMBOT_OP_SET_ISSUE_TYPE:
+		if (!str(payload, "issue_type")) {
+			o->reason = "BAD_PAYLOAD";
+			say(&o->message, "set_issue_type needs payload.issue_type");
+			err = PMBOT_EINVALID;
+			goto done;
+		}
+		if (json_object_set_new(args, "node_id", json_string(t.node_id ? t.node_id : "")) < 0 ||
+		    json_object_set_new(args, "issue_type", json_string(str(payload, "issue_type"))) < 0)
+			goto done;
+		break;
 	default:
 		goto done;
 	}

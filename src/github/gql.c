@@ -43,6 +43,7 @@ static int line_needs(unsigned *needs, const char *p, const char *end)
 	} features[] = {
 		{ "sub_issues", PMBOT_GQL_SUB_ISSUES },
 		{ "dependencies", PMBOT_GQL_DEPENDENCIES },
+		{ "issue_types", PMBOT_GQL_ISSUE_TYPES },
 	};
 	const char *c = line_comment(p, end);
 	size_t i, len;

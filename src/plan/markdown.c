@@ -609,6 +609,11 @@ static int put_changeset(pmbot_buf *b, const json_t *cs, int compact)
 			put_ref(b, json_object_get(before, "parent")) < 0 ||
 			pmbot_buf_puts(b, " \xe2\x86\x92 ") < 0 ||
 			put_binding(b, json_object_get(pl, "parent")) < 0;
+	} else if (!strcmp(op, "set_issue_type")) {
+		err = pmbot_buf_puts(b, "issue type ") < 0 ||
+			put_quoted(b, json_object_get(before, "issue_type")) < 0 ||
+			pmbot_buf_puts(b, " \xe2\x86\x92 ") < 0 ||
+			put_quoted(b, json_object_get(pl, "issue_type")) < 0;
 	} else if (!strcmp(op, "add_dependency")) {
 		err = pmbot_buf_puts(b, "blocked by ") < 0 ||
 			put_binding(b, json_object_get(pl, "blocker")) < 0;
@@ -742,6 +747,7 @@ static const char *op_group(const char *op)
 		{ "remove_dependency", "relationships" },
 		{ "add_to_project", "project" },
 		{ "set_project_field", "project" },
+		{ "set_issue_type", "updates" },
 	};
 	size_t i;
 

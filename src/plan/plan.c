@@ -32,6 +32,7 @@ static const struct {
 	{ "remove_dependency", G_RELATION, 1 },
 	{ "add_to_project", G_ITEM, 0 },
 	{ "set_project_field", G_FIELD, 1 },
+	{ "set_issue_type", G_UPDATE, 1 },
 };
 
 #define N_OPS (sizeof(ops) / sizeof(ops[0]))
@@ -564,6 +565,50 @@ static json_t *item_target(struct planner *p, const pmbot_wg_node *n)
 	return json_pack("{s:s, s:s}", "repo", p->in->target, "stable_id", n->stable_id);
 }
 
+/*
+ * The issue type named like the kind of `r` (what follows the type label
+ * prefix), ASCII case-insensitively, among the types the state lists for
+ * the target (extra.issue_types, docs/state.md): borrowed, NULL when there
+ * is none or issue_types is off.
+ */
+static const char *wanted_type(struct planner *p, const pmbot_rendered_issue *r)
+{
+	const char *prefix = p->in->config->labels.type, *key, *kind = NULL;
+	const json_t *types = NULL, *v;
+	size_t i, len;
+
+	if (!p->in->config->issue_types || !prefix || !*prefix)
+		return NULL;
+	len = strlen(prefix);
+	for (i = 0; i < r->n_labels && !kind; i++)
+		if (!strncmp(r->labels[i], prefix, len) && r->labels[i][len])
+			kind = r->labels[i] + len;
+	json_object_foreach((json_t *)json_object_get(p->in->state->extra, "issue_types"), key, v)
+		if (!strcasecmp(key, p->in->target))
+			types = v;
+	json_array_foreach(types, i, v)
+		if (kind && json_is_string(v) && !strcasecmp(json_string_value(v), kind))
+			return json_string_value(v);
+	return NULL;
+}
+
+/*
+ * An existing issue whose type is not its kind's gets it set: the report
+ * wins over a person's change, as for the title (docs/github.md#issue-types).
+ * A kind the repository has no type for changes nothing.
+ */
+static int plan_issue_type(struct planner *p, const pmbot_wg_node *n, const pmbot_issue *is,
+	const pmbot_rendered_issue *r)
+{
+	const char *want = wanted_type(p, r);
+
+	if (!want || (is->issue_type && !strcasecmp(is->issue_type, want)))
+		return 0;
+	return add_cs(p, "set_issue_type", item_target(p, n), json_pack("{s:s}", "issue_type", want),
+		is->issue_type ? json_pack("{s:s}", "issue_type", is->issue_type) :
+		json_pack("{s:n}", "issue_type"), NULL);
+}
+
 static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct managed *m,
 	const pmbot_rendered_issue *r)
 {
@@ -610,6 +655,8 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 		goto done;
 	if (json_array_size(remove) && add_cs(p, "remove_labels", item_target(p, n),
 		json_pack("{s:O}", "labels", remove), NULL, NULL) < 0)
+		goto done;
+	if (plan_issue_type(p, n, is, r) < 0)
 		goto done;
 	err = 0;
 done:

@@ -16,7 +16,7 @@
 static const char *const operation_names[PMBOT_OP_COUNT] = {
 	"create_issue", "update_issue_title", "update_issue_body", "add_labels",
 	"remove_labels", "set_parent", "add_dependency", "remove_dependency",
-	"add_to_project", "set_project_field"
+	"add_to_project", "set_project_field", "set_issue_type"
 };
 static const char *const permission_names[] = {
 	"read", "triage", "write", "maintain", "admin"

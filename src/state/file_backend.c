@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -129,6 +130,7 @@ static int issue_copy(pmbot_issue *dst, const pmbot_issue *src)
 	dst->author = dup_or_null(src->author, &err);
 	dst->updated_at = dup_or_null(src->updated_at, &err);
 	dst->parent = dup_or_null(src->parent, &err);
+	dst->issue_type = dup_or_null(src->issue_type, &err);
 	dst->labels = strings_copy(src->labels, src->n_labels);
 	dst->blocked_by = strings_copy(src->blocked_by, src->n_blocked_by);
 	if ((src->n_labels && !dst->labels) || (src->n_blocked_by && !dst->blocked_by)) {
@@ -1312,6 +1314,44 @@ static int op_set_project_field(op_ctx *o)
 	return PMBOT_OK;
 }
 
+/*
+ * set_issue_type {repo, number, issue_type}: like GitHub, only a type the
+ * repository offers (extra.issue_types, docs/state.md), matched ASCII
+ * case-insensitively and stored as the repository spells it.
+ */
+static int op_set_issue_type(op_ctx *o)
+{
+	const json_t *types = NULL, *v;
+	const char *want, *key, *name = NULL;
+	pmbot_issue *is;
+	char *copy;
+	size_t i;
+	int rc;
+
+	if ((rc = arg_issue(o, "repo", "number", &is)) < 0 || (rc = arg_str(o, "issue_type", &want)) < 0)
+		return rc;
+	json_object_foreach((json_t *)json_object_get(o->st->extra, "issue_types"), key, v)
+		if (!strcasecmp(key, is->repo))
+			types = v;
+	json_array_foreach(types, i, v)
+		if (json_is_string(v) && !strcasecmp(json_string_value(v), want))
+			name = json_string_value(v);
+	if (!name)
+		return REFUSE(o, "%s has no issue type `%s`", show(&o->show[0], is->repo),
+			show(&o->show[1], want));
+	if (is->issue_type && !strcmp(is->issue_type, name))
+		return PMBOT_OK; /* already so: nothing moves, as on GitHub */
+	if (!(copy = strdup(name)))
+		return OOM(o);
+	if ((rc = stamp(o, is)) < 0) {
+		free(copy);
+		return rc;
+	}
+	free(is->issue_type);
+	is->issue_type = copy;
+	return PMBOT_OK;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(op_ctx *o);
@@ -1326,6 +1366,7 @@ static const struct {
 	{ "remove_dependency", op_remove_dependency },
 	{ "add_to_project", op_add_to_project },
 	{ "set_project_field", op_set_project_field },
+	{ "set_issue_type", op_set_issue_type },
 };
 
 static int fb_perform(json_t **result, pmbot_backend *b, const char *operation,

@@ -26,10 +26,15 @@ typedef struct {
 	 * Enterprise Server up to 3.21 has neither sub-issues nor dependencies). */
 	int no_sub_issues;
 	int no_dependencies;
+	int no_issue_types;
+	/* The issue type names each repository of the current read offers:
+	 * GitHub's "owner/name" -> [name, ...] (state extra.issue_types). */
+	json_t *read_types;
 	/* The issues and create_issue documents without what this GitHub lacks
 	 * (pmbot_gql_without), built on first use once something is missing. */
 	pmbot_buf issues_doc;
 	pmbot_buf create_doc;
+	pmbot_buf meta_doc;
 } gh_backend;
 
 #define OOM(err, op) (pmbot_buf_printf((err), "%s: out of memory", (op)), PMBOT_ERROR)
@@ -253,6 +258,10 @@ static int issue_from_node(json_t **out, gh_backend *g, const char *repo, const 
 		goto oom;
 	}
 	deps = NULL;
+	/* Absent, not null, when there is none: a state without types keeps its bytes. */
+	if (jstr(json_object_get(n, "issueType"), "name") &&
+	    json_object_set(o, "issue_type", json_object_get(json_object_get(n, "issueType"), "name")) < 0)
+		goto oom;
 	*out = o;
 	o = NULL;
 	rc = 0;
@@ -355,16 +364,17 @@ done:
 }
 
 /*
- * A GitHub without sub-issues or dependencies (GitHub Enterprise Server up
- * to 3.21) refuses the issues document as a whole: every error is
- * extensions.code "undefinedField" for Issue.parent or Issue.blockedBy.
+ * A GitHub without sub-issues, dependencies or issue types (GitHub
+ * Enterprise Server up to 3.21) refuses the issues document as a whole:
+ * every error is extensions.code "undefinedField" for Issue.parent,
+ * Issue.blockedBy, Issue.issueType or Repository.issueTypes.
  * Note which are missing in `g`; 1 when the answer is exactly that and
  * something new was learnt (read again with a document without them), else 0.
  */
 static int learn_missing_fields(gh_backend *g, const json_t *answer)
 {
 	const json_t *errors = json_object_get(answer, "errors"), *e;
-	int sub = 0, deps = 0;
+	int sub = 0, deps = 0, types = 0;
 	size_t i;
 
 	if (!json_array_size(errors) || json_is_object(json_object_get(answer, "data")))
@@ -374,22 +384,31 @@ static int learn_missing_fields(gh_backend *g, const json_t *answer)
 		const char *code = jstr(x, "code"), *type = jstr(x, "typeName");
 		const char *field = jstr(x, "fieldName");
 
-		if (!code || strcmp(code, "undefinedField") || !type || strcmp(type, "Issue") || !field)
+		if (!code || strcmp(code, "undefinedField") || !type || !field)
 			return 0;
-		if (!strcmp(field, "parent"))
+		if (!strcmp(type, "Repository") && !strcmp(field, "issueTypes"))
+			types = 1;
+		else if (strcmp(type, "Issue"))
+			return 0;
+		else if (!strcmp(field, "parent"))
 			sub = 1;
 		else if (!strcmp(field, "blockedBy"))
 			deps = 1;
+		else if (!strcmp(field, "issueType"))
+			types = 1;
 		else
 			return 0;
 	}
-	if ((!sub || g->no_sub_issues) && (!deps || g->no_dependencies))
+	if ((!sub || g->no_sub_issues) && (!deps || g->no_dependencies) &&
+	    (!types || g->no_issue_types))
 		return 0;
 	g->no_sub_issues |= sub;
 	g->no_dependencies |= deps;
+	g->no_issue_types |= types;
 	/* Built for what was missing before: rebuilt on next use. */
 	pmbot_buf_clear(&g->issues_doc);
 	pmbot_buf_clear(&g->create_doc);
+	pmbot_buf_clear(&g->meta_doc);
 	return 1;
 }
 
@@ -403,7 +422,8 @@ static int learn_missing_fields(gh_backend *g, const json_t *answer)
 static const char *gh_doc(gh_backend *g, pmbot_buf *cache, const char *name)
 {
 	unsigned missing = (g->no_sub_issues ? PMBOT_GQL_SUB_ISSUES : 0) |
-		(g->no_dependencies ? PMBOT_GQL_DEPENDENCIES : 0);
+		(g->no_dependencies ? PMBOT_GQL_DEPENDENCIES : 0) |
+		(g->no_issue_types ? PMBOT_GQL_ISSUE_TYPES : 0);
 
 	if (!missing)
 		return pmbot_gql(name);
@@ -416,6 +436,30 @@ static const char *gh_doc(gh_backend *g, pmbot_buf *cache, const char *name)
 static const char *issues_doc(gh_backend *g)
 {
 	return gh_doc(g, &g->issues_doc, "issues");
+}
+
+/*
+ * Note in g->read_types the names of the issue types `r` (an issues page's
+ * repository) lists, in GitHub's order; nothing for none (a user's
+ * repository, a GitHub without them). 0 or -1 (memory).
+ */
+static int read_types_of(gh_backend *g, const char *repo, const json_t *r)
+{
+	const json_t *nodes = json_object_get(json_object_get(r, "issueTypes"), "nodes"), *t;
+	json_t *names;
+	size_t i;
+
+	if (!json_array_size(nodes))
+		return 0;
+	if ((!g->read_types && !(g->read_types = json_object())) || !(names = json_array()))
+		return -1;
+	json_array_foreach(nodes, i, t)
+		if (jstr(t, "name") && json_array_append(names, json_object_get(t, "name")) < 0) {
+			json_decref(names);
+			return -1;
+		}
+	/* set_new consumes `names` even when it fails. */
+	return json_object_set_new(g->read_types, repo, names);
 }
 
 /*
@@ -482,6 +526,8 @@ static int read_repo(json_t *issues_out, json_t *unreadable, char **name_out, gh
 		}
 		if (!name_with_owner && jstr(r, "nameWithOwner") &&
 		    !(name_with_owner = strdup(jstr(r, "nameWithOwner"))))
+			goto oom;
+		if (!cursor && read_types_of(g, name_with_owner ? name_with_owner : repo, r) < 0)
 			goto oom;
 		json_array_foreach(json_object_get(conn, "nodes"), i, n) {
 			json_t *is;
@@ -1090,6 +1136,8 @@ static int gh_read_scoped(pmbot_state **out, pmbot_backend *b, const char *const
 	if (!(repo_list = json_array()) || !(unreadable = json_array()) || !(missed = json_array()) ||
 	    !(extra = json_object()) || !(unsupported = json_array()))
 		goto oom;
+	json_decref(g->read_types);
+	g->read_types = NULL;
 	for (i = 0; i < n_repos; i++) {
 		/* GitHub folds repository case: read each repository once. */
 		for (k = 0; k < i && strcasecmp(repos[k], repos[i]); k++)
@@ -1110,7 +1158,8 @@ static int gh_read_scoped(pmbot_state **out, pmbot_backend *b, const char *const
 	    (json_array_size(missed) && json_object_set(extra, "narrow_missed", missed) < 0) ||
 	    (g->no_sub_issues && json_array_append_new(unsupported, json_string("sub_issues")) < 0) ||
 	    (g->no_dependencies && json_array_append_new(unsupported, json_string("dependencies")) < 0) ||
-	    (json_array_size(unsupported) && json_object_set(extra, "unsupported", unsupported) < 0))
+	    (json_array_size(unsupported) && json_object_set(extra, "unsupported", unsupported) < 0) ||
+	    (json_object_size(g->read_types) && json_object_set(extra, "issue_types", g->read_types) < 0))
 		goto oom;
 	if (json_object_size(extra) && json_object_set(doc, "extra", extra) < 0)
 		goto oom;
@@ -1210,7 +1259,8 @@ static int repo_meta(const json_t **out, op_ctx *o, const char *repo, int refres
 	pmbot_buf key = PMBOT_BUF_INIT, name = PMBOT_BUF_INIT;
 	json_t *meta = NULL, *labels = NULL, *types = NULL, *vars = NULL, *cursor = NULL;
 	char *owner = NULL;
-	int rc = PMBOT_ERROR, want_types = 1;
+	const char *doc;
+	int rc = PMBOT_ERROR;
 
 	*out = NULL;
 	if (fold_into(&key, repo) < 0 || (!g->repo_meta && !(g->repo_meta = json_object())))
@@ -1227,17 +1277,23 @@ static int repo_meta(const json_t **out, op_ctx *o, const char *repo, int refres
 		int r2;
 
 		json_decref(vars);
-		if (!(vars = json_pack("{s:s, s:s, s:O, s:b}", "owner", owner, "name", slash + 1,
-			      "after", cursor ? cursor : json_null(), "types", !cursor && want_types)))
+		if (!(vars = json_pack("{s:s, s:s, s:O}", "owner", owner, "name", slash + 1,
+			      "after", cursor ? cursor : json_null())) ||
+		    (!g->no_issue_types && json_object_set_new(vars, "types", json_boolean(!cursor)) < 0) ||
+		    !(doc = gh_doc(g, &g->meta_doc, "repo_meta")))
 			goto oom;
-		r2 = pmbot_github_graphql_ex(&o->resp, g->client, pmbot_gql("repo_meta"), vars, 0);
+		r2 = pmbot_github_graphql_ex(&o->resp, g->client, doc, vars, 0);
 		r = json_object_get(json_object_get(o->resp.json, "data"), "repository");
 		/*
 		 * A server whose schema has no issue types (GitHub Enterprise Server
-		 * before them) refuses the whole document: ask again without them.
+		 * before them) refuses the whole document, whatever @include says:
+		 * note that (the issues pages drop them too) and ask without them.
 		 */
-		if (r2 == PMBOT_GITHUB_EGRAPHQL && !cursor && want_types && !jstr(r, "id")) {
-			want_types = 0;
+		if (r2 == PMBOT_GITHUB_EGRAPHQL && !cursor && !g->no_issue_types && !jstr(r, "id")) {
+			g->no_issue_types = 1;
+			pmbot_buf_clear(&g->issues_doc);
+			pmbot_buf_clear(&g->create_doc);
+			pmbot_buf_clear(&g->meta_doc);
 			continue;
 		}
 		/* Issue types the token may not see are simply not used: the labels still say the kind. */
@@ -1867,6 +1923,44 @@ static int op_set_project_field(op_ctx *o)
 	return rc;
 }
 
+/*
+ * set_issue_type {repo, number, node_id, issue_type}: one
+ * updateIssueIssueType with the id of the type named so (ASCII case
+ * folded) among the repository's, which repo_meta reads once per backend.
+ */
+static int op_set_issue_type(op_ctx *o)
+{
+	const char *repo, *node_id, *name, *type_id;
+	const json_t *meta;
+	pmbot_buf folded = PMBOT_BUF_INIT;
+	json_t *vars = NULL;
+	int rc;
+
+	if ((rc = arg_str(&repo, o->args, "repo", o->op, o->err)) < 0 ||
+	    (rc = arg_str(&node_id, o->args, "node_id", o->op, o->err)) < 0 ||
+	    (rc = arg_str(&name, o->args, "issue_type", o->op, o->err)) < 0 ||
+	    (rc = repo_meta(&meta, o, repo, 0)) < 0)
+		goto done;
+	if (fold_into(&folded, name) < 0) {
+		rc = OOM(o->err, o->op);
+		goto done;
+	}
+	if (!(type_id = jstr(json_object_get(meta, "types"), folded.buf))) {
+		pmbot_buf_printf(o->err, "%s: %s has no issue type `%s`", o->op, repo, name);
+		rc = PMBOT_EINVALID;
+		goto done;
+	}
+	if (!(vars = json_pack("{s:s, s:s}", "issue", node_id, "type", type_id))) {
+		rc = OOM(o->err, o->op);
+		goto done;
+	}
+	rc = graphql(o, "setting the issue type", "set_issue_type", vars);
+done:
+	json_decref(vars);
+	pmbot_buf_free(&folded);
+	return rc;
+}
+
 /* ---- perform_batch: aliased field updates ------------------------------ */
 
 /* The error of `answer` whose path[0] is `alias`, else one without a path (the whole document's). */
@@ -2173,6 +2267,7 @@ static const struct {
 	{ "remove_dependency", op_remove_dependency },
 	{ "add_to_project", op_add_to_project },
 	{ "set_project_field", op_set_project_field },
+	{ "set_issue_type", op_set_issue_type },
 };
 
 static int gh_perform(json_t **result, pmbot_backend *b, const char *operation,
@@ -2227,8 +2322,10 @@ static void gh_free(pmbot_backend *b)
 	free(g->project_id);
 	json_decref(g->field_types);
 	json_decref(g->repo_meta);
+	json_decref(g->read_types);
 	pmbot_buf_free(&g->issues_doc);
 	pmbot_buf_free(&g->create_doc);
+	pmbot_buf_free(&g->meta_doc);
 	free(g);
 }
 
@@ -2258,6 +2355,7 @@ int pmbot_github_backend_open(pmbot_backend **out, pmbot_github_client *client,
 	g->client = client;
 	pmbot_buf_init(&g->issues_doc, PMBOT_BUF_DEFAULT_MAX);
 	pmbot_buf_init(&g->create_doc, PMBOT_BUF_DEFAULT_MAX);
+	pmbot_buf_init(&g->meta_doc, PMBOT_BUF_DEFAULT_MAX);
 	*out = &g->base;
 	return PMBOT_OK;
 }

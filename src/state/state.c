@@ -311,6 +311,7 @@ void pmbot_issue_clear(pmbot_issue *is)
 	free(is->updated_at);
 	free(is->parent);
 	strings_free(is->blocked_by, is->n_blocked_by);
+	free(is->issue_type);
 	memset(is, 0, sizeof(*is));
 }
 
@@ -491,6 +492,9 @@ static json_t *issue_json(const pmbot_issue *is)
 	err |= json_object_set_new(o, "updated_at", json_string(is->updated_at));
 	err |= json_object_set_new(o, "parent", is->parent ? json_string(is->parent) : json_null());
 	err |= json_object_set_new(o, "blocked_by", strings_json(is->blocked_by, is->n_blocked_by));
+	/* Only when set: a state without issue types keeps its bytes. */
+	if (is->issue_type)
+		err |= json_object_set_new(o, "issue_type", json_string(is->issue_type));
 	if (err) {
 		json_decref(o);
 		return NULL;
@@ -632,8 +636,12 @@ static int put_issue(pmbot_buf *out, const pmbot_issue *is)
 	err = err ? err : put_strings(out, is->blocked_by, is->n_blocked_by);
 	err = err ? err : pmbot_buf_puts(out, ",\"body\":");
 	err = err ? err : put_str(out, is->body ? is->body : "");
-	err = err ? err : pmbot_buf_printf(out, ",\"database_id\":%lld,\"labels\":",
-		is->database_id);
+	err = err ? err : pmbot_buf_printf(out, ",\"database_id\":%lld", is->database_id);
+	if (is->issue_type) {
+		err = err ? err : pmbot_buf_puts(out, ",\"issue_type\":");
+		err = err ? err : put_str(out, is->issue_type);
+	}
+	err = err ? err : pmbot_buf_puts(out, ",\"labels\":");
 	err = err ? err : put_strings(out, is->labels, is->n_labels);
 	err = err ? err : pmbot_buf_puts(out, ",\"node_id\":");
 	err = err ? err : put_str(out, is->node_id);
@@ -1071,7 +1079,7 @@ done:
 
 static const char *const issue_keys[] = {
 	"number", "database_id", "node_id", "title", "body", "labels", "state", "author",
-	"author_type", "updated_at", "parent", "blocked_by"
+	"author_type", "updated_at", "parent", "blocked_by", "issue_type"
 };
 
 /* The issue at c->path into `is` (zeroed first). 1 when it is valid. */
@@ -1109,6 +1117,7 @@ static int parse_issue(pctx *c, const json_t *v, const char *repo, pmbot_issue *
 	is->blocked_by = get_str_set(c, v, "blocked_by", valid_ref,
 		"an issue ref OWNER/NAME#NUMBER", indexed_ref_cmp, ref_cmp, "blocker",
 		&is->n_blocked_by);
+	is->issue_type = dup_str(c, get_str(c, v, "issue_type", NULLABLE | NONEMPTY, NULL, NULL));
 	is->repo = dup_str(c, repo);
 	if (repo && is->number) {
 		size_t rn = strlen(repo), n2;

@@ -6,7 +6,7 @@
 # scan of every issue before anything is created, at plan and at apply
 # time. A filter that misses a managed issue (the emulator's
 # filter_misses) costs a scan and a warning, never a duplicate. A GitHub
-# Enterprise Server without sub-issues or dependencies (seed ghes) is
+# Enterprise Server without sub-issues, dependencies or issue types (seed ghes) is
 # planned around before the first write.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
@@ -178,9 +178,10 @@ reset_to "$TMP/applied.json" && example_repo "$E" &&
 	expect_in "$OUT" "**No changes.**"
 done_case $? "$F0"
 
-CASE="GitHub without sub-issues or dependencies: warned before any write, nothing sent that would fail"
+CASE="GitHub without sub-issues, dependencies or issue types: warned before any write, nothing sent that would fail"
 F0=$FAIL
-emu_seed "$TMP/ghes.json" 'seed["ghes"] = {"sub_issues": False, "dependencies": False}' &&
+emu_seed "$TMP/ghes.json" 'seed["ghes"] = {"sub_issues": False, "dependencies": False, "issue_types": False}
+seed["issue_types"] = {"acme": [{"name": "Epic"}, {"name": "Feature"}, {"name": "Task"}]}' &&
 	reset_to "$TMP/ghes.json" &&
 	G=$TMP/ghes-repo && example_repo "$G" &&
 	run 0 "$PMBOT" plan --repo "$G" --backend github --format json --out "$TMP/pg.json" &&
@@ -194,7 +195,8 @@ emu_seed "$TMP/ghes.json" 'seed["ghes"] = {"sub_issues": False, "dependencies": 
 	expect_eq "$(requests 'sum(1 for r in d["requests"] if "sub_issue" in r["path"] or "dependencies" in r["path"])')" 0 &&
 	run 0 "$PMBOT" plan --repo "$G" --backend github --format json &&
 	expect_eq "$(printf '%s' "$OUT" | py - 'len(d["changesets"])')" 0 &&
-	expect_eq "$(markers | py - 'len(d)')" 7
+	expect_eq "$(markers | py - 'len(d)')" 7 &&
+	expect_eq "$(ctl GET /_emu/state | py - 'len(d.get("issue_type", {}))')" 0
 done_case $? "$F0"
 
 finish

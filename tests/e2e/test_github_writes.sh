@@ -5,7 +5,8 @@
 # one createIssue per item (labels, parent, board and type in it), the fields
 # and the edges in aliased batches; a re-plan has no changes; an apply killed
 # mid-run converges with no duplicate issue, edge or item; issue_types: off
-# sets no type.
+# sets no type, and turned back to auto sets each existing issue's type in
+# one request.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
 : "${PMBOT:?set PMBOT to the pm-bot binary}"
@@ -163,5 +164,37 @@ plan_to "$R" "$TMP/off.json" &&
 	run 0 "$PMBOT" apply --repo "$R" --backend github --plan "$TMP/off.json" \
 		--approve "$(py "$TMP/off.json" 'd["plan_hash"]')" &&
 	check_world && expect_eq "$(py "$TMP/world.json" 'len(d.get("issue_type", {}))')" 0 && ok
+
+# The issues above exist without types; issue_types back to auto.
+CASE="issue_types: auto sets the type of each existing issue in one request; a kind without a type gets none"
+sed -i '$d' "$R/.github/pm-bot.yml"
+gitc "$R" commit -qam "issue types again"
+plan_to "$R" "$TMP/on.json" &&
+	expect_eq "$(py "$TMP/on.json" 'sorted(set(c["operation"] for c in d["changesets"]))')" '["set_issue_type"]' &&
+	expect_eq "$(py "$TMP/on.json" 'len(d["changesets"])')" 19 &&
+	expect_eq "$(py "$TMP/on.json" 'sorted(set(c["payload"]["issue_type"] for c in d["changesets"]))')" '["Epic", "Feature", "Task"]' &&
+	expect_eq "$(py "$TMP/on.json" 'sum(1 for c in d["changesets"] if c["target"]["stable_id"]=="task:t07")')" 0 &&
+	ctl DELETE /_emu/requests >/dev/null &&
+	run 0 "$PMBOT" apply --repo "$R" --backend github --plan "$TMP/on.json" \
+		--approve "$(py "$TMP/on.json" 'd["plan_hash"]')" &&
+	ctl GET /_emu/requests >"$TMP/req.json" &&
+	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if (r["kind"]=="rest" and r["method"]!="GET") or (r["operation"] or "").startswith("mutation"))')" 19 &&
+	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if (r["operation"] or "")=="mutation updateIssueIssueType" and r["status"]==200)')" 19 &&
+	check_world && expect_eq "$(types)" "epic=Epic feat=Feature task=- task=Task" && ok
+
+CASE="after the types are set a re-plan has no changes"
+run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode &&
+	expect_in "$OUT" "**No changes.**" && ok
+
+CASE="a type a person changed is set back to the kind's, like a title"
+EPIC=$(py "$TMP/world.json" '[i["node_id"] for r in d["state"]["repositories"] for i in r["issues"] if "pm-bot:id=epic:big" in i["body"]][0]') &&
+	TASKT=$(curl -sf -H "authorization: bearer $TOKEN" -H 'content-type: application/json' "$URL/graphql" \
+		--data '{"query":"query { repository(owner: \"acme\", name: \"widgets\") { issueTypes(first: 10) { nodes { id name } } } }"}' |
+		py - '[t["id"] for t in d["data"]["repository"]["issueTypes"]["nodes"] if t["name"]=="Task"][0]') &&
+	curl -sf -H "authorization: bearer $TOKEN" -H 'content-type: application/json' "$URL/graphql" \
+		--data "{\"query\":\"mutation { updateIssueIssueType(input: {issueId: \\\"$EPIC\\\", issueTypeId: \\\"$TASKT\\\"}) { issue { number } } }\"}" >/dev/null &&
+	plan_to "$R" "$TMP/drift.json" &&
+	expect_eq "$(py "$TMP/drift.json" '[(c["operation"], c["target"]["stable_id"], c["before"], c["payload"]) for c in d["changesets"]]')" \
+		'[["set_issue_type", "epic:big", {"issue_type": "Task"}, {"issue_type": "Epic"}]]' && ok
 
 finish

@@ -476,6 +476,30 @@ static void test_is_applied__titles_and_bodies_compare_byte_for_byte(void **stat
 	json_decref(bundle);
 }
 
+static void test_is_applied__an_issue_type_compares_without_case_as_on_github(void **state)
+{
+	json_t *bundle = load_json(FIXTURES "full.json");
+	json_t *st = load_json(FIXTURES "state-initial.json");
+	json_t *old = json_array_get(issues_of(st), 0);
+	json_t *cs = json_deep_copy(changeset(bundle, 3)); /* the title change of that issue */
+	pmbot_config *cfg = default_config();
+
+	(void)state;
+	json_object_set_new(cs, "operation", json_string("set_issue_type"));
+	json_object_set_new(cs, "payload", json_pack("{s:s}", "issue_type", "Task"));
+	assert_int_equal(applied_in(cs, st, cfg), 0);
+	json_object_set_new(old, "issue_type", json_string("Bug"));
+	assert_int_equal(applied_in(cs, st, cfg), 0);
+	json_object_set_new(old, "issue_type", json_string("task"));
+	assert_int_equal(applied_in(cs, st, cfg), 1);
+	json_object_set_new(cs, "payload", json_object());
+	assert_int_equal(applied_in(cs, st, cfg), 0);
+	pmbot_config_free(cfg);
+	json_decref(cs);
+	json_decref(st);
+	json_decref(bundle);
+}
+
 static void test_is_applied__an_ambiguous_target_is_never_applied(void **state)
 {
 	json_t *bundle = load_json(FIXTURES "full.json");
@@ -820,6 +844,7 @@ int main(void)
 		cmocka_unit_test(test_apply_check__a_resume_after_any_prefix_is_approved_and_nothing_else),
 		cmocka_unit_test(test_is_applied__labels_compare_without_case_as_on_github),
 		cmocka_unit_test(test_is_applied__titles_and_bodies_compare_byte_for_byte),
+		cmocka_unit_test(test_is_applied__an_issue_type_compares_without_case_as_on_github),
 		cmocka_unit_test(test_is_applied__an_ambiguous_target_is_never_applied),
 		cmocka_unit_test(test_is_applied__a_create_counts_once_a_trusted_marker_exists),
 		cmocka_unit_test(test_is_applied__relationships_follow_the_state),

@@ -1755,6 +1755,48 @@ static void test_apply_run__fused_creates_resume_after_a_stop_at_every_position(
 	free(want);
 }
 
+static void test_apply_run__sets_an_existing_issues_type_and_a_rerun_changes_nothing(void **state)
+{
+	fixture *f = *state;
+	json_t *st_json = load_json(FIXTURES "state-initial.json");
+	json_t *bundle = json_deep_copy(f->bundle), *cs, *results = NULL;
+	wrap *w;
+	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+	pmbot_state *st;
+
+	json_object_set_new(st_json, "extra", json_pack("{s:{s:[s, s]}}", "issue_types",
+		"acme/widgets", "Bug", "Task"));
+	test_remove_tree(f->dir);
+	fresh_dir(f, st_json);
+	/* cs-0004 is the title change of the existing task:old, #1: now its type. */
+	cs = json_deep_copy(json_array_get(json_object_get(f->bundle, "changesets"), 3));
+	json_object_set_new(cs, "operation", json_string("set_issue_type"));
+	json_object_set_new(cs, "payload", json_pack("{s:s}", "issue_type", "task"));
+	json_object_set_new(cs, "before", json_pack("{s:n}", "issue_type"));
+	json_object_del(cs, "after");
+	json_object_set_new(bundle, "changesets", json_pack("[o]", cs));
+	w = wrap_open(f);
+	assert_int_equal(apply_with(f, &w->base, f->config, bundle, NULL, &h, &results, NULL),
+		PMBOT_OK);
+	assert_string_equal(status_of(results, 0), "applied");
+	assert_int_equal(calls_of(w, "set_issue_type"), 1);
+	assert_string_equal(json_string_value(json_object_get(call_args(w, "set_issue_type", 0),
+		"issue_type")), "task");
+	assert_int_equal(json_integer_value(json_object_get(call_args(w, "set_issue_type", 0),
+		"number")), 1);
+	json_decref(results);
+	w->base.free(&w->base);
+	st = read_state(f->state);
+	/* The repository's spelling. */
+	assert_string_equal(pmbot_state_issue(st, "acme/widgets#1")->issue_type, "Task");
+	pmbot_state_free(st);
+	assert_int_equal(apply(f, bundle, NULL, NULL, &results, NULL), PMBOT_OK);
+	assert_string_equal(status_of(results, 0), "already_applied");
+	json_decref(results);
+	json_decref(bundle);
+	json_decref(st_json);
+}
+
 static void test_apply_run__builds_backend_args_as_state_h_documents(void **state)
 {
 	fixture *f = *state;
@@ -2103,6 +2145,7 @@ int main(void)
 		T(test_apply_run__a_run_stopped_after_a_fused_create_resumes_with_no_duplicate),
 		T(test_apply_run__fused_creates_resume_after_a_stop_at_every_position),
 		T(test_apply_run__builds_backend_args_as_state_h_documents),
+		T(test_apply_run__sets_an_existing_issues_type_and_a_rerun_changes_nothing),
 		T(test_apply_run__events_name_the_actor_the_plan_and_the_changeset),
 		T(test_apply_run__an_empty_bundle_does_nothing),
 		T(test_apply_run__sends_consecutive_field_changesets_in_one_batch),

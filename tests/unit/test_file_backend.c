@@ -694,6 +694,62 @@ static void test_file_backend__sets_project_fields_by_type(void **state)
 	pmbot_state_free(st);
 }
 
+/* Reopen the backend on a state file of `text`. */
+static void seed_text(fixture *f, const char *text)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf dir = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_buf_printf(&dir, "%s/.pm-bot", f->dir), 0);
+	assert_int_equal(pmbot_fs_mkdirs(dir.buf, 0755), 0);
+	assert_int_equal(pmbot_fs_write_atomic(f->path, text, strlen(text)), 0);
+	f->b->free(f->b);
+	assert_int_equal(pmbot_file_backend_open(&f->b, f->path, NULL, &diags), PMBOT_OK);
+	pmbot_buf_free(&dir);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_file_backend__sets_only_an_issue_type_the_repository_offers(void **state)
+{
+	fixture *f = *state;
+	pmbot_state *st;
+	char *before, *after;
+
+	seed_text(f, "{\"schema_version\":\"state/v1\",\"repositories\":[],\"extra\":"
+		"{\"issue_types\":{\"Acme/Widgets\":[\"Bug\",\"Task\"]}}}");
+	create(f, "acme/widgets", "a");
+	create(f, "acme/other", "b");
+	st = file_state(f);
+	assert_null(pmbot_state_issue(st, "acme/widgets#1")->issue_type);
+	pmbot_state_free(st);
+	/* Named in any case, stored as the repository spells it. */
+	perform_ok_quiet(f, "set_issue_type", args("{\"repo\":\"acme/widgets\",\"number\":1,"
+		"\"node_id\":\"I_1\",\"issue_type\":\"task\"}"));
+	before = file_bytes(f);
+	assert_non_null(strstr(before, "\"issue_type\":\"Task\""));
+	/* Already so: nothing moves, not even updated_at. */
+	perform_ok_quiet(f, "set_issue_type", args("{\"repo\":\"acme/widgets\",\"number\":1,"
+		"\"issue_type\":\"TASK\"}"));
+	after = file_bytes(f);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	perform_ok_quiet(f, "set_issue_type", args("{\"repo\":\"acme/widgets\",\"number\":1,"
+		"\"issue_type\":\"Bug\"}"));
+	st = file_state(f);
+	assert_string_equal(pmbot_state_issue(st, "acme/widgets#1")->issue_type, "Bug");
+	assert_null(pmbot_state_issue(st, "acme/other#1")->issue_type);
+	pmbot_state_free(st);
+	refused(f, "set_issue_type", args("{\"repo\":\"acme/widgets\",\"number\":1,"
+		"\"issue_type\":\"Epic\"}"), "acme/widgets has no issue type `Epic`");
+	refused(f, "set_issue_type", args("{\"repo\":\"acme/other\",\"number\":1,"
+		"\"issue_type\":\"Bug\"}"), "acme/other has no issue type `Bug`");
+	refused(f, "set_issue_type", args("{\"repo\":\"acme/widgets\",\"number\":1}"),
+		"`issue_type` must be a string");
+	refused(f, "set_issue_type", args("{\"repo\":\"acme/widgets\",\"number\":9,"
+		"\"issue_type\":\"Bug\"}"), "acme/widgets#9 does not exist");
+}
+
 static void test_file_backend__refuses_unknown_operations_and_malformed_args(void **state)
 {
 	fixture *f = *state;
@@ -935,6 +991,7 @@ int main(void)
 		T(test_file_backend__enforces_fifty_dependencies_each_way),
 		T(test_file_backend__adds_issues_to_the_project_once),
 		T(test_file_backend__sets_project_fields_by_type),
+		T(test_file_backend__sets_only_an_issue_type_the_repository_offers),
 		T(test_file_backend__refuses_unknown_operations_and_malformed_args),
 		T(test_file_backend__a_refused_call_creates_no_file),
 		T(test_file_backend__read_filters_repositories_and_the_project),

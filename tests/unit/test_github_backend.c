@@ -1077,6 +1077,97 @@ static void test_github_backend__create_issue_is_one_createIssue_with_labels_par
 	assert_canonical(fx->result, "{\"database_id\":1000013,\"node_id\":\"I_13\",\"number\":13}");
 }
 
+/* ---- issue types on existing issues ------------------------------------ */
+
+static void test_github_backend__read_takes_issue_types_and_the_repositorys_types_from_the_page(
+	void **state)
+{
+	fixture *fx = *state;
+	json_t *a = node(1, "x", user("a")), *b = node(2, "y", user("a")), *doc = NULL;
+
+	json_object_set_new(a, "issueType", json_pack("{s:s}", "name", "Task"));
+	json_object_set_new(b, "issueType", json_null());
+	push_json(fx, json_pack("{s:{s:{s:s, s:{s:[{s:s},{s:s}]}, s:{s:{s:b}, s:[o,o]}}}}", "data",
+		"repository", "nameWithOwner", "O/R", "issueTypes", "nodes", "name", "Task", "name",
+		"Bug", "issues", "pageInfo", "hasNextPage", 0, "nodes", a, b));
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	/* In the same request as the issues. */
+	assert_int_equal(fakehttp_count(fx->srv), 1);
+	assert_non_null(strstr(req(fx, 0)->body, "issueType {"));
+	assert_string_equal(fx->st->issues[0].issue_type, "Task");
+	assert_null(fx->st->issues[1].issue_type);
+	assert_int_equal(pmbot_state_to_json(&doc, fx->st), 0);
+	/* GitHub's order and spelling, under GitHub's name of the repository. */
+	assert_canonical(json_object_get(json_object_get(doc, "extra"), "issue_types"),
+		"{\"O/R\":[\"Task\",\"Bug\"]}");
+	json_decref(doc);
+
+	/* A repository without types (a user's): no extra at all. */
+	push_issues(fx, "o/r", json_pack("[o]", node(1, "x", user("a"))), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_null(fx->st->extra);
+	assert_null(fx->st->issues[0].issue_type);
+}
+
+static void test_github_backend__read_learns_a_github_without_issue_types(void **state)
+{
+	fixture *fx = *state;
+	const char *vars = "{\"after\":null,\"filter\":null,\"name\":\"r\",\"owner\":\"o\"}";
+	pmbot_buf plain = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_gql_without(&plain, pmbot_gql("issues"), PMBOT_GQL_ISSUE_TYPES), 0);
+	push(fx, 200, "{\"errors\":[{\"message\":\"Field 'issueTypes' doesn't exist on type "
+		"'Repository'\",\"extensions\":{\"code\":\"undefinedField\",\"typeName\":\"Repository\","
+		"\"fieldName\":\"issueTypes\"}},{\"message\":\"Field 'issueType' doesn't exist on type "
+		"'Issue'\",\"extensions\":{\"code\":\"undefinedField\",\"typeName\":\"Issue\","
+		"\"fieldName\":\"issueType\"}}]}");
+	push_issues(fx, "o/r", json_pack("[o]", node(1, "x", user("a"))), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_gql(fx, 0, "issues", vars);
+	assert_gql_text(fx, 1, plain.buf, vars);
+	/* Sub-issues and dependencies are still read; nothing is unsupported for the planner. */
+	assert_non_null(strstr(plain.buf, "blockedBy"));
+	assert_null(fx->st->extra);
+	assert_null(fx->st->issues[0].issue_type);
+	pmbot_buf_free(&plain);
+
+	/* Another field of Repository is an error, not a missing feature. */
+	push(fx, 200, "{\"errors\":[{\"message\":\"no\",\"extensions\":{\"code\":\"undefinedField\","
+		"\"typeName\":\"Repository\",\"fieldName\":\"issues\"}}]}");
+	assert_true(do_read1(fx, "o/r") < 0);
+}
+
+static void test_github_backend__set_issue_type_is_one_updateIssueIssueType(void **state)
+{
+	fixture *fx = *state;
+
+	push_meta(fx, "[]", "{\"nodes\":[{\"id\":\"IT_7\",\"name\":\"Bug\"},{\"id\":\"IT_9\",\"name\":\"Task\"}]}");
+	push(fx, 200, "{\"data\":{\"updateIssueIssueType\":{\"issue\":{\"issueType\":{\"name\":\"Task\"}}}}}");
+	assert_int_equal(perform(fx, "set_issue_type", "{\"repo\":\"o/r\",\"number\":3,"
+		"\"node_id\":\"I_3\",\"issue_type\":\"task\"}"), 0);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_gql(fx, 0, "repo_meta", "{\"after\":null,\"name\":\"r\",\"owner\":\"o\",\"types\":true}");
+	assert_gql(fx, 1, "set_issue_type", "{\"issue\":\"I_3\",\"type\":\"IT_9\"}");
+	assert_canonical(fx->result, "{}");
+
+	/* The types are read once; a type the repository lacks is refused unsent. */
+	assert_int_equal(perform(fx, "set_issue_type", "{\"repo\":\"o/r\",\"number\":3,"
+		"\"node_id\":\"I_3\",\"issue_type\":\"Epic\"}"), PMBOT_EINVALID);
+	assert_contains(fx->err.buf, "o/r has no issue type `Epic`");
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_int_equal(perform(fx, "set_issue_type", "{\"repo\":\"o/r\",\"number\":3,"
+		"\"issue_type\":\"Bug\"}"), PMBOT_EINVALID);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+
+	/* GitHub refusing it is a refusal. */
+	push(fx, 200, "{\"data\":{\"updateIssueIssueType\":null},\"errors\":[{\"type\":\"NOT_FOUND\","
+		"\"message\":\"Could not resolve to a node with the global id of 'I_4'\"}]}");
+	assert_true(perform(fx, "set_issue_type", "{\"repo\":\"o/r\",\"number\":4,"
+		"\"node_id\":\"I_4\",\"issue_type\":\"Bug\"}") < 0);
+	assert_int_equal(fakehttp_count(fx->srv), 3);
+}
+
 static void test_github_backend__create_issue_reports_only_the_extras_that_landed(void **state)
 {
 	fixture *fx = *state;
@@ -1095,8 +1186,9 @@ static void test_github_backend__a_schema_without_issue_types_reads_labels_witho
 	void **state)
 {
 	fixture *fx = *state;
+	pmbot_buf plain = PMBOT_BUF_INIT;
 
-	/* GitHub Enterprise Server before issue types refuses the whole document. */
+	/* GitHub Enterprise Server before issue types refuses the whole document, @include or not. */
 	push(fx, 200, "{\"errors\":[{\"message\":\"Field 'issueTypes' doesn't exist on type "
 		"'Repository'\",\"extensions\":{\"code\":\"undefinedField\"}}]}");
 	push_meta(fx, "[{\"id\":\"LA_1\",\"name\":\"a\"}]", "null");
@@ -1105,9 +1197,19 @@ static void test_github_backend__a_schema_without_issue_types_reads_labels_witho
 	assert_int_equal(perform(fx, "create_issue", "{\"repo\":\"o/r\",\"title\":\"T\",\"body\":\"\","
 		"\"labels\":[\"a\"],\"issue_type\":\"task\"}"), 0);
 	assert_int_equal(fakehttp_count(fx->srv), 3);
-	assert_gql(fx, 1, "repo_meta", "{\"after\":null,\"name\":\"r\",\"owner\":\"o\",\"types\":false}");
+	assert_gql(fx, 0, "repo_meta", "{\"after\":null,\"name\":\"r\",\"owner\":\"o\",\"types\":true}");
+	/* Asked again without the issue types' lines and their variable. */
+	assert_int_equal(pmbot_gql_without(&plain, pmbot_gql("repo_meta"), PMBOT_GQL_ISSUE_TYPES), 0);
+	assert_null(strstr(plain.buf, "issueTypes"));
+	assert_null(strstr(plain.buf, "$types: Boolean"));
+	assert_gql_text(fx, 1, plain.buf, "{\"after\":null,\"name\":\"r\",\"owner\":\"o\"}");
 	assert_gql(fx, 2, "create_issue", "{\"input\":{\"body\":\"\",\"labelIds\":[\"LA_1\"],"
 		"\"repositoryId\":\"R_1\",\"title\":\"T\"}}");
+	/* Learnt for the backend: the next issues page does not ask for types either. */
+	push_issues(fx, "o/r", json_pack("[]"), NULL);
+	assert_int_equal(do_read1(fx, "o/r"), 0);
+	assert_null(strstr(req(fx, 3)->body, "issueType"));
+	pmbot_buf_free(&plain);
 }
 
 static void test_github_backend__a_refused_create_with_extras_is_sent_again_without_them(
@@ -2036,6 +2138,9 @@ int main(void)
 		T(test_github_backend__read_gives_no_project_when_neither_owner_has_the_board),
 		T(test_github_backend__read_pages_through_board_items_with_the_cursor),
 		T(test_github_backend__create_issue_is_one_createIssue_with_labels_parent_board_and_type),
+		T(test_github_backend__read_takes_issue_types_and_the_repositorys_types_from_the_page),
+		T(test_github_backend__read_learns_a_github_without_issue_types),
+		T(test_github_backend__set_issue_type_is_one_updateIssueIssueType),
 		T(test_github_backend__dependency_edges_go_in_one_aliased_request_and_refusals_alone),
 		T(test_github_backend__create_issue_reports_only_the_extras_that_landed),
 		T(test_github_backend__a_refused_create_with_extras_is_sent_again_without_them),

@@ -14,8 +14,8 @@
 static void test_gql__every_file_is_compiled_in_byte_for_byte(void **state)
 {
 	static const char *const names[] = {
-		"add_project_item", "create_issue", "issues", "project", "repo_meta", "set_project_field",
-		"viewer"
+		"add_project_item", "create_issue", "issues", "project", "repo_meta", "set_issue_type",
+		"set_project_field", "viewer"
 	};
 	size_t i;
 
@@ -153,6 +153,26 @@ static void test_gql__the_issues_and_create_documents_lose_what_ghes_lacks(void 
 	assert_true(selects(pmbot_gql("issues"), "blockedBy"));
 }
 
+static void test_gql__the_issues_document_loses_issue_types_alone_where_they_are_missing(void **state)
+{
+	const char *doc = pmbot_gql("issues");
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_true(selects(doc, "issueType {"));
+	assert_true(selects(doc, "issueTypes("));
+	assert_int_equal(pmbot_gql_without(&out, doc, PMBOT_GQL_ISSUE_TYPES), 0);
+	assert_false(selects(out.buf, "issueType"));
+	assert_true(selects(out.buf, "parent"));
+	assert_true(selects(out.buf, "blockedBy"));
+	assert_true(selects(out.buf, "labels("));
+	pmbot_buf_clear(&out);
+	/* Sub-issues and dependencies missing leave the issue types in. */
+	assert_int_equal(pmbot_gql_without(&out, doc, PMBOT_GQL_SUB_ISSUES | PMBOT_GQL_DEPENDENCIES), 0);
+	assert_true(selects(out.buf, "issueType {"));
+	pmbot_buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_gql__without_drops_exactly_the_lines_tagged_for_a_missing_feature),
 		cmocka_unit_test(test_gql__untagged_documents_are_kept_byte_for_byte),
 		cmocka_unit_test(test_gql__the_issues_and_create_documents_lose_what_ghes_lacks),
+		cmocka_unit_test(test_gql__the_issues_document_loses_issue_types_alone_where_they_are_missing),
 	};
 
 	return cmocka_run_group_tests_name("gql", tests, NULL, NULL);

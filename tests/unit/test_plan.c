@@ -1585,6 +1585,137 @@ static void test_plan__no_dependency_support_plans_no_dependency_change_and_says
 	world_free(&w);
 }
 
+/* ---- issue types ------------------------------------------------------------ */
+
+/* State extra.issue_types: the target offers `names` (NULL-terminated). */
+static void offer_types(json_t *doc, const char *const *names)
+{
+	json_t *list = json_array();
+
+	assert_non_null(list);
+	for (; *names; names++)
+		assert_int_equal(json_array_append_new(list, json_string(*names)), 0);
+	assert_int_equal(json_object_set_new(doc, "extra", json_pack("{s:{s:o}}", "issue_types",
+		TARGET, list)), 0);
+}
+
+static void set_type(struct world *w, const char *stable_id, const char *type)
+{
+	json_t *is = doc_issue(w->doc, TARGET, number_of(w->graph, stable_id));
+
+	assert_non_null(is);
+	assert_int_equal(json_object_set_new(is, "issue_type", json_string(type)), 0);
+}
+
+static const char *const all_types[] = { "Epic", "Feature", "Task", "Bug", NULL };
+
+static void test_plan__existing_issues_get_the_type_their_kind_names(void **state)
+{
+	struct world w;
+	json_t *cs;
+
+	(void)state;
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	offer_types(w.doc, all_types);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(pmbot_plan_count(w.bundle), 6);
+	assert_int_equal(cs_count(&w, "set_issue_type", NULL), 6);
+	cs = cs_find(&w, "set_issue_type", "feat:dial");
+	assert_json(json_object_get(cs, "payload"), "{\"issue_type\":\"Feature\"}");
+	assert_json(json_object_get(cs, "before"), "{\"issue_type\":null}");
+	assert_json(json_object_get(cs_find(&w, "set_issue_type", "epic:gauges"), "payload"),
+		"{\"issue_type\":\"Epic\"}");
+	assert_json(json_object_get(cs_find(&w, "set_issue_type", "task:paint"), "payload"),
+		"{\"issue_type\":\"Task\"}");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(w.bundle, "summary"),
+		"updates")), 6);
+	world_free(&w);
+}
+
+static void test_plan__a_type_that_matches_ignoring_case_is_no_change(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	offer_types(w.doc, all_types);
+	/* What a create that carried the type reads back; GitHub's spelling may differ. */
+	set_type(&w, "epic:gauges", "Epic");
+	set_type(&w, "feat:dial", "feature");
+	set_type(&w, "feat:needle", "Feature");
+	set_type(&w, "task:wire", "TASK");
+	set_type(&w, "task:calibrate", "Task");
+	set_type(&w, "task:paint", "Task");
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(pmbot_plan_count(w.bundle), 0);
+	assert_int_equal(w.diags.count, 0);
+	world_free(&w);
+}
+
+static void test_plan__a_type_a_person_changed_is_set_back_and_a_kind_without_a_type_is_left(void **state)
+{
+	static const char *const only_epic[] = { "epic", NULL };
+	struct world w;
+	json_t *cs;
+
+	(void)state;
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	offer_types(w.doc, only_epic);
+	set_type(&w, "epic:gauges", "Bug");
+	set_type(&w, "task:wire", "Bug"); /* no Task type: the task keeps what it has */
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(pmbot_plan_count(w.bundle), 1);
+	cs = cs_find(&w, "set_issue_type", "epic:gauges");
+	/* The repository's spelling of the type, not the kind's. */
+	assert_json(json_object_get(cs, "payload"), "{\"issue_type\":\"epic\"}");
+	assert_json(json_object_get(cs, "before"), "{\"issue_type\":\"Bug\"}");
+	world_free(&w);
+}
+
+static void test_plan__issue_types_off_or_unknown_plan_no_type(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w, gauges(), "issue_types: off\n");
+	world_applied(&w, gauges());
+	offer_types(w.doc, all_types);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(pmbot_plan_count(w.bundle), 0);
+	world_free(&w);
+
+	/* A state without extra.issue_types (a file backend, a GitHub without them). */
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	set_type(&w, "task:wire", "Bug");
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(pmbot_plan_count(w.bundle), 0);
+	world_free(&w);
+}
+
+static void test_plan__denied_set_issue_type_is_not_proposed(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w, gauges(), "deny_operations: [set_issue_type]\n");
+	world_applied(&w, gauges());
+	offer_types(w.doc, all_types);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(pmbot_plan_count(w.bundle), 0);
+	assert_non_null(strstr(diag(&w, "OPERATION_DENIED")->message, "6 set_issue_type changes"));
+	world_free(&w);
+}
+
 static void test_plan__managed_issue_missing_from_the_report_is_orphaned_not_closed(void **state)
 {
 	struct world w;
@@ -2053,6 +2184,11 @@ int main(void)
 		cmocka_unit_test(test_plan__no_sub_issue_support_plans_no_set_parent_and_says_so),
 		cmocka_unit_test(test_plan__an_issue_the_narrow_read_missed_is_named_with_its_author),
 		cmocka_unit_test(test_plan__no_dependency_support_plans_no_dependency_change_and_says_so),
+		cmocka_unit_test(test_plan__existing_issues_get_the_type_their_kind_names),
+		cmocka_unit_test(test_plan__a_type_that_matches_ignoring_case_is_no_change),
+		cmocka_unit_test(test_plan__a_type_a_person_changed_is_set_back_and_a_kind_without_a_type_is_left),
+		cmocka_unit_test(test_plan__issue_types_off_or_unknown_plan_no_type),
+		cmocka_unit_test(test_plan__denied_set_issue_type_is_not_proposed),
 		cmocka_unit_test(test_plan__managed_issue_missing_from_the_report_is_orphaned_not_closed),
 		cmocka_unit_test(test_plan__project_adds_items_and_sets_fields_by_type),
 		cmocka_unit_test(test_plan__single_select_value_is_the_option_name),

@@ -294,6 +294,27 @@ static void test_plan_markdown__small_bundle_renders_exactly(void **state)
 	free(md);
 }
 
+static void test_plan_markdown__set_issue_type_reads_old_to_new_and_counts_as_an_update(void **state)
+{
+	json_t *bundle = new_bundle();
+	char *md;
+
+	(void)state;
+	add_cs(bundle, "set_issue_type", "T-1", json_pack("{s:s}", "issue_type", "Task"),
+		json_pack("{s:n}", "issue_type"), NULL);
+	add_cs(bundle, "set_issue_type", "T-2", json_pack("{s:s}", "issue_type", "Epic"),
+		json_pack("{s:s}", "issue_type", "Bug*"), NULL);
+	md = render(bundle, 0, NULL);
+	assert_non_null(strstr(md, "| Updates | 2 |"));
+	assert_non_null(strstr(md, "- `cs-0001` **set\\_issue\\_type**: issue type *(none)* " ARROW
+		" " LQ "Task" RQ "\n"));
+	/* A type's name is text from GitHub: escaped like a title. */
+	assert_non_null(strstr(md, "- `cs-0002` **set\\_issue\\_type**: issue type " LQ "Bug\\*" RQ
+		" " ARROW " " LQ "Epic" RQ "\n"));
+	free(md);
+	json_decref(bundle);
+}
+
 static void test_plan_markdown__no_changes_says_so_and_offers_no_command(void **state)
 {
 	char *md = render_fixture("no-changes.json");
@@ -737,6 +758,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_markdown__small_bundle_renders_exactly),
+		cmocka_unit_test(test_plan_markdown__set_issue_type_reads_old_to_new_and_counts_as_an_update),
 		cmocka_unit_test(test_plan_markdown__no_changes_says_so_and_offers_no_command),
 		cmocka_unit_test(test_plan_markdown__appends_to_existing_content),
 		cmocka_unit_test(test_plan_markdown__same_bundle_gives_same_bytes),

@@ -283,6 +283,57 @@ static void test_state__direct_writer_matches_to_json_byte_for_byte(void **unuse
 	pmbot_buf_free(&small);
 }
 
+#define TYPED_ISSUE(n, type) "{\"number\":" #n ",\"database_id\":" #n ",\"node_id\":\"I_" #n "\"," \
+	"\"title\":\"t\",\"state\":\"open\",\"author\":\"a\",\"author_type\":\"User\"," \
+	"\"updated_at\":\"2026-11-02T10:00:00Z\"" type "}"
+
+static void test_state__issue_type_is_optional_and_written_only_when_set(void **unused)
+{
+	static const char doc[] = "{\"schema_version\":\"state/v1\",\"repositories\":[{\"repo\":"
+		"\"acme/w\",\"issues\":[" TYPED_ISSUE(1, ",\"issue_type\":\"Task\"") ","
+		TYPED_ISSUE(2, ",\"issue_type\":null") "," TYPED_ISSUE(3, "") "]}]}";
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL, *again = NULL;
+	char *a, *b;
+
+	(void)unused;
+	assert_int_equal(parse_text(&st, doc, &diags), PMBOT_OK);
+	assert_string_equal(pmbot_state_issue(st, "acme/w#1")->issue_type, "Task");
+	assert_null(pmbot_state_issue(st, "acme/w#2")->issue_type);
+	assert_null(pmbot_state_issue(st, "acme/w#3")->issue_type);
+	a = canonical(st);
+	b = direct(st);
+	assert_string_equal(a, b);
+	/* Between database_id and labels, as canonical JSON sorts keys; none without a type. */
+	assert_non_null(strstr(a, "\"database_id\":1,\"issue_type\":\"Task\",\"labels\":[]"));
+	assert_non_null(strstr(a, "\"database_id\":2,\"labels\":[]"));
+	assert_int_equal(parse_text(&again, a, &diags), PMBOT_OK);
+	free(b);
+	b = canonical(again);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	pmbot_state_free(st);
+	pmbot_state_free(again);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_state__refuses_an_empty_or_non_string_issue_type(void **unused)
+{
+	static const char doc[] = "{\"schema_version\":\"state/v1\",\"repositories\":[{\"repo\":"
+		"\"acme/w\",\"issues\":[" TYPED_ISSUE(1, ",\"issue_type\":\"\"") ","
+		TYPED_ISSUE(2, ",\"issue_type\":7") "]}]}";
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+
+	(void)unused;
+	assert_int_equal(parse_text(&st, doc, &diags), PMBOT_EINVALID);
+	assert_null(st);
+	expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_SCHEMA", "/repositories/0/issues/0/issue_type", 1);
+	expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_SCHEMA", "/repositories/0/issues/1/issue_type", 1);
+	pmbot_diag_list_free(&diags);
+}
+
 static void test_state__to_json_of_a_new_state_is_empty(void **unused)
 {
 	pmbot_state *st = NULL;
@@ -765,6 +816,8 @@ int main(void)
 		cmocka_unit_test(test_state__round_trip_is_byte_identical),
 		cmocka_unit_test(test_state__input_order_does_not_change_the_output),
 		cmocka_unit_test(test_state__direct_writer_matches_to_json_byte_for_byte),
+		cmocka_unit_test(test_state__issue_type_is_optional_and_written_only_when_set),
+		cmocka_unit_test(test_state__refuses_an_empty_or_non_string_issue_type),
 		cmocka_unit_test(test_state__to_json_of_a_new_state_is_empty),
 		cmocka_unit_test(test_state__accepts_the_minimal_document_as_an_empty_state),
 		cmocka_unit_test(test_state__reports_bad_json_as_state_parse_at_its_line),

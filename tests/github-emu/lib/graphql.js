@@ -709,24 +709,34 @@ class GraphQLApi {
     this.variants = new Map();
   }
 
-  // The schema of a GitHub without sub-issues and/or dependencies (GitHub
-  // Enterprise Server up to 3.21, seed `ghes`): their fields, arguments and
-  // mutations are gone, so a document naming them fails validation as it
-  // would there, and introspection does not list them. Built once per kind.
+  // The schema of a GitHub without sub-issues, dependencies and/or issue
+  // types (GitHub Enterprise Server up to 3.21, seed `ghes`): their fields,
+  // arguments and mutations are gone, so a document naming them fails
+  // validation as it would there, and introspection does not list them.
+  // Built once per kind.
   schemaFor(features) {
-    if (!features || (features.subIssues && features.dependencies)) return this.schema;
-    const key = `${features.subIssues}/${features.dependencies}`;
+    const types = !features || features.issueTypes !== false;
+    if (!features || (features.subIssues && features.dependencies && types)) return this.schema;
+    const key = `${features.subIssues}/${features.dependencies}/${types}`;
     if (this.variants.has(key)) return this.variants.get(key);
     const drop = {
       Issue: new Set([
         ...(features.subIssues ? [] : ['parent', 'subIssues', 'subIssuesSummary']),
         ...(features.dependencies ? [] : ['blockedBy', 'blocking', 'issueDependenciesSummary']),
+        ...(types ? [] : ['issueType']),
       ]),
       Mutation: new Set([
         ...(features.subIssues ? [] : ['addSubIssue', 'removeSubIssue', 'reprioritizeSubIssue']),
         ...(features.dependencies ? [] : ['addBlockedBy', 'removeBlockedBy']),
+        ...(types ? [] : ['updateIssueIssueType']),
       ]),
-      CreateIssueInput: new Set(features.subIssues ? [] : ['parentIssueId']),
+      CreateIssueInput: new Set([
+        ...(features.subIssues ? [] : ['parentIssueId']),
+        ...(types ? [] : ['issueTypeId']),
+      ]),
+      Repository: new Set(types ? [] : ['issueTypes', 'issueType']),
+      Organization: new Set(types ? [] : ['issueTypes']),
+      UpdateIssueInput: new Set(types ? [] : ['issueTypeId']),
     };
     const doc = parse(this.sdl, { noLocation: true });
     const definitions = doc.definitions.map((d) => {

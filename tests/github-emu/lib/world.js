@@ -226,7 +226,7 @@ const ENVELOPE_SCHEMA = {
     ghes: {
       type: 'object',
       additionalProperties: false,
-      properties: { sub_issues: { type: 'boolean' }, dependencies: { type: 'boolean' } },
+      properties: { sub_issues: { type: 'boolean' }, dependencies: { type: 'boolean' }, issue_types: { type: 'boolean' } },
     },
     forbidden_fields: {
       type: 'object',
@@ -314,6 +314,7 @@ class World {
     this.features = {
       subIssues: !(seed.ghes && seed.ghes.sub_issues === false),
       dependencies: !(seed.ghes && seed.ghes.dependencies === false),
+      issueTypes: !(seed.ghes && seed.ghes.issue_types === false),
     };
     this.secondary = seed.secondary_limits ? {
       windows: (seed.secondary_limits.windows || DEFAULT_SECONDARY_WINDOWS).map((w) => ({ ...w })),
@@ -1419,8 +1420,9 @@ class World {
     for (const [i, set] of this.forbidden) forbidden[this.ref(i)] = [...set].sort(byteCmp);
     if (Object.keys(forbidden).length) out.forbidden_fields = forbidden;
     if (this.filterMisses.size) out.filter_misses = [...this.filterMisses].sort(refCmp).map((i) => this.ref(i));
-    if (!this.features.subIssues || !this.features.dependencies) {
+    if (!this.features.subIssues || !this.features.dependencies || !this.features.issueTypes) {
       out.ghes = { sub_issues: this.features.subIssues, dependencies: this.features.dependencies };
+      if (!this.features.issueTypes) out.ghes.issue_types = false;
     }
     if (this.secondary) out.secondary_limits = { windows: this.secondary.windows.map((w) => ({ ...w })), status: this.secondary.status };
     // The clock as it stands: a reset to this dump stamps on from here.

@@ -73,3 +73,23 @@ test('ghes with dependencies but no sub-issues keeps blockedBy', async () => {
 test('a ghes seed with an unknown key is refused', async () => {
   assert.throws(() => new (require('../lib/app').Emulator)({ ...seed(), ghes: { projects: false } }));
 });
+
+test('ghes without issue types: no Issue.issueType, issueTypes or updateIssueIssueType; the rest stays', async () => {
+  emu = await start({ ...seed(), ghes: { issue_types: false } });
+  const f = await issueFields();
+  assert.ok(!f.has('issueType'));
+  assert.ok(f.has('parent') && f.has('blockedBy'));
+  for (const q of [
+    '{ repository(owner: "acme", name: "widgets") { issueTypes(first: 5) { nodes { name } } } }',
+    '{ organization(login: "acme") { issueTypes(first: 5) { nodes { name } } } }',
+    'mutation { updateIssueIssueType(input: {issueId: "x"}) { issue { id } } }',
+  ]) {
+    const r = await emu.gql(q);
+    assert.equal(r.status, 200);
+    assert.equal(r.json.data, undefined, q);
+    assert.equal(r.json.errors[0].extensions.code, 'undefinedField', q);
+  }
+  const ok = await emu.gql('{ repository(owner: "acme", name: "widgets") { issue(number: 10) { title parent { number } } } }');
+  assert.equal(ok.json.errors, undefined, ok.text);
+  assert.deepEqual((await emu.state()).ghes, { sub_issues: true, dependencies: true, issue_types: false });
+});

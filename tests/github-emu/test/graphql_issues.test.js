@@ -283,3 +283,18 @@ test('a forbidden field: null at its path and a FORBIDDEN error, HTTP 200, the r
   assert.equal((await ok(W('issue(number: 10) { title }'))).repository.issue.title.length > 0, true);
   assert.deepEqual((await emu.state()).forbidden_fields, { 'acme/widgets#10': ['blockedBy', 'parent'] });
 });
+
+test("pm-bot's issues document reads each issue's type and the repository's types in the same page", async () => {
+  await boot({ issue_type: { 'acme/widgets#10': 'bug' } });
+  const doc = require('node:fs').readFileSync(require('node:path').join(__dirname, '..', '..', '..',
+    'src', 'github', 'graphql', 'issues.graphql'), 'utf8');
+  const d = await ok(doc, { owner: 'acme', name: 'widgets', after: null, filter: null });
+  assert.deepEqual(d.repository.issueTypes.nodes.map((t) => t.name), ['Task', 'Bug', 'Feature']);
+  const byNumber = Object.fromEntries(d.repository.issues.nodes.map((i) => [i.number, i.issueType]));
+  assert.deepEqual(byNumber[10], { name: 'Bug' });
+  assert.equal(byNumber[9], null);
+  // A user's repository has no types: null, and the issues are still read.
+  const u = await ok(doc, { owner: 'octocat', name: 'tools', after: null, filter: null });
+  assert.equal(u.repository.issueTypes, null);
+  assert.ok(u.repository.issues.nodes.length > 0);
+});
