@@ -490,10 +490,11 @@ static int fuse_index(run_ctx *c)
 }
 
 /*
- * For a backend that fuses: the optional create_issue args that let one
- * request also carry the selected set_parent of the new issue (when its
- * parent already exists), its add_to_project (for the board read) and its
- * issue type (the kind its type label names, with issue_types: auto).
+ * The optional create_issue args: for a backend that fuses, those that let
+ * one request also carry the selected set_parent of the new issue (when
+ * its parent already exists) and its add_to_project (for the board read);
+ * for every backend its issue type (the kind its type label names, with
+ * issue_types: auto).
  * c->fuse_parent / c->fuse_project note which changesets were asked for;
  * the result says which landed. 0 or -1.
  */
@@ -507,7 +508,7 @@ static int fuse_args(run_ctx *c, const json_t *cs, json_t *args)
 
 	c->fuse_parent = c->fuse_project = NULL;
 	if (!(c->backend->flags & PMBOT_BACKEND_FUSES))
-		return 0;
+		goto type;
 	if (fuse_index(c) < 0)
 		return -1;
 	if (binding_key(&key, json_object_get(cs, "target")) == 0) {
@@ -535,6 +536,8 @@ static int fuse_args(run_ctx *c, const json_t *cs, json_t *args)
 		}
 	}
 	pmbot_buf_free(&key);
+type:
+	/* Every backend takes the type: a create that lacked it would be planned again. */
 	if (!c->config->issue_types || !prefix || !*prefix)
 		return 0;
 	json_array_foreach(json_object_get(args, "labels"), i, l) {

@@ -745,10 +745,30 @@ static int set_next_id(op_ctx *o, long long used)
 	return PMBOT_OK;
 }
 
+/*
+ * The spelling of `want` among the issue types `repo` offers
+ * (extra.issue_types, matched ASCII case-insensitively as GitHub does), or
+ * NULL when it offers none such. Borrowed from the state's extra.
+ */
+static const char *offered_type(const op_ctx *o, const char *repo, const char *want)
+{
+	const json_t *types = NULL, *v;
+	const char *key;
+	size_t i;
+
+	json_object_foreach((json_t *)json_object_get(o->st->extra, "issue_types"), key, v)
+		if (!strcasecmp(key, repo))
+			types = v;
+	json_array_foreach(types, i, v)
+		if (json_is_string(v) && !strcasecmp(json_string_value(v), want))
+			return json_string_value(v);
+	return NULL;
+}
+
 static int op_create_issue(op_ctx *o)
 {
 	pmbot_issue is;
-	const char *repo, *title, *body;
+	const char *repo, *title, *body, *type;
 	size_t at, end;
 	long long id = 0;
 	int rc;
@@ -779,6 +799,16 @@ static int op_create_issue(op_ctx *o)
 	is.author_is_bot = o->fb->login_is_bot;
 	if (!(is.repo = strdup(repo)) || !(is.title = strdup(title)) ||
 	    !(is.body = strdup(body)) || !(is.author = strdup(o->fb->login))) {
+		rc = OOM(o);
+		goto done;
+	}
+	/*
+	 * The optional issue type, as GitHub's createIssue takes it: set when
+	 * the repository offers it, else none and no error (the type label
+	 * still says the kind), so a re-plan finds nothing to change.
+	 */
+	type = json_string_value(json_object_get(o->args, "issue_type"));
+	if (type && (type = offered_type(o, repo, type)) && !(is.issue_type = strdup(type))) {
 		rc = OOM(o);
 		goto done;
 	}
@@ -1321,22 +1351,14 @@ static int op_set_project_field(op_ctx *o)
  */
 static int op_set_issue_type(op_ctx *o)
 {
-	const json_t *types = NULL, *v;
-	const char *want, *key, *name = NULL;
+	const char *want, *name;
 	pmbot_issue *is;
 	char *copy;
-	size_t i;
 	int rc;
 
 	if ((rc = arg_issue(o, "repo", "number", &is)) < 0 || (rc = arg_str(o, "issue_type", &want)) < 0)
 		return rc;
-	json_object_foreach((json_t *)json_object_get(o->st->extra, "issue_types"), key, v)
-		if (!strcasecmp(key, is->repo))
-			types = v;
-	json_array_foreach(types, i, v)
-		if (json_is_string(v) && !strcasecmp(json_string_value(v), want))
-			name = json_string_value(v);
-	if (!name)
+	if (!(name = offered_type(o, is->repo, want)))
 		return REFUSE(o, "%s has no issue type `%s`", show(&o->show[0], is->repo),
 			show(&o->show[1], want));
 	if (is->issue_type && !strcmp(is->issue_type, name))

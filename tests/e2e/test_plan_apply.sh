@@ -457,4 +457,23 @@ run 2 "$PMBOT" audit verify "$TMP/spaced.jsonl" && expect_in "$ERR" "spaced.json
 sed '5d' "$L" >"$TMP/cut.jsonl"
 run 2 "$PMBOT" audit verify "$TMP/cut.jsonl" && expect_in "$ERR" "cut.jsonl:5: error AUDIT_BROKEN /prev" && ok
 
+# ---------------------------------------------------------------------------
+CASE="a state whose repository offers issue types: the creates take them, and the next plan has nothing to do"
+R8=$TMP/r8
+new_repo "$R8"
+python3 - "$R8/.pm-bot/state.json" <<'PY'
+import json, sys
+st = json.load(open(sys.argv[1]))
+st["extra"] = {"issue_types": {"acme/widgets": ["Epic", "Feature", "Task"]}}
+json.dump(st, open(sys.argv[1], "w"))
+PY
+run 0 "$PMBOT" plan --repo "$R8" --out "$TMP/t8.json" &&
+	expect_eq "$(py eval "$TMP/t8.json" 'sum(c["operation"] == "set_issue_type" for c in b["changesets"])')" 0 &&
+	run 0 "$PMBOT" apply --repo "$R8" --plan "$TMP/t8.json" --approve "$(py eval "$TMP/t8.json" 'b["plan_hash"]')" &&
+	expect_in "$OUT" "failed 0, pending 0" &&
+	expect_eq "$(py eval "$R8/.pm-bot/state.json" 'sorted(str(i.get("issue_type")) for r in b["repositories"] for i in r["issues"])')" \
+		'["Epic","Feature","Feature","None","None","Task","Task"]' &&
+	run 0 "$PMBOT" plan --repo "$R8" --detailed-exitcode &&
+	expect_in "$OUT" "**No changes.**" && ok
+
 finish

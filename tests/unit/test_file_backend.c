@@ -750,6 +750,28 @@ static void test_file_backend__sets_only_an_issue_type_the_repository_offers(voi
 		"\"issue_type\":\"Bug\"}"), "acme/widgets#9 does not exist");
 }
 
+static void test_file_backend__a_create_takes_the_issue_type_when_the_repository_offers_it(
+	void **state)
+{
+	fixture *f = *state;
+	pmbot_state *st;
+
+	seed_text(f, "{\"schema_version\":\"state/v1\",\"repositories\":[],\"extra\":"
+		"{\"issue_types\":{\"acme/widgets\":[\"Task\"]}}}");
+	perform_ok_quiet(f, "create_issue", args("{\"repo\":\"acme/widgets\",\"title\":\"a\","
+		"\"body\":\"\",\"labels\":[],\"issue_type\":\"task\"}"));
+	/* A type the repository does not offer is no error: the issue has none, as on GitHub. */
+	perform_ok_quiet(f, "create_issue", args("{\"repo\":\"acme/widgets\",\"title\":\"b\","
+		"\"body\":\"\",\"labels\":[],\"issue_type\":\"spike\"}"));
+	perform_ok_quiet(f, "create_issue", args("{\"repo\":\"acme/other\",\"title\":\"c\","
+		"\"body\":\"\",\"labels\":[],\"issue_type\":\"task\"}"));
+	st = file_state(f);
+	assert_string_equal(pmbot_state_issue(st, "acme/widgets#1")->issue_type, "Task");
+	assert_null(pmbot_state_issue(st, "acme/widgets#2")->issue_type);
+	assert_null(pmbot_state_issue(st, "acme/other#1")->issue_type);
+	pmbot_state_free(st);
+}
+
 static void test_file_backend__refuses_unknown_operations_and_malformed_args(void **state)
 {
 	fixture *f = *state;
@@ -991,6 +1013,7 @@ int main(void)
 		T(test_file_backend__enforces_fifty_dependencies_each_way),
 		T(test_file_backend__adds_issues_to_the_project_once),
 		T(test_file_backend__sets_project_fields_by_type),
+		T(test_file_backend__a_create_takes_the_issue_type_when_the_repository_offers_it),
 		T(test_file_backend__sets_only_an_issue_type_the_repository_offers),
 		T(test_file_backend__refuses_unknown_operations_and_malformed_args),
 		T(test_file_backend__a_refused_call_creates_no_file),
