@@ -1032,6 +1032,10 @@ static int resume_one(struct pmbot_action *a, long number, const char *hash, int
 		goto done;
 	}
 	if (who < 0) {
+		/* Each refusal was told; the ledger keeps that the approval no longer held. */
+		pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
+			ap.login[0], "how", "scheduled continuation", "plan_hash", hash,
+			"pr", (json_int_t)number, "reason", "NOT_AUTHORIZED"));
 		rc = resume_refused(a, number, pull.head_sha, hash, "nobody who approved it may "
 			"approve any more");
 		goto done;

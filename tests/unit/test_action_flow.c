@@ -663,7 +663,7 @@ static void test_action_flow__a_scheduled_run_does_not_continue_an_apply_whose_a
 		"alice", "/pm-bot apply " PAUSED,
 	};
 	const fakehttp_request *patch;
-	char path[400];
+	char path[400], *audit;
 
 	paused_in_cache(fx, "12\n");
 	push_comments(fx, "paused", NULL, 0);                          /* pm-bot's comment: paused */
@@ -699,9 +699,42 @@ static void test_action_flow__a_scheduled_run_does_not_continue_an_apply_whose_a
 	}
 	assert_contains(fx->log.buf, "alice's approval no longer counts");
 	assert_contains(fx->log.buf, "is not continued");
+	assert_non_null(audit = ledger(fx));
+	assert_contains(audit, "\"NOT_AUTHORIZED\"");
+	assert_contains(audit, "\"scheduled continuation\"");
+	assert_null(strstr(audit, "\"approval\""));
+	free(audit);
 	/* The hint is gone: later runs leave the pull request alone. */
 	snprintf(path, sizeof(path), "%s/pm-bot/cache/plans/" PAUSED ".pr", fx->tmp);
 	assert_int_not_equal(access(path, F_OK), 0);
+}
+
+static void test_action_flow__a_scheduled_run_without_the_approval_comment_asks_for_a_new_one(
+	void **state)
+{
+	fixture *fx = *state;
+	const char *const others[] = {
+		"alice", "/pm-bot apply " STALE,                        /* another hash */
+		"alice", "looks good",
+	};
+	const fakehttp_request *patch;
+
+	paused_in_cache(fx, "12\n");
+	push_comments(fx, "paused", NULL, 0);
+	push_json(fx, 200, pull_json("open", 0, "acme/widgets", fx->plan_sha));
+	push_comments(fx, "paused", others, 2);
+	push(fx, 200, EMPTY_ISSUES);
+	push_comments(fx, "paused", NULL, 0);
+	push(fx, 200, "{\"id\":55}");
+	run(fx);
+	/* No approval of this hash: not even a permission is asked. */
+	assert_request(fx, 2, "GET", R "/issues/12/comments?per_page=100");
+	assert_request(fx, 3, "POST", "/graphql");
+	assert_request(fx, 5, "PATCH", R "/issues/comments/55");
+	patch = fakehttp_get(fx->srv, 5);
+	assert_contains(patch->body, "its approval comment is gone");
+	assert_contains(patch->body, "approve it again with `/pm-bot apply");
+	assert_no_issue_writes(fx);
 }
 
 static void test_action_flow__a_scheduled_run_believes_github_not_the_cache_hint(void **state)
@@ -754,6 +787,7 @@ int main(void)
 		T(test_action_flow__an_edited_comment_is_ignored_without_a_request),
 		T(test_action_flow__a_bots_comment_is_ignored_without_a_request),
 		T(test_action_flow__a_scheduled_run_does_not_continue_an_apply_whose_approver_lost_permission),
+		T(test_action_flow__a_scheduled_run_without_the_approval_comment_asks_for_a_new_one),
 		T(test_action_flow__a_scheduled_run_believes_github_not_the_cache_hint),
 		T(test_action_flow__a_malformed_cache_hint_is_ignored),
 #undef T
