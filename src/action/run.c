@@ -1145,8 +1145,13 @@ int pmbot_action__resume_paused(struct pmbot_action *a, int *spent)
 	memcpy(plan_hash, a->plan_hash, sizeof(plan_hash));
 	paused_hints(a, hashes, numbers, &n);
 	for (i = 0; i < n && done < RESUME_MAX_PER_RUN; i++) {
-		/* The time a paused comment names ("resumes after"): one write past what a pause keeps. */
-		if ((free_at = pmbot_github_budget_free_at(a->client, AFTER_APPLY_WRITES))) {
+		/*
+		 * Room for one write: from the time a paused comment names ("resumes
+		 * after", when one write fits past the AFTER_APPLY_WRITES kept, which
+		 * that run then spent) on. The apply's own writes then wait for a
+		 * window that frees soon, or pause again.
+		 */
+		if ((free_at = pmbot_github_budget_free_at(a->client, 0))) {
 			time_t t = (time_t)(free_at / 1000);
 			struct tm tm;
 			char when[32] = "later";
