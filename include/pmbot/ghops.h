@@ -109,6 +109,23 @@ int pmbot_gh_comment_find(long long *id, char **body, pmbot_github_client *c, co
 	long number, const char *header_prefix, const char *author, pmbot_buf *err);
 
 /*
+ * Called for each comment, oldest first: its id, its author's login (NULL
+ * when GitHub gives none), whether the author is a bot (user.type "Bot" or
+ * a login ending in "[bot]") and its body ("" when null), all borrowed for
+ * the call. Non-zero stops the listing.
+ */
+typedef int (*pmbot_gh_comment_fn)(void *payload, long long id, const char *login, int is_bot,
+	const char *body);
+
+/*
+ * Every comment on issue or PR `number` to `fn`:
+ * GET /repos/{o}/{r}/issues/{number}/comments?per_page=100 and each Link
+ * rel="next" page, until `fn` stops it. 0, or < 0 with `err` told why.
+ */
+int pmbot_gh_comment_each(pmbot_github_client *c, const char *repo, long number,
+	pmbot_gh_comment_fn fn, void *payload, pmbot_buf *err);
+
+/*
  * The current body of comment `id`: GET /repos/{o}/{r}/issues/comments/{id}
  * (a lock re-read: never from a cache). `*body`: new string, caller frees;
  * "" for a comment GitHub reports with a null body. PMBOT_ENOTFOUND when the

@@ -310,6 +310,14 @@ int pmbot_github_client_config_budget(pmbot_github_client *c, const pmbot_github
 void pmbot_github_budget_hold(pmbot_github_client *c, long n);
 
 /*
+ * When one more write fits the budget leaving `hold` of each window unspent
+ * (pmbot_github_budget_next() over this run's and earlier runs' writes):
+ * epoch ms; 0 when it fits now or there is no budget. Lets a run see
+ * whether a paused apply can go on before it writes anything.
+ */
+long long pmbot_github_budget_free_at(pmbot_github_client *c, long hold);
+
+/*
  * When the write budget frees (epoch ms) after a PMBOT_GITHUB_EBUDGET;
  * 0 before any.
  */

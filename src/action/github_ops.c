@@ -458,6 +458,51 @@ done:
 	return rc;
 }
 
+typedef struct {
+	pmbot_gh_comment_fn fn;
+	void *payload;
+} each_ctx;
+
+/* Every comment goes to the caller's function; its "stop" ends the listing. */
+static int each_one(const json_t *item, const void *ctx)
+{
+	const each_ctx *e = ctx;
+	const json_t *user = json_object_get(item, "user");
+	const char *login = jstr(user, "login"), *type = jstr(user, "type");
+	const char *body = jstr(item, "body");
+	size_t n = login ? strlen(login) : 0;
+	int is_bot = (type && !strcmp(type, "Bot")) || (n >= 5 && !strcmp(login + n - 5, "[bot]"));
+
+	if (jid(item, "id") <= 0)
+		return 0;
+	return e->fn(e->payload, jid(item, "id"), login, is_bot, body ? body : "");
+}
+
+int pmbot_gh_comment_each(pmbot_github_client *c, const char *repo, long number,
+	pmbot_gh_comment_fn fn, void *payload, pmbot_buf *err)
+{
+	call k;
+	each_ctx e;
+	const json_t *hit;
+	int rc;
+
+	if ((rc = call_start(&k, c, err, "reading the comments on %s#%ld", show(repo), number)) < 0 ||
+	    (rc = call_repo(&k, repo)) < 0)
+		goto done;
+	if (number <= 0 || !fn) {
+		rc = call_bad(&k, "the number must be positive and a function given");
+		goto done;
+	}
+	e.fn = fn;
+	e.payload = payload;
+	rc = call_path(&k, "/issues/%ld/comments?per_page=100", number);
+	if (rc == 0)
+		rc = call_find(&hit, &k, each_one, &e);
+done:
+	call_end(&k);
+	return rc;
+}
+
 int pmbot_gh_comment_get(char **body, pmbot_github_client *c, const char *repo, long long id,
 	pmbot_buf *err)
 {

@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -512,7 +513,35 @@ static void drop_approved(struct pmbot_action *a, const char *hash)
 
 	if (dir && pmbot_buf_printf(&path, "%s/plans/%s.json", dir, hash) == 0)
 		unlink(path.buf);
+	pmbot_buf_clear(&path);
+	if (dir && pmbot_buf_printf(&path, "%s/plans/%s.pr", dir, hash) == 0)
+		unlink(path.buf);
 	pmbot_buf_free(&path);
+}
+
+/*
+ * Note beside the kept plan which pull request paused on it
+ * (<cache>/plans/<hash>.pr, its number): where a scheduled run looks for
+ * applies to continue. Only a hint: the run believes GitHub (pm-bot's own
+ * comment, the approval, the permission), never the file. Not fatal:
+ * without it a re-run still continues the apply.
+ */
+static void keep_paused_hint(struct pmbot_action *a, const char *hash, long number)
+{
+	const char *dir = cache_dir_of(a);
+	pmbot_buf path = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT;
+
+	if (!dir)
+		return;
+	if (pmbot_buf_printf(&path, "%s/plans", dir) < 0 || pmbot_fs_mkdirs(path.buf, 0700) < 0 ||
+	    pmbot_buf_printf(&path, "/%s.pr", hash) < 0 ||
+	    pmbot_buf_printf(&text, "%ld\n", number) < 0 ||
+	    pmbot_fs_write_atomic(path.buf, text.buf, text.len) < 0)
+		pmbot_note(a->notes, PMBOT_NOTE_WARNING, "cannot note the paused apply in %s (%s): "
+			"a scheduled run will not continue it; re-run the workflow instead", dir,
+			strerror(errno));
+	pmbot_buf_free(&path);
+	pmbot_buf_free(&text);
 }
 
 /*
@@ -706,10 +735,12 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 	if (r == PMBOT_OK)
 		drop_approved(a, cmd->hash);
 	if (paused)
+		keep_paused_hint(a, cmd->hash, a->ev->number);
+	if (paused)
 		pmbot_buf_printf(&notice, "**Paused: %s.** Approved by @%s. GitHub's limits on "
-			"writes leave no room before then; re-run this workflow after that time to "
-			"continue. The approval of `%s` still holds.", err.buf, a->ev->comment_author,
-			cmd->hash);
+			"writes leave no room before then; the next scheduled run of pm-bot after that "
+			"time continues it (or re-run this workflow). The approval of `%s` still holds.",
+			err.buf, a->ev->comment_author, cmd->hash);
 	else
 		results_notice(&notice, results, a->ev->comment_author, r == PMBOT_OK);
 	pmbot_action__ledger_note(&notice, a);
@@ -809,6 +840,358 @@ static int on_comment(struct pmbot_action *a)
 		rc = show_pr_plan(a, a->ev->number, pull.head_sha, 0, NULL);
 	pmbot_gh_pull_clear(&pull);
 	pmbot_buf_free(&err);
+	return rc;
+}
+
+/* ---- continuing paused applies (schedule, workflow_dispatch) ------------ */
+
+/* At most this many paused applies are continued by one scheduled run. */
+#define RESUME_MAX_PER_RUN 5
+/* Hints looked at per run; approvals of one hash looked at per PR. */
+#define RESUME_MAX_HINTS 100
+#define RESUME_MAX_APPROVALS 20
+
+/* The `/pm-bot apply <hash>` comments on one pull request, oldest first. */
+struct approvals {
+	const char *hash;
+	const char *self;
+	size_t n;
+	int oom;
+	long long id[RESUME_MAX_APPROVALS];
+	char *login[RESUME_MAX_APPROVALS];
+};
+
+static void approvals_free(struct approvals *ap)
+{
+	size_t i;
+
+	for (i = 0; i < ap->n; i++)
+		free(ap->login[i]);
+	ap->n = 0;
+}
+
+static int approval_seen(void *payload, long long id, const char *login, int is_bot, const char *body)
+{
+	struct approvals *ap = payload;
+	pmbot_command cmd;
+
+	/* As for a comment event: a bot's text approves nothing (pm-bot's own quotes the command). */
+	if (!login || is_bot || !strcasecmp(login, ap->self))
+		return 0;
+	if (pmbot_command_parse(&cmd, body) < 0 || cmd.kind != PMBOT_CMD_APPLY ||
+	    strcmp(cmd.hash, ap->hash))
+		return 0;
+	if (!(ap->login[ap->n] = strdup(login))) {
+		ap->oom = 1;
+		return 1;
+	}
+	ap->id[ap->n++] = id;
+	return ap->n == RESUME_MAX_APPROVALS;
+}
+
+/*
+ * Who of `ap` may approve now, under the default branch's `policy`: the
+ * index of the first, -1 when nobody (each refusal told), -2 when GitHub
+ * could not say.
+ */
+static int approver_now(struct pmbot_action *a, const pmbot_config *policy, const struct approvals *ap,
+	long number)
+{
+	pmbot_buf err = PMBOT_BUF_INIT, reason = PMBOT_BUF_INIT;
+	char *perm = NULL;
+	size_t i;
+	int who = -1;
+
+	for (i = 0; i < ap->n && who == -1; i++) {
+		pmbot_buf_clear(&err);
+		pmbot_buf_clear(&reason);
+		free(perm);
+		perm = NULL;
+		if (pmbot_gh_permission(&perm, a->client, a->slug, ap->login[i], &err) < 0) {
+			pmbot_note(a->notes, PMBOT_NOTE_ERROR, "pull request #%ld: cannot read %s's "
+				"permission: %s", number, ap->login[i], err.len ? err.buf : "unknown error");
+			who = -2;
+		} else if (pmbot_approval_check(&reason, policy, ap->login[i], perm) == PMBOT_OK) {
+			who = (int)i;
+		} else {
+			pmbot_note(a->notes, PMBOT_NOTE_INFO, "pull request #%ld: %s's approval no longer "
+				"counts: %s", number, ap->login[i], reason.len ? reason.buf : "not allowed");
+		}
+	}
+	free(perm);
+	pmbot_buf_free(&err);
+	pmbot_buf_free(&reason);
+	return who;
+}
+
+static void forget_hint(struct pmbot_action *a, const char *hash)
+{
+	const char *dir = cache_dir_of(a);
+	pmbot_buf path = PMBOT_BUF_INIT;
+
+	if (dir && pmbot_buf_printf(&path, "%s/plans/%s.pr", dir, hash) == 0)
+		unlink(path.buf);
+	pmbot_buf_free(&path);
+}
+
+static int kept_plan_exists(struct pmbot_action *a, const char *hash)
+{
+	const char *dir = cache_dir_of(a);
+	pmbot_buf path = PMBOT_BUF_INIT;
+	struct stat st;
+	int yes;
+
+	yes = dir && pmbot_buf_printf(&path, "%s/plans/%s.json", dir, hash) == 0 &&
+	      stat(path.buf, &st) == 0 && S_ISREG(st.st_mode);
+	pmbot_buf_free(&path);
+	return yes;
+}
+
+/*
+ * The paused apply of `hash` on PR `number` cannot go on without a person:
+ * say why in the log and in the plan comment, which then shows what is left
+ * to approve (and so stops being "paused": later runs leave it alone).
+ */
+static int resume_refused(struct pmbot_action *a, long number, const char *head, const char *hash,
+	const char *why)
+{
+	pmbot_buf notice = PMBOT_BUF_INIT;
+	int rc;
+
+	pmbot_note(a->notes, PMBOT_NOTE_WARNING, "pull request #%ld: the paused apply of %s is not "
+		"continued: %s", number, hash, why);
+	if (pmbot_buf_printf(&notice, "**Not continued.** The apply of `%s` paused and the "
+		"scheduled run did not continue it: %s. What is left is planned below; approve it "
+		"again with `/pm-bot apply <hash>` (the hash below).", hash, why) < 0) {
+		pmbot_buf_free(&notice);
+		return RC_RUNTIME;
+	}
+	forget_hint(a, hash);
+	rc = show_pr_plan(a, number, head, 0, notice.buf);
+	pmbot_buf_free(&notice);
+	return rc;
+}
+
+/*
+ * Continue the paused apply of `hash` on PR `number` if GitHub still says
+ * so and its approval still holds; the apply itself is on_apply()'s, as for
+ * the approval's own comment (permission again, the lock, a fresh plan that
+ * must be a resumed apply of the kept one, the comment). *tried is 1 when
+ * an apply ran. RC_*.
+ */
+static int resume_one(struct pmbot_action *a, long number, const char *hash, int *tried)
+{
+	struct slot s;
+	struct approvals ap;
+	pmbot_gh_pull pull;
+	pmbot_config *policy = NULL;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	const pmbot_event *saved = a->ev;
+	pmbot_event ev;
+	pmbot_command cmd;
+	int rc, who;
+
+	*tried = 0;
+	memset(&s, 0, sizeof(s));
+	memset(&ap, 0, sizeof(ap));
+	memset(&pull, 0, sizeof(pull));
+	ap.hash = hash;
+	ap.self = a->self;
+	/* Only pm-bot's own comment, in the paused state with this hash, says an apply waits. */
+	if ((rc = pmbot_action__slot_find(a, &s, 0, number)) != RC_OK)
+		goto done;
+	if (!s.has_meta || strcmp(s.meta.status, "paused") || strcmp(s.meta.plan_hash, hash)) {
+		pmbot_note(a->notes, PMBOT_NOTE_INFO, "pull request #%ld: no paused apply of %s "
+			"there (the plan comment says %s); nothing to continue", number, hash,
+			s.has_meta ? s.meta.status : "nothing");
+		forget_hint(a, hash);
+		goto done;
+	}
+	if (pmbot_gh_pull_get(&pull, a->client, a->slug, number, &err) < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read pull request #%ld: %s", number,
+			err.len ? err.buf : "unknown error");
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	if (strcmp(pull.state, "open")) {
+		pmbot_note(a->notes, PMBOT_NOTE_INFO, "pull request #%ld is %s: its paused apply "
+			"is not continued", number, pull.merged ? "merged" : "closed");
+		forget_hint(a, hash);
+		goto done;
+	}
+	if ((rc = load_policy(a, &policy)) != RC_OK) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "pull request #%ld: the default branch's "
+			"configuration cannot be read; its paused apply waits", number);
+		goto done;
+	}
+	if (pmbot_gh_comment_each(a->client, a->slug, number, approval_seen, &ap, &err) < 0 || ap.oom) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read the comments on pull request "
+			"#%ld: %s", number, err.len ? err.buf : "out of memory");
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	if (!ap.n) {
+		rc = resume_refused(a, number, pull.head_sha, hash, "its approval comment is gone");
+		goto done;
+	}
+	if ((who = approver_now(a, policy, &ap, number)) == -2) {
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	if (who < 0) {
+		/* Each refusal was told; the ledger keeps that the approval no longer held. */
+		pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
+			ap.login[0], "how", "scheduled continuation", "plan_hash", hash,
+			"pr", (json_int_t)number, "reason", "NOT_AUTHORIZED"));
+		rc = resume_refused(a, number, pull.head_sha, hash, "nobody who approved it may "
+			"approve any more");
+		goto done;
+	}
+	if (!kept_plan_exists(a, hash)) {
+		rc = resume_refused(a, number, pull.head_sha, hash, "the approved plan is not in "
+			"this run's cache");
+		goto done;
+	}
+	pmbot_note(a->notes, PMBOT_NOTE_NOTICE, "pull request #%ld: continuing the paused apply of "
+		"%s, approved by %s", number, hash, ap.login[who]);
+	/* The apply the approval's own comment would make, as if it came again. */
+	ev = *saved;
+	ev.kind = PMBOT_EV_ISSUE_COMMENT;
+	ev.number = number;
+	ev.is_pull_request = 1;
+	ev.is_fork = 0;
+	ev.comment_id = ap.id[who];
+	ev.comment_body = NULL;
+	ev.comment_author = ap.login[who];
+	ev.comment_author_is_bot = 0;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.kind = PMBOT_CMD_APPLY;
+	/* A hint's name: 64 hex digits (paused_hints). */
+	memcpy(cmd.hash, hash, sizeof(cmd.hash) - 1);
+	cmd.hash[sizeof(cmd.hash) - 1] = '\0';
+	pmbot_action__slot_clear(&s);
+	a->ev = &ev;
+	*tried = 1;
+	rc = on_apply(a, &cmd);
+	a->ev = saved;
+done:
+	approvals_free(&ap);
+	pmbot_action__slot_clear(&s);
+	pmbot_config_free(policy);
+	pmbot_gh_pull_clear(&pull);
+	pmbot_buf_free(&err);
+	return rc;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/*
+ * The paused applies the cache's hints name, in name order (the same run
+ * after run): "<64 hex>.pr" files holding a PR number. *n of them in
+ * hashes/numbers.
+ */
+static void paused_hints(struct pmbot_action *a, char hashes[][65], long *numbers, size_t *n)
+{
+	const char *dir = cache_dir_of(a);
+	pmbot_buf path = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT;
+	char *names[RESUME_MAX_HINTS];
+	size_t count = 0, i;
+	struct dirent *e;
+	DIR *d;
+
+	*n = 0;
+	if (!dir || pmbot_buf_printf(&path, "%s/plans", dir) < 0 || !(d = opendir(path.buf))) {
+		pmbot_buf_free(&path);
+		return;
+	}
+	while ((e = readdir(d)) && count < RESUME_MAX_HINTS) {
+		size_t len = strlen(e->d_name);
+
+		if (len == 67 && !strcmp(e->d_name + 64, ".pr") &&
+		    strspn(e->d_name, "0123456789abcdef") == 64 && (names[count] = strdup(e->d_name)))
+			count++;
+	}
+	closedir(d);
+	qsort(names, count, sizeof(*names), cmp_str);
+	pmbot_buf_init(&text, 32);
+	for (i = 0; i < count; i++) {
+		char *end = NULL;
+		long number;
+
+		pmbot_buf_clear(&path);
+		pmbot_buf_clear(&text);
+		if (pmbot_buf_printf(&path, "%s/plans/%s", dir, names[i]) == 0 &&
+		    pmbot_fs_read(&text, path.buf) == 0 && text.len && text.buf[0] >= '1' &&
+		    text.buf[0] <= '9' && (errno = 0, number = strtol(text.buf, &end, 10)) > 0 &&
+		    !errno && end && (*end == '\n' || !*end)) {
+			memcpy(hashes[*n], names[i], 64);
+			hashes[*n][64] = '\0';
+			numbers[(*n)++] = number;
+		}
+		free(names[i]);
+	}
+	pmbot_buf_free(&path);
+	pmbot_buf_free(&text);
+}
+
+int pmbot_action__resume_paused(struct pmbot_action *a, int *spent)
+{
+	char hashes[RESUME_MAX_HINTS][65];
+	long numbers[RESUME_MAX_HINTS];
+	const char *result = a->result;
+	char plan_hash[sizeof(a->plan_hash)];
+	long changes = a->changes, conflicts = a->conflicts;
+	size_t n = 0, i, done = 0;
+	long long free_at;
+	int rc = RC_OK, r, tried;
+
+	*spent = 0;
+	memcpy(plan_hash, a->plan_hash, sizeof(plan_hash));
+	paused_hints(a, hashes, numbers, &n);
+	for (i = 0; i < n && done < RESUME_MAX_PER_RUN; i++) {
+		/*
+		 * Room for one write: from the time a paused comment names ("resumes
+		 * after", when one write fits past the AFTER_APPLY_WRITES kept, which
+		 * that run then spent) on. The apply's own writes then wait for a
+		 * window that frees soon, or pause again.
+		 */
+		if ((free_at = pmbot_github_budget_free_at(a->client, 0))) {
+			time_t t = (time_t)(free_at / 1000);
+			struct tm tm;
+			char when[32] = "later";
+
+			if (gmtime_r(&t, &tm))
+				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+			pmbot_note(a->notes, PMBOT_NOTE_INFO, "the write budget is spent until %s: "
+				"paused applies wait for a later run", when);
+			*spent = 1;
+			break;
+		}
+		if (a->audit_corrupt) {
+			pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the audit ledger is corrupt: paused "
+				"applies are not continued until it is repaired or moved away");
+			rc = RC_RUNTIME;
+			break;
+		}
+		a->result = NULL;
+		r = resume_one(a, numbers[i], hashes[i], &tried);
+		if (r == RC_RUNTIME)
+			rc = RC_RUNTIME;
+		if (tried)
+			done++;
+		if (tried && a->result && !strcmp(a->result, "paused")) {
+			*spent = 1;
+			break;
+		}
+	}
+	/* The run's outputs stay the field sync's; each apply told its own in its comment. */
+	a->result = result;
+	memcpy(a->plan_hash, plan_hash, sizeof(plan_hash));
+	a->changes = changes;
+	a->conflicts = conflicts;
 	return rc;
 }
 
@@ -1058,7 +1441,7 @@ int pmbot_action_run(struct pmbot_action *a, pmbot_repo *repo, pmbot_action_gith
 {
 	pmbot_buf audit_path = PMBOT_BUF_INIT;
 	const char *ledger = a->opts.audit_path;
-	int rc;
+	int rc, r, spent = 0;
 
 	if (a->what == PMBOT_ACT_IGNORE)
 		return PMBOT_OK;
@@ -1081,7 +1464,24 @@ int pmbot_action_run(struct pmbot_action *a, pmbot_repo *repo, pmbot_action_gith
 	case PMBOT_ACT_PLAN_PR: rc = on_pull_request(a); break;
 	case PMBOT_ACT_COMMAND: rc = on_comment(a); break;
 	case PMBOT_ACT_PLAN_PUSH: rc = on_push(a); break;
-	case PMBOT_ACT_FIELD_SYNC: rc = pmbot_action__field_sync(a, NULL); break;
+	case PMBOT_ACT_FIELD_SYNC:
+		/*
+		 * Approved applies people wait for come first; the sync comes back
+		 * every run, so it yields when they spent the budget.
+		 */
+		r = pmbot_action__resume_paused(a, &spent);
+		if (spent) {
+			pmbot_note(a->notes, PMBOT_NOTE_NOTICE, "pm-bot: the write budget is spent "
+				"and paused applies wait for it; the field sync waits for the next "
+				"scheduled run");
+			a->result = "paused";
+			rc = r;
+		} else {
+			rc = pmbot_action__field_sync(a, NULL);
+			if (r == RC_RUNTIME)
+				rc = RC_RUNTIME;
+		}
+		break;
 	default: break;
 	}
 	/* A refused approval is handled, not a failure of the run. */

@@ -122,6 +122,16 @@ void pmbot_action__set_outputs(struct pmbot_action *a, const json_t *bundle);
 /* schedule / workflow_dispatch, and `/pm-bot apply|plan` on the tracking issue. */
 int pmbot_action__field_sync(struct pmbot_action *a, const pmbot_command *cmd);
 
+/*
+ * schedule / workflow_dispatch: continue the applies the write budget
+ * paused, as their approval's comment would (at most a few per run,
+ * stopping when the budget pauses again); each is found from the cache's
+ * hint and believed only when GitHub agrees. The run's outputs stay as
+ * they were. *spent is 1 when the write budget has no room left (an apply
+ * paused again, or the budget was spent before one could start). RC_*.
+ */
+int pmbot_action__resume_paused(struct pmbot_action *a, int *spent);
+
 /* Header prefix of every pm-bot comment and tracking-issue body. */
 #define ACTION_HEADER_PREFIX "<!-- pm-bot:plan "
 

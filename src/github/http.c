@@ -258,6 +258,18 @@ void pmbot_github_budget_hold(pmbot_github_client *c, long n)
 	c->budget_hold = n > 0 ? n : 0;
 }
 
+long long pmbot_github_budget_free_at(pmbot_github_client *c, long hold)
+{
+	long long now, next;
+
+	if (!c->budget.n)
+		return 0;
+	now = c->now(c->clock_payload);
+	pmbot_github_spent_prune(&c->spent, &c->budget, now);
+	next = pmbot_github_budget_next(&c->budget, c->spent.t, c->spent.n, now, hold);
+	return next > now ? next : 0;
+}
+
 long long pmbot_github_budget_resume(const pmbot_github_client *c)
 {
 	return c->budget_resume_ms;

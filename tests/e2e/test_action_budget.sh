@@ -174,4 +174,95 @@ PY
 	expect_in "$(plan_comment)" "the plan is stale" &&
 	ok
 
+# A scheduled run continues a paused apply on its own: no new approval, no
+# re-run. The cache carries the kept plan and a hint naming the pull
+# request; GitHub decides (pm-bot's own paused comment, the approval comment,
+# the approver's permission now under the default branch's config).
+paused_setup() {
+	ctl POST /_emu/reset "$(cat "$TMP/seed.json")" >/dev/null
+	rm -rf "$CARRIED" && mkdir -p "$CARRIED"
+	event pull_request "$TMP/ev.json" "{'action': 'opened', 'number': 1, 'repository': repo,
+	 'sender': {'login': 'alice', 'type': 'User'},
+	 'pull_request': {'number': 1, 'state': 'open', 'title': 'Plan Q4', 'user': {'login': 'alice', 'type': 'User'},
+	  'head': {'ref': 'feature', 'sha': '$HEAD_SHA', 'repo': repo}, 'base': {'ref': 'main', 'sha': '$MAIN_SHA', 'repo': repo}}}"
+	action 0 && HASH=$(output plan_hash) && N=$(output changes) &&
+		CID=$(api tok-alice POST /repos/acme/widgets/issues/1/comments "{\"body\": \"/pm-bot apply $HASH\"}" | py - 'str(d["id"])') &&
+		event issue_comment "$TMP/approve.json" "{'action': 'created', 'repository': repo,
+		 'sender': {'login': 'alice', 'type': 'User'},
+		 'issue': {'number': 1, 'title': 'Plan Q4', 'state': 'open', 'user': {'login': 'alice', 'type': 'User'},
+		   'pull_request': {'url': '$URL/repos/acme/widgets/pulls/1'}},
+		 'comment': {'id': $CID, 'body': '/pm-bot apply $HASH', 'user': {'login': 'alice', 'type': 'User'}}}" &&
+		action 0 && expect_eq "$(output result)" paused &&
+		expect_eq "$(cat "$CARRIED/plans/$HASH.pr" 2>/dev/null)" 1
+}
+plan_issues() { ctl GET /_emu/state | py - 'str(sum(1 for r in d["state"]["repositories"] for i in r["issues"] if i["title"] != "pm-bot: Projects field sync"))'; }
+plan_titles() { ctl GET /_emu/state | py - 'str(len(set(i["title"] for r in d["state"]["repositories"] for i in r["issues"] if i["title"] != "pm-bot: Projects field sync")))'; }
+edges() { ctl GET /_emu/state | py - 'str(sorted((i["title"], k, json.dumps(i.get(k), sort_keys=True)) for r in d["state"]["repositories"] for i in r["issues"] for k in ("parent", "blocked_by") if i.get(k)))'; }
+applied_count() { plan_comment | grep -o '\*\*Paused: [0-9]* of' | grep -o '[0-9][0-9]*' | head -n 1; }
+
+CASE="a scheduled run continues a paused apply until it is applied, the comment showing progress"
+if paused_setup; then
+	FIRST=$(applied_count)
+	SEEN="$FIRST"
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+		LINE=$(plan_comment | grep -o 'resumes after [0-9TZ:-]*' | head -n 1)
+		[ -n "$LINE" ] || break
+		# A sleep to let the window free, not a timing assertion.
+		sleep "$(until_after "${LINE##resumes after }")"
+		event schedule "$TMP/sched.json" "{'schedule': '17 * * * *', 'repository': repo}"
+		action 0 || break
+		expect_in "$OUT" "continuing the paused apply of $HASH, approved by alice" || { echo "$OUT$ERR" | grep "pm-bot:" | head -20 >&2; break; }
+		C=$(plan_comment)
+		case "$C" in
+		*'"status":"applied"'*) break ;;
+		*'"status":"paused"'*) SEEN="$SEEN $(applied_count)" ;;
+		*) fail "after a scheduled run the comment is neither paused nor applied: $C"; break ;;
+		esac
+	done
+	C=$(plan_comment)
+	expect_in "$C" '"status":"applied"' && expect_in "$C" "**Applied** " && expect_in "$C" " changes, approved by @alice" &&
+		expect_eq "$(plan_issues)" 7 && expect_eq "$(plan_titles)" 7 &&
+		expect_eq "$(ctl GET /_emu/state | py - 'str(len(d["state"]["project"]["items"]) == len(set(json.dumps(x.get("issue"), sort_keys=True) for x in d["state"]["project"]["items"])))')" True &&
+		no_limit_answers &&
+		{ [ ! -e "$CARRIED/plans/$HASH.json" ] && [ ! -e "$CARRIED/plans/$HASH.pr" ] || fail "the applied plan or its hint is still kept"; } &&
+		expect_in "$(ctl GET /_emu/state | py - "str([r['content'] for c in d.get('comments', []) if c['id'] == $CID for r in c.get('reactions', [])])")" "+1" &&
+		ok
+	# Progress: the comment's k went up run after run (SEEN lists k for each paused state).
+	echo "  measured: applied count in the paused comment, run after run: $SEEN of $N, then applied by scheduled runs"
+	CASE="the paused comment's count never goes down from one scheduled run to the next"
+	python3 -c 'import sys; v=[int(x) for x in sys.argv[1:]]; sys.exit(0 if v and all(a <= b for a, b in zip(v, v[1:])) else 1)' $SEEN &&
+		ok || fail "the applied counts were [$SEEN] of $N"
+	E1=$(edges)
+	CASE="the next scheduled run finds nothing to continue and writes nothing for the plan"
+	ctl DELETE /_emu/requests >/dev/null
+	event schedule "$TMP/sched.json" "{'schedule': '17 * * * *', 'repository': repo}"
+	action 0 && expect_eq "$(plan_issues)" 7 && expect_eq "$(edges)" "$E1" &&
+		expect_eq "$(ctl GET /_emu/requests | py - 'str(sum(1 for r in d["requests"] if "/issues/1/comments" in r.get("path", "")))')" 0 &&
+		ok
+fi
+
+CASE="a paused apply whose approver may no longer approve is not continued"
+if paused_setup; then
+	BEFORE=$(plan_issues)
+	# The default branch now asks for admin; alice maintains.
+	sed -i 's/min_permission: write/min_permission: admin/' "$W/.github/pm-bot.yml"
+	gitc "$W" commit -qam "approvals need admin"
+	LINE=$(plan_comment | grep -o 'resumes after [0-9TZ:-]*' | head -n 1)
+	sleep "$(until_after "${LINE##resumes after }")"
+	event schedule "$TMP/sched.json" "{'schedule': '17 * * * *', 'repository': repo}"
+	action 0
+	case "$(plan_comment)" in *"**Not continued.**"*) ;; *) echo "$OUT$ERR" | grep "pm-bot:" >&2 ;; esac
+	[ -n "$OUT" ] &&
+		expect_eq "$(plan_issues)" "$BEFORE" &&
+		C=$(plan_comment) &&
+		expect_in "$C" "**Not continued.**" && { :; } && expect_in "$C" "nobody who approved it may approve any more" &&
+		expect_in "$C" "/pm-bot apply" &&
+		{ case "$C" in *'"status":"paused"'*) fail "the comment is still paused";; esac; } &&
+		expect_in "$OUT$ERR" "alice's approval no longer counts" &&
+		expect_in "$OUT$ERR" "is not continued" &&
+		{ [ ! -e "$CARRIED/plans/$HASH.pr" ] || fail "the hint is still kept"; } &&
+		no_limit_answers && ok
+	gitc "$W" reset -q --hard HEAD~1
+fi
+
 finish

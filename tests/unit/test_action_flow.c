@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -14,6 +15,7 @@
 #include "helpers/tmpdir.h"
 #include "pmbot/actionrun.h"
 #include "pmbot/buf.h"
+#include "pmbot/comment.h"
 #include "pmbot/fs.h"
 #include "pmbot/github.h"
 #include "pmbot/repo.h"
@@ -605,6 +607,170 @@ static void test_action_flow__a_bots_comment_is_ignored_without_a_request(void *
 	ignored(fx);
 }
 
+/* ---- a scheduled run continuing a paused apply ---- */
+
+#define PAUSED "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+/* What a paused apply leaves in the cache: the kept plan and the hint naming PR 12. */
+static void paused_in_cache(fixture *fx, const char *hint)
+{
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s/pm-bot/cache/plans", fx->tmp);
+	assert_int_equal(pmbot_fs_mkdirs(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/pm-bot/cache/plans/" PAUSED ".pr", fx->tmp);
+	assert_int_equal(pmbot_fs_write_atomic(path, hint, strlen(hint)), 0);
+	snprintf(path, sizeof(path), "%s/pm-bot/cache/plans/" PAUSED ".json", fx->tmp);
+	assert_int_equal(pmbot_fs_write_atomic(path, "{}", 2), 0);
+	write_event(fx, "schedule", json_pack("{s:s, s:o}", "schedule", "0 6 * * *",
+		"repository", repo_json("acme/widgets")));
+}
+
+/* PR 12's comments: pm-bot's plan comment in `status`, then each of `others` (login, body). */
+static void push_comments(fixture *fx, const char *status, const char *const *others, size_t n)
+{
+	pmbot_comment_meta m;
+	pmbot_buf body = PMBOT_BUF_INIT;
+	json_t *list = json_array();
+	size_t i;
+
+	memset(&m, 0, sizeof(m));
+	snprintf(m.kind, sizeof(m.kind), "plan");
+	m.number = 12;
+	snprintf(m.head, sizeof(m.head), "%s", fx->plan_sha);
+	snprintf(m.plan_hash, sizeof(m.plan_hash), PAUSED);
+	snprintf(m.status, sizeof(m.status), "%s", status);
+	assert_int_equal(pmbot_comment_header(&body, &m), 0);
+	/* pm-bot's own text quotes the command: it approves nothing. */
+	assert_int_equal(pmbot_buf_puts(&body, "\n**Paused: 2 of 9 applied.**\n/pm-bot apply " PAUSED "\n"), 0);
+	json_array_append_new(list, json_pack("{s:i, s:s, s:{s:s, s:s}}", "id", 55, "body", body.buf,
+		"user", "login", "github-actions[bot]", "type", "Bot"));
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, json_pack("{s:i, s:s, s:{s:s, s:s}}", "id", (int)(60 + i),
+			"body", others[2 * i + 1], "user", "login", others[2 * i],
+			"type", strstr(others[2 * i], "[bot]") ? "Bot" : "User"));
+	push_json(fx, 200, list);
+	pmbot_buf_free(&body);
+}
+
+static void test_action_flow__a_scheduled_run_does_not_continue_an_apply_whose_approver_lost_permission(
+	void **state)
+{
+	fixture *fx = *state;
+	const char *const others[] = {
+		"evil[bot]", "/pm-bot apply " PAUSED,
+		"mallory", "/pm-bot apply " STALE,
+		"alice", "/pm-bot apply " PAUSED,
+	};
+	const fakehttp_request *patch;
+	char path[400], *audit;
+
+	paused_in_cache(fx, "12\n");
+	push_comments(fx, "paused", NULL, 0);                          /* pm-bot's comment: paused */
+	push_json(fx, 200, pull_json("open", 0, "acme/widgets", fx->plan_sha));
+	push_comments(fx, "paused", others, 3);                        /* the approvals */
+	push_permission(fx, "read");                                   /* alice, now */
+	push(fx, 200, EMPTY_ISSUES);                                   /* what is left, planned */
+	push_comments(fx, "paused", NULL, 0);
+	push(fx, 200, "{\"id\":55}");                                  /* the comment says why */
+	run(fx);
+	/* Only alice's approval of this hash was weighed; no lock, no write but the comment. */
+	assert_request(fx, 0, "GET", R "/issues/12/comments?per_page=100");
+	assert_request(fx, 1, "GET", R "/pulls/12");
+	assert_request(fx, 2, "GET", R "/issues/12/comments?per_page=100");
+	assert_request(fx, 3, "GET", R "/collaborators/alice/permission");
+	assert_request(fx, 4, "POST", "/graphql");
+	assert_request(fx, 6, "PATCH", R "/issues/comments/55");
+	patch = fakehttp_get(fx->srv, 6);
+	assert_contains(patch->body, "Not continued.");
+	assert_contains(patch->body, "nobody who approved it may approve any more");
+	assert_null(strstr(patch->body, "\\\"status\\\":\\\"paused\\\""));
+	assert_no_issue_writes(fx);
+	{
+		size_t i;
+
+		for (i = 0; i < fakehttp_count(fx->srv); i++) {
+			const fakehttp_request *r = fakehttp_get(fx->srv, i);
+
+			if (strstr(r->target, "/labels") || strstr(r->target, "evil") ||
+			    strstr(r->target, "mallory") || strstr(r->target, "/reactions"))
+				fail_msg("request %zu: %s %s", i, r->method, r->target);
+		}
+	}
+	assert_contains(fx->log.buf, "alice's approval no longer counts");
+	assert_contains(fx->log.buf, "is not continued");
+	assert_non_null(audit = ledger(fx));
+	assert_contains(audit, "\"NOT_AUTHORIZED\"");
+	assert_contains(audit, "\"scheduled continuation\"");
+	assert_null(strstr(audit, "\"approval\""));
+	free(audit);
+	/* The hint is gone: later runs leave the pull request alone. */
+	snprintf(path, sizeof(path), "%s/pm-bot/cache/plans/" PAUSED ".pr", fx->tmp);
+	assert_int_not_equal(access(path, F_OK), 0);
+}
+
+static void test_action_flow__a_scheduled_run_without_the_approval_comment_asks_for_a_new_one(
+	void **state)
+{
+	fixture *fx = *state;
+	const char *const others[] = {
+		"alice", "/pm-bot apply " STALE,                        /* another hash */
+		"alice", "looks good",
+	};
+	const fakehttp_request *patch;
+
+	paused_in_cache(fx, "12\n");
+	push_comments(fx, "paused", NULL, 0);
+	push_json(fx, 200, pull_json("open", 0, "acme/widgets", fx->plan_sha));
+	push_comments(fx, "paused", others, 2);
+	push(fx, 200, EMPTY_ISSUES);
+	push_comments(fx, "paused", NULL, 0);
+	push(fx, 200, "{\"id\":55}");
+	run(fx);
+	/* No approval of this hash: not even a permission is asked. */
+	assert_request(fx, 2, "GET", R "/issues/12/comments?per_page=100");
+	assert_request(fx, 3, "POST", "/graphql");
+	assert_request(fx, 5, "PATCH", R "/issues/comments/55");
+	patch = fakehttp_get(fx->srv, 5);
+	assert_contains(patch->body, "its approval comment is gone");
+	assert_contains(patch->body, "approve it again with `/pm-bot apply");
+	assert_no_issue_writes(fx);
+}
+
+static void test_action_flow__a_scheduled_run_believes_github_not_the_cache_hint(void **state)
+{
+	fixture *fx = *state;
+
+	paused_in_cache(fx, "12\n");
+	/* The comment says "applied": whatever the cache says, nothing waits. */
+	push_comments(fx, "applied", NULL, 0);
+	run(fx);
+	assert_request(fx, 0, "GET", R "/issues/12/comments?per_page=100");
+	assert_contains(fx->log.buf, "no paused apply of " PAUSED " there");
+	assert_no_issue_writes(fx);
+	{
+		size_t i;
+
+		for (i = 1; i < fakehttp_count(fx->srv); i++)
+			if (strstr(fakehttp_get(fx->srv, i)->target, "/issues/12") ||
+			    strstr(fakehttp_get(fx->srv, i)->target, "/pulls/12"))
+				fail_msg("request %zu looked at PR 12 again", i);
+	}
+}
+
+static void test_action_flow__a_malformed_cache_hint_is_ignored(void **state)
+{
+	fixture *fx = *state;
+	size_t i;
+
+	paused_in_cache(fx, "12; rm -rf /\n");
+	run(fx);
+	for (i = 0; i < fakehttp_count(fx->srv); i++)
+		if (strstr(fakehttp_get(fx->srv, i)->target, "/issues/12") ||
+		    strstr(fakehttp_get(fx->srv, i)->target, "/pulls/12"))
+			fail_msg("request %zu looked at PR 12", i);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -620,6 +786,10 @@ int main(void)
 		T(test_action_flow__a_scope_outside_the_allowlist_reads_nothing_of_it_and_shows_only_diagnostics),
 		T(test_action_flow__an_edited_comment_is_ignored_without_a_request),
 		T(test_action_flow__a_bots_comment_is_ignored_without_a_request),
+		T(test_action_flow__a_scheduled_run_does_not_continue_an_apply_whose_approver_lost_permission),
+		T(test_action_flow__a_scheduled_run_without_the_approval_comment_asks_for_a_new_one),
+		T(test_action_flow__a_scheduled_run_believes_github_not_the_cache_hint),
+		T(test_action_flow__a_malformed_cache_hint_is_ignored),
 #undef T
 	};
 

@@ -370,6 +370,42 @@ static void test_ghops__comment_find_walks_pages_to_the_first_comment_with_heade
 	free(body);
 }
 
+struct seen {
+	pmbot_buf log;
+	long long stop_at;
+};
+
+static int seen_one(void *payload, long long id, const char *login, int is_bot, const char *body)
+{
+	struct seen *s = payload;
+
+	pmbot_buf_printf(&s->log, "%lld %s %d [%s]\n", id, login ? login : "(null)", is_bot, body);
+	return id == s->stop_at;
+}
+
+static void test_ghops__comment_each_walks_pages_in_order_until_told_to_stop(void **state)
+{
+	fixture *fx = *state;
+	char l1[256];
+	struct seen s;
+
+	memset(&s, 0, sizeof(s));
+	pmbot_buf_init(&s.log, 0);
+	s.stop_at = 3;
+	push(fx, 200, next_link(fx, l1, sizeof(l1), "/repositories/9/issues/12/comments?per_page=100&page=2"),
+		"[{\"id\":1,\"user\":{\"login\":\"alice\",\"type\":\"User\"},\"body\":\"/pm-bot apply x\"},"
+		"{\"id\":2,\"user\":{\"login\":\"evil[bot]\",\"type\":\"User\"},\"body\":null},"
+		"{\"id\":0,\"user\":{\"login\":\"zero\"},\"body\":\"no id\"}]");
+	push(fx, 200, NULL, "[{\"id\":3,\"user\":{\"login\":\"app\",\"type\":\"Bot\"},\"body\":\"b\"},"
+		"{\"id\":4,\"user\":null,\"body\":\"after the stop\"}]");
+	assert_int_equal(pmbot_gh_comment_each(fx->c, "acme/widgets", 12, seen_one, &s, &fx->err), 0);
+	/* Bots by type or by "[bot]"; a null body is ""; an item without an id is skipped. */
+	assert_string_equal(s.log.buf, "1 alice 0 [/pm-bot apply x]\n2 evil[bot] 1 []\n3 app 1 [b]\n");
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	assert_request(fx, 0, "GET", "/repos/acme/widgets/issues/12/comments?per_page=100", "");
+	pmbot_buf_free(&s.log);
+}
+
 static void test_ghops__comment_find_reports_zero_when_no_page_has_ours(void **state)
 {
 	fixture *fx = *state;
@@ -789,6 +825,7 @@ int main(void)
 		T(test_ghops__permission_percent_encodes_a_bot_login),
 		T(test_ghops__comment_find_walks_pages_to_the_first_comment_with_header_and_author),
 		T(test_ghops__comment_find_reports_zero_when_no_page_has_ours),
+		T(test_ghops__comment_each_walks_pages_in_order_until_told_to_stop),
 		T(test_ghops__comment_find_stops_when_next_links_lead_in_a_circle),
 		T(test_ghops__comment_find_reports_a_missing_pr_and_bad_pages),
 		T(test_ghops__comment_get_returns_the_current_body),

@@ -416,6 +416,32 @@ static void test_budget_client__waits_for_a_window_that_frees_soon_and_stops_bef
 	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/o/r/issues", NULL), 0);
 }
 
+static void test_budget_client__free_at_says_when_a_run_may_start_writing(void **state)
+{
+	fixture *fx = *state;
+	size_t i;
+
+	client(fx);
+	/* Nothing spent: room now. */
+	assert_int_equal(pmbot_github_budget_free_at(fx->c, 0), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(post(fx), 0);
+	/* 2 of 3 in the 2 s window: one more fits, but not with one kept back. */
+	assert_int_equal(pmbot_github_budget_free_at(fx->c, 0), 0);
+	assert_int_equal(pmbot_github_budget_free_at(fx->c, 1), T0_MS + 2000);
+	/* The next run's client knows, from the record, without sending anything. */
+	fx->now_ms += 500;
+	client(fx);
+	assert_int_equal(pmbot_github_budget_free_at(fx->c, 1), T0_MS + 2000);
+	assert_int_equal(fakehttp_count(fx->srv), 2);
+	fx->now_ms = T0_MS + 2000;
+	assert_int_equal(pmbot_github_budget_free_at(fx->c, 1), 0);
+	/* Without a budget there is always room. */
+	fx->opts.write_budget = "off";
+	client(fx);
+	assert_int_equal(pmbot_github_budget_free_at(fx->c, 2), 0);
+}
+
 static void test_budget_client__the_next_run_knows_what_this_one_spent(void **state)
 {
 	fixture *fx = *state;
@@ -554,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_budget_spent__future_and_ancient_times_are_bounded),
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 		T(test_budget_client__waits_for_a_window_that_frees_soon_and_stops_before_a_long_one),
+		T(test_budget_client__free_at_says_when_a_run_may_start_writing),
 		T(test_budget_client__the_next_run_knows_what_this_one_spent),
 		T(test_budget_client__a_long_secondary_limit_on_a_write_stops_instead_of_sleeping),
 		T(test_budget_client__a_record_that_cannot_be_used_is_said_not_fatal),
