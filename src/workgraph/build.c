@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "pmbot/workgraph.h"
+#include "pmbot/text.h"
 #include "pmbot/banned.h"
 
 static const char *const copied_fields[] = {
@@ -9,9 +10,10 @@ static const char *const copied_fields[] = {
 	"acceptance_criteria", "owners", "links", "milestones"
 };
 
+/* Blank and "_No response_" are missing too: the rule validate warns by. */
 static int has_text(const json_t *v)
 {
-	return json_is_string(v) && json_string_length(v) > 0;
+	return json_is_string(v) && !pmbot_text_is_blank(json_string_value(v), json_string_length(v));
 }
 
 static json_t *node_json(json_t *item, const char *type)

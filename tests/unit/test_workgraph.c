@@ -86,6 +86,26 @@ static void test_workgraph__maps_items_edges_and_triage_defaults(void **state)
 	pmbot_diag_list_free(&d);
 }
 
+static void test_workgraph__blank_area_and_priority_are_triaged(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *g = load(HEAD
+		"tasks:\n"
+		"  - {stable_id: 'task:a', title: A, area: '   ', priority: \"\\u00a0\\n\"}\n"
+		"  - {stable_id: 'task:b', title: B, area: '_No response_', priority: P1}\n"
+		"```\n", &d, PMBOT_OK);
+	char *json = canonical(g);
+
+	(void)state;
+	assert_string_equal(json, "{\"edges\":[],\"nodes\":["
+		"{\"area\":\"triage\",\"needs_human\":true,\"priority\":\"Triage\",\"stable_id\":\"task:a\",\"title\":\"A\",\"type\":\"task\"},"
+		"{\"area\":\"triage\",\"needs_human\":true,\"priority\":\"P1\",\"stable_id\":\"task:b\",\"title\":\"B\",\"type\":\"task\"}],"
+		"\"schema_version\":\"workgraph/v1\"}");
+	free(json);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
 static void test_workgraph__output_does_not_depend_on_report_order(void **state)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
@@ -284,6 +304,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_workgraph__maps_items_edges_and_triage_defaults),
+		cmocka_unit_test(test_workgraph__blank_area_and_priority_are_triaged),
 		cmocka_unit_test(test_workgraph__output_does_not_depend_on_report_order),
 		cmocka_unit_test(test_workgraph__dependency_cycles_are_warnings_with_their_path),
 		cmocka_unit_test(test_workgraph__parent_cycles_and_two_parents_are_errors),
