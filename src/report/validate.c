@@ -716,7 +716,9 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 	size_t i, k;
 	struct item *t;
 
-	if (it->kind == K_FEATURE && json_is_string(v = json_object_get(it->obj, "epic_id"))) {
+	/* An empty id is SCHEMA_VALUE already: one error for one problem. */
+	if (it->kind == K_FEATURE && json_is_string(v = json_object_get(it->obj, "epic_id")) &&
+	    json_string_length(v)) {
 		const char *ref = json_string_value(v);
 
 		t = lookup(ids, ref);
@@ -727,7 +729,8 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 		else
 			set_parent(c, it, ref, "its epic_id", child(c, base, "epic_id"));
 	}
-	if (it->kind == K_TASK && json_is_string(v = json_object_get(it->obj, "feature_id"))) {
+	if (it->kind == K_TASK && json_is_string(v = json_object_get(it->obj, "feature_id")) &&
+	    json_string_length(v)) {
 		const char *ref = json_string_value(v);
 
 		t = lookup(ids, ref);

@@ -306,6 +306,25 @@ static void test_validate__render_refusals_are_validation_errors(void **state)
 	pmbot_diag_list_free(&d);
 }
 
+static void test_validate__an_empty_parent_id_is_one_error(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"features:\n"
+		"  - {stable_id: 'feat:f', title: F, area: x, priority: p, epic_id: ''}\n"
+		"tasks:\n"
+		"  - {stable_id: 'task:t', title: T, area: x, priority: p, feature_id: ''}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	assert_int_equal(d.errors, 2);
+	assert_non_null(find_at(&d, "SCHEMA_VALUE", "/features/0/epic_id"));
+	assert_non_null(find_at(&d, "SCHEMA_VALUE", "/tasks/0/feature_id"));
+	assert_int_equal(count_code(&d, "UNKNOWN_EPIC") + count_code(&d, "UNKNOWN_FEATURE"), 0);
+	pmbot_diag_list_free(&d);
+}
+
 static void test_validate__stable_id_recommendations_are_warnings(void **state)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
@@ -403,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_validate__rejects_other_schema_versions),
 		cmocka_unit_test(test_validate__blank_and_placeholder_values_count_as_missing),
 		cmocka_unit_test(test_validate__render_refusals_are_validation_errors),
+		cmocka_unit_test(test_validate__an_empty_parent_id_is_one_error),
 		cmocka_unit_test(test_validate__rejects_a_document_that_is_not_an_object),
 		cmocka_unit_test(test_validate__checks_dates_calendar_and_format),
 		cmocka_unit_test(test_validate__finds_duplicate_stable_ids_across_lists),

@@ -150,6 +150,28 @@ static void test_workgraph__dependency_cycles_are_warnings_with_their_path(void 
 	pmbot_diag_list_free(&d);
 }
 
+static void test_workgraph__a_cycle_through_both_dependency_kinds_is_one_warning(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"tasks:\n"
+		"  - {stable_id: 'task:a', title: A, area: x, priority: p, depends_on: ['task:b']}\n"
+		"  - {stable_id: 'task:b', title: B, area: x, priority: p, depends_on: ['task:a'],\n"
+		"     blocked_by: ['task:a']}\n"
+		"```\n";
+	pmbot_workgraph *g = load(md, &d, PMBOT_OK);
+	size_t i, n = 0;
+
+	(void)state;
+	for (i = 0; i < d.count; i++)
+		n += !strcmp(d.items[i].code, "DEPENDENCY_CYCLE");
+	assert_int_equal(n, 1);
+	assert_string_equal(pmbot_diag_list_find(&d, "DEPENDENCY_CYCLE")->message,
+		"dependency cycle: task:a -> task:b -> task:a");
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
 static json_t *node(const char *id)
 {
 	return json_pack("{s:s, s:s}", "stable_id", id, "title", id);
@@ -305,6 +327,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_workgraph__maps_items_edges_and_triage_defaults),
 		cmocka_unit_test(test_workgraph__blank_area_and_priority_are_triaged),
+		cmocka_unit_test(test_workgraph__a_cycle_through_both_dependency_kinds_is_one_warning),
 		cmocka_unit_test(test_workgraph__output_does_not_depend_on_report_order),
 		cmocka_unit_test(test_workgraph__dependency_cycles_are_warnings_with_their_path),
 		cmocka_unit_test(test_workgraph__parent_cycles_and_two_parents_are_errors),
