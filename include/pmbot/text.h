@@ -94,6 +94,14 @@ size_t pmbot_text_breaker_len(const char *s, size_t left);
 size_t pmbot_text_blank_len(const char *s, size_t left);
 
 /*
+ * The value without blank code points at either end: bytes
+ * [*start, *end) of the `len` at `s` (*start == *end when all are blank).
+ * Area and priority are trimmed so, so no label starts or ends with an
+ * invisible character.
+ */
+void pmbot_text_trim_blank(size_t *start, size_t *end, const char *s, size_t len);
+
+/*
  * Does the value say nothing? 1 when the `len` bytes at `s` are only blank
  * code points, or, without them at either end, the form placeholder
  * "_No response_": a person reads both as "not given", so pm-bot does too

@@ -640,7 +640,7 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 	const char *keys[4] = { "area", "priority", "size", "status" };
 	const char *prefixes[4] = { scheme.area, scheme.prio, scheme.size, scheme.status };
 	json_t *t = json_object_get(it->obj, "title"), *v;
-	size_t chars, i;
+	size_t chars, i, a, b;
 
 	if (!pmbot_text_id_safe(it->id))
 		err(c, "RENDER_UNSAFE_ID", child(c, base, "stable_id"),
@@ -661,16 +661,25 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 	}
 	for (i = 0; i < 4; i++) {
 		v = json_object_get(it->obj, keys[i]);
-		if (!json_is_string(v) || pmbot_text_is_blank(json_string_value(v), json_string_length(v)))
+		if (!json_is_string(v))
 			continue;
-		if (label_chars(&chars, json_string_value(v), json_string_length(v)) < 0) {
+		a = 0;
+		b = json_string_length(v);
+		/* Area and priority: triaged when blank, trimmed otherwise (build.c). */
+		if (i < 2) {
+			if (pmbot_text_is_blank(json_string_value(v), b))
+				continue;
+			pmbot_text_trim_blank(&a, &b, json_string_value(v), b);
+		}
+		if (label_chars(&chars, json_string_value(v) + a, b - a) < 0) {
 			c->oom = 1;
 			return;
 		}
 		if (chars + strlen(prefixes[i]) > PMBOT_LABEL_MAX)
 			err(c, "RENDER_LABEL_TOO_LONG", child(c, base, keys[i]),
-				"label \"%s%s\" is %zu characters; GitHub allows %d", prefixes[i],
-				json_string_value(v), chars + strlen(prefixes[i]), PMBOT_LABEL_MAX);
+				"label \"%s%.*s\" is %zu characters; GitHub allows %d", prefixes[i],
+				(int)(b - a), json_string_value(v) + a, chars + strlen(prefixes[i]),
+				PMBOT_LABEL_MAX);
 	}
 }
 

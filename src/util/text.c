@@ -335,31 +335,35 @@ size_t pmbot_text_blank_len(const char *s, size_t left)
 	return 0;
 }
 
+void pmbot_text_trim_blank(size_t *start, size_t *end, const char *s, size_t len)
+{
+	size_t i = 0, e = len, n;
+
+	while (i < e && (n = pmbot_text_blank_len(s + i, e - i)))
+		i += n;
+	/* Trailing blanks: step back over whole code points only. */
+	while (e > i) {
+		size_t j = e - 1;
+
+		while (j > i && ((unsigned char)s[j] & 0xc0) == 0x80)
+			j--;
+		n = pmbot_text_blank_len(s + j, e - j);
+		if (!n || j + n != e)
+			break;
+		e = j;
+	}
+	*start = i;
+	*end = e;
+}
+
 int pmbot_text_is_blank(const char *s, size_t len)
 {
 	static const char placeholder[] = PMBOT_TEXT_NO_RESPONSE;
-	size_t i = 0, end = len, n;
+	size_t i, end;
 
-	while (i < end && (n = pmbot_text_blank_len(s + i, end - i)))
-		i += n;
-	if (i == end)
-		return 1;
-	/* Trailing blanks: step back over whole code points only. */
-	for (;;) {
-		size_t j = end, k;
-
-		while (j > i && ((unsigned char)s[j - 1] & 0xc0) == 0x80)
-			j--;
-		if (j > i)
-			j--;
-		while (j > i && ((unsigned char)s[j] & 0xc0) == 0x80)
-			j--;
-		k = pmbot_text_blank_len(s + j, end - j);
-		if (!k || j + k != end)
-			break;
-		end = j;
-	}
-	return end - i == sizeof(placeholder) - 1 && !memcmp(s + i, placeholder, end - i);
+	pmbot_text_trim_blank(&i, &end, s, len);
+	return end == i || (end - i == sizeof(placeholder) - 1 &&
+		!memcmp(s + i, placeholder, end - i));
 }
 
 int pmbot_text_id_safe(const char *id)

@@ -93,13 +93,16 @@ static void test_workgraph__blank_area_and_priority_are_triaged(void **state)
 		"tasks:\n"
 		"  - {stable_id: 'task:a', title: A, area: '   ', priority: \"\\u00a0\\n\"}\n"
 		"  - {stable_id: 'task:b', title: B, area: '_No response_', priority: P1}\n"
+		"  - {stable_id: 'task:c', title: C, area: \"\\u00a0core\\u200b\", priority: ' P2 '}\n"
 		"```\n", &d, PMBOT_OK);
 	char *json = canonical(g);
 
 	(void)state;
 	assert_string_equal(json, "{\"edges\":[],\"nodes\":["
 		"{\"area\":\"triage\",\"needs_human\":true,\"priority\":\"Triage\",\"stable_id\":\"task:a\",\"title\":\"A\",\"type\":\"task\"},"
-		"{\"area\":\"triage\",\"needs_human\":true,\"priority\":\"P1\",\"stable_id\":\"task:b\",\"title\":\"B\",\"type\":\"task\"}],"
+		"{\"area\":\"triage\",\"needs_human\":true,\"priority\":\"P1\",\"stable_id\":\"task:b\",\"title\":\"B\",\"type\":\"task\"},"
+		/* No label starts or ends with an invisible character. */
+		"{\"area\":\"core\",\"needs_human\":false,\"priority\":\"P2\",\"stable_id\":\"task:c\",\"title\":\"C\",\"type\":\"task\"}],"
 		"\"schema_version\":\"workgraph/v1\"}");
 	free(json);
 	pmbot_workgraph_free(g);
