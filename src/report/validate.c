@@ -646,7 +646,8 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 		err(c, "RENDER_UNSAFE_ID", child(c, base, "stable_id"),
 			"stable id \"%s\" cannot go into the issue marker: it has whitespace, "
 			"a control character or an HTML comment delimiter", it->id);
-	if (json_is_string(t)) {
+	/* An empty title is SCHEMA_VALUE already. */
+	if (json_is_string(t) && json_string_length(t)) {
 		if (pmbot_text_shown_chars(&chars, json_string_value(t), json_string_length(t)) < 0) {
 			c->oom = 1;
 			return;

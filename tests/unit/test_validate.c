@@ -314,12 +314,14 @@ static void test_validate__an_empty_parent_id_is_one_error(void **state)
 		"  - {stable_id: 'feat:f', title: F, area: x, priority: p, epic_id: ''}\n"
 		"tasks:\n"
 		"  - {stable_id: 'task:t', title: T, area: x, priority: p, feature_id: ''}\n"
+		"  - {stable_id: 'task:u', title: '', area: x, priority: p}\n"
 		TAIL;
 
 	(void)state;
 	assert_int_equal(check(md, &d), PMBOT_EINVALID);
-	assert_int_equal(d.errors, 2);
+	assert_int_equal(d.errors, 3);
 	assert_non_null(find_at(&d, "SCHEMA_VALUE", "/features/0/epic_id"));
+	assert_non_null(find_at(&d, "SCHEMA_VALUE", "/tasks/1/title"));
 	assert_non_null(find_at(&d, "SCHEMA_VALUE", "/tasks/0/feature_id"));
 	assert_int_equal(count_code(&d, "UNKNOWN_EPIC") + count_code(&d, "UNKNOWN_FEATURE"), 0);
 	pmbot_diag_list_free(&d);
