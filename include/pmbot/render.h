@@ -9,6 +9,7 @@
 #include "pmbot/hash.h"
 #include "pmbot/labels.h"
 #include "pmbot/strmap.h"
+#include "pmbot/text.h"
 #include "pmbot/workgraph.h"
 
 /*
@@ -26,9 +27,8 @@
  */
 
 /* GitHub's own limits, in characters (Unicode code points). */
-#define PMBOT_ISSUE_TITLE_MAX 256
+/* PMBOT_ISSUE_TITLE_MAX and PMBOT_LABEL_MAX are in text.h, for `validate` too. */
 #define PMBOT_ISSUE_BODY_MAX 65536
-#define PMBOT_LABEL_MAX 50
 
 /* What GitHub writes under a form heading the author left empty. */
 #define PMBOT_NO_RESPONSE "_No response_"

@@ -72,4 +72,64 @@ int pmbot_text_neutralise(pmbot_buf *out, const char *s, size_t len, unsigned fl
  */
 int pmbot_text_unneutralise(pmbot_buf *out, const char *s, size_t len);
 
+/* GitHub's limits, in characters (code points). */
+#define PMBOT_ISSUE_TITLE_MAX 256
+#define PMBOT_LABEL_MAX 50
+
+/* What an issue form writes for a field left empty. */
+#define PMBOT_TEXT_NO_RESPONSE "_No response_"
+
+/*
+ * Bytes of the line breaker at `s` (`left` readable): C0 controls, DEL,
+ * U+0085, U+2028, U+2029, which some line-based readers treat as line
+ * ends. 0 when `s` starts with none.
+ */
+size_t pmbot_text_breaker_len(const char *s, size_t left);
+
+/*
+ * Bytes of the blank code point at `s`: Unicode White_Space (U+0009..000D,
+ * U+0020, U+0085, U+00A0, U+1680, U+2000..200A, U+2028, U+2029, U+202F,
+ * U+205F, U+3000) and the invisible U+200B, U+FEFF. 0 when none.
+ */
+size_t pmbot_text_blank_len(const char *s, size_t left);
+
+/*
+ * The value without blank code points at either end: bytes
+ * [*start, *end) of the `len` at `s` (*start == *end when all are blank).
+ * Area and priority are trimmed so, so no label starts or ends with an
+ * invisible character.
+ */
+void pmbot_text_trim_blank(size_t *start, size_t *end, const char *s, size_t len);
+
+/*
+ * Does the value say nothing? 1 when the `len` bytes at `s` are only blank
+ * code points, or, without them at either end, the form placeholder
+ * "_No response_": a person reads both as "not given", so pm-bot does too
+ * (an area or priority like that is triaged as missing). 0 otherwise.
+ */
+int pmbot_text_is_blank(const char *s, size_t len);
+
+/*
+ * Can `id` go into an issue's identity marker? 0 when it is empty or holds
+ * whitespace (ASCII or Unicode), a control character, U+FEFF or an HTML
+ * comment delimiter ("<!--", "-->", "--!>"); 1 otherwise. The rule both
+ * `validate` and the renderer apply (RENDER_UNSAFE_ID).
+ */
+int pmbot_text_id_safe(const char *id);
+
+/*
+ * Append the one-line form of the `len` bytes at `s` to `out`: line
+ * breakers and spaces collapse to one space, none at either end. 0, or -1
+ * when out of memory (`out` then holds what it held before).
+ */
+int pmbot_text_flatten(pmbot_buf *out, const char *s, size_t len);
+
+/*
+ * `*chars`: the characters a title or label value takes once rendered
+ * (flattened, then neutralised with code spans kept), so `validate` and
+ * the renderer measure against the limits above alike. 0, or -1 when out
+ * of memory.
+ */
+int pmbot_text_shown_chars(size_t *chars, const char *s, size_t len);
+
 #endif

@@ -12,22 +12,10 @@ typedef struct {
 	size_t len;
 } span;
 
-/*
- * Bytes of the line-breaking or control character at s (0 when none):
- * C0 controls, DEL, and U+0085, U+2028, U+2029, which some line-based
- * readers (Python's splitlines among them) treat as line ends.
- */
+/* One rule with `validate`'s checks: see pmbot_text_breaker_len(). */
 static size_t breaker_len(const char *s, size_t left)
 {
-	const unsigned char *u = (const unsigned char *)s;
-
-	if (u[0] < 0x20 || u[0] == 0x7f)
-		return 1;
-	if (left >= 2 && u[0] == 0xc2 && u[1] == 0x85)
-		return 2;
-	if (left >= 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))
-		return 3;
-	return 0;
+	return pmbot_text_breaker_len(s, left);
 }
 
 static int is_blank(char c)
@@ -96,27 +84,7 @@ static int next_line(const char *s, size_t len, size_t *pos, span *line)
 
 int pmbot_render_neutralise_title(pmbot_buf *out, const char *s, size_t len)
 {
-	size_t i = 0, start = out->len;
-	int space = 0, err = 0;
-
-	while (i < len && !err) {
-		size_t n = breaker_len(s + i, len - i);
-
-		if (n || s[i] == ' ') {
-			space = out->len > start;
-			i += n ? n : 1;
-			continue;
-		}
-		if (space)
-			err = pmbot_buf_putc(out, ' ');
-		space = 0;
-		if (!err)
-			err = pmbot_buf_putc(out, s[i]);
-		i++;
-	}
-	if (err)
-		pmbot_buf_truncate(out, start);
-	return err;
+	return pmbot_text_flatten(out, s, len);
 }
 
 /*

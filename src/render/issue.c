@@ -50,36 +50,6 @@ static void render_diag(render_ctx *c, const char *code, const char *member,
 	pmbot_buf_free(&msg);
 }
 
-/*
- * Is the id safe inside the marker comment: no whitespace (the marker's
- * separator; Unicode spaces included so it reads the same everywhere), no
- * control character, no comment delimiter?
- */
-static int id_safe(const char *id)
-{
-	static const char *const bad[] = {
-		"\xc2\x85", "\xc2\xa0", "\xe1\x9a\x80", "\xe2\x80\xa8", "\xe2\x80\xa9",
-		"\xe2\x80\xaf", "\xe2\x81\x9f", "\xe3\x80\x80", "\xef\xbb\xbf",
-		"<!--", "-->", "--!>"
-	};
-	const unsigned char *p;
-	size_t i;
-
-	if (!*id)
-		return 0;
-	for (p = (const unsigned char *)id; *p; p++) {
-		if (*p <= 0x20 || *p == 0x7f)
-			return 0;
-		/* U+2000..U+200A */
-		if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0x80 && p[2] <= 0x8a)
-			return 0;
-	}
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (strstr(id, bad[i]))
-			return 0;
-	return 1;
-}
-
 /* A JSON number as the shortest text that reads back to the same value. */
 static int put_number(pmbot_buf *out, const json_t *v)
 {
@@ -528,7 +498,7 @@ int pmbot_render_issue(pmbot_rendered_issue *out, const pmbot_workgraph *g,
 	int id_ok, err = PMBOT_ERROR;
 
 	memset(out, 0, sizeof(*out));
-	id_ok = node->stable_id && id_safe(node->stable_id);
+	id_ok = node->stable_id && pmbot_text_id_safe(node->stable_id);
 	if (!id_ok)
 		render_diag(&c, "RENDER_UNSAFE_ID", "stable_id",
 			"stable id \"%s\" cannot go into the issue marker: it has whitespace, "

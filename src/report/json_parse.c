@@ -1086,7 +1086,8 @@ static size_t whole_chars(const char *msg)
 /*
  * A syntax stop, worded and placed as jansson would: its message, "near"
  * the text of the token it was reading (when 20 bytes or less), at the
- * last character it read. An escaped U+0000 is INVALID_UTF8.
+ * last character it read. An escaped U+0000 is INVALID_UTF8, worded as
+ * the YAML reader words it: jansson's text names its own flag.
  */
 static int explain(const where *w, parser *ps)
 {
@@ -1110,12 +1111,13 @@ static int explain(const where *w, parser *ps)
 			else if (t.kind == T_INVALID)
 				msg = "invalid token";
 			else if (t.kind == T_STRING && t.nul)
-				msg = "\\u0000 is not allowed without JSON_ALLOW_NUL";
+				msg = "a string holds \\u0000 (U+0000), which a report string cannot";
 			else
 				msg = "unexpected token";
 			break;
 		case WANT_KEY:
-			msg = t.kind == T_STRING && t.nul ? "NUL byte in object key not supported" :
+			msg = t.kind == T_STRING && t.nul ?
+				"an object key holds \\u0000 (U+0000), which a report key cannot" :
 				"string or '}' expected";
 			break;
 		case WANT_COLON:

@@ -5,6 +5,8 @@
 #include "pmbot/json.h"
 #include "pmbot/report.h"
 #include "pmbot/strmap.h"
+#include "pmbot/text.h"
+#include "pmbot/labels.h"
 #include "pmbot/banned.h"
 
 /*
@@ -611,6 +613,77 @@ static void check_id_format(struct ctx *c, const struct item *it, const char *ba
 			it->id, it->kind == K_TASK ? it->type : kind_name(it->kind), want);
 }
 
+/* Characters of a label's value as the renderer writes it (flattened only). */
+static int label_chars(size_t *chars, const char *s, size_t len)
+{
+	pmbot_buf flat = PMBOT_BUF_INIT;
+	size_t i;
+	int err;
+
+	*chars = 0;
+	if (!(err = pmbot_text_flatten(&flat, s, len)))
+		for (i = 0; i < flat.len; i++)
+			*chars += ((unsigned char)flat.buf[i] & 0xc0) != 0x80;
+	pmbot_buf_free(&flat);
+	return err;
+}
+
+/*
+ * The renderer's refusals, checked here with its codes so that a report
+ * that validates also plans. Labels are measured with the default scheme
+ * and the title without a form's prefix: both come from configuration
+ * and forms that validate does not read.
+ */
+static void check_render_rules(struct ctx *c, const struct item *it, const char *base)
+{
+	static const pmbot_label_scheme scheme = PMBOT_LABEL_SCHEME_DEFAULT;
+	const char *keys[4] = { "area", "priority", "size", "status" };
+	const char *prefixes[4] = { scheme.area, scheme.prio, scheme.size, scheme.status };
+	json_t *t = json_object_get(it->obj, "title"), *v;
+	size_t chars, i, a, b;
+
+	if (!pmbot_text_id_safe(it->id))
+		err(c, "RENDER_UNSAFE_ID", child(c, base, "stable_id"),
+			"stable id \"%s\" cannot go into the issue marker: it has whitespace, "
+			"a control character or an HTML comment delimiter", it->id);
+	/* An empty title is SCHEMA_VALUE already. */
+	if (json_is_string(t) && json_string_length(t)) {
+		if (pmbot_text_shown_chars(&chars, json_string_value(t), json_string_length(t)) < 0) {
+			c->oom = 1;
+			return;
+		}
+		if (!chars)
+			err(c, "RENDER_TITLE_EMPTY", child(c, base, "title"),
+				"the item has no title to render");
+		else if (chars > PMBOT_ISSUE_TITLE_MAX)
+			err(c, "RENDER_TITLE_TOO_LONG", child(c, base, "title"),
+				"the issue title would be %zu characters; GitHub allows %d",
+				chars, PMBOT_ISSUE_TITLE_MAX);
+	}
+	for (i = 0; i < 4; i++) {
+		v = json_object_get(it->obj, keys[i]);
+		if (!json_is_string(v))
+			continue;
+		a = 0;
+		b = json_string_length(v);
+		/* Area and priority: triaged when blank, trimmed otherwise (build.c). */
+		if (i < 2) {
+			if (pmbot_text_is_blank(json_string_value(v), b))
+				continue;
+			pmbot_text_trim_blank(&a, &b, json_string_value(v), b);
+		}
+		if (label_chars(&chars, json_string_value(v) + a, b - a) < 0) {
+			c->oom = 1;
+			return;
+		}
+		if (chars + strlen(prefixes[i]) > PMBOT_LABEL_MAX)
+			err(c, "RENDER_LABEL_TOO_LONG", child(c, base, keys[i]),
+				"label \"%s%.*s\" is %zu characters; GitHub allows %d", prefixes[i],
+				(int)(b - a), json_string_value(v) + a, chars + strlen(prefixes[i]),
+				PMBOT_LABEL_MAX);
+	}
+}
+
 static char *item_ptr(const struct item *it)
 {
 	pmbot_buf b = PMBOT_BUF_INIT;
@@ -653,7 +726,9 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 	size_t i, k;
 	struct item *t;
 
-	if (it->kind == K_FEATURE && json_is_string(v = json_object_get(it->obj, "epic_id"))) {
+	/* An empty id is SCHEMA_VALUE already: one error for one problem. */
+	if (it->kind == K_FEATURE && json_is_string(v = json_object_get(it->obj, "epic_id")) &&
+	    json_string_length(v)) {
 		const char *ref = json_string_value(v);
 
 		t = lookup(ids, ref);
@@ -664,7 +739,8 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 		else
 			set_parent(c, it, ref, "its epic_id", child(c, base, "epic_id"));
 	}
-	if (it->kind == K_TASK && json_is_string(v = json_object_get(it->obj, "feature_id"))) {
+	if (it->kind == K_TASK && json_is_string(v = json_object_get(it->obj, "feature_id")) &&
+	    json_string_length(v)) {
 		const char *ref = json_string_value(v);
 
 		t = lookup(ids, ref);
@@ -856,6 +932,7 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 		}
 		default:
 			check_id_format(&c, &items[i], p);
+			check_render_rules(&c, &items[i], p);
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -869,10 +946,10 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 		check_refs(&c, &items[i], &ids, p);
 		a = json_object_get(items[i].obj, "area");
 		pr = json_object_get(items[i].obj, "priority");
-		if (!json_is_string(a) || !json_string_length(a))
+		if (!json_is_string(a) || pmbot_text_is_blank(json_string_value(a), json_string_length(a)))
 			warn(&c, "MISSING_AREA", p,
 				"'%s' has no area: it is set to 'triage' and labelled needs-human", items[i].id);
-		if (!json_is_string(pr) || !json_string_length(pr))
+		if (!json_is_string(pr) || pmbot_text_is_blank(json_string_value(pr), json_string_length(pr)))
 			warn(&c, "MISSING_PRIORITY", p,
 				"'%s' has no priority: it is set to 'Triage' and labelled needs-human", items[i].id);
 	}

@@ -297,3 +297,129 @@ int pmbot_text_unneutralise(pmbot_buf *out, const char *s, size_t len)
 		pmbot_buf_truncate(out, start);
 	return err ? -1 : 0;
 }
+
+size_t pmbot_text_breaker_len(const char *s, size_t left)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (u[0] < 0x20 || u[0] == 0x7f)
+		return 1;
+	if (left >= 2 && u[0] == 0xc2 && u[1] == 0x85)
+		return 2;
+	if (left >= 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))
+		return 3;
+	return 0;
+}
+
+size_t pmbot_text_blank_len(const char *s, size_t left)
+{
+	static const char *const wide[] = {
+		"\xc2\x85", "\xc2\xa0", "\xe1\x9a\x80", "\xe2\x80\x8b", "\xe2\x80\xa8",
+		"\xe2\x80\xa9", "\xe2\x80\xaf", "\xe2\x81\x9f", "\xe3\x80\x80", "\xef\xbb\xbf"
+	};
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, n;
+
+	if (!left)
+		return 0;
+	if (u[0] == ' ' || (u[0] >= 0x09 && u[0] <= 0x0d))
+		return 1;
+	/* U+2000..U+200A */
+	if (left >= 3 && u[0] == 0xe2 && u[1] == 0x80 && u[2] >= 0x80 && u[2] <= 0x8a)
+		return 3;
+	for (i = 0; i < sizeof(wide) / sizeof(wide[0]); i++) {
+		n = strlen(wide[i]);
+		if (left >= n && !memcmp(s, wide[i], n))
+			return n;
+	}
+	return 0;
+}
+
+void pmbot_text_trim_blank(size_t *start, size_t *end, const char *s, size_t len)
+{
+	size_t i = 0, e = len, n;
+
+	while (i < e && (n = pmbot_text_blank_len(s + i, e - i)))
+		i += n;
+	/* Trailing blanks: step back over whole code points only. */
+	while (e > i) {
+		size_t j = e - 1;
+
+		while (j > i && ((unsigned char)s[j] & 0xc0) == 0x80)
+			j--;
+		n = pmbot_text_blank_len(s + j, e - j);
+		if (!n || j + n != e)
+			break;
+		e = j;
+	}
+	*start = i;
+	*end = e;
+}
+
+int pmbot_text_is_blank(const char *s, size_t len)
+{
+	static const char placeholder[] = PMBOT_TEXT_NO_RESPONSE;
+	size_t i, end;
+
+	pmbot_text_trim_blank(&i, &end, s, len);
+	return end == i || (end - i == sizeof(placeholder) - 1 &&
+		!memcmp(s + i, placeholder, end - i));
+}
+
+int pmbot_text_id_safe(const char *id)
+{
+	static const char *const bad[] = { "<!--", "-->", "--!>" };
+	size_t i, len = strlen(id);
+
+	if (!len)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (pmbot_text_breaker_len(id + i, len - i) ||
+		    pmbot_text_blank_len(id + i, len - i))
+			return 0;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (strstr(id, bad[i]))
+			return 0;
+	return 1;
+}
+
+int pmbot_text_flatten(pmbot_buf *out, const char *s, size_t len)
+{
+	size_t i = 0, start = out->len;
+	int space = 0, err = 0;
+
+	while (i < len && !err) {
+		size_t n = pmbot_text_breaker_len(s + i, len - i);
+
+		if (n || s[i] == ' ') {
+			space = out->len > start;
+			i += n ? n : 1;
+			continue;
+		}
+		if (space)
+			err = pmbot_buf_putc(out, ' ');
+		space = 0;
+		if (!err)
+			err = pmbot_buf_putc(out, s[i]);
+		i++;
+	}
+	if (err)
+		pmbot_buf_truncate(out, start);
+	return err;
+}
+
+int pmbot_text_shown_chars(size_t *chars, const char *s, size_t len)
+{
+	pmbot_buf flat = PMBOT_BUF_INIT, shown = PMBOT_BUF_INIT;
+	size_t i;
+	int err;
+
+	*chars = 0;
+	if (!(err = pmbot_text_flatten(&flat, s, len)) &&
+	    !(err = pmbot_text_neutralise(&shown, flat.buf, flat.len, PMBOT_TEXT_CODE_SPANS)))
+		for (i = 0; i < shown.len; i++)
+			*chars += ((unsigned char)shown.buf[i] & 0xc0) != 0x80;
+	pmbot_buf_free(&flat);
+	pmbot_buf_free(&shown);
+	return err;
+}

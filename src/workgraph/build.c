@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "pmbot/workgraph.h"
+#include "pmbot/text.h"
 #include "pmbot/banned.h"
 
 static const char *const copied_fields[] = {
@@ -9,9 +10,23 @@ static const char *const copied_fields[] = {
 	"acceptance_criteria", "owners", "links", "milestones"
 };
 
+/* Blank and "_No response_" are missing too: the rule validate warns by. */
 static int has_text(const json_t *v)
 {
-	return json_is_string(v) && json_string_length(v) > 0;
+	return json_is_string(v) && !pmbot_text_is_blank(json_string_value(v), json_string_length(v));
+}
+
+/*
+ * `v` without blank code points at either end (a label must not start or
+ * end with an invisible one); `v` itself, shared, when it has none.
+ */
+static json_t *trimmed(json_t *v)
+{
+	const char *s = json_string_value(v);
+	size_t len = json_string_length(v), a, b;
+
+	pmbot_text_trim_blank(&a, &b, s, len);
+	return a == 0 && b == len ? json_incref(v) : json_stringn(s + a, b - a);
 }
 
 static json_t *node_json(json_t *item, const char *type)
@@ -27,10 +42,9 @@ static json_t *node_json(json_t *item, const char *type)
 	err |= json_object_set(n, "title", json_object_get(item, "title"));
 	err |= json_object_set_new(n, "type", json_string(type));
 	/* Triage policy of spec 000: never guess, mark for a human. */
-	err |= has_text(area) ? json_object_set(n, "area", area)
-			      : json_object_set_new(n, "area", json_string("triage"));
-	err |= has_text(prio) ? json_object_set(n, "priority", prio)
-			      : json_object_set_new(n, "priority", json_string("Triage"));
+	err |= json_object_set_new(n, "area", has_text(area) ? trimmed(area) : json_string("triage"));
+	err |= json_object_set_new(n, "priority",
+		has_text(prio) ? trimmed(prio) : json_string("Triage"));
 	err |= json_object_set_new(n, "needs_human", json_boolean(!has_text(area) || !has_text(prio)));
 	for (i = 0; i < sizeof(copied_fields) / sizeof(copied_fields[0]); i++) {
 		json_t *v = json_object_get(item, copied_fields[i]);

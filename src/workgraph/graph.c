@@ -295,8 +295,24 @@ static int check_dependencies(pmbot_workgraph *g, const char *file, pmbot_diag_l
 			continue;
 		adj[next[from]++] = to;
 	}
+	/*
+	 * depends_on and blocked_by to the same item are one "waits on": the
+	 * repeat is dropped (order kept), so such a cycle is one warning, not
+	 * two. `stack` is free until the DFS and marks what a node has.
+	 */
 	for (i = 0; i < g->n_nodes; i++)
+		stack[i] = PMBOT_WG_NONE;
+	for (i = 0; i < g->n_nodes; i++) {
+		size_t k;
+
+		for (k = first[i]; k < first[i + 1]; k++) {
+			if (stack[adj[k]] == i)
+				adj[k] = PMBOT_WG_NONE;
+			else
+				stack[adj[k]] = i;
+		}
 		next[i] = first[i];
+	}
 	for (i = 0; i < g->n_nodes; i++) {
 		size_t depth = 0;
 
@@ -315,6 +331,8 @@ static int check_dependencies(pmbot_workgraph *g, const char *file, pmbot_diag_l
 			{
 				size_t to = adj[next[cur]++], k;
 
+				if (to == PMBOT_WG_NONE)
+					continue;
 				if (state[to] == 0) {
 					state[to] = 1;
 					stack[depth++] = to;

@@ -119,9 +119,28 @@ static void test_text__plain_text_rule_reads_bytes(void **state)
 	pmbot_buf_free(&b);
 }
 
+static void test_text__blank_values_and_safe_ids(void **state)
+{
+	(void)state;
+	assert_int_equal(pmbot_text_is_blank("", 0), 1);
+	assert_int_equal(pmbot_text_is_blank(" \t\n", 3), 1);
+	assert_int_equal(pmbot_text_is_blank("\xc2\xa0" "\xe3\x80\x80" "\xef\xbb\xbf", 8), 1);
+	assert_int_equal(pmbot_text_is_blank(" _No response_\xc2\xa0", 16), 1);
+	assert_int_equal(pmbot_text_is_blank("_No response_x", 14), 0);
+	assert_int_equal(pmbot_text_is_blank("\xc2\xa0" "x", 3), 0);
+	assert_int_equal(pmbot_text_is_blank("\xc3\xa9", 2), 0);
+	assert_int_equal(pmbot_text_id_safe("task:a"), 1);
+	assert_int_equal(pmbot_text_id_safe(""), 0);
+	assert_int_equal(pmbot_text_id_safe("task: a"), 0);
+	assert_int_equal(pmbot_text_id_safe("task:\xc2\xa0" "a"), 0);
+	assert_int_equal(pmbot_text_id_safe("task:a-->"), 0);
+	assert_int_equal(pmbot_text_id_safe("task:\xc3\xa9"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text__blank_values_and_safe_ids),
 		cmocka_unit_test(test_text__mentions_references_and_links_are_broken),
 		cmocka_unit_test(test_text__harmless_text_is_unchanged),
 		cmocka_unit_test(test_text__escapes_and_references_count_as_their_character),

@@ -253,12 +253,86 @@ static void test_validate__missing_area_and_priority_are_triage_warnings(void **
 	pmbot_diag_list_free(&d);
 }
 
+static void test_validate__blank_and_placeholder_values_count_as_missing(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"tasks:\n"
+		"  - {stable_id: 'task:a', title: A, area: '   ', priority: \"\\n\"}\n"
+		"  - {stable_id: 'task:b', title: B, area: '_No response_', priority: \"\\u00a0\"}\n"
+		"  - {stable_id: 'task:c', title: C, area: ' x ', priority: P2}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_OK);
+	assert_non_null(find_at(&d, "MISSING_AREA", "/tasks/0"));
+	assert_non_null(find_at(&d, "MISSING_PRIORITY", "/tasks/0"));
+	assert_non_null(find_at(&d, "MISSING_AREA", "/tasks/1"));
+	assert_non_null(find_at(&d, "MISSING_PRIORITY", "/tasks/1"));
+	assert_null(find_at(&d, "MISSING_AREA", "/tasks/2"));
+	assert_null(find_at(&d, "MISSING_PRIORITY", "/tasks/2"));
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__render_refusals_are_validation_errors(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"tasks:\n"
+		"  - {stable_id: 'task:a', title: '   ', area: x, priority: P1}\n"
+		"  - {stable_id: 'task:b c', title: B, area: x, priority: P1}\n"
+		"  - {stable_id: \"task:\\u00a0d\", title: D, area: x, priority: P1}\n"
+		"  - {stable_id: 'task:e-->', title: E, area: x, priority: P1}\n"
+		"  - {stable_id: 'task:f', title: '"
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', area: x, priority: P1}\n"
+		"  - {stable_id: 'task:g', title: G, area: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, priority: P1}\n"
+		"  - {stable_id: 'task:h', title: H, area: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, priority: P1}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	assert_non_null(find_at(&d, "RENDER_TITLE_EMPTY", "/tasks/0/title"));
+	assert_non_null(find_at(&d, "RENDER_UNSAFE_ID", "/tasks/1/stable_id"));
+	assert_non_null(find_at(&d, "RENDER_UNSAFE_ID", "/tasks/2/stable_id"));
+	assert_non_null(find_at(&d, "RENDER_UNSAFE_ID", "/tasks/3/stable_id"));
+	assert_int_equal(find_at(&d, "RENDER_UNSAFE_ID", "/tasks/3/stable_id")->line, 8);
+	/* 257 characters: one over; 51 and 50 characters with "area:". */
+	assert_non_null(find_at(&d, "RENDER_TITLE_TOO_LONG", "/tasks/4/title"));
+	assert_non_null(find_at(&d, "RENDER_LABEL_TOO_LONG", "/tasks/5/area"));
+	assert_null(find_at(&d, "RENDER_LABEL_TOO_LONG", "/tasks/6/area"));
+	assert_int_equal(d.errors, 6);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__an_empty_parent_id_is_one_error(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"features:\n"
+		"  - {stable_id: 'feat:f', title: F, area: x, priority: p, epic_id: ''}\n"
+		"tasks:\n"
+		"  - {stable_id: 'task:t', title: T, area: x, priority: p, feature_id: ''}\n"
+		"  - {stable_id: 'task:u', title: '', area: x, priority: p}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	assert_int_equal(d.errors, 3);
+	assert_non_null(find_at(&d, "SCHEMA_VALUE", "/features/0/epic_id"));
+	assert_non_null(find_at(&d, "SCHEMA_VALUE", "/tasks/1/title"));
+	assert_non_null(find_at(&d, "SCHEMA_VALUE", "/tasks/0/feature_id"));
+	assert_int_equal(count_code(&d, "UNKNOWN_EPIC") + count_code(&d, "UNKNOWN_FEATURE"), 0);
+	pmbot_diag_list_free(&d);
+}
+
 static void test_validate__stable_id_recommendations_are_warnings(void **state)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
 	const char *md = HEAD
 		"features:\n"
-		"  - {stable_id: 'Feature One', title: A, area: a, priority: p}\n"
+		"  - {stable_id: 'Feature_One', title: A, area: a, priority: p}\n"
 		"  - {stable_id: 'task:misfiled', title: B, area: a, priority: p}\n"
 		"tasks:\n"
 		"  - {stable_id: 'bug:crash', type: bug, title: C, area: a, priority: p}\n"
@@ -348,6 +422,9 @@ int main(void)
 		cmocka_unit_test(test_validate__accepts_a_complete_plan_without_diagnostics),
 		cmocka_unit_test(test_validate__reports_every_schema_error_at_once_with_lines),
 		cmocka_unit_test(test_validate__rejects_other_schema_versions),
+		cmocka_unit_test(test_validate__blank_and_placeholder_values_count_as_missing),
+		cmocka_unit_test(test_validate__render_refusals_are_validation_errors),
+		cmocka_unit_test(test_validate__an_empty_parent_id_is_one_error),
 		cmocka_unit_test(test_validate__rejects_a_document_that_is_not_an_object),
 		cmocka_unit_test(test_validate__checks_dates_calendar_and_format),
 		cmocka_unit_test(test_validate__finds_duplicate_stable_ids_across_lists),

@@ -86,6 +86,29 @@ static void test_workgraph__maps_items_edges_and_triage_defaults(void **state)
 	pmbot_diag_list_free(&d);
 }
 
+static void test_workgraph__blank_area_and_priority_are_triaged(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *g = load(HEAD
+		"tasks:\n"
+		"  - {stable_id: 'task:a', title: A, area: '   ', priority: \"\\u00a0\\n\"}\n"
+		"  - {stable_id: 'task:b', title: B, area: '_No response_', priority: P1}\n"
+		"  - {stable_id: 'task:c', title: C, area: \"\\u00a0core\\u200b\", priority: ' P2 '}\n"
+		"```\n", &d, PMBOT_OK);
+	char *json = canonical(g);
+
+	(void)state;
+	assert_string_equal(json, "{\"edges\":[],\"nodes\":["
+		"{\"area\":\"triage\",\"needs_human\":true,\"priority\":\"Triage\",\"stable_id\":\"task:a\",\"title\":\"A\",\"type\":\"task\"},"
+		"{\"area\":\"triage\",\"needs_human\":true,\"priority\":\"P1\",\"stable_id\":\"task:b\",\"title\":\"B\",\"type\":\"task\"},"
+		/* No label starts or ends with an invisible character. */
+		"{\"area\":\"core\",\"needs_human\":false,\"priority\":\"P2\",\"stable_id\":\"task:c\",\"title\":\"C\",\"type\":\"task\"}],"
+		"\"schema_version\":\"workgraph/v1\"}");
+	free(json);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
 static void test_workgraph__output_does_not_depend_on_report_order(void **state)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
@@ -126,6 +149,28 @@ static void test_workgraph__dependency_cycles_are_warnings_with_their_path(void 
 	assert_string_equal(x->path, "/tasks/0");
 	assert_int_equal(x->line, 5);
 	assert_string_equal(d.items[d.count - 1].message, "dependency cycle: task:d -> task:d");
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_workgraph__a_cycle_through_both_dependency_kinds_is_one_warning(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"tasks:\n"
+		"  - {stable_id: 'task:a', title: A, area: x, priority: p, depends_on: ['task:b']}\n"
+		"  - {stable_id: 'task:b', title: B, area: x, priority: p, depends_on: ['task:a'],\n"
+		"     blocked_by: ['task:a']}\n"
+		"```\n";
+	pmbot_workgraph *g = load(md, &d, PMBOT_OK);
+	size_t i, n = 0;
+
+	(void)state;
+	for (i = 0; i < d.count; i++)
+		n += !strcmp(d.items[i].code, "DEPENDENCY_CYCLE");
+	assert_int_equal(n, 1);
+	assert_string_equal(pmbot_diag_list_find(&d, "DEPENDENCY_CYCLE")->message,
+		"dependency cycle: task:a -> task:b -> task:a");
 	pmbot_workgraph_free(g);
 	pmbot_diag_list_free(&d);
 }
@@ -284,6 +329,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_workgraph__maps_items_edges_and_triage_defaults),
+		cmocka_unit_test(test_workgraph__blank_area_and_priority_are_triaged),
+		cmocka_unit_test(test_workgraph__a_cycle_through_both_dependency_kinds_is_one_warning),
 		cmocka_unit_test(test_workgraph__output_does_not_depend_on_report_order),
 		cmocka_unit_test(test_workgraph__dependency_cycles_are_warnings_with_their_path),
 		cmocka_unit_test(test_workgraph__parent_cycles_and_two_parents_are_errors),
