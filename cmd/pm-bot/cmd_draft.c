@@ -108,6 +108,7 @@ static int run(int argc, char **argv, int call_model)
 	struct llm_run r;
 	pmbot_buf user = PMBOT_BUF_INIT, md = PMBOT_BUF_INIT;
 	pmbot_buf ref = PMBOT_BUF_INIT, denied = PMBOT_BUF_INIT, intent = PMBOT_BUF_INIT;
+	pmbot_buf text = PMBOT_BUF_INIT, path = PMBOT_BUF_INIT;
 	json_t *effective = NULL, *result = NULL, *audit = NULL, *out = NULL, *ir_json = NULL;
 	char input_hash[PMBOT_SHA256_HEX_SIZE];
 	int c, rc = EXIT_RUNTIME;
@@ -132,10 +133,34 @@ static int run(int argc, char **argv, int call_model)
 		}
 	}
 	if (argc - optind != 1) {
-		rc = cmd_usage_error(self, "name exactly one report FILE (a path in the repository)");
+		rc = cmd_usage_error(self, "name exactly one report FILE (a path, or - for standard input)");
 		goto done;
 	}
 	o.file = argv[optind];
+	/* Without --rev the prose is what is on disk now; --rev reads it from git as before. */
+	if (!o.rev) {
+		pmbot_diag_list rd = PMBOT_DIAG_LIST_INIT;
+		int got;
+
+		/* A relative FILE names the same file as with --rev: one in the --repo work tree. */
+		if (pmbot_buf_puts(&path, o.repo && o.file[0] != '/' && strcmp(o.file, "-") ?
+			o.repo : "") < 0 ||
+		    (path.len && pmbot_buf_putc(&path, '/') < 0) || pmbot_buf_puts(&path, o.file) < 0)
+			goto done;
+		got = pmbot_context_read_input(&text, path.buf, &rd);
+
+		cmd_print_diags(stderr, &rd);
+		pmbot_diag_list_free(&rd);
+		if (got < 0) {
+			rc = got == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
+			goto done;
+		}
+		o.file_text = text.buf ? text.buf : "";
+		o.file_len = text.len;
+	} else if (!strcmp(o.file, "-")) {
+		rc = cmd_usage_error(self, "'-' (standard input) cannot be read at --rev; name a path");
+		goto done;
+	}
 	if (pmbot_capability_find(&cap, "report_ir_draft", NULL) < 0 ||
 	    pmbot_buf_printf(&intent, "Draft a pm-bot ReportIR v1 from the prose report %s", o.file) < 0 ||
 	    pmbot_buf_printf(&ref, "file:%s", o.file) < 0)
@@ -214,6 +239,8 @@ done:
 	pmbot_buf_free(&ref);
 	pmbot_buf_free(&denied);
 	pmbot_buf_free(&intent);
+	pmbot_buf_free(&text);
+	pmbot_buf_free(&path);
 	free(o.contexts);
 	free(o.constraints);
 	return rc;

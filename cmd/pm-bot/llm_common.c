@@ -268,6 +268,14 @@ static int ir_id(char id[9], const char *capability, const struct llm_opts *o,
 		if (json_array_append_new(json_object_get(req, "constraints"),
 			json_string(o->constraints[i])) < 0)
 			goto done;
+	/* Text from outside git is not named by the commit: its hash is part of the request. */
+	if (o->file_text) {
+		char text_hex[PMBOT_SHA256_HEX_SIZE];
+
+		if (pmbot_sha256_hex(text_hex, o->file_text, o->file_len) < 0 ||
+		    json_object_set_new(req, "report_sha256", json_string(text_hex)) < 0)
+			goto done;
+	}
 	if (pmbot_sha256_json(hex, req) < 0)
 		goto done;
 	memcpy(id, hex, 8);
@@ -391,7 +399,17 @@ int llm_prepare(struct llm_run *r, const struct llm_opts *o, const char *capabil
 	if (rc < 0)
 		return EXIT_RUNTIME;
 	llm_print_violations(r->gov_result.violations);
-	if (pmbot_promptir_resolve(&r->context, r->ir, r->repo, r->commit, &r->diags) < 0) {
+	if (o->file_text) {
+		pmbot_buf ref = PMBOT_BUF_INIT;
+
+		rc = pmbot_buf_printf(&ref, "file:%s", o->file) < 0 ? PMBOT_ERROR :
+			pmbot_promptir_resolve_given(&r->context, r->ir, r->repo, r->commit, ref.buf,
+				o->file_text, o->file_len, &r->diags);
+		pmbot_buf_free(&ref);
+	} else {
+		rc = pmbot_promptir_resolve(&r->context, r->ir, r->repo, r->commit, &r->diags);
+	}
+	if (rc < 0) {
 		cmd_print_diags(stderr, &r->diags);
 		return EXIT_INVALID;
 	}

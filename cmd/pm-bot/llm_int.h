@@ -16,6 +16,8 @@ struct llm_opts {
 	const char *repo;        /* NULL: "." */
 	const char *rev;         /* NULL: HEAD */
 	const char *file;        /* the report (a file: context reference); may be NULL */
+	const char *file_text;   /* its text read from the work tree or stdin; NULL: from git */
+	size_t file_len;
 	char **contexts;         /* --context REF, room for argc entries */
 	size_t n_contexts;
 	char **constraints;      /* --constraint TEXT */

@@ -12,8 +12,9 @@ static int cmd_help(int argc, char **argv);
 
 /* The options of the Mode B commands (LLM_OPTIONS). */
 #define LLM_HELP \
-	"  --repo DIR         the git repository (default .); everything is read from\n" \
-	"                     git objects at --rev (default HEAD), never the work tree\n" \
+	"  --repo DIR         the git repository (default .); the configuration and\n" \
+	"                     --context refs are read from git objects at --rev\n" \
+	"                     (default HEAD), never the work tree\n" \
 	"  --context REF      more context: file:PATH, diff:REV, memory:KEY or text\n" \
 	"  --constraint TEXT  a rule the model must follow (checked by governance)\n" \
 	"  --budget N         the token budget before the budget plugin (default 4000)\n"
@@ -182,6 +183,10 @@ static const struct cmd commands[] = {
 	  "PM_BOT_LLM_MODEL and PM_BOT_LLM_API_KEY, validates the answer (the\n"
 	  "capability's schema, then every ReportIR v1 rule) and writes a Markdown report\n"
 	  "with the draft for a human to review. Nothing is written to GitHub.\n"
+	  "\n"
+	  "FILE is read as it is on disk (a relative path from the --repo directory),\n"
+	  "- from standard input, capped at 8 MiB of UTF-8 text; it need not be\n"
+	  "committed. With --rev, FILE is read from git at REV instead.\n"
 	  "\n"
 	  LLM_HELP
 	  "  --out OUT.md       write the draft there (atomically) instead of stdout\n"

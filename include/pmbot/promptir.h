@@ -451,6 +451,31 @@ int pmbot_context_resolve(json_t **out, const char *const *refs, size_t n_refs,
 int pmbot_promptir_resolve(json_t **out, const pmbot_promptir *ir, pmbot_repo *repo,
 	const char *rev, pmbot_diag_list *diags);
 
+/*
+ * pmbot_promptir_resolve(), except that the reference `given_ref` (borrowed,
+ * may be NULL: none) is not looked up at `rev`: its text is the `given_len`
+ * bytes at `given` (borrowed), which the caller read from outside git, for
+ * `pm-bot draft FILE` from the work tree or standard input. Such text gets
+ * exactly a file: blob's checks and cut: CONTEXT_TOO_BIG over
+ * PMBOT_CONTEXT_FILE_READ_MAX, CONTEXT_BINARY for NUL or non-UTF-8, the
+ * PMBOT_CONTEXT_FILE_MAX_CHARS cut. The path rules do not apply to it (it is
+ * not a repository path); every other reference is resolved as usual.
+ */
+int pmbot_promptir_resolve_given(json_t **out, const pmbot_promptir *ir, pmbot_repo *repo,
+	const char *rev, const char *given_ref, const char *given, size_t given_len,
+	pmbot_diag_list *diags);
+
+/*
+ * Read the file at `path` ("-": standard input) into `out` (cleared first;
+ * the caller's, its cap set to PMBOT_CONTEXT_FILE_READ_MAX). No more than
+ * the cap and one byte is ever read, so a 64 MiB file costs at most 8 MiB.
+ * PMBOT_OK; PMBOT_EINVALID with CONTEXT_TOO_BIG (over the cap) or
+ * CONTEXT_NOT_FOUND (no such file, a directory); PMBOT_ERROR with
+ * CONTEXT_READ for any other I/O failure. Diagnostics name `path` (or
+ * "standard input") as their file.
+ */
+int pmbot_context_read_input(pmbot_buf *out, const char *path, pmbot_diag_list *diags);
+
 /* ==== End of context resolution ========================================== */
 
 #endif

@@ -1,10 +1,12 @@
 #include "pmbot/promptir.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "pmbot/buf.h"
 #include "pmbot/common.h"
+#include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/utf8.h"
 #include "pmbot/banned.h"
@@ -24,6 +26,9 @@ struct ctx {
 	pmbot_buf pointer;
 	pmbot_buf show1;
 	pmbot_buf show2;
+	const char *given_ref;        /* read by the caller, not at `rev`; may be NULL */
+	const char *given;
+	size_t given_len;
 };
 
 static const char *show1(struct ctx *c, const char *s)
@@ -98,7 +103,7 @@ static int add_entry(json_t *list, const char *ref, const char *kind, const char
 		return -1;
 	err |= json_object_set_new(e, "ref", json_string(ref));
 	err |= json_object_set_new(e, "kind", json_string(kind));
-	err |= json_object_set_new(e, "content", json_stringn(content, len));
+	err |= json_object_set_new(e, "content", json_stringn(content ? content : "", len));
 	err |= json_object_set_new(e, "truncated", json_boolean(truncated));
 	if (err) {
 		json_decref(e);
@@ -115,12 +120,12 @@ static int put_note(pmbot_buf *b, const char *note)
 	return pmbot_buf_puts(b, note);
 }
 
+static int file_entry(struct ctx *c, json_t *list, const char *ref, pmbot_buf *text);
+
 static int resolve_file(struct ctx *c, json_t *list, const char *ref, const char *path)
 {
 	pmbot_buf text;
 	const char *why;
-	size_t bad, i, chars = 0, cut = 0;
-	char note[96];
 	int rc;
 
 	pmbot_buf_init(&text, PMBOT_CONTEXT_FILE_READ_MAX);
@@ -149,35 +154,50 @@ static int resolve_file(struct ctx *c, json_t *list, const char *ref, const char
 	}
 	if (rc < 0)
 		goto done;
-	if (!pmbot_utf8_valid(text.buf, text.len, &bad, NULL, NULL)) {
+	rc = file_entry(c, list, ref, &text);
+done:
+	pmbot_buf_free(&text);
+	return rc;
+}
+
+/*
+ * The checks and the cut every file's text gets, wherever it was read from:
+ * a prose report from the work tree is no more trusted than a blob.
+ */
+static int file_entry(struct ctx *c, json_t *list, const char *ref, pmbot_buf *text)
+{
+	size_t bad, i, chars = 0, cut = 0;
+	char note[96];
+	int rc;
+
+	if (!pmbot_utf8_valid(text->buf, text->len, &bad, NULL, NULL)) {
 		pmbot_diag_add(c->diags, PMBOT_SEV_ERROR, "CONTEXT_BINARY", NULL, c->pointer.buf,
 			0, 0, "'%s' is not UTF-8 text (byte %zu is %s)", show1(c, ref), bad,
-			text.buf[bad] ? "not UTF-8" : "NUL");
+			text->buf[bad] ? "not UTF-8" : "NUL");
 		rc = PMBOT_EINVALID;
 		goto done;
 	}
 	/* Valid UTF-8, so every byte that is not a continuation byte starts
 	 * a character and cutting before one never splits a character. */
-	for (i = 0; i < text.len; i++) {
-		if (((unsigned char)text.buf[i] & 0xc0) == 0x80)
+	for (i = 0; i < text->len; i++) {
+		if (((unsigned char)text->buf[i] & 0xc0) == 0x80)
 			continue;
 		if (chars++ == PMBOT_CONTEXT_FILE_MAX_CHARS)
 			cut = i;
 	}
 	rc = PMBOT_ERROR;
 	if (chars > PMBOT_CONTEXT_FILE_MAX_CHARS) {
-		pmbot_buf_truncate(&text, cut);
+		pmbot_buf_truncate(text, cut);
 		snprintf(note, sizeof(note), "[truncated: the first %d of %zu characters]",
 			PMBOT_CONTEXT_FILE_MAX_CHARS, chars);
-		if (put_note(&text, note) < 0)
+		if (put_note(text, note) < 0)
 			goto done;
 	}
-	if (add_entry(list, ref, "file", text.buf, text.len,
+	if (add_entry(list, ref, "file", text->buf, text->len,
 	    chars > PMBOT_CONTEXT_FILE_MAX_CHARS) < 0)
 		goto done;
 	rc = PMBOT_OK;
 done:
-	pmbot_buf_free(&text);
 	return rc;
 }
 
@@ -323,6 +343,25 @@ done:
 	return rc;
 }
 
+/* The caller read this one outside git (pmbot_context_read_input). */
+static int resolve_given(struct ctx *c, json_t *list, const char *ref)
+{
+	pmbot_buf text;
+	int rc;
+
+	pmbot_buf_init(&text, PMBOT_CONTEXT_FILE_READ_MAX);
+	if (c->given_len > PMBOT_CONTEXT_FILE_READ_MAX) {
+		pmbot_diag_add(c->diags, PMBOT_SEV_ERROR, "CONTEXT_TOO_BIG", NULL, c->pointer.buf,
+			0, 0, "'%s' is larger than %zu bytes", show1(c, ref),
+			(size_t)PMBOT_CONTEXT_FILE_READ_MAX);
+		return PMBOT_EINVALID;
+	}
+	rc = pmbot_buf_put(&text, c->given, c->given_len) < 0 ? PMBOT_ERROR :
+		file_entry(c, list, ref, &text);
+	pmbot_buf_free(&text);
+	return rc;
+}
+
 static int resolve_one(struct ctx *c, json_t *list, const char *ref)
 {
 	size_t bad;
@@ -337,6 +376,8 @@ static int resolve_one(struct ctx *c, json_t *list, const char *ref)
 			"the reference is not UTF-8 (byte %zu)", bad);
 		return PMBOT_EINVALID;
 	}
+	if (c->given_ref && !strcmp(ref, c->given_ref))
+		return resolve_given(c, list, ref);
 	if (!strncmp(ref, "file:", 5))
 		return resolve_file(c, list, ref, ref + 5);
 	if (!strncmp(ref, "diff:", 5))
@@ -348,11 +389,12 @@ static int resolve_one(struct ctx *c, json_t *list, const char *ref)
 	return resolve_raw(c, list, ref);
 }
 
-int pmbot_context_resolve(json_t **out, const char *const *refs, size_t n_refs,
-	const json_t *metadata, pmbot_repo *repo, const char *rev, pmbot_diag_list *diags)
+static int resolve(json_t **out, const char *const *refs, size_t n_refs,
+	const json_t *metadata, pmbot_repo *repo, const char *rev, const char *given_ref,
+	const char *given, size_t given_len, pmbot_diag_list *diags)
 {
 	struct ctx c = { repo, rev, metadata, diags, "", 0,
-		PMBOT_BUF_INIT, PMBOT_BUF_INIT, PMBOT_BUF_INIT };
+		PMBOT_BUF_INIT, PMBOT_BUF_INIT, PMBOT_BUF_INIT, given_ref, given, given_len };
 	json_t *list = NULL, *result = NULL;
 	size_t i;
 	int rc = PMBOT_ERROR, invalid = 0, one;
@@ -399,9 +441,47 @@ done:
 	return rc;
 }
 
+int pmbot_context_resolve(json_t **out, const char *const *refs, size_t n_refs,
+	const json_t *metadata, pmbot_repo *repo, const char *rev, pmbot_diag_list *diags)
+{
+	return resolve(out, refs, n_refs, metadata, repo, rev, NULL, NULL, 0, diags);
+}
+
 int pmbot_promptir_resolve(json_t **out, const pmbot_promptir *ir, pmbot_repo *repo,
 	const char *rev, pmbot_diag_list *diags)
 {
-	return pmbot_context_resolve(out, (const char *const *)ir->context_refs, ir->n_context_refs,
-		ir->metadata, repo, rev, diags);
+	return resolve(out, (const char *const *)ir->context_refs, ir->n_context_refs,
+		ir->metadata, repo, rev, NULL, NULL, 0, diags);
+}
+
+int pmbot_promptir_resolve_given(json_t **out, const pmbot_promptir *ir, pmbot_repo *repo,
+	const char *rev, const char *given_ref, const char *given, size_t given_len,
+	pmbot_diag_list *diags)
+{
+	return resolve(out, (const char *const *)ir->context_refs, ir->n_context_refs,
+		ir->metadata, repo, rev, given_ref, given, given_len, diags);
+}
+
+int pmbot_context_read_input(pmbot_buf *out, const char *path, pmbot_diag_list *diags)
+{
+	const char *name = strcmp(path, "-") ? path : "standard input";
+
+	/* The same cap as a blob: fs_read stops one byte past it, so a huge file costs no more. */
+	pmbot_buf_clear(out);
+	out->max = PMBOT_CONTEXT_FILE_READ_MAX;
+	if (pmbot_fs_read(out, path) == 0)
+		return PMBOT_OK;
+	if (errno == EFBIG) {
+		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "CONTEXT_TOO_BIG", name, NULL, 0, 0,
+			"%s is larger than %zu bytes", name, (size_t)PMBOT_CONTEXT_FILE_READ_MAX);
+		return PMBOT_EINVALID;
+	}
+	if (errno == ENOENT || errno == EISDIR || errno == ENOTDIR) {
+		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "CONTEXT_NOT_FOUND", name, NULL, 0, 0,
+			"%s: %s", name, strerror(errno));
+		return PMBOT_EINVALID;
+	}
+	pmbot_diag_add(diags, PMBOT_SEV_ERROR, "CONTEXT_READ", name, NULL, 0, 0,
+		"cannot read %s: %s", name, strerror(errno));
+	return PMBOT_ERROR;
 }

@@ -5,6 +5,7 @@
 #include "pmbot/json.h"
 #include "pmbot/report.h"
 #include "pmbot/strmap.h"
+#include "isodate.h"
 #include "pmbot/text.h"
 #include "pmbot/labels.h"
 #include "pmbot/banned.h"
@@ -202,41 +203,6 @@ static size_t iso_date(const char *s)
 static int is_date(const char *s)
 {
 	return iso_date(s) == 10 && s[10] == '\0';
-}
-
-/* An ISO-8601 date, or an RFC 3339-style date-time (seconds and zone optional). */
-static int iso_date_or_datetime(const char *s)
-{
-	size_t n = iso_date(s);
-
-	if (!n)
-		return 0;
-	s += n;
-	if (!*s)
-		return 1;
-	if (*s != 'T' && *s != 't' && *s != ' ')
-		return 0;
-	s++;
-	if (!digits(s, 2) || s[2] != ':' || !digits(s + 3, 2) || num(s, 2) > 23 || num(s + 3, 2) > 59)
-		return 0;
-	s += 5;
-	if (*s == ':') {
-		if (!digits(s + 1, 2) || num(s + 1, 2) > 60)
-			return 0;
-		s += 3;
-		if (*s == '.') {
-			if (!isdigit((unsigned char)s[1]))
-				return 0;
-			for (s++; isdigit((unsigned char)*s); s++)
-				;
-		}
-	}
-	if (!*s || ((*s == 'Z' || *s == 'z') && !s[1]))
-		return 1;
-	if ((*s == '+' || *s == '-') && digits(s + 1, 2) && s[3] == ':' && digits(s + 4, 2) &&
-	    !s[6] && num(s + 1, 2) <= 23 && num(s + 4, 2) <= 59)
-		return 1;
-	return 0;
 }
 
 int pmbot_report_is_issue_url(const char *s)
@@ -537,7 +503,7 @@ static void check_report_meta(struct ctx *c, json_t *root)
 	}
 	check_string(c, report, "/report", "title", 1, 1);
 	s = check_string(c, report, "/report", "generated_at", 1, 1);
-	if (s && !iso_date_or_datetime(s))
+	if (s && !pmbot_report_isodate_valid(s))
 		err(c, "SCHEMA_FORMAT", "/report/generated_at",
 			"'generated_at' must be an ISO-8601 date or date-time "
 			"(2026-02-22 or 2026-02-22T10:00:00Z), not '%s'", s);

@@ -171,6 +171,64 @@ run 0 env PM_BOT_LLM_PROVIDER=anthropic "$PMBOT" draft --repo "$R" --out "$TMP/d
 	expect_eq "$(py "$TMP/llm.log" 'd["headers"]["anthropic-version"]')" 2023-06-01 &&
 	"$PMBOT" validate "$TMP/d3.md" >/dev/null && ok
 
+# Drafting from notes that are not committed yet (issue 14): FILE is read from
+# the --repo work tree, "-" from standard input, and from git only with --rev.
+cat >"$R/notes/q2.md" <<'EOF'
+# Q2: checkout in one page
+
+Uncommitted notes: fold the address and payment steps into one page.
+EOF
+CASE="draft reads an uncommitted FILE from the work tree"
+fake "$(answer "$DRAFT")"
+run 0 "$PMBOT" draft --repo "$R" --out "$TMP/q2.md" notes/q2.md && keep &&
+	expect_eq "$(requests)" 1 &&
+	expect_in "$(py "$TMP/llm.log" 'd["body"]["messages"][1]["content"]')" "fold the address and payment steps" &&
+	expect_in "$(cat "$TMP/q2.md")" '`notes/q2.md`' &&
+	"$PMBOT" validate "$TMP/q2.md" >/dev/null && ok
+
+CASE="draft reads - from standard input"
+fake "$(answer "$DRAFT")"
+run 0 "$PMBOT" draft --repo "$R" - <"$R/notes/q2.md" && keep &&
+	expect_eq "$(requests)" 1 &&
+	expect_in "$(py "$TMP/llm.log" 'd["body"]["messages"][1]["content"]')" "fold the address and payment steps" &&
+	expect_in "$OUT" '```pm-bot:report-ir/v1' && ok
+
+CASE="the work tree wins over HEAD without --rev; --rev still reads the committed text"
+cp "$R/notes/q1.md" "$TMP/q1.orig"
+echo "Edited after the commit: also add spelling suggestions." >>"$R/notes/q1.md"
+run 0 env -u PM_BOT_LLM_PROVIDER "$PMBOT" prompt-ir --repo "$R" notes/q1.md && keep &&
+	expect_in "$(echo "$OUT" | py - 'd["prompt"]["user"]')" "also add spelling suggestions" &&
+	run 0 env -u PM_BOT_LLM_PROVIDER "$PMBOT" prompt-ir --repo "$R" --rev HEAD notes/q1.md && keep &&
+	{ ! echo "$OUT" | grep -q "spelling suggestions" || fail "--rev HEAD read the work tree"; } &&
+	expect_in "$(echo "$OUT" | py - 'd["prompt"]["user"]')" "delete all of the v1 search tables" && ok
+cp "$TMP/q1.orig" "$R/notes/q1.md"
+
+CASE="--rev reads git only: an uncommitted FILE is not found there, and - is refused"
+fake "$(answer "$DRAFT")"
+run 2 "$PMBOT" draft --repo "$R" --rev HEAD notes/q2.md && keep &&
+	expect_in "$ERR" "CONTEXT_NOT_FOUND" && expect_eq "$(requests)" 0 &&
+	run 2 "$PMBOT" draft --repo "$R" --rev HEAD - </dev/null && keep &&
+	expect_in "$ERR" "standard input" && expect_eq "$(requests)" 0 && ok
+
+CASE="a context reference must still be committed"
+run 2 "$PMBOT" draft --repo "$R" --context file:notes/q2.md notes/q1.md && keep &&
+	expect_in "$ERR" "CONTEXT_NOT_FOUND" && expect_in "$ERR" "notes/q2.md" &&
+	expect_eq "$(requests)" 0 && ok
+
+CASE="a work-tree FILE gets a blob's caps: too big (read no further), NUL, not UTF-8, missing"
+truncate -s 64M "$TMP/huge.md"
+run 2 "$PMBOT" draft --repo "$R" "$TMP/huge.md" && keep &&
+	expect_in "$ERR" "CONTEXT_TOO_BIG" && expect_eq "$(requests)" 0 &&
+	run 2 "$PMBOT" draft --repo "$R" - <"$TMP/huge.md" && keep &&
+	expect_in "$ERR" "CONTEXT_TOO_BIG" &&
+	printf 'notes\0more' >"$R/notes/nul.md" &&
+	run 2 "$PMBOT" draft --repo "$R" notes/nul.md && keep && expect_in "$ERR" "CONTEXT_BINARY" &&
+	printf 'caf\351\n' >"$R/notes/latin1.md" &&
+	run 2 "$PMBOT" draft --repo "$R" notes/latin1.md && keep && expect_in "$ERR" "CONTEXT_BINARY" &&
+	run 2 "$PMBOT" draft --repo "$R" notes/none.md && keep && expect_in "$ERR" "CONTEXT_NOT_FOUND" &&
+	expect_eq "$(requests)" 0 && ok
+rm -f "$TMP/huge.md" "$R/notes/nul.md" "$R/notes/latin1.md" "$R/notes/q2.md"
+
 CASE="no provider configured is a clear error, exit 1"
 run 1 env -u PM_BOT_LLM_PROVIDER "$PMBOT" draft --repo "$R" notes/q1.md && keep &&
 	expect_in "$ERR" "PM_BOT_LLM_PROVIDER" && ok

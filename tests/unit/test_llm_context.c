@@ -30,6 +30,7 @@ typedef struct {
 	json_t *meta;
 	pmbot_buf buf;
 	pmbot_buf text;
+	pmbot_promptir *ir;
 } fixture;
 
 #define FIX_OK(call) do { \
@@ -61,6 +62,7 @@ static int teardown(void **state)
 
 	json_decref(fx->out);
 	json_decref(fx->meta);
+	pmbot_promptir_free(fx->ir);
 	pmbot_diag_list_free(&fx->diags);
 	pmbot_buf_free(&fx->buf);
 	pmbot_buf_free(&fx->text);
@@ -629,6 +631,132 @@ static void test_context__diagnostics_escape_control_characters(void **state)
 	assert_non_null(strstr(fx->diags.items[0].message, "a\\x0aerror FAKE"));
 }
 
+/* The IR of `pm-bot draft`: the report first, then the given --context refs. */
+static void build_ir(fixture *fx, const char *const *refs, size_t n)
+{
+	size_t i;
+
+	pmbot_promptir_free(fx->ir);
+	fx->ir = NULL;
+	assert_int_equal(pmbot_promptir_new(&fx->ir, "planner", "Draft", PMBOT_PHASE_PLANNING,
+		4000, "abcd1234", "2026-11-22T12:00:00Z"), 0);
+	for (i = 0; i < n; i++)
+		assert_int_equal(pmbot_promptir_add_context_ref(fx->ir, refs[i]), 0);
+}
+
+static int resolve_given(fixture *fx, const char *ref, const char *text, size_t len)
+{
+	json_decref(fx->out);
+	fx->out = NULL;
+	pmbot_diag_list_free(&fx->diags);
+	return pmbot_promptir_resolve_given(&fx->out, fx->ir, fx->repo, "HEAD", ref, text, len,
+		&fx->diags);
+}
+
+static void test_context__given_text_stands_for_its_ref_only(void **state)
+{
+	fixture *fx = *state;
+	const char *refs[] = { "file:notes.md", "file:plan.md" };
+	const char *also[] = { "file:notes.md", "file:scratch.md" };
+
+	FIX_OK(gitrepo_write(fx->g, "plan.md", "committed\n"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
+	FIX_OK(gitrepo_write_worktree(fx->g, "plan.md", "work tree\n"));
+	FIX_OK(gitrepo_write_worktree(fx->g, "scratch.md", "never committed\n"));
+	open_repo(fx);
+
+	build_ir(fx, refs, N(refs));
+	assert_int_equal(resolve_given(fx, "file:notes.md", "from disk\n", 10), 0);
+	assert_int_equal(fx->diags.count, 0);
+	assert_kind(fx, 0, "file:notes.md", "file");
+	assert_string_equal(content(fx, 0), "from disk\n");
+	assert_false(truncated(fx, 0));
+	/* Every other file: ref is still read from the commit, never the work tree. */
+	assert_string_equal(content(fx, 1), "committed\n");
+
+	build_ir(fx, also, N(also));
+	assert_refused(fx, resolve_given(fx, "file:notes.md", "x", 1), 0, "CONTEXT_NOT_FOUND",
+		"/context_refs/1");
+	assert_int_equal(fx->diags.count, 1);
+
+	/* No given ref: exactly pmbot_promptir_resolve(). */
+	build_ir(fx, refs + 1, 1);
+	assert_int_equal(resolve_given(fx, NULL, NULL, 0), 0);
+	assert_string_equal(content(fx, 0), "committed\n");
+}
+
+static void test_context__given_text_gets_a_blobs_checks_and_cut(void **state)
+{
+	fixture *fx = *state;
+	const char *refs[] = { "file:-" };
+	static const char nul[] = { 'n', 'o', '\0', 'x' };
+	size_t n = PMBOT_CONTEXT_FILE_READ_MAX + 1;
+	char *big;
+
+	FIX_OK(gitrepo_write(fx->g, "plan.md", "committed\n"));
+	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
+	open_repo(fx);
+	build_ir(fx, refs, 1);
+
+	assert_refused(fx, resolve_given(fx, "file:-", nul, sizeof(nul)), 0, "CONTEXT_BINARY",
+		"/context_refs/0");
+	assert_non_null(strstr(fx->diags.items[0].message, "byte 2 is NUL"));
+	assert_refused(fx, resolve_given(fx, "file:-", "caf\xe9\n", 5), 0, "CONTEXT_BINARY",
+		"/context_refs/0");
+	big = malloc(n);
+	assert_non_null(big);
+	memset(big, 'a', n);
+	assert_refused(fx, resolve_given(fx, "file:-", big, n), 0, "CONTEXT_TOO_BIG",
+		"/context_refs/0");
+	assert_int_equal(resolve_given(fx, "file:-", big, PMBOT_CONTEXT_FILE_MAX_CHARS + 1), 0);
+	free(big);
+	assert_true(truncated(fx, 0));
+	assert_non_null(strstr(content(fx, 0), "[truncated: the first 10000 of 10001 characters]"));
+	/* An empty file is an empty report, not a failure. */
+	assert_int_equal(resolve_given(fx, "file:-", NULL, 0), 0);
+	assert_string_equal(content(fx, 0), "");
+}
+
+static void test_context__read_input_reads_a_file_capped(void **state)
+{
+	fixture *fx = *state;
+	size_t n = PMBOT_CONTEXT_FILE_READ_MAX + 1;
+	char *big = malloc(n + 1);
+	pmbot_buf path = PMBOT_BUF_INIT;
+
+	assert_non_null(big);
+	memset(big, 'a', n);
+	big[n] = '\0';
+	FIX_OK(gitrepo_write_worktree(fx->g, "notes.md", "hello\n"));
+	if (gitrepo_write_worktree(fx->g, "huge.md", big) != 0) {
+		free(big);
+		fail_msg("write: %s", gitrepo_error(fx->g));
+	}
+	free(big);
+
+	assert_int_equal(pmbot_buf_printf(&path, "%s/notes.md", gitrepo_path(fx->g)), 0);
+	assert_int_equal(pmbot_context_read_input(&fx->text, path.buf, &fx->diags), 0);
+	assert_int_equal(fx->text.len, 6);
+	assert_memory_equal(fx->text.buf, "hello\n", 6);
+	assert_int_equal(fx->diags.count, 0);
+
+	pmbot_buf_clear(&path);
+	assert_int_equal(pmbot_buf_printf(&path, "%s/huge.md", gitrepo_path(fx->g)), 0);
+	assert_int_equal(pmbot_context_read_input(&fx->text, path.buf, &fx->diags), PMBOT_EINVALID);
+	assert_string_equal(fx->diags.items[0].code, "CONTEXT_TOO_BIG");
+	/* The cap bounds what was held, whatever the file's size. */
+	assert_true(fx->text.len <= PMBOT_CONTEXT_FILE_READ_MAX);
+
+	pmbot_buf_clear(&path);
+	assert_int_equal(pmbot_buf_printf(&path, "%s/none.md", gitrepo_path(fx->g)), 0);
+	assert_int_equal(pmbot_context_read_input(&fx->text, path.buf, &fx->diags), PMBOT_EINVALID);
+	assert_string_equal(fx->diags.items[1].code, "CONTEXT_NOT_FOUND");
+	assert_int_equal(pmbot_context_read_input(&fx->text, gitrepo_path(fx->g), &fx->diags),
+		PMBOT_EINVALID);
+	assert_string_equal(fx->diags.items[2].code, "CONTEXT_NOT_FOUND");
+	pmbot_buf_free(&path);
+}
+
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -655,6 +783,9 @@ int main(void)
 		T(test_context__reports_every_problem_and_returns_nothing),
 		T(test_context__metadata_must_be_an_object),
 		T(test_context__diagnostics_escape_control_characters),
+		T(test_context__given_text_stands_for_its_ref_only),
+		T(test_context__given_text_gets_a_blobs_checks_and_cut),
+		T(test_context__read_input_reads_a_file_capped),
 	};
 
 	return cmocka_run_group_tests(tests, 0, NULL);
