@@ -714,7 +714,7 @@ static void test_action_flow__a_scheduled_run_without_the_approval_comment_asks_
 {
 	fixture *fx = *state;
 	const char *const others[] = {
-		"alice", "/pm-bot apply " STALE,                        /* another hash */
+		"alice", ("/pm-bot apply " STALE),                      /* another hash */
 		"alice", "looks good",
 	};
 	const fakehttp_request *patch;
