@@ -124,4 +124,16 @@ typedef struct {
  */
 int pmbot_fieldsync_build(json_t **out, const pmbot_fieldsync_input *in, pmbot_diag_list *diags);
 
+/*
+ * The changeset ids of `bundle` (borrowed) that `config`'s auto_approve
+ * lets run without an approval, in bundle order: `*out` is a new array the
+ * caller owns. A set_project_field of an issue whose add_to_project is in
+ * the bundle and not pre-approved itself is left out: the value could not
+ * land before the issue is on the board, so it waits with the
+ * add_to_project for a person's approval. 0, or PMBOT_ERROR (`*out` NULL)
+ * when out of memory.
+ */
+PMBOT_WARN_UNUSED int pmbot_fieldsync_auto_approved(json_t **out, const json_t *bundle,
+	const pmbot_config *config);
+
 #endif

@@ -94,26 +94,6 @@ static int sync_open(struct pmbot_action *a, struct sync *y)
 	return sync_plan(a, y);
 }
 
-/* Ids of the changesets the default branch's config pre-approves. */
-static json_t *auto_approved_ids(const struct sync *y)
-{
-	json_t *ids = json_array(), *cs;
-	size_t i;
-
-	json_array_foreach(json_object_get(y->bundle, "changesets"), i, cs) {
-		pmbot_operation op;
-
-		if (pmbot_operation_parse(&op, json_string_value(json_object_get(cs, "operation"))) ==
-			    PMBOT_OK &&
-		    pmbot_config_operation_auto_approved(y->config, op) &&
-		    json_array_append(ids, json_object_get(cs, "changeset_id")) < 0) {
-			json_decref(ids);
-			return NULL;
-		}
-	}
-	return ids;
-}
-
 static int sync_apply(struct pmbot_action *a, struct sync *y, const json_t *run, const char *actor,
 	json_t **results)
 {
@@ -173,7 +153,8 @@ static int sync_scheduled(struct pmbot_action *a, struct sync *y, struct slot *s
 	size_t applied = 0;
 	int rc = RC_OK, r;
 
-	if (!(ids = auto_approved_ids(y)) || pmbot_buf_printf(&actor, "config:%s", a->default_rev) < 0) {
+	if (pmbot_fieldsync_auto_approved(&ids, y->bundle, y->config) < 0 ||
+	    pmbot_buf_printf(&actor, "config:%s", a->default_rev) < 0) {
 		rc = RC_RUNTIME;
 		goto done;
 	}

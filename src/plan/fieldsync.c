@@ -475,3 +475,63 @@ done:
 	json_decref(orphaned);
 	return rc;
 }
+
+/* The key of a changeset's {repo, stable_id} target, or NULL when it has none. */
+static char *target_key(const json_t *cs)
+{
+	const json_t *t = json_object_get(cs, "target");
+	const char *repo = json_string_value(json_object_get(t, "repo"));
+	const char *sid = json_string_value(json_object_get(t, "stable_id"));
+
+	return repo && sid ? make_key(repo, sid) : NULL;
+}
+
+int pmbot_fieldsync_auto_approved(json_t **out, const json_t *bundle, const pmbot_config *config)
+{
+	const json_t *all = json_object_get(bundle, "changesets"), *cs;
+	json_t *ids = NULL, *waiting = NULL;
+	pmbot_operation op;
+	char *key = NULL;
+	size_t i;
+	int err = PMBOT_ERROR, pass;
+
+	*out = NULL;
+	if (!(ids = json_array()) || !(waiting = json_object()))
+		goto done;
+	/*
+	 * Pass 0 finds the issues whose add_to_project waits for a person; pass
+	 * 1 leaves their field values waiting with it, since a value cannot
+	 * land on a board the issue is not on yet.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		json_array_foreach(all, i, cs) {
+			int pre;
+
+			if (pmbot_operation_parse(&op, json_string_value(json_object_get(cs,
+					"operation"))) != PMBOT_OK)
+				continue;
+			pre = pmbot_config_operation_auto_approved(config, op);
+			free(key);
+			key = NULL;
+			if (pass == 0) {
+				if (op == PMBOT_OP_ADD_TO_PROJECT && !pre && (key = target_key(cs)) &&
+				    json_object_set_new(waiting, key, json_true()) < 0)
+					goto done;
+				continue;
+			}
+			if (!pre || (op == PMBOT_OP_SET_PROJECT_FIELD &&
+				     (key = target_key(cs)) && json_object_get(waiting, key)))
+				continue;
+			if (json_array_append(ids, json_object_get(cs, "changeset_id")) < 0)
+				goto done;
+		}
+	}
+	*out = ids;
+	ids = NULL;
+	err = PMBOT_OK;
+done:
+	free(key);
+	json_decref(ids);
+	json_decref(waiting);
+	return err;
+}

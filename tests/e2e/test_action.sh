@@ -257,6 +257,19 @@ issue_by_title() { ctl GET /_emu/state | py - "str([i['number'] for r in d['stat
 field_of() { # NUMBER FIELD
 	ctl GET /_emu/state | py - "str([it['values'].get('$2') for it in d['state']['project']['items'] if it['issue']=='acme/widgets#$1'][0])"
 }
+CASE="a first sync: pre-approved values of an issue not on the board wait with its add_to_project"
+# An issue pm-bot manages that is not on the board yet (as on a new board).
+NEW=$(api "$TOKEN" POST /repos/acme/widgets/issues "$(python3 -c 'import json; print(json.dumps({"title": "[task] first sync", "body": "### Priority\nP2\n\n### Size\nS\n\n<!-- pm-bot:id=task:first-sync rev=" + "0" * 64 + " -->"}))')" | py - 'str(d["number"])')
+ctl DELETE /_emu/requests >/dev/null
+event schedule "$TMP/ev.json" "{'schedule': '0 6 * * *', 'repository': repo}"
+action 0 && expect_eq "$(output result)" planned &&
+	expect_eq "$(ctl GET /_emu/requests | py - 'str(sum(1 for r in d["requests"] if r["kind"]=="graphql" and ("updateProjectV2ItemFieldValue" in (r["operation"] or "") or "addProjectV2ItemById" in (r["operation"] or ""))))')" 0 &&
+	expect_eq "$(ctl GET /_emu/state | py - "str(sum(1 for it in d['state']['project']['items'] if it['issue']=='acme/widgets#$NEW'))")" 0 &&
+	T=$(issue_by_title 'pm-bot: Projects field sync') &&
+	expect_in "$(ctl GET /_emu/state | py - "[i['body'] for r in d['state']['repositories'] for i in r['issues'] if i['number'] == $T][0]")" "add\\_to\\_project" && ok
+# It leaves pm-bot's care again (no marker), so the cases below see the board as before.
+api "$TOKEN" PATCH "/repos/acme/widgets/issues/$NEW" '{"body": "taken over by a person"}' >/dev/null
+
 CASE="the scheduled field sync writes only the value that differs"
 N=$(issue_by_title "preStop")
 OLD=$(field_of "$N" Priority)

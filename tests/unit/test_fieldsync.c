@@ -704,6 +704,50 @@ static void test_fieldsync__issues_not_on_the_board_are_added_first(void **state
 	world_free(&w);
 }
 
+/* The first sync on a board must not apply values that cannot land before their issue is on it. */
+static void test_fieldsync__auto_approved_fields_wait_for_an_unapproved_add(void **state)
+{
+	static const char *const configs[] = {
+		CONFIG "auto_approve: [set_project_field]\n",
+		CONFIG "auto_approve: [set_project_field, add_to_project]\n",
+		CONFIG,
+	};
+	struct world w;
+	json_t *ids, *cs;
+	size_t c, i;
+
+	(void)state;
+	for (c = 0; c < 3; c++) {
+		world_init(&w, "board.json", configs[c]);
+		add_issue(w.doc, WIDGETS, 1, body("task:on", "Priority", "P1", NULL), NULL, BOT);
+		add_item(w.doc, WIDGETS "#1", json_pack("{s:s}", "Priority", "P2"));
+		add_issue(w.doc, WIDGETS, 2, body("task:off", "Priority", "P3", "Size", "S", NULL),
+			NULL, BOT);
+		sync_world(&w);
+		assert_int_equal(w.rc, PMBOT_OK);
+		assert_int_equal(n_changesets(&w), 4);
+		assert_int_equal(pmbot_fieldsync_auto_approved(&ids, w.bundle, w.config), PMBOT_OK);
+		if (c == 0) {
+			/* only the issue already on the board: task:off waits for its approval */
+			assert_int_equal(json_array_size(ids), 1);
+			cs = find_cs(&w, "set_project_field", "task:on", "Priority");
+			assert_string_equal(json_string_value(json_array_get(ids, 0)),
+				json_string_value(json_object_get(cs, "changeset_id")));
+		} else if (c == 1) {
+			/* the add is pre-approved too: everything comes, in bundle order */
+			assert_int_equal(json_array_size(ids), 4);
+			for (i = 0; i < 4; i++)
+				assert_string_equal(json_string_value(json_array_get(ids, i)),
+					json_string_value(json_object_get(json_array_get(
+						changesets(&w), i), "changeset_id")));
+		} else {
+			assert_int_equal(json_array_size(ids), 0);
+		}
+		json_decref(ids);
+		world_free(&w);
+	}
+}
+
 static void test_fieldsync__closed_issues_are_synced(void **state)
 {
 	struct world w;
@@ -1227,6 +1271,7 @@ int main(void)
 		cmocka_unit_test(test_fieldsync__wrong_field_type_warns_once_per_field),
 		cmocka_unit_test(test_fieldsync__fields_missing_from_the_board_are_skipped),
 		cmocka_unit_test(test_fieldsync__issues_not_on_the_board_are_added_first),
+		cmocka_unit_test(test_fieldsync__auto_approved_fields_wait_for_an_unapproved_add),
 		cmocka_unit_test(test_fieldsync__closed_issues_are_synced),
 		cmocka_unit_test(test_fieldsync__untrusted_author_is_ignored),
 		cmocka_unit_test(test_fieldsync__duplicate_marker_is_left_alone),
