@@ -72,6 +72,41 @@ static int read_bundle(json_t **out, const char *path)
 }
 
 /* Inputs not given on the command line come from the plan itself. */
+/*
+ * Apply goes where the plan was made (source.backend: its kind and state
+ * file), as a Terraform plan keeps its backend: re-planning against another
+ * backend could only end in STALE_PLAN. Naming another backend is refused.
+ */
+static int backend_from_plan(struct plan_opts *o, const json_t *bundle)
+{
+	const json_t *b = json_object_get(json_object_get(bundle, "source"), "backend");
+	const char *kind = json_string_value(json_object_get(b, "kind"));
+	const char *state = json_string_value(json_object_get(b, "state"));
+
+	if (!kind)
+		return EXIT_OK;
+	if (o->backend && strcmp(o->backend, kind)) {
+		fprintf(stderr, "pm-bot: the plan was made with --backend %s; apply it there (without "
+			"--backend %s), or plan again with --backend %s\n", cmd_show(kind),
+			cmd_show(o->backend), cmd_show(o->backend));
+		return EXIT_INVALID;
+	}
+	if (!o->backend)
+		o->backend = kind;
+	/* A plan file cannot point the state write anywhere: only at a .json file. */
+	if (!strcmp(kind, "file") && !o->state && state) {
+		size_t n = strlen(state);
+
+		if (n < 6 || strcmp(state + n - 5, ".json")) {
+			fprintf(stderr, "pm-bot: the plan names the state file %s, which is not a .json "
+				"file: name the state file with --state\n", cmd_show(state));
+			return EXIT_INVALID;
+		}
+		o->state = state;
+	}
+	return EXIT_OK;
+}
+
 static void defaults_from_plan(struct plan_opts *o, const json_t *bundle, char ***owned)
 {
 	const json_t *source = json_object_get(bundle, "source"), *reports, *r;
@@ -187,6 +222,8 @@ int cmd_apply(int argc, char **argv)
 		goto done;
 	if (!is_proposal(approved))
 		defaults_from_plan(&o, approved, &owned_paths);
+	if ((rc = backend_from_plan(&o, approved)) != EXIT_OK)
+		goto done;
 	if (o.repo && !o.rev)
 		o.rev = "HEAD";
 	if (!audit_path) {

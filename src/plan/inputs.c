@@ -388,6 +388,11 @@ static int open_state(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_diag_l
 		return PMBOT_ERROR;
 	}
 read:
+	/* A plan file remembers where it was planned against, so apply goes to the same place. */
+	if (in->source && json_object_set_new(in->source, "backend", in->state_path ?
+			json_pack("{s:s, s:s}", "kind", "file", "state", in->state_path) :
+			json_pack("{s:s}", "kind", "github")) < 0)
+		return PMBOT_ERROR;
 	repos[0] = in->target;
 	/* Kept with the state: an apply starts from this read (pmbot_inputs_start). */
 	if (in->graph && read_scope(&in->read_scope, &in->read_repos, in) < 0) {

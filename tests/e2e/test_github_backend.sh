@@ -33,7 +33,8 @@ plan_to() { run 0 "$PMBOT" plan --repo "$1" --backend github --out "$2"; keep; }
 apply_plan() {
 	local want=$1 repo=$2 plan=$3 h
 	h=$(py "$plan" 'd["plan_hash"]')
-	run "$want" "$PMBOT" apply --repo "$repo" --backend github --plan "$plan" --approve "$h"
+	# No --backend: the plan file says it was made against GitHub.
+	run "$want" "$PMBOT" apply --repo "$repo" --plan "$plan" --approve "$h"
 	keep
 }
 
@@ -52,6 +53,15 @@ plan_to "$R" "$TMP/p1.json" &&
 	run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
 	expect_in "$OUT" "**No changes.**" &&
 	WANT=$(world_issues) && expect_eq "$(echo "$WANT" | wc -l)" 7 && ok
+
+CASE="a plan made against GitHub is not applied to another backend"
+example_repo "$TMP/rb"
+plan_to "$TMP/rb" "$TMP/pb.json" &&
+	run 2 "$PMBOT" apply --repo "$TMP/rb" --backend file --plan "$TMP/pb.json" \
+		--approve "$(py "$TMP/pb.json" 'd["plan_hash"]')" && keep &&
+	expect_in "$ERR" "the plan was made with --backend github" &&
+	expect_eq "$(py "$TMP/pb.json" 'd["source"]["backend"]')" '{"kind": "github"}' &&
+	[ ! -e "$TMP/rb/.pm-bot/state.json" ] && ok
 
 CASE="the first apply: one createIssue per new issue carrying parent and board, fields and edges in one aliased request each"
 F=$(py "$TMP/p1.json" 'sum(1 for c in d["changesets"] if c["operation"]=="set_project_field")')

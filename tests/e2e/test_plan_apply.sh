@@ -128,7 +128,8 @@ same_bytes() { cmp -s "$1" "$2" || { fail "$1 changed"; return 1; }; }
 converge() {
 	local d=$1 st=${2:-$1/.pm-bot/state.json}
 	run 0 "$PMBOT" plan --repo "$d" --state "$st" --out "$TMP/cv.json" || return 1
-	run 0 "$PMBOT" apply --repo "$d" --state "$st" --plan "$TMP/cv.json" \
+	# No --state: the plan file names the state it was made against.
+	run 0 "$PMBOT" apply --repo "$d" --plan "$TMP/cv.json" \
 		--approve "$(py eval "$TMP/cv.json" 'b["plan_hash"]')" || return 1
 	expect_in "$OUT" "applied $(py eval "$TMP/cv.json" 'len(b["changesets"])'), already applied 0, denied 0, failed 0, pending 0" || return 1
 	run 0 "$PMBOT" plan --repo "$d" --state "$st" --detailed-exitcode || return 1
@@ -366,6 +367,12 @@ run 2 "$PMBOT" apply --repo "$R1" --plan "$TMP/stale.json" --approve "$(py eval 
 	expect_in "$(tail -n 1 "$R1/.pm-bot/audit.jsonl")" '"reason":"STALE_PLAN"' &&
 	same_bytes "$S1" "$TMP/s1.before"
 } && ok
+
+CASE="a plan file cannot point the state write at anything but a .json file"
+cp "$TMP/stale.json" "$TMP/elsewhere.json"
+py edit "$TMP/elsewhere.json" 's["source"]["backend"]["state"] = "'"$TMP"'/notes.txt"'
+run 2 "$PMBOT" apply --repo "$R1" --plan "$TMP/elsewhere.json" --approve "$(py eval "$TMP/stale.json" 'b["plan_hash"]')" &&
+	expect_in "$ERR" "not a .json file" && [ ! -e "$TMP/notes.txt" ] && same_bytes "$S1" "$TMP/s1.before" && ok
 
 CASE="stale plan: a wrong --approve hash is refused"
 run 2 "$PMBOT" apply --repo "$R1" --plan "$TMP/stale.json" --approve "$(printf '0%.0s' $(seq 64))" && {
