@@ -137,7 +137,9 @@ int cmd_plan(int argc, char **argv)
 		if (md.len && md.buf[md.len - 1] != '\n')
 			putchar('\n');
 	}
-	if (rc == EXIT_OK && detailed && pmbot_plan_count(bundle))
+	/* A standing conflict is drift too: "nothing to do" would hide it. */
+	if (rc == EXIT_OK && detailed && (pmbot_plan_count(bundle) ||
+			json_array_size(json_object_get(bundle, "conflicts"))))
 		rc = EXIT_CHANGES;
 done:
 	json_decref(bundle);

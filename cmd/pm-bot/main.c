@@ -97,7 +97,7 @@ static const struct cmd commands[] = {
 	  "                      reports' scope, else the config's first `repos` entry)\n"
 	  "  --out FILE          also write the bundle as JSON (give it to `apply`)\n"
 	  "  --format md|json    Markdown for people (default) or the JSON bundle\n"
-	  "  --detailed-exitcode 0 no changes, 3 changes pending, 2 invalid, 1 error\n"
+	  "  --detailed-exitcode 0 no changes, 3 changes or conflicts pending, 2 invalid, 1 error\n"
 	  "  --audit FILE        append a `proposal` event to this audit ledger\n"
 	  "\n"
 	  GITHUB_HELP

@@ -46,8 +46,10 @@ typedef struct {
 	const json_t *bundle, *changesets;
 	md_item *items;
 	size_t n_items, alloc_items;
-	size_t n_changes, n_errors, n_diffs;
+	size_t n_changes, n_errors, n_diffs, n_conflicts;
 	const char *hash;
+	const char *plan_file;  /* the JSON's path, or NULL */
+	int local;              /* made against a state file, not GitHub */
 } md_plan;
 
 static size_t utf8_chars(const char *s, size_t len)
@@ -785,8 +787,16 @@ static int put_head(pmbot_buf *b, const md_plan *p)
 		if (pmbot_buf_printf(b, "| %s | %zu |\n", md_rows[i + 1],
 			    summary_count(p, md_rows[i])) < 0)
 			return -1;
-	if (!p->n_changes) {
-		if (pmbot_buf_puts(b, "\n**No changes.** GitHub already matches the reports.\n") < 0)
+	if (!p->n_changes && p->n_conflicts) {
+		/* Unresolved drift is not a match, whatever the changeset count says. */
+		if (pmbot_buf_printf(b, "\n**Nothing to apply, but %zu conflict%s need%s a person** "
+			    "(see Conflicts): %s does not match the reports.\n", p->n_conflicts,
+			    p->n_conflicts == 1 ? "" : "s", p->n_conflicts == 1 ? "s" : "",
+			    p->local ? "the state file" : "GitHub") < 0)
+			return -1;
+	} else if (!p->n_changes) {
+		if (pmbot_buf_printf(b, "\n**No changes.** %s already matches the reports.\n",
+			    p->local ? "The state file" : "GitHub") < 0)
 			return -1;
 	} else if (pmbot_buf_printf(b, "\n**%zu change%s** to %zu issue%s.\n", p->n_changes,
 			   p->n_changes == 1 ? "" : "s", p->n_items, p->n_items == 1 ? "" : "s") < 0) {
@@ -807,6 +817,20 @@ static int put_foot(pmbot_buf *b, const md_plan *p)
 		return pmbot_buf_puts(b, "Nothing to apply.\n");
 	if (p->n_errors)
 		return pmbot_buf_puts(b, "This plan has errors and cannot be approved.\n");
+	if (p->local) {
+		pmbot_buf cmd = PMBOT_BUF_INIT;
+		int err;
+
+		if (!p->plan_file)
+			return pmbot_buf_printf(b, "To apply exactly this plan, save it with "
+				"`pm-bot plan --out plan.json` and run "
+				"`pm-bot apply --plan plan.json --approve %s`.\n", p->hash);
+		err = pmbot_buf_printf(&cmd, "pm-bot apply --plan %s --approve %s", p->plan_file,
+			p->hash) < 0 || pmbot_buf_puts(b, "To apply exactly this plan, run ") < 0 ||
+			put_codez(b, cmd.buf, 0) < 0 || pmbot_buf_puts(b, ".\n") < 0;
+		pmbot_buf_free(&cmd);
+		return err ? -1 : 0;
+	}
 	return pmbot_buf_printf(b,
 		"To apply exactly this plan, comment:\n\n```\n/pm-bot apply %s\n```\n", p->hash);
 }
@@ -1064,6 +1088,7 @@ int pmbot_plan_markdown(pmbot_buf *out, const json_t *bundle, size_t max_chars,
 {
 	md_doc d;
 	const json_t *diags;
+	const char *kind;
 	size_t orig = out->len, i, k;
 	int rc = PMBOT_ERROR, fits;
 
@@ -1081,6 +1106,10 @@ int pmbot_plan_markdown(pmbot_buf *out, const json_t *bundle, size_t max_chars,
 	d.p.hash = jstr(bundle, "plan_hash");
 	d.p.changesets = json_object_get(bundle, "changesets");
 	d.p.n_changes = json_array_size(d.p.changesets);
+	d.p.n_conflicts = json_array_size(json_object_get(bundle, "conflicts"));
+	d.p.plan_file = full_json_hint && *full_json_hint ? full_json_hint : NULL;
+	kind = jstr(json_object_get(json_object_get(bundle, "source"), "backend"), "kind");
+	d.p.local = kind && !strcmp(kind, "file");
 	diags = json_object_get(bundle, "diagnostics");
 	for (i = 0; i < json_array_size(diags); i++) {
 		const char *sev = jstr(json_array_get(diags, i), "severity");

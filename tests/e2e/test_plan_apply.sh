@@ -146,7 +146,7 @@ run 0 "$PMBOT" plan --repo "$R1" --out "$TMP/p1.json" --audit "$R1/.pm-bot/audit
 	expect_in "$OUT" "| Creates | 7 |" &&
 	expect_in "$OUT" "**create\\_issue**: new issue “\\[task\\] Add a preStop hook that waits for in-flight payments”" &&
 	expect_in "$OUT" "<code>feat:graceful-drain</code>" &&
-	expect_in "$OUT" "/pm-bot apply $(py eval "$TMP/p1.json" 'b["plan_hash"]')" &&
+	expect_in "$OUT" "To apply exactly this plan, run \`pm-bot apply --plan $TMP/p1.json --approve $(py eval "$TMP/p1.json" 'b["plan_hash"]')\`." &&
 	expect_eq "$(py eval "$TMP/p1.json" 'sum(c["operation"] == "create_issue" for c in b["changesets"])')" 7 &&
 	expect_eq "$(py eval "$TMP/p1.json" '[d["code"] for d in b["diagnostics"]]')" '[]' &&
 	expect_eq "$(py eval "$TMP/p1.json" 'b["target"]')" acme/widgets
@@ -174,7 +174,7 @@ run 0 "$PMBOT" apply --repo "$R1" --plan "$TMP/p1.json" --approve "$H1" --actor 
 
 CASE="story: plan again shows no changes"
 run 0 "$PMBOT" plan --repo "$R1" --detailed-exitcode && {
-	expect_in "$OUT" "**No changes.** GitHub already matches the reports." &&
+	expect_in "$OUT" "**No changes.** The state file already matches the reports." &&
 	expect_in "$OUT" "Nothing to apply."
 } && ok
 
@@ -280,8 +280,11 @@ run 0 "$PMBOT" apply --repo "$R2" --plan "$TMP/p.json" --approve "$(py eval "$TM
 	expect_in "$(py eval "$S2" 'issue(b, "task:drain-hook")["body"]')" "### Goal
 A human wrote this." &&
 	expect_in "$(py eval "$S2" 'issue(b, "task:drain-hook")["labels"]')" '"prio:P2"'
-} && run 0 "$PMBOT" plan --repo "$R2" --detailed-exitcode --format json &&
-	expect_eq "$(printf '%s' "$OUT" | py eval /dev/stdin '[len(b["changesets"]), len(b["conflicts"])]')" '[0,1]' && ok
+} && run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --format json &&
+	expect_eq "$(printf '%s' "$OUT" | py eval /dev/stdin '[len(b["changesets"]), len(b["conflicts"])]')" '[0,1]' &&
+	run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode &&
+	expect_in "$OUT" "**Nothing to apply, but 1 conflict needs a person** (see Conflicts): the state file does not match the reports." &&
+	expect_not_in "$OUT" "already matches" && ok
 
 # ---------------------------------------------------------------------------
 CASE="spoofed marker: MARKER_UNTRUSTED and a create; duplicate marker: the item is left alone"
@@ -314,7 +317,8 @@ run 0 "$PMBOT" apply --repo "$R2" --plan "$TMP/p.json" --approve "$(py eval "$TM
 	expect_eq "$(py eval "$S2" 'issue(b, "task:new-thing")["title"]')" "[task] A new thing" &&
 	expect_eq "$(py eval "$S2" 'sorted(i["title"] for i in issues(b) if "pm-bot:id=task:trace-propagation " in i["body"])')" \
 		'["[task] Propagate trace context through the payment client","[task] Propagate trace context through the payment client"]'
-} && run 0 "$PMBOT" plan --repo "$R2" --detailed-exitcode && expect_in "$OUT" "**No changes.**" && ok
+} && run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode &&
+	expect_in "$OUT" "**Nothing to apply, but 1 conflict needs a person**" && ok
 
 # ---------------------------------------------------------------------------
 CASE="limits: a feature with 101 tasks is LIMIT_SUB_ISSUES; 100 are fine"

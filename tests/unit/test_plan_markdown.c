@@ -344,6 +344,61 @@ static void test_plan_markdown__no_changes_says_so_and_offers_no_command(void **
 	free(md);
 }
 
+static void set_backend(json_t *bundle, const char *kind)
+{
+	assert_int_equal(json_object_set_new(json_object_get(bundle, "source"), "backend",
+		json_pack("{s:s}", "kind", kind)), 0);
+}
+
+/* A plan against the state file speaks of the state file and of the local command. */
+static void test_plan_markdown__a_local_plan_offers_the_local_command(void **state)
+{
+	json_t *none = fixture("no-changes.json"), *small = fixture("small.json");
+	char *md;
+
+	(void)state;
+	set_backend(none, "file");
+	md = render(none, 0, NULL);
+	assert_non_null(strstr(md, "**No changes.** The state file already matches the reports.\n"));
+	assert_null(strstr(md, "GitHub"));
+	free(md);
+	set_backend(small, "file");
+	md = render(small, 0, "out/plan `1`.json");
+	assert_non_null(strstr(md, "To apply exactly this plan, run "
+		"``pm-bot apply --plan out/plan `1`.json --approve " SMALL_HASH "``.\n"));
+	assert_null(strstr(md, "/pm-bot apply"));
+	free(md);
+	md = render(small, 0, NULL);
+	assert_non_null(strstr(md, "save it with `pm-bot plan --out plan.json` and run "
+		"`pm-bot apply --plan plan.json --approve " SMALL_HASH "`.\n"));
+	free(md);
+	/* Against GitHub the comment command stays. */
+	set_backend(small, "github");
+	md = render(small, 0, "plan.json");
+	assert_non_null(strstr(md, "/pm-bot apply " SMALL_HASH));
+	free(md);
+	json_decref(none);
+	json_decref(small);
+}
+
+/* A standing conflict is not "matches", even with no changeset. */
+static void test_plan_markdown__a_conflict_without_changes_is_not_a_match(void **state)
+{
+	json_t *b = fixture("no-changes.json");
+	char *md;
+
+	(void)state;
+	assert_int_equal(json_array_append_new(json_object_get(b, "conflicts"),
+		json_pack("{s:s, s:s, s:s, s:s, s:s}", "stable_id", "task:a", "ref", "octo/app#4",
+			"reason", "body_edited", "expected_rev", HASH, "actual_rev", HASH)), 0);
+	md = render(b, 0, NULL);
+	assert_non_null(strstr(md, "**Nothing to apply, but 1 conflict needs a person** (see "
+		"Conflicts): GitHub does not match the reports.\n"));
+	assert_null(strstr(md, "already matches"));
+	free(md);
+	json_decref(b);
+}
+
 static void test_plan_markdown__appends_to_existing_content(void **state)
 {
 	pmbot_buf out = PMBOT_BUF_INIT;
@@ -775,6 +830,8 @@ int main(void)
 		cmocka_unit_test(test_plan_markdown__huge_diff_is_shortened_before_items_are_dropped),
 		cmocka_unit_test(test_plan_markdown__other_sections_are_cut_by_whole_entries),
 		cmocka_unit_test(test_plan_markdown__tiny_limit_still_keeps_summary_and_hash),
+		cmocka_unit_test(test_plan_markdown__a_local_plan_offers_the_local_command),
+		cmocka_unit_test(test_plan_markdown__a_conflict_without_changes_is_not_a_match),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
