@@ -163,7 +163,10 @@ static int validate_repo(json_t *results, const struct validate_opts *o, int arg
 			argc - (int)files.count, cmd_show(o->rev));
 		rc = EXIT_INVALID;
 	}
-	if (!files.count && !results && !argc)
+	if (!files.count && !results && !argc && o->base)
+		fprintf(stderr, "pm-bot: no report changed between %s and %s: nothing to validate\n",
+			cmd_show(o->base), cmd_show(o->rev));
+	else if (!files.count && !results && !argc)
 		fprintf(stderr, "pm-bot: no reports match at %s\n", cmd_show(o->rev));
 	for (i = 0; i < files.count; i++) {
 		pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;

@@ -1019,6 +1019,13 @@ static void http_error(pmbot_github_client *c, const request *rq,
 	} else {
 		set_error(c, "%s %s: HTTP %ld", rq->method, rq->url, r->status);
 	}
+	/* A 401 is almost always the token: say which variables pm-bot read. */
+	if (r->status == 401)
+		pmbot_buf_puts(&c->error, c->token ?
+			". GitHub refused the token (expired, revoked, or for another host?): "
+			"check GH_TOKEN or GITHUB_TOKEN" :
+			". No token was given: set GH_TOKEN or GITHUB_TOKEN (in the Action, "
+			"GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }} or a token with repo and project access)");
 	pmbot_buf_free(&show);
 	pmbot_buf_free(&detail);
 	pmbot_buf_free(&joined);

@@ -359,6 +359,12 @@ static int open_state(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_diag_l
 	case PMBOT_OK:
 		break;
 	case PMBOT_EINVALID:
+		/* Files named without --repo are read with the defaults: say so, or the refusal puzzles. */
+		if (!in->repo)
+			pmbot_note(o->notes, PMBOT_NOTE_ERROR, "no --repo was given, so pm-bot used its "
+				"built-in default configuration (which allows no repository), not your "
+				".github/pm-bot.yml: run it with --repo DIR (the files are then read from "
+				"git at HEAD)");
 		return PMBOT_EINVALID;
 	default:
 		return PMBOT_ERROR;

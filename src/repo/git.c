@@ -166,6 +166,11 @@ static int lookup_commit(git_commit **out, pmbot_repo *r, const char *rev)
 		return fail(r, PMBOT_EINVALID, 0, "empty revision");
 	if ((gerr = git_revparse_single(&obj, r->git, rev)) < 0) {
 		code = map_git(gerr);
+		/* The usual first step of a new user: files written, nothing committed yet. */
+		if (code == PMBOT_ENOTFOUND && git_repository_head_unborn(r->git) == 1)
+			return fail(r, code, 0, "the repository has no commit yet: pm-bot reads "
+				"reports and configuration from git objects, not from the work tree, "
+				"so commit them first (git add … && git commit)");
 		return fail(r, code, gerr, code == PMBOT_ENOTFOUND ?
 			"unknown revision '%s'" : "cannot resolve revision '%s'", rev);
 	}

@@ -83,6 +83,10 @@ struct ctx {
 	pmbot_buf path;        /* scratch JSON Pointer */
 	int oom;
 	size_t errors;
+	const struct item *items; /* for "did you mean" on unknown references */
+	size_t n_items;
+	size_t suggested;      /* references a suggestion was looked for */
+	char hint[160];        /* the last suggestion, " (did you mean '…'?)" or "" */
 };
 
 static void vdiag(struct ctx *c, pmbot_severity sev, const char *code, const char *path,
@@ -279,6 +283,40 @@ static const char *suggest(const char *key, const char *const *names, size_t n)
 		}
 	}
 	return best;
+}
+
+/*
+ * The nearest stable id of kind `want` (any kind when -1) to an unknown
+ * reference, as " (did you mean '<id>'?)" in c->hint, or "". Bounded so a
+ * report full of bad references costs little: the first few references
+ * get a suggestion, each from a bounded number of candidates.
+ */
+static const char *suggest_id(struct ctx *c, const char *ref, int want)
+{
+	const char *best = NULL;
+	size_t best_d = 3, i, seen = 0, len = strlen(ref);
+
+	c->hint[0] = '\0';
+	if (c->suggested++ >= 16)
+		return c->hint;
+	for (i = 0; i < c->n_items && seen < 4096; i++) {
+		const struct item *t = &c->items[i];
+		size_t tl, d;
+
+		if (!t->id || (want >= 0 && t->kind != (enum kind)want))
+			continue;
+		seen++;
+		tl = strlen(t->id);
+		if (tl + 2 < len || len + 2 < tl)
+			continue;
+		if ((d = edit_distance(ref, t->id)) < best_d) {
+			best_d = d;
+			best = t->id;
+		}
+	}
+	if (best && strlen(best) < sizeof(c->hint) - 24)
+		snprintf(c->hint, sizeof(c->hint), " (did you mean '%s'?)", best);
+	return c->hint;
 }
 
 static void unknown_key(struct ctx *c, const char *base, const char *key,
@@ -701,7 +739,7 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 		if (!t || t->kind != K_EPIC)
 			err(c, "UNKNOWN_EPIC", child(c, base, "epic_id"), t ?
 				"epic_id '%s' names a %s, not an epic" : "epic_id '%s' names no epic%s",
-				ref, t ? kind_name(t->kind) : "");
+				ref, t ? kind_name(t->kind) : suggest_id(c, ref, K_EPIC));
 		else
 			set_parent(c, it, ref, "its epic_id", child(c, base, "epic_id"));
 	}
@@ -713,7 +751,7 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 		if (!t || t->kind != K_FEATURE)
 			err(c, "UNKNOWN_FEATURE", child(c, base, "feature_id"), t ?
 				"feature_id '%s' names a %s, not a feature" : "feature_id '%s' names no feature%s",
-				ref, t ? kind_name(t->kind) : "");
+				ref, t ? kind_name(t->kind) : suggest_id(c, ref, K_FEATURE));
 		else
 			set_parent(c, it, ref, "its feature_id", child(c, base, "feature_id"));
 	}
@@ -732,8 +770,8 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 				return;
 			}
 			err(c, "UNKNOWN_DEPENDENCY", p,
-				"%s entry '%s' is neither a stable_id in this report nor a GitHub issue URL",
-				dep_keys[k], ref);
+				"%s entry '%s' is neither a stable_id in this report nor a GitHub issue URL%s",
+				dep_keys[k], ref, suggest_id(c, ref, -1));
 			free(p);
 		}
 	}
@@ -770,7 +808,8 @@ static void check_child_lists(struct ctx *c, struct item *it, pmbot_strmap *ids,
 		if (!t || t->kind != want)
 			err(c, want == K_FEATURE ? "UNKNOWN_FEATURE" : "UNKNOWN_TASK", p, t ?
 				"%s lists '%s', which is a %s, not a %s" : "%s lists '%s', which names no %s%s",
-				key, ref, t ? kind_name(t->kind) : kind_name(want), t ? kind_name(want) : "");
+				key, ref, t ? kind_name(t->kind) : kind_name(want), t ? kind_name(want) :
+				suggest_id(c, ref, (int)want));
 		else
 			set_parent(c, t, it->id, it->kind == K_EPIC ? "an epic's features list"
 				: "a feature's tasks list", p);
@@ -839,7 +878,7 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 	static const char *const top_keys[] = {
 		"schema_version", "report", "epics", "features", "tasks", "notes"
 	};
-	struct ctx c = { report, diags, PMBOT_BUF_INIT, 0, 0 };
+	struct ctx c = { report, diags, PMBOT_BUF_INIT, 0, 0, NULL, 0, 0, "" };
 	pmbot_strmap ids = PMBOT_STRMAP_INIT;
 	struct item *items = NULL;
 	size_t n = 0, i;
@@ -875,6 +914,8 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 	}
 	if (collect_items(&c, root, &items, &n) < 0)
 		goto done;
+	c.items = items;
+	c.n_items = n;
 
 	for (i = 0; i < n; i++) {
 		struct item *prev = NULL;

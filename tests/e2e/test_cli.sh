@@ -76,4 +76,17 @@ for f in tests/fixtures/fuzz-regressions/*.md; do
 	if [ "$st" -eq 0 ] || [ "$st" -eq 2 ]; then ok; else fail "$f: exit $st: $(cat "$TMP/err")"; fi
 done
 
+CASE="errors that say what to do next"
+U=$TMP/uncommitted
+git init -q -b main "$U" && cp -R examples/plans examples/.github "$U/"
+run 2 env GIT_CONFIG_GLOBAL=/dev/null "$PMBOT" plan --repo "$U" &&
+	expect_in "$ERR" "no commit yet: pm-bot reads reports and configuration from git objects" &&
+	expect_in "$ERR" "commit them first" && ok
+run 2 "$PMBOT" plan --state "$TMP/none.json" "$U/plans/2026-q4-checkout.md" &&
+	expect_in "$ERR" "REPO_NOT_ALLOWED" &&
+	expect_in "$ERR" "no --repo was given, so pm-bot used its built-in default configuration" && ok
+git -C "$U" -c user.name=t -c user.email=t@e add -A && git -C "$U" -c user.name=t -c user.email=t@e commit -qm plan
+run 0 "$PMBOT" validate --repo "$U" --base HEAD --rev HEAD &&
+	expect_in "$ERR" "no report changed between HEAD and HEAD: nothing to validate" && ok
+
 finish

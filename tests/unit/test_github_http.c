@@ -239,6 +239,19 @@ static void test_github_http__anonymous_client_sends_no_authorization(void **sta
 	assert_get_headers(fx, req(fx, 0), NULL);
 }
 
+/* A 401 says what to set, and that no token was there, not just the status. */
+static void test_github_http__a_401_names_the_token_variables(void **state)
+{
+	fixture *fx = *state;
+
+	fx->opts.token = "";
+	push(fx, 401, NULL, "{\"message\":\"Requires authentication\"}");
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL),
+		PMBOT_GITHUB_EHTTP);
+	assert_contains(pmbot_github_last_error(fx->c), "HTTP 401: Requires authentication. "
+		"No token was given: set GH_TOKEN or GITHUB_TOKEN");
+}
+
 static void test_github_http__client_reads_urls_and_token_from_the_environment(void **state)
 {
 	fixture *fx = *state;
@@ -1388,6 +1401,7 @@ static void test_github_http__token_never_appears_in_errors_events_or_cache(void
 	assert_int_equal(rc, PMBOT_GITHUB_EHTTP);
 	pmbot_buf_printf(&seen, "%s\n", pmbot_github_last_error(fx->c));
 	assert_contains(pmbot_github_last_error(fx->c), "Bad credentials: [REDACTED]");
+	assert_contains(pmbot_github_last_error(fx->c), "GitHub refused the token");
 	rc = pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL);
 	assert_int_equal(rc, PMBOT_GITHUB_EHTTP);
 	pmbot_buf_printf(&seen, "%s\n", pmbot_github_last_error(fx->c));
@@ -1488,6 +1502,7 @@ int main(void)
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 		T(test_github_http__get_sends_exact_request_line_and_headers),
 		T(test_github_http__anonymous_client_sends_no_authorization),
+		T(test_github_http__a_401_names_the_token_variables),
 		T(test_github_http__client_reads_urls_and_token_from_the_environment),
 		T(test_github_http__rejects_a_token_that_would_inject_headers_without_echoing_it),
 		T(test_github_http__rejects_base_urls_that_are_not_plain_http),

@@ -207,6 +207,35 @@ static void test_validate__resolves_parent_and_dependency_references(void **stat
 	pmbot_diag_list_free(&d);
 }
 
+/* A reference one slip away from an item of the right kind names it, as unknown fields do. */
+static void test_validate__unknown_references_suggest_the_nearest_id(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"epics:\n"
+		"  - {stable_id: 'epic:a', title: A, area: a, priority: p}\n"
+		"features:\n"
+		"  - {stable_id: 'feat:drain', title: B, area: a, priority: p, epic_id: 'epic:b'}\n"
+		"tasks:\n"
+		"  - {stable_id: 'task:hook', title: T, area: a, priority: p, feature_id: 'feat:drian',\n"
+		"     blocked_by: ['task:hok', 'task:zzzzzzzz']}\n"
+		"  - {stable_id: 'task:other', title: T, area: a, priority: p, feature_id: 'feat:drain'}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	assert_string_equal(find_at(&d, "UNKNOWN_FEATURE", "/tasks/0/feature_id")->message,
+		"feature_id 'feat:drian' names no feature (did you mean 'feat:drain'?)");
+	assert_string_equal(find_at(&d, "UNKNOWN_EPIC", "/features/0/epic_id")->message,
+		"epic_id 'epic:b' names no epic (did you mean 'epic:a'?)");
+	assert_non_null(strstr(find_at(&d, "UNKNOWN_DEPENDENCY", "/tasks/0/blocked_by/0")->message,
+		"(did you mean 'task:hook'?)"));
+	/* nothing near: no guess */
+	assert_null(strstr(find_at(&d, "UNKNOWN_DEPENDENCY", "/tasks/0/blocked_by/1")->message,
+		"did you mean"));
+	pmbot_diag_list_free(&d);
+}
+
 static void test_validate__parent_lists_must_agree_with_child_ids(void **state)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
@@ -429,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_validate__checks_dates_calendar_and_format),
 		cmocka_unit_test(test_validate__finds_duplicate_stable_ids_across_lists),
 		cmocka_unit_test(test_validate__resolves_parent_and_dependency_references),
+		cmocka_unit_test(test_validate__unknown_references_suggest_the_nearest_id),
 		cmocka_unit_test(test_validate__parent_lists_must_agree_with_child_ids),
 		cmocka_unit_test(test_validate__missing_area_and_priority_are_triage_warnings),
 		cmocka_unit_test(test_validate__stable_id_recommendations_are_warnings),
