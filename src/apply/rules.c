@@ -123,21 +123,28 @@ static int marker_rule(const char **code, const json_t *text, const char *sid, c
 	return rc;
 }
 
-/* A person edited the body pm-bot wrote: the planner's conflict, never overwritten. */
-static int conflict_rule(const char **code, const pmbot_issue *is, pmbot_buf *why)
+/*
+ * A person edited the body pm-bot wrote: the planner's conflict, never
+ * overwritten. A new body with the same text (only the marker's rev moves)
+ * adopts their edit and overwrites nothing.
+ */
+static int conflict_rule(const char **code, const pmbot_issue *is, const json_t *new_body,
+	pmbot_buf *why)
 {
-	char rev[PMBOT_SHA256_HEX_SIZE];
+	char rev[PMBOT_SHA256_HEX_SIZE], next[PMBOT_SHA256_HEX_SIZE] = "";
 	pmbot_body body;
 	int rc = PMBOT_OK;
 
 	if (!is || !is->body)
 		return PMBOT_OK;
 	if (pmbot_body_parse(&body, is->body, strlen(is->body), NULL) < 0 ||
-	    pmbot_body_rev(rev, is->body, strlen(is->body)) < 0) {
+	    pmbot_body_rev(rev, is->body, strlen(is->body)) < 0 ||
+	    (json_is_string(new_body) && pmbot_body_rev(next, json_string_value(new_body),
+		json_string_length(new_body)) < 0)) {
 		pmbot_body_free(&body);
 		return PMBOT_ERROR;
 	}
-	if (body.marker == PMBOT_MARKER_OK && strcmp(body.rev, rev))
+	if (body.marker == PMBOT_MARKER_OK && strcmp(body.rev, rev) && strcmp(next, rev))
 		rc = broken(code, "BODY_EDITED", why, "someone edited the body of %s#%ld since "
 			"pm-bot wrote it (rev %.12s, now %.12s): a conflict, never overwritten",
 			is->repo, is->number, body.rev, rev);
@@ -217,7 +224,8 @@ int pmbot_apply_rule(const char **code, const json_t *cs, const pmbot_state *st,
 		}
 		break;
 	case PMBOT_OP_UPDATE_ISSUE_BODY:
-		if ((rc = conflict_rule(code, current, why)) != PMBOT_OK)
+		if ((rc = conflict_rule(code, current, json_object_get(payload, "body"), why)) !=
+		    PMBOT_OK)
 			goto done;
 		rc = pmbot_buf_printf(&what, "the new body of '%s'", sid.buf) < 0 ? PMBOT_ERROR :
 			marker_rule(code, json_object_get(payload, "body"), sid.buf, what.buf, why);

@@ -626,8 +626,13 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 	    add_cs(p, "update_issue_title", item_target(p, n), json_pack("{s:s}", "title", r->title),
 		json_pack("{s:s}", "title", is->title), json_pack("{s:s}", "title", r->title)) < 0)
 		goto done;
-	if (strcmp(m->rev, m->body.rev)) {
-		/* A human edited the body since pm-bot wrote it: report, never overwrite. */
+	/*
+	 * A human edited the body since pm-bot wrote it: report, never
+	 * overwrite. Unless the reports now say exactly what the person wrote:
+	 * then nothing conflicts, and the body update below only adopts it
+	 * (a new marker rev; not one character of theirs changes).
+	 */
+	if (strcmp(m->rev, m->body.rev) && strcmp(m->rev, r->rev)) {
 		if (json_array_append_new(p->conflicts, json_pack("{s:s, s:s, s:s, s:s, s:s}",
 			"stable_id", n->stable_id, "ref", m->ref, "reason", "body_edited",
 			"expected_rev", m->body.rev, "actual_rev", m->rev)) < 0)

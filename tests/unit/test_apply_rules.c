@@ -306,6 +306,19 @@ static void test_apply_rules__a_body_a_person_edited_is_a_conflict(void **state)
 	/* Titles and labels still follow the plan, as the planner does. */
 	assert_null(verdict(f, "{\"operation\":\"update_issue_title\",\"target\":" OLD
 		",\"payload\":{\"title\":\"x\"}}"));
+	/* Their very text under a new marker adopts the edit: nothing of theirs is overwritten. */
+	{
+		const char *m = strstr(edited.buf, "<!-- pm-bot:id="), *end = strchr(m, '\n');
+		pmbot_buf text = PMBOT_BUF_INIT;
+		char *adopt;
+
+		assert_int_equal(pmbot_buf_put(&text, edited.buf, (size_t)(m - edited.buf)), 0);
+		assert_int_equal(pmbot_buf_puts(&text, end + 1), 0);
+		adopt = marked(text.buf, "task:old");
+		assert_null(body_cs(f, "update_issue_body", OLD, adopt));
+		free(adopt);
+		pmbot_buf_free(&text);
+	}
 	free(own);
 	pmbot_buf_free(&edited);
 }

@@ -1207,6 +1207,45 @@ static void test_plan__human_edited_body_is_a_conflict_and_not_overwritten(void 
 	world_free(&w);
 }
 
+/* A person's edit that the report now says too is adopted: no conflict, a new marker rev. */
+static void test_plan__an_edit_the_report_now_matches_is_adopted(void **state)
+{
+	struct world w;
+	pmbot_rendered_issue old, now;
+	pmbot_workgraph *g;
+	pmbot_buf human = PMBOT_BUF_INIT;
+	const char *at;
+	long n;
+
+	(void)state;
+	world_init(&w, edit(gauges(), "\"size\": \"M\", \"estimate_hrs\": 4",
+		"\"size\": \"M\", \"estimate_hrs\": 6"), NULL);
+	world_applied(&w, gauges());
+	n = number_of(w.graph, "task:wire");
+	g = gauges_graph();
+	render(&old, &w, g, "task:wire");
+	pmbot_workgraph_free(g);
+	render(&now, &w, w.graph, "task:wire");
+	/* the person typed what the report now says, under pm-bot's old marker */
+	assert_non_null(at = strstr(now.body, now.rev));
+	assert_int_equal(pmbot_buf_put(&human, now.body, (size_t)(at - now.body)), 0);
+	assert_int_equal(pmbot_buf_puts(&human, old.rev), 0);
+	assert_int_equal(pmbot_buf_puts(&human, at + strlen(now.rev)), 0);
+	assert_string_not_equal(old.rev, now.rev);
+	assert_int_equal(json_object_set_new(doc_issue(w.doc, TARGET, n), "body",
+		json_string(human.buf)), 0);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_json(json_object_get(w.bundle, "conflicts"), "[]");
+	assert_int_equal(cs_count(&w, "update_issue_body", "task:wire"), 1);
+	assert_string_equal(str(json_object_get(cs_find(&w, "update_issue_body", "task:wire"),
+		"payload"), "body"), now.body);
+	pmbot_buf_free(&human);
+	pmbot_rendered_issue_free(&old);
+	pmbot_rendered_issue_free(&now);
+	world_free(&w);
+}
+
 static void test_plan__conflicted_body_keeps_the_edges_it_declared(void **state)
 {
 	struct world w;
@@ -2175,6 +2214,7 @@ int main(void)
 		cmocka_unit_test(test_plan__removed_outside_dependency_is_bound_by_number),
 		cmocka_unit_test(test_plan__new_dependency_on_an_applied_item_is_added),
 		cmocka_unit_test(test_plan__human_edited_body_is_a_conflict_and_not_overwritten),
+		cmocka_unit_test(test_plan__an_edit_the_report_now_matches_is_adopted),
 		cmocka_unit_test(test_plan__conflicted_body_keeps_the_edges_it_declared),
 		cmocka_unit_test(test_plan__spoofed_marker_is_untrusted_and_the_item_is_created),
 		cmocka_unit_test(test_plan__marker_of_the_self_login_is_trusted),
