@@ -321,6 +321,23 @@ run 0 "$PMBOT" apply --repo "$R2" --plan "$TMP/p.json" --approve "$(py eval "$TM
 	expect_in "$OUT" "**Nothing to apply, but 1 conflict needs a person**" && ok
 
 # ---------------------------------------------------------------------------
+CASE="a person's edit the report then says too is adopted, not a conflict for ever"
+py edit "$S2" 'i = issue(s, "feat:checkout-tracing"); i["body"] = i["body"].replace("### Estimate (hrs)\n24", "### Estimate (hrs)\n30")'
+run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --format json &&
+	expect_eq "$(printf '%s' "$OUT" | py eval /dev/stdin 'sorted(c["stable_id"] for c in b["conflicts"])')" '["feat:checkout-tracing","task:drain-hook"]' &&
+	py subst "$R2/plans/q4.md" "estimate_hrs: 24" "estimate_hrs: 30" &&
+	gitc "$R2" commit -qam "the estimate the team agreed on" &&
+	run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --out "$TMP/adopt.json" &&
+	expect_eq "$(py eval "$TMP/adopt.json" '[c["stable_id"] for c in b["conflicts"]]')" '["task:drain-hook"]' &&
+	expect_in "$(py eval "$TMP/adopt.json" 'ops(b)')" "update_issue_body feat:checkout-tracing" &&
+	TEXT='"\n".join(l for l in issue(b, "feat:checkout-tracing")["body"].split("\n") if not l.startswith("<!-- pm-bot:id="))' &&
+	BEFORE=$(py eval "$S2" "$TEXT") && expect_in "$BEFORE" "30" &&
+	run 0 "$PMBOT" apply --repo "$R2" --plan "$TMP/adopt.json" --approve "$(py eval "$TMP/adopt.json" 'b["plan_hash"]')" &&
+	expect_eq "$(py eval "$S2" "$TEXT")" "$BEFORE" &&
+	run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --format json &&
+	expect_eq "$(printf '%s' "$OUT" | py eval /dev/stdin '[len(b["changesets"]), [c["stable_id"] for c in b["conflicts"]]]')" '[0,["task:drain-hook"]]' && ok
+
+# ---------------------------------------------------------------------------
 CASE="limits: a feature with 101 tasks is LIMIT_SUB_ISSUES; 100 are fine"
 R5=$TMP/limits
 git init -q -b main "$R5"
