@@ -193,6 +193,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_state(int argc, char **argv);
 int cmd_action(int argc, char **argv);
 int cmd_draft(int argc, char **argv);
 int cmd_prompt_ir(int argc, char **argv);

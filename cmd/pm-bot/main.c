@@ -134,6 +134,28 @@ static const struct cmd commands[] = {
 	  "                lines up to it are unchanged (alias --expect-head)\n"
 	  "\n"
 	  "Exit status: 0 intact, 2 broken or not extending HASH, 1 unreadable.\n" },
+	{ "state", cmd_state, NEEDS_REPO, "list the issues pm-bot manages, or show one",
+	  "usage: pm-bot state list [--format text|json] [plan input options]\n"
+	  "       pm-bot state show STABLE_ID [--format text|json] [plan input options]\n"
+	  "\n"
+	  "Reads the state the way `plan` does (the configuration at --rev of --repo,\n"
+	  "default HEAD of .; the local state file, or GitHub with --backend github) and\n"
+	  "lists the issues pm-bot manages in the target repository: a marker written by\n"
+	  "a trusted author. Each line: stable id, issue, open or closed, on the board or\n"
+	  "not, title, and whether a person edited the body (a conflict) or another\n"
+	  "issue carries the same marker. `show` prints one issue: title, labels, type,\n"
+	  "parent and blockers (with their stable ids), board values and body status.\n"
+	  "Nothing is written.\n"
+	  "\n"
+	  "  --format text|json  text for people (default) or JSON: an array of\n"
+	  "                      {stable_id, issue, state, title, on_board, edited,\n"
+	  "                      duplicate}; show adds labels, parent, blocked_by,\n"
+	  "                      issue_type and board\n"
+	  "  --target OWNER/NAME the repository (default: the config's first `repos` entry)\n"
+	  "\n"
+	  GITHUB_HELP
+	  "\n"
+	  "Exit status: 0 printed, 2 bad usage or an id pm-bot does not manage, 1 failure.\n" },
 	{ "snapshot", cmd_snapshot, 0, "write the live GitHub state as a state file",
 	  "usage: pm-bot snapshot --repo OWNER/NAME [--repo OWNER/NAME...]\n"
 	  "                       [--project OWNER/NUMBER] [--out FILE] [--backend github|file]\n"

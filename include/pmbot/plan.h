@@ -176,4 +176,37 @@ int pmbot_plan_markdown(pmbot_buf *out, const json_t *bundle, size_t max_chars,
 int pmbot_diff_unified(pmbot_buf *out, const char *a, size_t a_len, const char *b,
 	size_t b_len, const char *a_name, const char *b_name, int context);
 
+/* ------------------------------------------------------------------ */
+/* What pm-bot manages (src/plan/managed.c)                            */
+/* ------------------------------------------------------------------ */
+
+/* One issue pm-bot manages: it carries a well-formed marker written by a trusted author. */
+typedef struct {
+	const pmbot_issue *issue;  /* borrowed from the state */
+	char *stable_id;           /* owned: the marker's id */
+	int edited;                /* the body's text no longer matches the marker's rev: a
+	                              person edited it (the planner's conflict) */
+	int duplicate;             /* another managed issue of the same repository carries the
+	                              same id (DUPLICATE_MARKER: the planner leaves it alone) */
+	const pmbot_pitem *item;   /* borrowed: its item on the state's board, NULL if none */
+} pmbot_managed_issue;
+
+/*
+ * The issues of `st` that pm-bot manages, in the state's order (repository,
+ * then number), by the planner's rules: a repository of config's `repos`
+ * allowlist, a well-formed marker, an author config trusts or `self_login`
+ * (may be NULL). `*out` is a new array of `*n` entries the caller frees
+ * with pmbot_plan_managed_free(); it borrows from `st`, which must outlive
+ * it. 0, or PMBOT_ERROR (out of memory; `*out` NULL).
+ */
+PMBOT_WARN_UNUSED int pmbot_plan_managed(pmbot_managed_issue **out, size_t *n,
+	const pmbot_state *st, const pmbot_config *config, const char *self_login);
+
+/* The first entry of `list` whose stable id is `id` (borrowed), or NULL. */
+const pmbot_managed_issue *pmbot_plan_managed_find(const pmbot_managed_issue *list, size_t n,
+	const char *id);
+
+/* Free what pmbot_plan_managed() returned. NULL is allowed. */
+void pmbot_plan_managed_free(pmbot_managed_issue *list, size_t n);
+
 #endif

@@ -489,6 +489,8 @@ int pmbot_inputs_load_state(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_
 	memset(in, 0, sizeof(*in));
 	in->repo = o->repo;
 	in->config = config;
+	if (!target && config && config->repos.count)
+		target = config->repos.items[0];
 	if (!target || !(in->target = strdup(target)))
 		return target ? PMBOT_ERROR : PMBOT_EINVALID;
 	return open_state(in, o, diags);

@@ -54,6 +54,13 @@ plan_to "$R" "$TMP/p1.json" &&
 	expect_in "$OUT" "**No changes.**" &&
 	WANT=$(world_issues) && expect_eq "$(echo "$WANT" | wc -l)" 7 && ok
 
+CASE="state list reads GitHub as plan does: the seven issues pm-bot made, on the board"
+run 0 "$PMBOT" state list --repo "$R" --backend github --format json && keep &&
+	expect_eq "$(printf '%s' "$OUT" | py - 'str(len(d))')" 7 &&
+	expect_eq "$(printf '%s' "$OUT" | py - 'str(all(i["on_board"] and not i["edited"] for i in d))')" True &&
+	run 0 "$PMBOT" state show feat:graceful-drain --repo "$R" --backend github && keep &&
+	expect_in "$OUT" "board:      " && expect_in "$OUT" "Priority=P1" && ok
+
 CASE="a plan made against GitHub is not applied to another backend"
 example_repo "$TMP/rb"
 plan_to "$TMP/rb" "$TMP/pb.json" &&

@@ -338,6 +338,22 @@ run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --format json &&
 	expect_eq "$(printf '%s' "$OUT" | py eval /dev/stdin '[len(b["changesets"]), [c["stable_id"] for c in b["conflicts"]]]')" '[0,["task:drain-hook"]]' && ok
 
 # ---------------------------------------------------------------------------
+CASE="state list and show: what pm-bot manages, by the planner's rules"
+run 0 "$PMBOT" state list --repo "$R2" && {
+	expect_in "$OUT" "task:drain-hook" && expect_in "$OUT" "[edited by a person]" &&
+	expect_in "$OUT" "[duplicate marker]" &&
+	expect_eq "$(printf '%s\n' "$OUT" | grep -c 'duplicate marker')" 2 &&
+	expect_eq "$(printf '%s\n' "$OUT" | grep -c 'Free money')" 0
+} && run 0 "$PMBOT" state list --repo "$R2" --format json &&
+	expect_eq "$(printf '%s' "$OUT" | py eval /dev/stdin 'sorted(i["stable_id"] for i in b if i["edited"])')" '["task:drain-hook"]' &&
+	expect_eq "$(printf '%s' "$OUT" | py eval /dev/stdin 'len(b)')" "$(py eval "$S2" 'sum(1 for i in issues(b) if "pm-bot:id=" in i["body"] and i["author"] != "mallory")')" &&
+	run 0 "$PMBOT" state show test:drain-soak --repo "$R2" &&
+	expect_in "$OUT" "parent:     acme/widgets#" && expect_in "$OUT" "(feat:graceful-drain)" &&
+	expect_in "$OUT" "body:       as pm-bot last wrote it" &&
+	run 2 "$PMBOT" state show task:nope --repo "$R2" &&
+	expect_in "$ERR" "no issue pm-bot manages in acme/widgets carries 'task:nope'" && ok
+
+# ---------------------------------------------------------------------------
 CASE="limits: a feature with 101 tasks is LIMIT_SUB_ISSUES; 100 are fine"
 R5=$TMP/limits
 git init -q -b main "$R5"
