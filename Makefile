@@ -81,7 +81,7 @@ TEST_HOBJ  := $(TEST_HELP:%.c=$(BUILD)/obj/%.o)
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps test test-unit test-e2e check check-source check-normal check-asan demo clean fuzz bench bench-github valgrind valgrind-run e2e emu-deps test-emu
+.PHONY: all deps test test-unit test-e2e check check-source check-normal check-asan demo clean fuzz bench bench-github valgrind valgrind-run e2e emu-deps test-emu docs
 
 all: $(BIN) $(LIB)
 
@@ -188,6 +188,10 @@ valgrind-run: $(BIN) $(TEST_BINS)
 		echo "== valgrind $$t"; \
 		valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect $$t; \
 	done
+
+# docs/commands.md is made from `pm-bot help`; test_cli.sh fails when it is stale.
+docs: $(BIN)
+	@scripts/gen-commands.sh $(BIN) > docs/commands.md.tmp && mv docs/commands.md.tmp docs/commands.md
 
 demo: deps
 	@$(MAKE) --no-print-directory $(BIN)

@@ -296,7 +296,9 @@ static void print_overview(FILE *f)
 	for (i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fputs("\nRun `pm-bot help <command>` for a command's options.\n"
-	      "Exit status: 0 success, 1 runtime failure, 2 invalid input or usage.\n", f);
+	      "Exit status: 0 success, 1 runtime failure, 2 invalid input or usage;\n"
+	      "3 `plan --detailed-exitcode`: changes or conflicts pending; 4 `apply`:\n"
+	      "paused by the GitHub write budget. The reference: docs/commands.md.\n", f);
 }
 
 static int cmd_help(int argc, char **argv)

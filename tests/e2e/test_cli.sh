@@ -89,4 +89,30 @@ git -C "$U" -c user.name=t -c user.email=t@e add -A && git -C "$U" -c user.name=
 run 0 "$PMBOT" validate --repo "$U" --base HEAD --rev HEAD &&
 	expect_in "$ERR" "no report changed between HEAD and HEAD: nothing to validate" && ok
 
+CASE="the command reference is the help text, and the README's synopsis agrees with it"
+scripts/gen-commands.sh "$PMBOT" >"$TMP/commands.md" &&
+	{ cmp -s "$TMP/commands.md" docs/commands.md || fail "docs/commands.md is stale: run make docs"; } &&
+	{ python3 - "$PMBOT" <<'PY' || fail "the README's synopsis disagrees with pm-bot help"; } && ok
+import re, subprocess, sys
+pmbot = sys.argv[1]
+text = open("README.md", encoding="utf-8").read()
+block = text.split("```sh\npm-bot validate", 1)[1].split("```", 1)[0]
+bad = []
+for line in ("pm-bot validate" + block).splitlines():
+    m = re.match(r"\s*pm-bot ([a-z][a-z-]*)", line)
+    if not m or m.group(1) == "help":
+        continue
+    cmd = m.group(1)
+    out = subprocess.run([pmbot, "help", cmd], capture_output=True, text=True)
+    if out.returncode != 0:
+        bad.append("README names `pm-bot %s`, which `pm-bot help` does not know" % cmd)
+        continue
+    for opt in re.findall(r"(--[a-z][a-z-]*)", line.split("#", 1)[0]):
+        if opt not in out.stdout:
+            bad.append("README gives `pm-bot %s %s`, which its help does not list" % (cmd, opt))
+for b in bad:
+    print("FAIL [README synopsis]: " + b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+
 finish
