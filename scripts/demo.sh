@@ -12,7 +12,9 @@ trap 'rm -rf "$W"' EXIT
 export PMBOT_NOW=${PMBOT_NOW:-2026-11-22T12:00:00Z} GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 git_() { git -C "$W" -c user.name="Demo" -c user.email=demo@example.com -c commit.gpgsign=false "$@"; }
 
-step() { printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "$2"; }
+# Bold headings on a terminal only, and never with NO_COLOR (no-color.org).
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ] && [ "${TERM:-}" != dumb ]; then B=$(printf '\033[1m') N=$(printf '\033[0m'); else B= N=; fi
+step() { printf '\n%s== %s%s\n$ %s\n' "$B" "$1" "$N" "$2"; }
 
 cp -R "$ROOT/examples/plans" "$ROOT/examples/.github" "$W/"
 mkdir -p "$W/.pm-bot"

@@ -77,6 +77,11 @@ int cmd_print_json(const json_t *v);
  * borrowed from one of 8 buffers used in turn: valid until 8 more calls,
  * enough for one printf. cmd_show_free() releases them at exit.
  */
+/*
+ * 1 when output to `f` may be coloured: a terminal, $NO_COLOR unset or
+ * empty (no-color.org), $TERM not "dumb". Never in a pipe, a file or CI logs.
+ */
+int cmd_color(FILE *f);
 const char *cmd_show(const char *s);
 const char *cmd_show_msg(const char *s);
 void cmd_show_free(void);

@@ -59,7 +59,7 @@ int cmd_plan(int argc, char **argv)
 	struct plan_opts o;
 	struct plan_inputs in;
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
-	const char *out_path = NULL, *format = "md", *audit_path = NULL;
+	const char *out_path = NULL, *format = "text", *audit_path = NULL;
 	json_t *bundle = NULL;
 	pmbot_buf md = PMBOT_BUF_INIT;
 	int c, rc, detailed = 0;
@@ -78,8 +78,8 @@ int cmd_plan(int argc, char **argv)
 		default: return cmd_bad_option(self, c, argv);
 		}
 	}
-	if (strcmp(format, "md") && strcmp(format, "json"))
-		return cmd_usage_error(self, "unknown format '%s' (md or json)", format);
+	if (strcmp(format, "text") && strcmp(format, "md") && strcmp(format, "json"))
+		return cmd_usage_error(self, "unknown format '%s' (text, md or json)", format);
 	o.paths = argv + optind;
 	o.n_paths = (size_t)(argc - optind);
 	if (!o.repo && !o.n_paths)
@@ -128,7 +128,8 @@ int cmd_plan(int argc, char **argv)
 	} else {
 		if (out_path && write_bundle(out_path, bundle) != EXIT_OK)
 			rc = EXIT_RUNTIME;
-		if (pmbot_plan_markdown(&md, bundle, 0, out_path) < 0) {
+		if (!strcmp(format, "text") ? pmbot_plan_text(&md, bundle, out_path,
+				cmd_color(stdout)) < 0 : pmbot_plan_markdown(&md, bundle, 0, out_path) < 0) {
 			fputs("pm-bot: cannot render the plan\n", stderr);
 			rc = EXIT_RUNTIME;
 			goto done;

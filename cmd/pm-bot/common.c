@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <git2.h>
 
@@ -28,6 +29,13 @@ static const char *show_max(const char *s, size_t max_chars)
 	pmbot_buf *b = &show_slots[show_next++ % SHOW_SLOTS];
 
 	return pmbot_log_show(b, s, max_chars);
+}
+
+int cmd_color(FILE *f)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	return isatty(fileno(f)) && !(no && *no) && !(term && !strcmp(term, "dumb"));
 }
 
 const char *cmd_show(const char *s)

@@ -82,7 +82,7 @@ static const struct cmd commands[] = {
 	  "Exit status: 0 printed, 2 the report is invalid, 1 a read failed.\n" },
 	{ "plan", cmd_plan, NEEDS_REPO, "propose the changes that make GitHub match the reports",
 	  "usage: pm-bot plan [--repo DIR] [--rev REV] [--config-rev REV] [--state FILE]\n"
-	  "                   [--target OWNER/NAME] [--out FILE] [--format md|json]\n"
+	  "                   [--target OWNER/NAME] [--out FILE] [--format text|md|json]\n"
 	  "                   [--detailed-exitcode] [--audit FILE] [PATH...]\n"
 	  "\n"
 	  "Reads the reports (from git at REV, default HEAD, in DIR, default .; or the\n"
@@ -96,7 +96,9 @@ static const struct cmd commands[] = {
 	  "  --target OWNER/NAME the repository the issues live in (default: the\n"
 	  "                      reports' scope, else the config's first `repos` entry)\n"
 	  "  --out FILE          also write the bundle as JSON (give it to `apply`)\n"
-	  "  --format md|json    Markdown for people (default) or the JSON bundle\n"
+	  "  --format FORMAT     text for a terminal (default; coloured on a terminal\n"
+	  "                      unless $NO_COLOR is set), md (the Markdown of the\n"
+	  "                      pull-request comment) or json (the bundle)\n"
 	  "  --detailed-exitcode 0 no changes, 3 changes or conflicts pending, 2 invalid, 1 error\n"
 	  "  --audit FILE        append a `proposal` event to this audit ledger\n"
 	  "\n"

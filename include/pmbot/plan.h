@@ -156,6 +156,22 @@ int pmbot_plan_markdown(pmbot_buf *out, const json_t *bundle, size_t max_chars,
 	const char *full_json_hint);
 
 /*
+ * Append the plan `bundle` as plain text for a terminal to `out`: a head
+ * line (target, and the state file or GitHub), then per item (in the
+ * bundle's order of first appearance) its stable id, title, and one line a
+ * change with a sigil: "+" added, "-" removed, "~" changed; a body change
+ * as a unified diff with 1 line of context and without pm-bot's marker
+ * line; field changes by field name. Then conflicts ("!"), orphans ("?"),
+ * diagnostics, and a foot: the counts, the plan hash and the command that
+ * applies it (`pm-bot apply --plan <plan_file or plan.json> --approve H` for
+ * a plan against the state file). With `color`, SGR sequences colour the
+ * sigils, the diff and the headings; without, the text has none. Outside
+ * text goes through pmbot_log_escape(), so nothing in a bundle can emit a
+ * control character. 0, or PMBOT_ERROR (`out` left as it was).
+ */
+int pmbot_plan_text(pmbot_buf *out, const json_t *bundle, const char *plan_file, int color);
+
+/*
  * Append a unified diff of two texts to `out`, as GNU `diff -u` writes it:
  * "--- a_name" / "+++ b_name" (NULL: "a" / "b", no dates), then hunks
  * "@@ -l,s +l,s @@" (",1" left out; an empty side is "l,0" with l the line

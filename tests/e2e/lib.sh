@@ -35,6 +35,14 @@ expect_in() {
 	esac
 }
 
+# expect_not_in HAYSTACK NEEDLE
+expect_not_in() {
+	case "$1" in
+	*"$2"*) fail "expected not to find [$2] in [$1]"; return 1 ;;
+	*) return 0 ;;
+	esac
+}
+
 expect_eq() {
 	[ "$1" = "$2" ] || { fail "expected [$2], got [$1]"; return 1; }
 }

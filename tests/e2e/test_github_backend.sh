@@ -29,7 +29,7 @@ ALL_OUT="$TMP/all-output"
 keep() { cat "$TMP/out" "$TMP/err" >>"$ALL_OUT"; }
 
 # plan_apply REPO: plan into $TMP/p.json and apply it; status of apply in $STATUS.
-plan_to() { run 0 "$PMBOT" plan --repo "$1" --backend github --out "$2"; keep; }
+plan_to() { run 0 "$PMBOT" plan --format md --repo "$1" --backend github --out "$2"; keep; }
 apply_plan() {
 	local want=$1 repo=$2 plan=$3 h
 	h=$(py "$plan" 'd["plan_hash"]')
@@ -50,7 +50,7 @@ plan_to "$R" "$TMP/p1.json" &&
 	apply_plan 0 "$R" "$TMP/p1.json" &&
 	ctl GET /_emu/requests >"$TMP/req-apply.json" &&
 	expect_in "$OUT" "applied $N, already applied 0, denied 0, failed 0" &&
-	run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
+	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --detailed-exitcode && keep &&
 	expect_in "$OUT" "**No changes.**" &&
 	WANT=$(world_issues) && expect_eq "$(echo "$WANT" | wc -l)" 7 && ok
 
@@ -82,7 +82,7 @@ F=$(py "$TMP/p1.json" 'sum(1 for c in d["changesets"] if c["operation"]=="set_pr
 
 CASE="a re-plan reads who the token is, pm-bot's issues with their blockers and the board in three GraphQL requests, and nothing through REST"
 ctl DELETE /_emu/requests >/dev/null
-run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
+run 0 "$PMBOT" plan --format md --repo "$R" --backend github --detailed-exitcode && keep &&
 	ctl GET /_emu/requests >"$TMP/req.json" &&
 	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql")')" 3 &&
 	expect_eq "$(py "$TMP/req.json" 'sum(1 for r in d["requests"] if r["kind"]=="graphql" and (r["operation"] or "").endswith("viewer,rateLimit"))')" 1 &&
@@ -100,7 +100,7 @@ plan_to "$R" "$TMP/p2.json" &&
 	expect_eq "$(py "$TMP/p2.json" 'sorted(set(c["target"].get("stable_id","") for c in d["changesets"]))')" '["task:drain-hook"]' &&
 	expect_eq "$(py "$TMP/p2.json" '" ".join(sorted(c["operation"] for c in d["changesets"]))')" "update_issue_title" &&
 	apply_plan 0 "$R" "$TMP/p2.json" &&
-	run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
+	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --detailed-exitcode && keep &&
 	expect_in "$OUT" "**No changes.**" &&
 	expect_eq "$(world_issues | wc -l)" 7 && ok
 
@@ -117,7 +117,7 @@ converge() {
 		# A failure is fine while converging; a crash or sanitizer report is not.
 		[ "$STATUS" -eq 1 ] || { fail "apply ended with status $STATUS: $(cat "$TMP/err")"; return 1; }
 	done
-	run 0 "$PMBOT" plan --repo "$1" --backend github --detailed-exitcode && keep &&
+	run 0 "$PMBOT" plan --format md --repo "$1" --backend github --detailed-exitcode && keep &&
 		expect_in "$OUT" "**No changes.**" &&
 		expect_eq "$(world_issues | sort)" "$(echo "$WANT" | sort)"
 }
@@ -178,7 +178,7 @@ run 0 "$PMBOT" snapshot --repo acme/widgets --project acme/1 --out "$TMP/snap.js
 	expect_eq "$(py "$TMP/snap.json" '"\n".join("%d %s" % (i["number"], i["title"]) for r in d["repositories"] for i in r["issues"])')" "$(world_issues)" &&
 	run 0 "$PMBOT" snapshot --repo acme/widgets --project acme/1 && keep &&
 	expect_eq "$(cat "$TMP/out")" "$(cat "$TMP/snap.json")" &&
-	run 0 env -u GH_TOKEN -u GITHUB_API_URL -u GITHUB_GRAPHQL_URL "$PMBOT" plan --repo "$R" \
+	run 0 env -u GH_TOKEN -u GITHUB_API_URL -u GITHUB_GRAPHQL_URL "$PMBOT" plan --format md --repo "$R" \
 		--state "$TMP/snap.json" --detailed-exitcode && keep &&
 	expect_in "$OUT" "**No changes.**" && ok
 
@@ -186,14 +186,14 @@ CASE="snapshot and the GitHub options refuse bad usage with exit 2"
 run 2 "$PMBOT" snapshot --project acme/1 && expect_in "$ERR" "at least one --repo" &&
 	run 2 "$PMBOT" snapshot --repo acme --project acme/1 && expect_in "$ERR" "OWNER/NAME" &&
 	run 2 "$PMBOT" snapshot --repo acme/widgets --project acme && expect_in "$ERR" "OWNER/NUMBER" &&
-	run 2 "$PMBOT" plan --repo "$R" --backend github --pace-ms soon && expect_in "$ERR" "milliseconds" &&
+	run 2 "$PMBOT" plan --format md --repo "$R" --backend github --pace-ms soon && expect_in "$ERR" "milliseconds" &&
 	ok
 
 CASE="--cache-dir holds the ETag cache and a warm re-read answers 304"
 rm -rf "$TMP/cache2"
-run 0 "$PMBOT" plan --repo "$R" --backend github --cache-dir "$TMP/cache2" && keep &&
+run 0 "$PMBOT" plan --format md --repo "$R" --backend github --cache-dir "$TMP/cache2" && keep &&
 	[ -n "$(ls -A "$TMP/cache2" 2>/dev/null)" ] &&
-	run 0 "$PMBOT" plan --repo "$R" --backend github --cache-dir "$TMP/cache2" --stats && keep &&
+	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --cache-dir "$TMP/cache2" --stats && keep &&
 	expect_eq "$(echo "$ERR" | sed -n 's/.*, \([0-9]*\) not modified,.*/\1/p')" \
 		"$(ctl GET /_emu/state | py - 'str(sum(1 for r in d["state"]["repositories"] for i in r["issues"] if i.get("blocked_by")))')" &&
 	ok
@@ -215,7 +215,7 @@ gitc "$R" commit -qam "trust somebody else"
 export GH_TOKEN=tok-carol
 plan_to "$R" "$TMP/self.json" && apply_plan 0 "$R" "$TMP/self.json" &&
 	expect_eq "$(ctl GET /_emu/state | py - 'sorted(set(i["author"] for r in d["state"]["repositories"] for i in r["issues"]))')" '["carol"]' &&
-	run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
+	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --detailed-exitcode && keep &&
 	expect_in "$OUT" "**No changes.**" && ok
 export GH_TOKEN=$TOKEN
 ctl POST /_emu/reset "$(cat "$TMP/saved.json")" >/dev/null && rm -rf "$TMP/cache"
@@ -238,7 +238,7 @@ plan_to "$R" "$TMP/m.json" && apply_plan 0 "$R" "$TMP/m.json" &&
 	{ ! printf '%s' "$BODY" | sed 's/`@octocat`//' | grep -q '@octocat' || fail "a bare @octocat is in the body"; } &&
 	{ ! printf '%s' "$BODY$TITLE" | grep -q 'widgets#1' || fail "a bare acme/widgets#1 is in the issue"; } &&
 	{ printf '%s' "$BODY" | tail -n 1 | grep -Eqx '<!-- pm-bot:id=task:drain-hook rev=[0-9a-f]{64} -->' || fail "the marker was changed"; } &&
-	run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode && keep &&
+	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --detailed-exitcode && keep &&
 	expect_in "$OUT" "**No changes.**" && ok
 
 CASE="an issue the token cannot fully read is named, left alone, and nothing it might be is created"
@@ -254,7 +254,7 @@ plan_to "$R" "$TMP/pf.json" && apply_plan 0 "$R" "$TMP/pf.json" &&
 	ctl POST /_emu/reset "$(cat "$TMP/pf-seed.json")" >/dev/null && rm -rf "$TMP/cache" &&
 	sed -i 's/Add a preStop hook that waits for in-flight payments/Add a preStop hook that waits for every in-flight payment/' "$R/plans/q4.md" &&
 	gitc "$R" commit -qam "edit the hidden one" &&
-	run 0 "$PMBOT" plan --repo "$R" --backend github --format json && keep &&
+	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --format json && keep &&
 	expect_eq "$(printf '%s' "$OUT" | py - 'len(d["changesets"])')" 0 &&
 	expect_eq "$(printf '%s' "$OUT" | py - '[x["code"] for x in d["diagnostics"]]')" '["ISSUE_UNREADABLE"]' &&
 	expect_in "$(printf '%s' "$OUT" | py - 'd["diagnostics"][0]["message"]')" "$DRAIN (item 'task:drain-hook')" &&
@@ -262,7 +262,7 @@ plan_to "$R" "$TMP/pf.json" && apply_plan 0 "$R" "$TMP/pf.json" &&
 	# so its marker is unknown and the item it is must not be created again.
 	py "$TMP/pf-state.json" 'dict(d, forbidden_fields={"'"$DRAIN"'": ["body"]})' >"$TMP/pf-seed.json" &&
 	ctl POST /_emu/reset "$(cat "$TMP/pf-seed.json")" >/dev/null && rm -rf "$TMP/cache" &&
-	run 0 "$PMBOT" plan --repo "$R" --backend github --format json && keep &&
+	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --format json && keep &&
 	expect_eq "$(printf '%s' "$OUT" | py - 'sum(1 for c in d["changesets"] if c["operation"]=="create_issue")')" 0 &&
 	expect_eq "$(printf '%s' "$OUT" | py - 'sorted(set(x["code"] for x in d["diagnostics"]))')" '["CREATE_UNPROVEN", "ISSUE_UNREADABLE"]' &&
 	expect_in "$(printf '%s' "$OUT" | py - '[x["message"] for x in d["diagnostics"] if x["code"]=="CREATE_UNPROVEN"][0]')" "'task:drain-hook' is not created" &&
@@ -280,7 +280,7 @@ fi
 
 CASE="verbose events and errors stay token-free"
 ctl POST /_emu/faults '{"count": 1, "match": {"method": "POST"}, "status": 500}' >/dev/null
-run 0 env PMBOT_VERBOSE=1 PMBOT_GITHUB_STATS=1 "$PMBOT" plan --repo "$TMP/r2" --backend github &&
+run 0 env PMBOT_VERBOSE=1 PMBOT_GITHUB_STATS=1 "$PMBOT" plan --format md --repo "$TMP/r2" --backend github &&
 	expect_in "$ERR" "HTTP 500" && expect_in "$ERR" "requests (" &&
 	{ ! grep -qF "$TOKEN" "$TMP/err" || fail "the token was printed"; } && ok
 

@@ -57,7 +57,7 @@ example_repo "$R"
 CASE="a first plan proves its seven creates absent with one scan of all 457 issues"
 F0=$FAIL
 ctl DELETE /_emu/requests >/dev/null
-run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p1.json" &&
+run 0 "$PMBOT" plan --format md --repo "$R" --backend github --out "$TMP/p1.json" &&
 	expect_eq "$(py "$TMP/p1.json" 'sum(1 for c in d["changesets"] if c["operation"]=="create_issue")')" 7 &&
 	# One filtered page (none of pm-bot's), then ceil(450/100) = 5 pages of everything.
 	expect_eq "$(requests "$PAGES")" 6 &&
@@ -80,7 +80,7 @@ done_case $? "$F0"
 CASE="a re-plan reads one filtered page whatever the repository's size: at most ceil(M/100) + ceil(items/100) + 5 requests"
 F0=$FAIL
 ctl DELETE /_emu/requests >/dev/null
-run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode &&
+run 0 "$PMBOT" plan --format md --repo "$R" --backend github --detailed-exitcode &&
 	expect_in "$OUT" "**No changes.**" &&
 	expect_eq "$(requests "$PAGES")" 1 &&
 	TOTAL=$(requests 'd["total"]') &&
@@ -98,7 +98,7 @@ py "$TMP/applied.json" 'dict(d, filter_misses=["'"$DRAIN"'"])' >"$TMP/miss.json"
 	reset_to "$TMP/miss.json" &&
 	sed -i 's/Add a preStop hook that waits for in-flight payments/Add a preStop hook that waits for every in-flight payment/' "$R/plans/q4.md" &&
 	gitc "$R" commit -qam "rename the hidden one" &&
-	run 0 "$PMBOT" plan --repo "$R" --backend github --format json --out "$TMP/p2.json" &&
+	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --format json --out "$TMP/p2.json" &&
 	expect_eq "$(py "$TMP/p2.json" '" ".join(sorted(c["operation"] for c in d["changesets"]))')" "update_issue_title" &&
 	expect_eq "$(py "$TMP/p2.json" '[c["target"]["stable_id"] for c in d["changesets"]]')" '["task:drain-hook"]' &&
 	expect_eq "$(py "$TMP/p2.json" '[x["code"] for x in d["diagnostics"]]')" '["NARROW_READ_MISSED"]' &&
@@ -134,7 +134,7 @@ s = s.replace("  - stable_id: spike:trace-sampling", task, 1)
 open(p, "w").write(s)
 PY
 	gitc "$R" commit -qam "a new task" &&
-	run 0 "$PMBOT" plan --repo "$R" --backend github --format json --out "$TMP/p3.json" &&
+	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --format json --out "$TMP/p3.json" &&
 	expect_eq "$(py "$TMP/p3.json" '[c["target"]["stable_id"] for c in d["changesets"] if c["operation"]=="create_issue"]')" '["task:drain-alert"]' &&
 	# Meanwhile another run created it, and GitHub's filter does not list it.
 	BODY=$(py "$TMP/p3.json" '[c["payload"]["body"] for c in d["changesets"] if c["operation"]=="create_issue"][0]') &&
@@ -152,7 +152,7 @@ PY
 	expect_eq "$(requests 'sum(1 for r in d["requests"] if r["operation"]=="issues/create")')" 0 &&
 	expect_eq "$(markers | py - 'dict(d)["task:drain-alert"]')" 1 &&
 	# Planned again, the found issue is the item: nothing to create.
-	run 0 "$PMBOT" plan --repo "$R" --backend github --format json &&
+	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --format json &&
 	expect_eq "$(printf '%s' "$OUT" | py - 'sum(1 for c in d["changesets"] if c["operation"]=="create_issue")')" 0
 done_case $? "$F0"
 
@@ -164,7 +164,7 @@ reset_to "$TMP/applied.json" && example_repo "$E" &&
 	grep -q 'issues/3]' "$E/plans/q4.md" &&
 	gitc "$E" commit -qam "blocked by someone's issue" &&
 	ctl DELETE /_emu/requests >/dev/null &&
-	run 0 "$PMBOT" plan --repo "$E" --backend github --format json --out "$TMP/pe.json" &&
+	run 0 "$PMBOT" plan --format md --repo "$E" --backend github --format json --out "$TMP/pe.json" &&
 	expect_eq "$(py "$TMP/pe.json" 'sorted(c["operation"] for c in d["changesets"])')" '["add_dependency", "update_issue_body"]' &&
 	expect_eq "$(py "$TMP/pe.json" '[c["payload"]["blocker"] for c in d["changesets"] if c["operation"]=="add_dependency"]')" \
 		'[{"number": 3, "repo": "acme/widgets"}]' &&
@@ -174,7 +174,7 @@ reset_to "$TMP/applied.json" && example_repo "$E" &&
 	expect_in "$OUT" "applied 2, already applied 0, denied 0, failed 0" &&
 	expect_eq "$(ctl GET /_emu/state | py - '[i["blocked_by"] for r in d["state"]["repositories"] for i in r["issues"] if "pm-bot:id=test:drain-soak " in i["body"]][0]')" \
 		"[\"acme/widgets#3\", \"$DRAIN\"]" &&
-	run 0 "$PMBOT" plan --repo "$E" --backend github --detailed-exitcode &&
+	run 0 "$PMBOT" plan --format md --repo "$E" --backend github --detailed-exitcode &&
 	expect_in "$OUT" "**No changes.**"
 done_case $? "$F0"
 
@@ -184,7 +184,7 @@ emu_seed "$TMP/ghes.json" 'seed["ghes"] = {"sub_issues": False, "dependencies": 
 seed["issue_types"] = {"acme": [{"name": "Epic"}, {"name": "Feature"}, {"name": "Task"}]}' &&
 	reset_to "$TMP/ghes.json" &&
 	G=$TMP/ghes-repo && example_repo "$G" &&
-	run 0 "$PMBOT" plan --repo "$G" --backend github --format json --out "$TMP/pg.json" &&
+	run 0 "$PMBOT" plan --format md --repo "$G" --backend github --format json --out "$TMP/pg.json" &&
 	expect_eq "$(py "$TMP/pg.json" 'sorted(set(x["code"] for x in d["diagnostics"]))')" '["DEPENDENCIES_UNSUPPORTED", "SUB_ISSUES_UNSUPPORTED"]' &&
 	expect_eq "$(py "$TMP/pg.json" 'sum(1 for c in d["changesets"] if c["operation"] in ("set_parent","add_dependency","remove_dependency"))')" 0 &&
 	expect_eq "$(py "$TMP/pg.json" 'sum(1 for c in d["changesets"] if c["operation"]=="create_issue")')" 7 &&
@@ -193,7 +193,7 @@ seed["issue_types"] = {"acme": [{"name": "Epic"}, {"name": "Feature"}, {"name": 
 	expect_in "$OUT" "failed 0" &&
 	expect_eq "$(requests 'sum(1 for r in d["requests"] if r["status"]>=400)')" 0 &&
 	expect_eq "$(requests 'sum(1 for r in d["requests"] if "sub_issue" in r["path"] or "dependencies" in r["path"])')" 0 &&
-	run 0 "$PMBOT" plan --repo "$G" --backend github --format json &&
+	run 0 "$PMBOT" plan --format md --repo "$G" --backend github --format json &&
 	expect_eq "$(printf '%s' "$OUT" | py - 'len(d["changesets"])')" 0 &&
 	expect_eq "$(markers | py - 'len(d)')" 7 &&
 	expect_eq "$(ctl GET /_emu/state | py - 'len(d.get("issue_type", {}))')" 0

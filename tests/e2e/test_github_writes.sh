@@ -70,7 +70,7 @@ PY
 	gitc "$1" add plans .github && gitc "$1" commit -qm "twenty items"
 }
 
-plan_to() { run 0 "$PMBOT" plan --repo "$1" --backend github --out "$2"; }
+plan_to() { run 0 "$PMBOT" plan --format md --repo "$1" --backend github --out "$2"; }
 
 # check_world: 20 issues, each stable id once, every parent and edge of the
 # report, 20 board items on distinct issues; types as the kinds say.
@@ -121,7 +121,7 @@ echo "  types: $(types)" &&
 		'["type:epic", "type:feature", "type:spike", "type:task"]' && ok
 
 CASE="a re-plan has no changes"
-run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode &&
+run 0 "$PMBOT" plan --format md --repo "$R" --backend github --detailed-exitcode &&
 	expect_in "$OUT" "**No changes.**" && ok
 
 # converge REPO PLAN: apply again (resuming) until it succeeds, at most 4 times.
@@ -134,7 +134,7 @@ converge() {
 		[ "$STATUS" -eq 0 ] && break
 		[ "$STATUS" -eq 1 ] || { fail "apply ended with status $STATUS: $(cat "$TMP/err")"; return 1; }
 	done
-	run 0 "$PMBOT" plan --repo "$1" --backend github --detailed-exitcode &&
+	run 0 "$PMBOT" plan --format md --repo "$1" --backend github --detailed-exitcode &&
 		expect_in "$OUT" "**No changes.**" && check_world
 }
 
@@ -183,7 +183,7 @@ plan_to "$R" "$TMP/on.json" &&
 	check_world && expect_eq "$(types)" "epic=Epic feat=Feature task=- task=Task" && ok
 
 CASE="after the types are set a re-plan has no changes"
-run 0 "$PMBOT" plan --repo "$R" --backend github --detailed-exitcode &&
+run 0 "$PMBOT" plan --format md --repo "$R" --backend github --detailed-exitcode &&
 	expect_in "$OUT" "**No changes.**" && ok
 
 CASE="a type a person changed is set back to the kind's, like a title"

@@ -127,12 +127,12 @@ same_bytes() { cmp -s "$1" "$2" || { fail "$1 changed"; return 1; }; }
 # again: exit 0 and no changes. Leaves the first plan in $TMP/cv.json.
 converge() {
 	local d=$1 st=${2:-$1/.pm-bot/state.json}
-	run 0 "$PMBOT" plan --repo "$d" --state "$st" --out "$TMP/cv.json" || return 1
+	run 0 "$PMBOT" plan --format md --repo "$d" --state "$st" --out "$TMP/cv.json" || return 1
 	# No --state: the plan file names the state it was made against.
 	run 0 "$PMBOT" apply --repo "$d" --plan "$TMP/cv.json" \
 		--approve "$(py eval "$TMP/cv.json" 'b["plan_hash"]')" || return 1
 	expect_in "$OUT" "applied $(py eval "$TMP/cv.json" 'len(b["changesets"])'), already applied 0, denied 0, failed 0, pending 0" || return 1
-	run 0 "$PMBOT" plan --repo "$d" --state "$st" --detailed-exitcode || return 1
+	run 0 "$PMBOT" plan --format md --repo "$d" --state "$st" --detailed-exitcode || return 1
 	expect_in "$OUT" "**No changes.**" || return 1
 }
 
@@ -141,7 +141,7 @@ CASE="story: plan shows the creates"
 R1=$TMP/story
 new_repo "$R1"
 S1=$R1/.pm-bot/state.json
-run 0 "$PMBOT" plan --repo "$R1" --out "$TMP/p1.json" --audit "$R1/.pm-bot/audit.jsonl" && {
+run 0 "$PMBOT" plan --format md --repo "$R1" --out "$TMP/p1.json" --audit "$R1/.pm-bot/audit.jsonl" && {
 	expect_in "$OUT" "## pm-bot plan for \`acme/widgets\`" &&
 	expect_in "$OUT" "| Creates | 7 |" &&
 	expect_in "$OUT" "**create\\_issue**: new issue “\\[task\\] Add a preStop hook that waits for in-flight payments”" &&
@@ -152,8 +152,27 @@ run 0 "$PMBOT" plan --repo "$R1" --out "$TMP/p1.json" --audit "$R1/.pm-bot/audit
 	expect_eq "$(py eval "$TMP/p1.json" 'b["target"]')" acme/widgets
 } && ok
 
+CASE="story: on a terminal or not, plan prints plain text by default: + ~ - lines, colour only on a terminal"
+run 0 "$PMBOT" plan --repo "$R1" --out "$TMP/p1t.json" && {
+	expect_in "$OUT" "pm-bot plan for acme/widgets (against the state file $R1/.pm-bot/state.json)" &&
+	expect_in "$OUT" "task:drain-hook  [task] Add a preStop hook that waits for in-flight payments
+  + new issue
+  + labels area:checkout, prio:P1, size:S, type:task
+  + parent feat:graceful-drain" &&
+	expect_in "$OUT" "49 changes to 7 issues: 7 creates, 0 updates, 8 relationships, 34 project." &&
+	expect_in "$OUT" "To apply exactly this plan, run: pm-bot apply --plan $TMP/p1t.json --approve $(py eval "$TMP/p1t.json" 'b["plan_hash"]')" &&
+	case "$OUT" in *'**'*|*'&#'*|*"$(printf '\033')"*) fail "Markdown or escapes in the text plan";; *) true;; esac
+} && {
+	# a terminal gets colour, unless NO_COLOR says otherwise
+	script -qec "\"$PMBOT\" plan --repo \"$R1\"" /dev/null >"$TMP/tty.out" 2>&1
+	grep -q "$(printf '\033')\[32m+" "$TMP/tty.out" || fail "no colour on a terminal"
+	NO_COLOR=1 script -qec "\"$PMBOT\" plan --repo \"$R1\"" /dev/null >"$TMP/tty2.out" 2>&1
+	! grep -q "$(printf '\033')\[" "$TMP/tty2.out" || fail "colour despite NO_COLOR"
+	grep -q "+ new issue" "$TMP/tty2.out" || fail "no plan on the terminal"
+} && ok
+
 CASE="story: plan is deterministic and writes nothing"
-run 0 "$PMBOT" plan --repo "$R1" --format json && {
+run 0 "$PMBOT" plan --format md --repo "$R1" --format json && {
 	expect_eq "$OUT" "$(cat "$TMP/p1.json")" &&
 	expect_eq "$(py eval "$S1" 'len(b["repositories"][0]["issues"])')" 0
 } && ok
@@ -173,7 +192,7 @@ run 0 "$PMBOT" apply --repo "$R1" --plan "$TMP/p1.json" --approve "$H1" --actor 
 } && ok
 
 CASE="story: plan again shows no changes"
-run 0 "$PMBOT" plan --repo "$R1" --detailed-exitcode && {
+run 0 "$PMBOT" plan --format md --repo "$R1" --detailed-exitcode && {
 	expect_in "$OUT" "**No changes.** The state file already matches the reports." &&
 	expect_in "$OUT" "Nothing to apply."
 } && ok
@@ -188,14 +207,14 @@ CASE="story: an edit in a new commit plans only that change"
 py subst "$R1/plans/q4.md" "title: Add a preStop hook that waits for in-flight payments" \
 	"title: Add a preStop hook that drains in-flight payments"
 gitc "$R1" commit -qam "retitle the drain hook"
-run 3 "$PMBOT" plan --repo "$R1" --detailed-exitcode --out "$TMP/p2.json" && {
+run 3 "$PMBOT" plan --format md --repo "$R1" --detailed-exitcode --out "$TMP/p2.json" && {
 	expect_in "$OUT" "**1 change** to 1 issue." &&
 	expect_in "$OUT" "title “\\[task\\] Add a preStop hook that waits for in-flight payments” → “\\[task\\] Add a preStop hook that drains in-flight payments”" &&
 	expect_eq "$(py eval "$TMP/p2.json" 'ops(b)')" '["update_issue_title task:drain-hook"]'
 } && ok
 run 0 "$PMBOT" apply --repo "$R1" --plan "$TMP/p2.json" --approve "$(py eval "$TMP/p2.json" 'b["plan_hash"]')" &&
 	expect_eq "$(py eval "$S1" 'issue(b, "task:drain-hook")["title"]')" "[task] Add a preStop hook that drains in-flight payments" &&
-	run 0 "$PMBOT" plan --repo "$R1" --detailed-exitcode && expect_in "$OUT" "**No changes.**" && ok
+	run 0 "$PMBOT" plan --format md --repo "$R1" --detailed-exitcode && expect_in "$OUT" "**No changes.**" && ok
 
 CASE="story: the ledger is intact"
 run 0 "$PMBOT" audit verify "$R1/.pm-bot/audit.jsonl" && {
@@ -214,7 +233,7 @@ CASE="renamed title: update_issue_title only, then no changes"
 py subst "$R2/plans/q4.md" "title: Trace a checkout across the cart, payment and order services" \
 	"title: Trace every checkout end to end"
 gitc "$R2" commit -qam rename
-run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --format json &&
+run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode --format json &&
 	expect_eq "$(printf '%s' "$OUT" | py eval /dev/stdin 'ops(b)')" '["update_issue_title feat:checkout-tracing"]' &&
 	converge "$R2" &&
 	expect_eq "$(py eval "$S2" 'issue(b, "feat:checkout-tracing")["title"]')" "[feat] Trace every checkout end to end" && ok
@@ -223,7 +242,7 @@ CASE="changed priority: body, labels and the Priority field change"
 py subst "$R2/plans/q4.md" "$(printf 'Propagate trace context through the payment client\n    area: observability\n    priority: P2')" \
 	"$(printf 'Propagate trace context through the payment client\n    area: observability\n    priority: P1')"
 gitc "$R2" commit -qam priority
-run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --out "$TMP/p.json" && {
+run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode --out "$TMP/p.json" && {
 	expect_eq "$(py eval "$TMP/p.json" 'ops(b)')" '["add_labels task:trace-propagation","remove_labels task:trace-propagation","set_project_field task:trace-propagation","update_issue_body task:trace-propagation"]' &&
 	expect_eq "$(py eval "$TMP/p.json" '[(c["operation"], c["payload"]) for c in b["changesets"] if "labels" in c["operation"] or "field" in c["operation"]]')" \
 		'[["add_labels",{"labels":["prio:P1"]}],["remove_labels",{"labels":["prio:P2"]}],["set_project_field",{"field":"Priority","value":"P1"}]]' &&
@@ -237,7 +256,7 @@ CASE="moved task: set_parent replaces the parent"
 py subst "$R2/plans/q4.md" "$(printf 'stable_id: task:trace-propagation\n    feature_id: feat:checkout-tracing')" \
 	"$(printf 'stable_id: task:trace-propagation\n    feature_id: feat:graceful-drain')"
 gitc "$R2" commit -qam move
-run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --out "$TMP/p.json" && {
+run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode --out "$TMP/p.json" && {
 	expect_eq "$(py eval "$TMP/p.json" 'ops(b)')" '["set_parent task:trace-propagation"]' &&
 	expect_eq "$(py eval "$TMP/p.json" 'b["changesets"][0]["payload"]')" '{"parent":{"repo":"acme/widgets","stable_id":"feat:graceful-drain"},"replace":true}' &&
 	expect_eq "$(py eval "$TMP/p.json" 'b["changesets"][0]["before"]["parent"]')" "$(py eval "$S2" '"acme/widgets#%d" % issue(b, "feat:checkout-tracing")["number"]')"
@@ -248,7 +267,7 @@ CASE="removed dependency: not proposed while deny_operations lists it"
 py subst "$R2/plans/q4.md" "    blocked_by: [task:drain-hook]
 " ""
 gitc "$R2" commit -qam "drop a dependency"
-run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --out "$TMP/p.json" && {
+run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode --out "$TMP/p.json" && {
 	expect_in "$ERR" "warning DEPENDENCY_KEPT /tasks/1: 'test:drain-soak' stays blocked by task:drain-hook" &&
 	expect_eq "$(py eval "$TMP/p.json" 'ops(b)')" '["update_issue_body test:drain-soak"]'
 } && ok
@@ -270,7 +289,7 @@ py edit "$S2" 'i = issue(s, "task:drain-hook"); i["body"] = i["body"].replace("#
 py subst "$R2/plans/q4.md" "$(printf 'title: Add a preStop hook that waits for in-flight payments\n    area: checkout\n    priority: P1')" \
 	"$(printf 'title: Add a preStop hook that waits for in-flight payments\n    area: checkout\n    priority: P2')"
 gitc "$R2" commit -qam "lower the drain hook"
-run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --out "$TMP/p.json" && {
+run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode --out "$TMP/p.json" && {
 	expect_in "$OUT" "### Conflicts" &&
 	expect_in "$OUT" "not overwritten" &&
 	expect_eq "$(py eval "$TMP/p.json" '[(c["stable_id"], c["reason"]) for c in b["conflicts"]]')" '[["task:drain-hook","body_edited"]]' &&
@@ -280,9 +299,9 @@ run 0 "$PMBOT" apply --repo "$R2" --plan "$TMP/p.json" --approve "$(py eval "$TM
 	expect_in "$(py eval "$S2" 'issue(b, "task:drain-hook")["body"]')" "### Goal
 A human wrote this." &&
 	expect_in "$(py eval "$S2" 'issue(b, "task:drain-hook")["labels"]')" '"prio:P2"'
-} && run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --format json &&
+} && run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode --format json &&
 	expect_eq "$(printf '%s' "$OUT" | py eval /dev/stdin '[len(b["changesets"]), len(b["conflicts"])]')" '[0,1]' &&
-	run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode &&
+	run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode &&
 	expect_in "$OUT" "**Nothing to apply, but 1 conflict needs a person** (see Conflicts): the state file does not match the reports." &&
 	expect_not_in "$OUT" "already matches" && ok
 
@@ -304,7 +323,7 @@ py subst "$R2/plans/q4.md" '```
 
 ## Out of scope' "$(printf '  - stable_id: task:new-thing\n    feature_id: feat:checkout-tracing\n    title: A new thing\n    area: checkout\n    priority: P3\n```\n\n## Out of scope')"
 gitc "$R2" commit -qam "a new task, a new title"
-run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --out "$TMP/p.json" && {
+run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode --out "$TMP/p.json" && {
 	expect_in "$ERR" "acme/widgets#51: warning MARKER_UNTRUSTED" &&
 	expect_in "$ERR" "'mallory', who is not a trusted author" &&
 	expect_in "$ERR" "warning DUPLICATE_MARKER" &&
@@ -317,24 +336,24 @@ run 0 "$PMBOT" apply --repo "$R2" --plan "$TMP/p.json" --approve "$(py eval "$TM
 	expect_eq "$(py eval "$S2" 'issue(b, "task:new-thing")["title"]')" "[task] A new thing" &&
 	expect_eq "$(py eval "$S2" 'sorted(i["title"] for i in issues(b) if "pm-bot:id=task:trace-propagation " in i["body"])')" \
 		'["[task] Propagate trace context through the payment client","[task] Propagate trace context through the payment client"]'
-} && run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode &&
+} && run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode &&
 	expect_in "$OUT" "**Nothing to apply, but 1 conflict needs a person**" && ok
 
 # ---------------------------------------------------------------------------
 CASE="a person's edit the report then says too is adopted, not a conflict for ever"
 py edit "$S2" 'i = issue(s, "feat:checkout-tracing"); i["body"] = i["body"].replace("### Estimate (hrs)\n24", "### Estimate (hrs)\n30")'
-run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --format json &&
+run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode --format json &&
 	expect_eq "$(printf '%s' "$OUT" | py eval /dev/stdin 'sorted(c["stable_id"] for c in b["conflicts"])')" '["feat:checkout-tracing","task:drain-hook"]' &&
 	py subst "$R2/plans/q4.md" "estimate_hrs: 24" "estimate_hrs: 30" &&
 	gitc "$R2" commit -qam "the estimate the team agreed on" &&
-	run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --out "$TMP/adopt.json" &&
+	run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode --out "$TMP/adopt.json" &&
 	expect_eq "$(py eval "$TMP/adopt.json" '[c["stable_id"] for c in b["conflicts"]]')" '["task:drain-hook"]' &&
 	expect_in "$(py eval "$TMP/adopt.json" 'ops(b)')" "update_issue_body feat:checkout-tracing" &&
 	TEXT='"\n".join(l for l in issue(b, "feat:checkout-tracing")["body"].split("\n") if not l.startswith("<!-- pm-bot:id="))' &&
 	BEFORE=$(py eval "$S2" "$TEXT") && expect_in "$BEFORE" "30" &&
 	run 0 "$PMBOT" apply --repo "$R2" --plan "$TMP/adopt.json" --approve "$(py eval "$TMP/adopt.json" 'b["plan_hash"]')" &&
 	expect_eq "$(py eval "$S2" "$TEXT")" "$BEFORE" &&
-	run 3 "$PMBOT" plan --repo "$R2" --detailed-exitcode --format json &&
+	run 3 "$PMBOT" plan --format md --repo "$R2" --detailed-exitcode --format json &&
 	expect_eq "$(printf '%s' "$OUT" | py eval /dev/stdin '[len(b["changesets"]), [c["stable_id"] for c in b["conflicts"]]]')" '[0,["task:drain-hook"]]' && ok
 
 # ---------------------------------------------------------------------------
@@ -376,12 +395,12 @@ PY
 	gitc "$R5" add -A && gitc "$R5" commit -qm "$1 tasks"
 }
 wide 100
-run 0 "$PMBOT" plan --repo "$R5" --format json && case "$OUT" in
+run 0 "$PMBOT" plan --format md --repo "$R5" --format json && case "$OUT" in
 	*LIMIT_*) fail "100 sub-issues reported as a limit" ;;
 	*) ok ;;
 	esac
 wide 101
-run 2 "$PMBOT" plan --repo "$R5" --detailed-exitcode --out "$TMP/p.json" && {
+run 2 "$PMBOT" plan --format md --repo "$R5" --detailed-exitcode --out "$TMP/p.json" && {
 	expect_in "$ERR" "error LIMIT_SUB_ISSUES /features/0: 'feat:wide' would have 101 sub-issues; GitHub allows 100" &&
 	expect_in "$OUT" "cannot be approved" &&
 	expect_eq "$(py eval "$TMP/p.json" '[d["code"] for d in b["diagnostics"] if d["severity"] == "error"]')" '["LIMIT_SUB_ISSUES"]'
@@ -394,7 +413,7 @@ run 2 "$PMBOT" apply --repo "$R5" --plan "$TMP/p.json" --approve "$(py eval "$TM
 CASE="stale plan: the state changed after the plan, nothing is written"
 py subst "$R1/plans/q4.md" "$(printf 'area: observability\n    priority: P3')" "$(printf 'area: observability\n    priority: P2')"
 gitc "$R1" commit -qam "raise the sampling spike"
-run 0 "$PMBOT" plan --repo "$R1" --out "$TMP/stale.json" || true
+run 0 "$PMBOT" plan --format md --repo "$R1" --out "$TMP/stale.json" || true
 py edit "$S1" 'issue(s, "task:trace-propagation")["title"] = "Edited by hand"'
 cp "$S1" "$TMP/s1.before"
 run 2 "$PMBOT" apply --repo "$R1" --plan "$TMP/stale.json" --approve "$(py eval "$TMP/stale.json" 'b["plan_hash"]')" && {
@@ -475,7 +494,7 @@ for ((k = 1; k < NCS; k++)); do
 	st=$TMP/k$k.json
 	ledger=$TMP/k$k.jsonl
 	cp "$TMP/kill-empty.json" "$st"
-	run 0 "$PMBOT" plan --repo "$R7" --state "$st" --out "$TMP/kp.json" || continue
+	run 0 "$PMBOT" plan --format md --repo "$R7" --state "$st" --out "$TMP/kp.json" || continue
 	h=$(py eval "$TMP/kp.json" 'b["plan_hash"]')
 	run 137 unquiet env PMBOT_TEST_KILL_AFTER=$k "$PMBOT" apply --repo "$R7" --state "$st" \
 		--plan "$TMP/kp.json" --approve "$h" --audit "$ledger" || continue
@@ -483,7 +502,7 @@ for ((k = 1; k < NCS; k++)); do
 		--audit "$ledger" || continue
 	expect_in "$OUT" "failed 0, pending 0" &&
 	expect_eq "$(py norm "$st")" "$WANT" &&
-	run 0 "$PMBOT" plan --repo "$R7" --state "$st" --detailed-exitcode &&
+	run 0 "$PMBOT" plan --format md --repo "$R7" --state "$st" --detailed-exitcode &&
 	expect_in "$OUT" "**No changes.**" &&
 	run 0 "$PMBOT" audit verify "$ledger" &&
 	expect_in "$OUT" "chain intact" &&
@@ -511,13 +530,13 @@ st = json.load(open(sys.argv[1]))
 st["extra"] = {"issue_types": {"acme/widgets": ["Epic", "Feature", "Task"]}}
 json.dump(st, open(sys.argv[1], "w"))
 PY
-run 0 "$PMBOT" plan --repo "$R8" --out "$TMP/t8.json" &&
+run 0 "$PMBOT" plan --format md --repo "$R8" --out "$TMP/t8.json" &&
 	expect_eq "$(py eval "$TMP/t8.json" 'sum(c["operation"] == "set_issue_type" for c in b["changesets"])')" 0 &&
 	run 0 "$PMBOT" apply --repo "$R8" --plan "$TMP/t8.json" --approve "$(py eval "$TMP/t8.json" 'b["plan_hash"]')" &&
 	expect_in "$OUT" "failed 0, pending 0" &&
 	expect_eq "$(py eval "$R8/.pm-bot/state.json" 'sorted(str(i.get("issue_type")) for r in b["repositories"] for i in r["issues"])')" \
 		'["Epic","Feature","Feature","None","None","Task","Task"]' &&
-	run 0 "$PMBOT" plan --repo "$R8" --detailed-exitcode &&
+	run 0 "$PMBOT" plan --format md --repo "$R8" --detailed-exitcode &&
 	expect_in "$OUT" "**No changes.**" && ok
 
 finish

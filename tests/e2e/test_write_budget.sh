@@ -79,7 +79,7 @@ converged() {
 		expect_eq "$(py "$TMP/state.json" 'len(set(i["title"] for r in d["state"]["repositories"] for i in r["issues"]))')" 7 &&
 		expect_eq "$(py "$TMP/state.json" 'all(len(i.get("blocked_by", [])) == len(set(map(json.dumps, i.get("blocked_by", [])))) for r in d["state"]["repositories"] for i in r["issues"])')" true &&
 		expect_eq "$(py "$TMP/state.json" 'len(d["state"]["project"]["items"]) == len(set(json.dumps(x["issue"]) if "issue" in x else json.dumps(x, sort_keys=True) for x in d["state"]["project"]["items"]))')" true &&
-		run 0 "$PMBOT" plan --repo "$repo" --backend github --detailed-exitcode &&
+		run 0 "$PMBOT" plan --format md --repo "$repo" --backend github --detailed-exitcode &&
 		expect_in "$OUT" "**No changes.**"
 }
 
@@ -88,7 +88,7 @@ export PMBOT_GITHUB_WRITE_BUDGET=$BUDGET
 R=$TMP/r1
 example_repo "$R"
 : >"$TMP/all-err"
-run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p1.json" &&
+run 0 "$PMBOT" plan --format md --repo "$R" --backend github --out "$TMP/p1.json" &&
 	N=$(py "$TMP/p1.json" 'len(d["changesets"])') &&
 	apply_until_done "$R" "$TMP/p1.json" &&
 	{ [ "$PAUSES" -ge 2 ] || fail "expected at least two pauses, got $PAUSES: $LINES; writes: $(ctl GET /_emu/requests | py - "sum(1 for r in d[\"requests\"] if r[\"content_creating\"])")"; } &&
@@ -114,7 +114,7 @@ CASE="a run right after a pause does not write past the windows the previous run
 reset_world
 R=$TMP/r2
 example_repo "$R"
-run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p2.json" &&
+run 0 "$PMBOT" plan --format md --repo "$R" --backend github --out "$TMP/p2.json" &&
 	H=$(py "$TMP/p2.json" 'd["plan_hash"]') &&
 	run 4 "$PMBOT" apply --repo "$R" --backend github --plan "$TMP/p2.json" --approve "$H" &&
 	run 4 "$PMBOT" apply --repo "$R" --backend github --plan "$TMP/p2.json" --approve "$H" &&
@@ -126,7 +126,7 @@ CASE="a garbled budget record is ignored with a note, never a crash"
 reset_world
 mkdir -p "$TMP/cache"
 printf '{"version": 1, "writes": [1, "x"' >"$TMP/cache/write-budget.json"
-run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p3.json" &&
+run 0 "$PMBOT" plan --format md --repo "$R" --backend github --out "$TMP/p3.json" &&
 	expect_in "$ERR" "ignoring the write budget record" &&
 	ok
 
@@ -144,7 +144,7 @@ run 4 "$PMBOT" apply --repo "$R" --backend github --plan "$TMP/p3.json" --approv
 
 CASE="a malformed budget is refused before anything is read or written"
 ctl DELETE /_emu/requests >/dev/null
-PMBOT_GITHUB_WRITE_BUDGET="80/60" run 2 "$PMBOT" plan --repo "$R" --backend github &&
+PMBOT_GITHUB_WRITE_BUDGET="80/60" run 2 "$PMBOT" plan --format md --repo "$R" --backend github &&
 	expect_in "$ERR" "write budget" &&
 	expect_eq "$(ctl GET /_emu/requests | py - 'len(d["requests"])')" 0 &&
 	ok
@@ -154,7 +154,7 @@ unset PMBOT_GITHUB_WRITE_BUDGET
 reset_world
 R=$TMP/r4
 example_repo "$R" "github: {write_budget: \"$BUDGET\"}"
-run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p4.json" &&
+run 0 "$PMBOT" plan --format md --repo "$R" --backend github --out "$TMP/p4.json" &&
 	H=$(py "$TMP/p4.json" 'd["plan_hash"]') &&
 	run 4 "$PMBOT" apply --repo "$R" --backend github --plan "$TMP/p4.json" --approve "$H" &&
 	expect_in "$OUT" " applied; resumes after " &&
@@ -166,7 +166,7 @@ reset_world
 R=$TMP/r5
 example_repo "$R" "github: {write_budget: \"1/86400s\"}"
 export PMBOT_GITHUB_WRITE_BUDGET=$BUDGET
-run 0 "$PMBOT" plan --repo "$R" --backend github --out "$TMP/p5.json" &&
+run 0 "$PMBOT" plan --format md --repo "$R" --backend github --out "$TMP/p5.json" &&
 	H=$(py "$TMP/p5.json" 'd["plan_hash"]') &&
 	run 4 "$PMBOT" apply --repo "$R" --backend github --plan "$TMP/p5.json" --approve "$H" &&
 	expect_in "$OUT" " applied; resumes after " &&
