@@ -306,8 +306,15 @@ int cmd_apply(int argc, char **argv)
 	pmbot_inputs_start(&start, &in.in);
 	r = pmbot_apply_run_from(&results, fresh, NULL, in.in.backend, in.in.config, audit, actor,
 		&hooks, &start, &err);
-	if (results)
+	if (results) {
+		pmbot_buf lines = PMBOT_BUF_INIT;
+
+		/* Per item first: what a person checks; the counts after. */
+		if (pmbot_plan_results_text(&lines, fresh, results) == 0)
+			fwrite(lines.buf, 1, lines.len, stdout);
+		pmbot_buf_free(&lines);
 		print_results(results);
+	}
 	if (r == PMBOT_BACKEND_EPAUSED) {
 		/* Counted against the approved plan: a resumed run's fresh plan holds only what is left. */
 		if (pmbot_apply_progress(&err, pmbot_plan_count(approved), results,

@@ -143,7 +143,17 @@ int cmd_print_json(const json_t *v)
 	pmbot_buf out = PMBOT_BUF_INIT;
 	int rc = EXIT_RUNTIME;
 
-	if (pmbot_json_canonical(&out, v) < 0 || pmbot_buf_putc(&out, '\n') < 0) {
+	/* People read a terminal; pipes and files get the canonical bytes. */
+	if (isatty(fileno(stdout))) {
+		char *pretty = json_dumps(v, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+
+		if (!pretty || pmbot_buf_puts(&out, pretty) < 0 || pmbot_buf_putc(&out, '\n') < 0) {
+			free(pretty);
+			fputs("pm-bot: cannot serialise output\n", stderr);
+			goto done;
+		}
+		free(pretty);
+	} else if (pmbot_json_canonical(&out, v) < 0 || pmbot_buf_putc(&out, '\n') < 0) {
 		fputs("pm-bot: cannot serialise output\n", stderr);
 		goto done;
 	}

@@ -148,6 +148,10 @@ static int llm_call(pmbot_buf *text, pmbot_llm_config *cfg, const pmbot_promptir
 		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.buf));
 		goto done;
 	}
+	/* A model can take a minute: say so on stderr, so stdout (the draft) stays clean. */
+	fprintf(stderr, "pm-bot: waiting for the model (%s, %s)...\n",
+		cmd_show(pmbot_llm_provider_name(cfg->provider)), cmd_show(cfg->model ? cfg->model :
+		"default model"));
 	if (pmbot_llm_complete(text, client, system, user, ir->temperature_hint,
 		(long)ir->token_budget, &err) < 0) {
 		fprintf(stderr, "pm-bot: the model call failed: %s\n", cmd_show_msg(err.buf));

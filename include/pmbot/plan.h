@@ -172,6 +172,16 @@ int pmbot_plan_markdown(pmbot_buf *out, const json_t *bundle, size_t max_chars,
 int pmbot_plan_text(pmbot_buf *out, const json_t *bundle, const char *plan_file, int color);
 
 /*
+ * What an apply did, one line an item of `bundle` (the plan that ran) with
+ * a changeset `results` (pmbot_apply_run()'s) says was applied: "created
+ * OWNER/NAME#N STABLE_ID[ with parent, board, …]" or "updated STABLE_ID:
+ * title, body, labels, …" (kinds in the order of the item's changesets).
+ * Items with nothing applied get no line. Outside text is escaped as in
+ * pmbot_plan_text(). 0, or PMBOT_ERROR (`out` left as it was).
+ */
+int pmbot_plan_results_text(pmbot_buf *out, const json_t *bundle, const json_t *results);
+
+/*
  * Append a unified diff of two texts to `out`, as GNU `diff -u` writes it:
  * "--- a_name" / "+++ b_name" (NULL: "a" / "b", no dates), then hunks
  * "@@ -l,s +l,s @@" (",1" left out; an empty side is "l,0" with l the line

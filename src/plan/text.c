@@ -568,3 +568,93 @@ int pmbot_plan_text(pmbot_buf *out, const json_t *bundle, const char *plan_file,
 	}
 	return PMBOT_OK;
 }
+
+/* ---- what an apply did ---------------------------------------------------------- */
+
+static const char *op_word(const char *op)
+{
+	static const char *const words[][2] = {
+		{ "update_issue_title", "title" }, { "update_issue_body", "body" },
+		{ "add_labels", "labels" }, { "remove_labels", "labels" },
+		{ "set_parent", "parent" }, { "add_dependency", "blockers" },
+		{ "remove_dependency", "blockers" }, { "add_to_project", "board" },
+		{ "set_project_field", "fields" }, { "set_issue_type", "type" },
+	};
+	size_t i;
+
+	for (i = 0; op && i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(words[i][0], op))
+			return words[i][1];
+	return op ? op : "?";
+}
+
+int pmbot_plan_results_text(pmbot_buf *out, const json_t *bundle, const json_t *results)
+{
+	const json_t *changesets = json_object_get(bundle, "changesets"), *r;
+	struct txt t = { out, 0, 0 };
+	struct item *items = NULL;
+	pmbot_strmap status = PMBOT_STRMAP_INIT;
+	size_t n_items = 0, i, k, orig = out->len;
+
+	if (group(&items, &n_items, changesets) < 0)
+		return PMBOT_ERROR;
+	json_array_foreach(results, i, r)
+		if (jstr(r, "changeset_id") &&
+		    pmbot_strmap_put(&status, jstr(r, "changeset_id"), (void *)r, NULL) < 0)
+			t.err = 1;
+	for (i = 0; i < n_items && !t.err; i++) {
+		const json_t *created = NULL;
+		const char *seen[16];
+		size_t n_seen = 0, s;
+
+		for (k = 0; k < items[i].n; k++) {
+			const json_t *cs = json_array_get(changesets, items[i].cs[k]);
+			const char *op = jstr(cs, "operation"), *word;
+			void *res = NULL;
+
+			if (!jstr(cs, "changeset_id") ||
+			    !pmbot_strmap_get(&status, jstr(cs, "changeset_id"), &res) ||
+			    strcmp(jstr(res, "status") ? jstr(res, "status") : "", "applied"))
+				continue;
+			if (op && !strcmp(op, "create_issue")) {
+				created = json_object_get(res, "result");
+				continue;
+			}
+			word = op_word(op);
+			for (s = 0; s < n_seen && strcmp(seen[s], word); s++)
+				;
+			if (s == n_seen && n_seen < sizeof(seen) / sizeof(seen[0]))
+				seen[n_seen++] = word;
+		}
+		if (!created && !n_seen)
+			continue;
+		if (created) {
+			const json_t *tg = json_object_get(json_array_get(changesets, items[i].cs[0]),
+				"target");
+
+			put(&t, "created ");
+			escz(&t, jstr(tg, "repo") ? jstr(tg, "repo") : "", TXT_NAME_MAX);
+			t.err |= pmbot_buf_printf(t.b, "#%" JSON_INTEGER_FORMAT " ",
+				json_integer_value(json_object_get(created, "number"))) < 0;
+		} else {
+			put(&t, "updated ");
+		}
+		escz(&t, items[i].key, TXT_NAME_MAX);
+		for (s = 0; s < n_seen; s++) {
+			put(&t, s ? ", " : created ? " with " : ": ");
+			put(&t, seen[s]);
+		}
+		put(&t, "\n");
+	}
+	for (i = 0; i < n_items; i++) {
+		free(items[i].key);
+		free(items[i].cs);
+	}
+	free(items);
+	pmbot_strmap_free(&status);
+	if (t.err) {
+		pmbot_buf_truncate(out, orig);
+		return PMBOT_ERROR;
+	}
+	return PMBOT_OK;
+}

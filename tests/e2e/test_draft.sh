@@ -93,6 +93,7 @@ export PM_BOT_LLM_PROVIDER=openai PM_BOT_LLM_MODEL=fake-model PM_BOT_LLM_API_KEY
 CASE="a valid draft becomes a Markdown report that validates, with untrusted phrases flagged"
 fake "$(answer "$DRAFT")"
 run 0 "$PMBOT" draft --repo "$R" --out "$TMP/draft.md" notes/q1.md && keep &&
+	expect_in "$ERR" "pm-bot: waiting for the model (openai, " &&
 	expect_eq "$(requests)" 1 &&
 	"$PMBOT" validate "$TMP/draft.md" >/dev/null &&
 	expect_in "$(cat "$TMP/draft.md")" '```pm-bot:report-ir/v1' &&

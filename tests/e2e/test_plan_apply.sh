@@ -183,6 +183,8 @@ N1=$(py eval "$TMP/p1.json" 'len(b["changesets"])')
 run 0 "$PMBOT" apply --repo "$R1" --plan "$TMP/p1.json" --approve "$H1" --actor alice && {
 	expect_in "$OUT" "applied $N1, already applied 0, denied 0, failed 0, pending 0" &&
 	expect_eq "$(py eval "$S1" 'len(issues(b))')" 7 &&
+	expect_eq "$(printf '%s\n' "$OUT" | grep -c '^created acme/widgets#[0-9]* ')" 7 &&
+	expect_in "$OUT" "created acme/widgets#$(py eval "$S1" 'issue(b, "test:drain-soak")["number"]') test:drain-soak with parent, blockers, board, fields" &&
 	expect_eq "$(py eval "$S1" 'sorted(set(i["author"] for i in issues(b)))')" '["github-actions[bot]"]' &&
 	expect_eq "$(py eval "$S1" 'issue(b, "task:drain-hook")["title"]')" \
 		"[task] Add a preStop hook that waits for in-flight payments" &&

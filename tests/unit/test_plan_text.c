@@ -135,6 +135,28 @@ static void test_plan_text__fields_in_name_order_and_the_local_command(void **st
 	json_decref(b);
 }
 
+static void test_plan_text__results_say_what_was_done_per_item(void **state)
+{
+	json_t *b = fixture("small.json");
+	json_t *res = json_pack("[{s:s, s:s, s:{s:i}}, {s:s, s:s, s:{}}, {s:s, s:s, s:{}},"
+		" {s:s, s:s, s:{}}, {s:s, s:s, s:{}}]",
+		"changeset_id", "cs-0001", "status", "applied", "result", "number", 12,
+		"changeset_id", "cs-0006", "status", "applied", "result",
+		"changeset_id", "cs-0002", "status", "applied", "result",
+		"changeset_id", "cs-0003", "status", "failed", "result",
+		"changeset_id", "cs-0004", "status", "applied", "result");
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_non_null(res);
+	assert_int_equal(pmbot_plan_results_text(&out, b, res), PMBOT_OK);
+	assert_string_equal(out.buf, "created octo/app#12 T-2 with parent\n"
+		"updated F-1: title, labels\n");
+	pmbot_buf_free(&out);
+	json_decref(res);
+	json_decref(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_plan_text__outside_text_cannot_drive_the_terminal),
 		cmocka_unit_test(test_plan_text__body_diffs_leave_out_the_marker),
 		cmocka_unit_test(test_plan_text__fields_in_name_order_and_the_local_command),
+		cmocka_unit_test(test_plan_text__results_say_what_was_done_per_item),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
