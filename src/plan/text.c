@@ -296,34 +296,48 @@ static int item_key(pmbot_buf *key, const json_t *cs)
 	return pmbot_buf_puts(key, "(no target)");
 }
 
-/* Group changesets by item, in the order items first appear. -1 when out of memory. */
+/*
+ * Group changesets by item, in the order items first appear. Two passes, so
+ * each item's list is allocated once at its size: memory stays linear in
+ * the plan. -1 when out of memory.
+ */
 static int group(struct item **out, size_t *n_out, const json_t *changesets)
 {
 	pmbot_strmap map = PMBOT_STRMAP_INIT;
 	pmbot_buf key = PMBOT_BUF_INIT;
 	size_t n = json_array_size(changesets), i, k = 0;
 	struct item *items = calloc(n + 1, sizeof(*items));
+	size_t *of = calloc(n + 1, sizeof(*of));
 	int rc = -1;
 
-	if (!items)
+	if (!items || !of)
 		goto done;
 	for (i = 0; i < n; i++) {
 		void *found;
-		struct item *it;
 
 		pmbot_buf_clear(&key);
 		if (item_key(&key, json_array_get(changesets, i)) < 0)
 			goto done;
 		if (pmbot_strmap_get(&map, key.buf, &found)) {
-			it = found;
+			of[i] = (size_t)((struct item *)found - items);
 		} else {
-			it = &items[k++];
-			if (!(it->key = strdup(key.buf)) || !(it->cs = calloc(n, sizeof(*it->cs))) ||
-			    pmbot_strmap_put(&map, it->key, it, NULL) < 0)
+			of[i] = k;
+			if (!(items[k].key = strdup(key.buf)) ||
+			    pmbot_strmap_put(&map, items[k].key, &items[k], NULL) < 0) {
+				k++;
 				goto done;
+			}
+			k++;
 		}
-		it->cs[it->n++] = i;
+		items[of[i]].n++;
 	}
+	for (i = 0; i < k; i++) {
+		if (!(items[i].cs = calloc(items[i].n, sizeof(*items[i].cs))))
+			goto done;
+		items[i].n = 0;
+	}
+	for (i = 0; i < n; i++)
+		items[of[i]].cs[items[of[i]].n++] = i;
 	rc = 0;
 done:
 	if (rc < 0) {
@@ -337,6 +351,7 @@ done:
 	}
 	*out = items;
 	*n_out = k;
+	free(of);
 	pmbot_strmap_free(&map);
 	pmbot_buf_free(&key);
 	return rc;
