@@ -540,6 +540,13 @@ int pmbot_body_rev(char out[PMBOT_SHA256_HEX_SIZE], const char *body, size_t len
 	while (next_line(body, len, &pos, &line) && !err) {
 		if (is_marker_line(trim(line)))
 			continue;
+		/*
+		 * Blank lines before the text go as those at its end do: the
+		 * marker first with a blank line after it hashes like the
+		 * marker last, so moving it is no edit.
+		 */
+		if (!text.len && !trim(line).len)
+			continue;
 		err |= pmbot_buf_put(&text, line.p, line.len);
 		err |= pmbot_buf_putc(&text, '\n');
 	}
