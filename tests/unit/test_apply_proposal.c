@@ -102,13 +102,14 @@ static void test_proposal__a_body_the_model_writes_gets_pm_bots_own_marker(void 
 		"\"task:new\"}", "{\"title\":\"New\",\"labels\":[],\"body\":\"### Goal\\nNew\"}") ","
 		CS("update_issue_body", NUM1, "{\"body\":\"### Goal\\nBetter\"}") "]"), PMBOT_OK);
 	assert_int_equal(pmbot_body_rev(rev, "### Goal\nNew", 12), 0);
-	assert_int_equal(pmbot_buf_printf(&want, "### Goal\nNew\n\n<!-- pm-bot:id=task:new rev=%s -->",
+	/* The marker first, as in every body pm-bot renders. */
+	assert_int_equal(pmbot_buf_printf(&want, "<!-- pm-bot:id=task:new rev=%s -->\n\n### Goal\nNew",
 		rev), 0);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(cs_at(f, 0), "payload"),
 		"body")), want.buf);
 	pmbot_buf_clear(&want);
 	assert_int_equal(pmbot_body_rev(rev, "### Goal\nBetter", 15), 0);
-	assert_int_equal(pmbot_buf_printf(&want, "### Goal\nBetter\n\n<!-- pm-bot:id=task:old rev=%s -->",
+	assert_int_equal(pmbot_buf_printf(&want, "<!-- pm-bot:id=task:old rev=%s -->\n\n### Goal\nBetter",
 		rev), 0);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(cs_at(f, 1), "payload"),
 		"body")), want.buf);
@@ -139,8 +140,8 @@ static void test_proposal__the_models_text_never_mentions_or_links(void **state)
 	assert_string_equal(title, "Ask @" ZWNJ "octocat");
 	assert_int_equal(pmbot_body_rev(rev, "cc @" ZWNJ "octocat, see acme/widgets#" ZWNJ "1 and "
 		"`@kept`", strlen("cc @" ZWNJ "octocat, see acme/widgets#" ZWNJ "1 and `@kept`")), 0);
-	assert_int_equal(pmbot_buf_printf(&want, "cc @" ZWNJ "octocat, see acme/widgets#" ZWNJ "1 "
-		"and `@kept`\n\n<!-- pm-bot:id=task:new rev=%s -->", rev), 0);
+	assert_int_equal(pmbot_buf_printf(&want, "<!-- pm-bot:id=task:new rev=%s -->\n\ncc @" ZWNJ
+		"octocat, see acme/widgets#" ZWNJ "1 and `@kept`", rev), 0);
 	assert_string_equal(body, want.buf);
 	/* The marker's rev is of the bytes written, so apply's rules accept it. */
 	assert_int_equal(pmbot_apply_rules_check(json_object_get(f->bundle, "changesets"), f->state,
