@@ -458,7 +458,10 @@ run 3 "$PMBOT" plan --repo "$R" --detailed-exitcode --out "$TMP/p2.json" && {
 	expect_eq "$(py "$TMP/p2.json" '[(c["stable_id"], c["reason"]) for c in d["conflicts"]]')" '[["spike:sampling", "body_edited"]]' &&
 	# the diff: the marker leaves the last line for the first, the rest is the same text
 	expect_eq "$(py "$TMP/p2.json" 'sorted(set(c["before"]["body"].split("\n\n")[-1] == c["after"]["body"].split("\n\n")[0] and c["before"]["body"].split("\n\n")[:-1] == c["after"]["body"].split("\n\n")[1:] and c["after"]["body"].startswith("<!-- pm-bot:id=") for c in d["changesets"]))')" '[true]' &&
-	expect_in "$OUT" "update\\_issue\\_body"
+	expect_in "$OUT" "update\\_issue\\_body" &&
+	# and the plan's Markdown diff shows it: the marker added on top, removed at the end
+	expect_in "$OUT" "$(printf '+<!-- pm-bot:id=task:hook rev=%s -->\n  +\n   ### Goal' "$(py "$TMP/p2.json" '[c for c in d["changesets"] if c["target"]["stable_id"] == "task:hook"][0]["after"]["body"].split(" rev=")[1][:64]')")" &&
+	expect_in "$OUT" "$(printf '   ### Blocked by\n  -_No response_\n  -\n  -<!-- pm-bot:id=task:hook rev=')"
 } && ok
 
 CASE="old layout: apply writes the new layout, and plan again has nothing to do but the conflict"
