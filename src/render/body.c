@@ -363,7 +363,9 @@ static int parse_marker(span t, span *id, char rev[PMBOT_SHA256_HEX_SIZE])
 	t.len -= 10;
 	id->p = t.p;
 	for (i = 0; i < t.len && !is_blank(t.p[i]); i++)
-		;
+		/* A control character (NUL above all) is no id pm-bot renders. */
+		if ((unsigned char)t.p[i] < 0x20 || t.p[i] == 0x7f)
+			return 0;
 	id->len = i;
 	if (!id->len || has_sub(*id, "-->") || has_sub(*id, "<!--") || has_sub(*id, "--!>"))
 		return 0;

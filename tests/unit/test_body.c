@@ -214,6 +214,7 @@ static void test_body__malformed_markers_are_reported(void **state)
 		"<!-- pm-bot:id=x rev=" ZEROS64 " --> trailing",
 		("<!-- pm-bot:id=x rev=" ZEROS64), /* no end */
 		"<!-- pm-bot:identity=x -->",
+		"<!-- pm-bot:id=a\x01b rev=" ZEROS64 " -->",  /* a control character in the id */
 	};
 	size_t i;
 
