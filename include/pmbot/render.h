@@ -331,7 +331,8 @@ typedef struct {
  * the empty value. A marker line is a line whose trimmed text starts with
  * "<!--", optional whitespace, "pm-bot:"; it is well-formed when it is
  * exactly "<!--" [ws] "pm-bot:id=" ID ws "rev=" 64 lower-case hex [ws]
- * "-->" with ID free of whitespace and comment delimiters.
+ * "-->" with ID free of whitespace, control characters and comment
+ * delimiters.
  *
  * Marker problems are also added to `diags` (may be NULL) as warnings
  * BODY_MARKER_MALFORMED / BODY_MARKER_MULTIPLE with their line.
