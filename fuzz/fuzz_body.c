@@ -16,8 +16,8 @@
  *    (when there was none) or MULTIPLE, and whose rev is the same: the rev
  *    ignores marker lines, so pm-bot's own marker never changes it;
  *  - so does putting the marker and a blank line first, as pm-bot writes
- *    bodies, with the same fields and values: a marker before the first
- *    heading is read by nobody but pmbot_body_parse()'s marker rule;
+ *    bodies, with the same fields and values (the rev when the body does
+ *    not open with a blank line: after a leading marker those are skipped);
  *  - a second parse gives the same result.
  */
 #include <stddef.h>
@@ -48,6 +48,16 @@ static int lower_hex(const char *s, size_t n)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return 1;
+}
+
+/* Is the first line of s[0..len) empty or spaces and tabs only? */
+static int opens_blank(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i == len || s[i] == '\n' || s[i] == '\r';
 }
 
 /* Parse `len` bytes at `text`; describe the result in `out`. 0, or -1 out of memory. */
@@ -155,7 +165,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				CHECK(!strcmp(b3.fields[i].value, b1.fields[i].value));
 			}
 			CHECK(pmbot_body_rev(rev2, marked.buf, marked.len) == 0);
-			CHECK(!strcmp(rev1, rev2));
+			if (!opens_blank(exact, size))
+				CHECK(!strcmp(rev1, rev2));
 		}
 	}
 	pmbot_body_free(&b1);

@@ -358,11 +358,13 @@ int pmbot_body_heading_eq(const char *a, const char *b);
 
 /*
  * The rev of a body: the hex SHA-256 of the body with every marker line
- * (and its line ending) removed, line endings turned into LF, blank lines
- * (empty or spaces and tabs only) before the first other line removed and
- * trailing whitespace at the end removed. So a body pm-bot wrote hashes to
- * its marker's rev until somebody edits more than line endings, and a body
- * with the marker first hashes as the same body with it last. 0 or
+ * (and its line ending) removed, line endings turned into LF, the blank
+ * lines (empty or spaces and tabs only) between a marker line that comes
+ * first and the first other line removed, and trailing whitespace at the
+ * end removed. So a body pm-bot wrote hashes to its marker's rev until
+ * somebody edits more than line endings, and a body with the marker first
+ * hashes as the same body with it last; blank lines opening a body without
+ * a marker before them count, so revs written before the move stay. 0 or
  * PMBOT_ERROR.
  */
 int pmbot_body_rev(char out[PMBOT_SHA256_HEX_SIZE], const char *body, size_t len);

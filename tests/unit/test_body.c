@@ -371,14 +371,20 @@ static void test_body__rev_is_the_same_with_the_marker_first_or_last(void **stat
 	assert_string_equal(got, want);
 	rev_of(got, "<!-- pm-bot:id=a rev=" ZEROS64 " -->\n\n### Area\ncore\n\n### Blocked by\ntask:b");
 	assert_string_equal(got, want);
-	/* Blank lines before the text count as little as those after it. */
-	rev_of(got, "\n \t\n\r\n### Area\ncore\n\n### Blocked by\ntask:b\n\n");
+	/* Blank lines between a leading marker and the text count as little as those after it. */
+	rev_of(got, "<!-- pm-bot:id=a rev=" ZEROS64 " -->\n \t\n\r\n### Area\ncore\n\n### Blocked by\ntask:b\n\n");
+	assert_string_equal(got, want);
+	rev_of(got, "<!-- pm-bot:id=a rev=" ZEROS64 " -->\n### Area\ncore\n\n### Blocked by\ntask:b");
 	assert_string_equal(got, want);
 	/* Blank lines inside still count, and so does the first line's indentation. */
 	rev_of(got, "<!-- pm-bot:id=a rev=" ZEROS64 " -->\n\n### Area\ncore\n\n\n### Blocked by\ntask:b");
 	assert_string_not_equal(got, want);
 	rev_of(got, "<!-- pm-bot:id=a rev=" ZEROS64 " -->\n\n ### Area\ncore\n\n### Blocked by\ntask:b");
 	assert_string_not_equal(got, want);
+	/* Without a marker before them they count: the revs of bodies written before the move stay. */
+	assert_int_equal(pmbot_sha256_hex(want, "\n### Area\ncore", 14), 0);
+	rev_of(got, "\n### Area\ncore\n\n<!-- pm-bot:id=a rev=" ZEROS64 " -->");
+	assert_string_equal(got, want);
 }
 
 /* ---- hours ------------------------------------------------------------------- */
