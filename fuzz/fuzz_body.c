@@ -15,6 +15,9 @@
  *  - appending a well-formed marker line gives a body whose marker is OK
  *    (when there was none) or MULTIPLE, and whose rev is the same: the rev
  *    ignores marker lines, so pm-bot's own marker never changes it;
+ *  - so does putting the marker and a blank line first, as pm-bot writes
+ *    bodies, with the same fields and values (the rev when the body does
+ *    not open with a blank line: after a leading marker those are skipped);
  *  - a second parse gives the same result.
  */
 #include <stddef.h>
@@ -45,6 +48,16 @@ static int lower_hex(const char *s, size_t n)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return 1;
+}
+
+/* Is the first line of s[0..len) empty or spaces and tabs only? */
+static int opens_blank(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i == len || s[i] == '\n' || s[i] == '\r';
 }
 
 /* Parse `len` bytes at `text`; describe the result in `out`. 0, or -1 out of memory. */
@@ -134,6 +147,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(b3.n_fields == b1.n_fields);
 			CHECK(pmbot_body_rev(rev2, marked.buf, marked.len) == 0);
 			CHECK(!strcmp(rev1, rev2));
+		}
+		pmbot_body_free(&b3);
+		pmbot_buf_clear(&marked);
+		pmbot_buf_clear(&two);
+		CHECK(pmbot_buf_puts(&marked, MARKER "\n\n") == 0);
+		if (size)
+			CHECK(pmbot_buf_put(&marked, exact, size) == 0);
+		if (parse(&two, &b3, marked.buf, marked.len) == 0) {
+			size_t i;
+
+			CHECK(b3.marker == (b1.marker == PMBOT_MARKER_NONE ? PMBOT_MARKER_OK :
+				PMBOT_MARKER_MULTIPLE));
+			CHECK(b3.n_fields == b1.n_fields);
+			for (i = 0; i < b1.n_fields; i++) {
+				CHECK(!strcmp(b3.fields[i].heading, b1.fields[i].heading));
+				CHECK(!strcmp(b3.fields[i].value, b1.fields[i].value));
+			}
+			CHECK(pmbot_body_rev(rev2, marked.buf, marked.len) == 0);
+			if (!opens_blank(exact, size))
+				CHECK(!strcmp(rev1, rev2));
 		}
 	}
 	pmbot_body_free(&b1);

@@ -210,10 +210,14 @@ typedef struct {
  * Title: form->title_prefix + the neutralised title
  * (pmbot_render_neutralise_title, then pmbot_text_neutralise with code
  * spans kept: report text never mentions or links, pmbot/text.h).
- * Body: for each form heading in order "### <label>\n<value>", fields
- * separated by one blank line, then a blank line and the marker
- * "<!-- pm-bot:id=<stable_id> rev=<hex> -->" (no trailing newline), where
- * rev = pmbot_body_rev() of the body. Values: single-line fields through
+ * Body: the marker "<!-- pm-bot:id=<stable_id> rev=<hex> -->", a blank
+ * line ("\n\n"), then for each form heading in order
+ * "### <label>\n<value>", fields separated by one blank line, no trailing
+ * newline; a form without fields gives the marker alone. rev =
+ * pmbot_body_rev() of the fields, the same with the marker first or last.
+ * The marker stands first so that parsers reading a section up to the next
+ * heading never read it into the last field (docs/issue-format.md).
+ * Values: single-line fields through
  * pmbot_render_neutralise_line(), goal/objective through
  * pmbot_render_neutralise_block(), lists one "- " (acceptance criteria:
  * "- [ ] ") item per line; "_No response_" when there is nothing. Every
@@ -316,7 +320,10 @@ typedef struct {
 } pmbot_body;
 
 /*
- * Parse an issue body the way the Projects field sync reads it. Lines end
+ * Parse an issue body the way the Projects field sync reads it. The marker
+ * is read wherever it stands (first as pm-bot writes it, last as earlier
+ * versions did); a marker line ends the section it is in and is never part
+ * of a value. Lines end
  * in LF, CRLF or CR. A heading is a line that is "###" then whitespace
  * and text, with any whitespace around it; its value is the first
  * non-empty line after it, trimmed of spaces and tabs, unless an ATX
@@ -324,7 +331,8 @@ typedef struct {
  * the empty value. A marker line is a line whose trimmed text starts with
  * "<!--", optional whitespace, "pm-bot:"; it is well-formed when it is
  * exactly "<!--" [ws] "pm-bot:id=" ID ws "rev=" 64 lower-case hex [ws]
- * "-->" with ID free of whitespace and comment delimiters.
+ * "-->" with ID free of whitespace, control characters and comment
+ * delimiters.
  *
  * Marker problems are also added to `diags` (may be NULL) as warnings
  * BODY_MARKER_MALFORMED / BODY_MARKER_MULTIPLE with their line.
@@ -350,9 +358,13 @@ int pmbot_body_heading_eq(const char *a, const char *b);
 
 /*
  * The rev of a body: the hex SHA-256 of the body with every marker line
- * (and its line ending) removed, line endings turned into LF and trailing
- * whitespace at the end removed. So a body pm-bot wrote hashes to its
- * marker's rev until somebody edits more than line endings. 0 or
+ * (and its line ending) removed, line endings turned into LF, the blank
+ * lines (empty or spaces and tabs only) between a marker line that comes
+ * first and the first other line removed, and trailing whitespace at the
+ * end removed. So a body pm-bot wrote hashes to its marker's rev until
+ * somebody edits more than line endings, and a body with the marker first
+ * hashes as the same body with it last; blank lines opening a body without
+ * a marker before them count, so revs written before the move stay. 0 or
  * PMBOT_ERROR.
  */
 int pmbot_body_rev(char out[PMBOT_SHA256_HEX_SIZE], const char *body, size_t len);

@@ -55,30 +55,50 @@ done:
 	return err;
 }
 
-/*
- * pm-bot's rendering of a body for `sid`, as pmbot_render_issue() ends
- * every body: the text, a blank line, and the marker whose rev is the
- * text's own.
- */
+/* The length of the blank lines (spaces and tabs only) that open `s`. */
+static size_t leading_blank_lines(const char *s, size_t len)
+{
+	size_t i = 0, end = 0;
+
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) {
+		if (s[i] == '\n' || s[i] == '\r') {
+			i += (s[i] == '\r' && i + 1 < len && s[i + 1] == '\n') ? 2 : 1;
+			end = i;
+		} else {
+			i++;
+		}
+	}
+	return end;
+}
+
 /*
  * The model's text as pm-bot writes it: neutralised like report text (no
- * mention, cross-reference or link; docs/security.md), then pm-bot's marker
- * with the rev of exactly those bytes.
+ * mention, cross-reference or link; docs/security.md), after pm-bot's
+ * marker with the rev of exactly those bytes and a blank line, as
+ * pmbot_render_issue() lays out every body: a model that keeps a form's
+ * sections would otherwise have the marker read into the last one. Blank
+ * lines that open the text go: after a leading marker the rev skips them,
+ * and the rev must be of the bytes written.
  */
 static json_t *marked_body(const char *text, size_t len, const char *sid)
 {
 	char rev[PMBOT_SHA256_HEX_SIZE];
-	pmbot_buf b = PMBOT_BUF_INIT;
+	pmbot_buf t = PMBOT_BUF_INIT, b = PMBOT_BUF_INIT;
 	json_t *j = NULL;
-	size_t n;
+	const char *s;
+	size_t skip;
 
-	if (pmbot_text_neutralise(&b, text, len, PMBOT_TEXT_CODE_SPANS) < 0)
+	if (pmbot_text_neutralise(&t, text, len, PMBOT_TEXT_CODE_SPANS) < 0)
 		goto done;
-	n = b.len;
-	if (pmbot_body_rev(rev, b.buf, n) == 0 && (!n || pmbot_buf_puts(&b, "\n\n") == 0) &&
-	    pmbot_buf_printf(&b, "<!-- pm-bot:id=%s rev=%s -->", sid, rev) == 0)
+	skip = leading_blank_lines(t.buf, t.len);
+	s = t.len ? t.buf + skip : "";
+	if (pmbot_body_rev(rev, s, t.len - skip) == 0 &&
+	    pmbot_buf_printf(&b, "<!-- pm-bot:id=%s rev=%s -->", sid, rev) == 0 &&
+	    (t.len == skip || (pmbot_buf_puts(&b, "\n\n") == 0 &&
+				pmbot_buf_put(&b, s, t.len - skip) == 0)))
 		j = json_stringn(b.buf, b.len);
 done:
+	pmbot_buf_free(&t);
 	pmbot_buf_free(&b);
 	return j;
 }

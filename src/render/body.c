@@ -363,7 +363,9 @@ static int parse_marker(span t, span *id, char rev[PMBOT_SHA256_HEX_SIZE])
 	t.len -= 10;
 	id->p = t.p;
 	for (i = 0; i < t.len && !is_blank(t.p[i]); i++)
-		;
+		/* A control character (NUL above all) is no id pm-bot renders. */
+		if ((unsigned char)t.p[i] < 0x20 || t.p[i] == 0x7f)
+			return 0;
 	id->len = i;
 	if (!id->len || has_sub(*id, "-->") || has_sub(*id, "<!--") || has_sub(*id, "--!>"))
 		return 0;
@@ -535,10 +537,21 @@ int pmbot_body_rev(char out[PMBOT_SHA256_HEX_SIZE], const char *body, size_t len
 	pmbot_buf text = PMBOT_BUF_INIT;
 	size_t pos = 0;
 	span line;
-	int err = 0;
+	int err = 0, lead_marker = 0;
 
 	while (next_line(body, len, &pos, &line) && !err) {
-		if (is_marker_line(trim(line)))
+		if (is_marker_line(trim(line))) {
+			lead_marker |= !text.len;
+			continue;
+		}
+		/*
+		 * The blank lines after a marker that comes first go, as those
+		 * at the end do: the marker first hashes like the marker last,
+		 * so moving it is no edit. Only after a marker: blank lines
+		 * that open a body written with the marker last (a model's text
+		 * can start so) still count, and its rev stays what it was.
+		 */
+		if (lead_marker && !text.len && !trim(line).len)
 			continue;
 		err |= pmbot_buf_put(&text, line.p, line.len);
 		err |= pmbot_buf_putc(&text, '\n');

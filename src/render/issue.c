@@ -305,7 +305,7 @@ static int field_value(pmbot_buf *out, const pmbot_form_field *field,
 static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_workgraph *g,
 	const pmbot_form *form, const pmbot_render_opts *opts, int id_ok)
 {
-	pmbot_buf body = PMBOT_BUF_INIT, val = PMBOT_BUF_INIT;
+	pmbot_buf body = PMBOT_BUF_INIT, fields = PMBOT_BUF_INIT, val = PMBOT_BUF_INIT;
 	size_t i, chars;
 	int err = 0;
 
@@ -313,20 +313,28 @@ static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_wor
 		pmbot_buf_clear(&val);
 		err |= field_value(&val, &form->fields[i], g, c->node, opts);
 		if (i)
-			err |= pmbot_buf_puts(&body, "\n\n");
-		err |= pmbot_buf_printf(&body, "### %s\n", form->fields[i].label);
-		err |= val.len ? pmbot_buf_put(&body, val.buf, val.len)
-			       : pmbot_buf_puts(&body, PMBOT_NO_RESPONSE);
+			err |= pmbot_buf_puts(&fields, "\n\n");
+		err |= pmbot_buf_printf(&fields, "### %s\n", form->fields[i].label);
+		err |= val.len ? pmbot_buf_put(&fields, val.buf, val.len)
+			       : pmbot_buf_puts(&fields, PMBOT_NO_RESPONSE);
 	}
 	if (err)
 		goto done;
 	err = -1;
-	if (pmbot_body_rev(out->rev, body.buf, body.len) < 0)
+	if (pmbot_body_rev(out->rev, fields.buf, fields.len) < 0)
 		goto done;
-	if (body.len && pmbot_buf_puts(&body, "\n\n") < 0)
-		goto done;
+	/*
+	 * The marker first: whole-section issue-form parsers read a section
+	 * up to the next heading, so a marker after the last heading would be
+	 * part of that field's value; before the first heading no parser
+	 * reads it. The blank line after it ends the HTML comment's block
+	 * for every Markdown reader, also those that end HTML at a blank line.
+	 */
 	if (pmbot_buf_printf(&body, "<!-- pm-bot:id=%s rev=%s -->",
 			id_ok ? c->node->stable_id : "", out->rev) < 0)
+		goto done;
+	if (fields.len && (pmbot_buf_puts(&body, "\n\n") < 0 ||
+			   pmbot_buf_put(&body, fields.buf, fields.len) < 0))
 		goto done;
 	chars = count_chars(body.buf, body.len);
 	if (chars > PMBOT_ISSUE_BODY_MAX)
@@ -336,6 +344,7 @@ static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_wor
 	if ((out->body = pmbot_buf_detach(&body, &out->body_len)))
 		err = 0;
 done:
+	pmbot_buf_free(&fields);
 	pmbot_buf_free(&body);
 	pmbot_buf_free(&val);
 	return err ? -1 : 0;

@@ -376,7 +376,7 @@ run 0 "$PMBOT" advise --capability issue_adjustment_proposal --repo "$R" \
 	expect_eq "$(py "$TMP/p3.json" 'len(d["changesets"])')" 5 && ok
 
 CASE="a body the model writes gets pm-bot's own marker, and applies as a managed body"
-expect_eq "$(py "$TMP/p3.json" 'str(d["changesets"][2]["payload"]["body"].split("\n")[-1].startswith("<!-- pm-bot:id=task:name-index rev="))')" True &&
+expect_eq "$(py "$TMP/p3.json" 'str(d["changesets"][2]["payload"]["body"].split("\n")[0].startswith("<!-- pm-bot:id=task:name-index rev="))')" True &&
 	run 0 "$PMBOT" apply --repo "$R" --plan "$TMP/p3.json" --approve "$(py "$TMP/p3.json" 'd["plan_hash"]')" && keep &&
 	expect_in "$(py "$STATE" 'd["repositories"][0]["issues"][0]["body"]')" "<!-- pm-bot:id=task:name-index rev=" &&
 	expect_eq "$(py "$STATE" 'sorted(d["repositories"][0]["issues"][0]["labels"])')" '["security"]' && ok

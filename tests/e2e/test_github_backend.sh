@@ -237,9 +237,37 @@ plan_to "$R" "$TMP/m.json" && apply_plan 0 "$R" "$TMP/m.json" &&
 @${ZW}octocat" &&
 	{ ! printf '%s' "$BODY" | sed 's/`@octocat`//' | grep -q '@octocat' || fail "a bare @octocat is in the body"; } &&
 	{ ! printf '%s' "$BODY$TITLE" | grep -q 'widgets#1' || fail "a bare acme/widgets#1 is in the issue"; } &&
-	{ printf '%s' "$BODY" | tail -n 1 | grep -Eqx '<!-- pm-bot:id=task:drain-hook rev=[0-9a-f]{64} -->' || fail "the marker was changed"; } &&
+	{ printf '%s' "$BODY" | head -n 1 | grep -Eqx '<!-- pm-bot:id=task:drain-hook rev=[0-9a-f]{64} -->' || fail "the marker was changed"; } &&
 	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --detailed-exitcode && keep &&
 	expect_in "$OUT" "**No changes.**" && ok
+
+CASE="bodies an earlier pm-bot wrote with the marker last move it first by ordinary body updates, then converge"
+reset_world
+R=$TMP/layout
+example_repo "$R"
+plan_to "$R" "$TMP/ml.json" && apply_plan 0 "$R" "$TMP/ml.json" &&
+	ctl GET /_emu/state >"$TMP/ml-state.json" &&
+	python3 - "$TMP/ml-state.json" "$TMP/ml-seed.json" <<'PY' &&
+import json, sys
+seed = json.load(open(sys.argv[1], encoding="utf-8"))
+for r in seed["state"]["repositories"]:
+    for i in r["issues"]:
+        marker, rest = i["body"].split("\n\n", 1)
+        assert marker.startswith("<!-- pm-bot:id="), marker
+        i["body"] = rest + "\n\n" + marker
+json.dump(seed, open(sys.argv[2], "w", encoding="utf-8"))
+PY
+	ctl POST /_emu/reset "$(cat "$TMP/ml-seed.json")" >/dev/null && rm -rf "$TMP/cache" &&
+	plan_to "$R" "$TMP/ml2.json" &&
+	expect_eq "$(py "$TMP/ml2.json" '[sorted(set(c["operation"] for c in d["changesets"])), len(d["changesets"]), d["conflicts"]]')" \
+		'[["update_issue_body"], 7, []]' &&
+	apply_plan 0 "$R" "$TMP/ml2.json" &&
+	expect_in "$OUT" "applied 7, already applied 0, denied 0, failed 0, pending 0" &&
+	run 0 "$PMBOT" plan --format md --repo "$R" --backend github --detailed-exitcode && keep &&
+	expect_in "$OUT" "**No changes.**" &&
+	expect_eq "$(ctl GET /_emu/state | py - 'sorted(set(i["body"].startswith("<!-- pm-bot:id=") and i["body"].count("pm-bot:id=") == 1 for r in d["state"]["repositories"] for i in r["issues"]))')" '[true]' &&
+	expect_eq "$(ctl GET /_emu/state | py - 'sorted(i["body"] for r in d["state"]["repositories"] for i in r["issues"])')" \
+		"$(py "$TMP/ml-state.json" 'sorted(i["body"] for r in d["state"]["repositories"] for i in r["issues"])')" && ok
 
 CASE="an issue the token cannot fully read is named, left alone, and nothing it might be is created"
 ctl GET /_emu/state >"$TMP/pf-before.json"

@@ -88,7 +88,8 @@ g add -A && g commit -qm forms
 run 0 "$PMBOT" render --repo "$R" --id feat:graceful-drain plans/2026/q4.md && {
 	expect_in "$OUT" "title: [FEATURE] Drain in-flight payments before a pod stops" &&
 	expect_in "$OUT" "labels: area:checkout, needs-triage, prio:P1, size:M, type:feature" &&
-	expect_in "$OUT" "$(printf '### Goal\nA rolling deploy finishes every payment that started on the old pod.\n\n### Area\ncheckout\n\n### Priority\nP1\n\n<!-- pm-bot:id=feat:graceful-drain rev=')"
+	expect_in "$OUT" "$(printf '### Goal\nA rolling deploy finishes every payment that started on the old pod.\n\n### Area\ncheckout\n\n### Priority\nP1')" &&
+	expect_eq "$(printf '%s\n' "$OUT" | grep -A2 '^labels: ' | sed 1d | sed 's/rev=[0-9a-f]*/rev=R/')" "$(printf '\n<!-- pm-bot:id=feat:graceful-drain rev=R -->')"
 } && ok
 run 0 "$PMBOT" render --json --repo "$R" plans/2026/q4.md && {
 	expect_in "$OUT" '"stable_id":"task:drain-hook","title":"[task] Add a preStop hook that waits for in-flight payments"' &&

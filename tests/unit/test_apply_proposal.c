@@ -102,17 +102,42 @@ static void test_proposal__a_body_the_model_writes_gets_pm_bots_own_marker(void 
 		"\"task:new\"}", "{\"title\":\"New\",\"labels\":[],\"body\":\"### Goal\\nNew\"}") ","
 		CS("update_issue_body", NUM1, "{\"body\":\"### Goal\\nBetter\"}") "]"), PMBOT_OK);
 	assert_int_equal(pmbot_body_rev(rev, "### Goal\nNew", 12), 0);
-	assert_int_equal(pmbot_buf_printf(&want, "### Goal\nNew\n\n<!-- pm-bot:id=task:new rev=%s -->",
+	/* The marker first, as in every body pm-bot renders. */
+	assert_int_equal(pmbot_buf_printf(&want, "<!-- pm-bot:id=task:new rev=%s -->\n\n### Goal\nNew",
 		rev), 0);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(cs_at(f, 0), "payload"),
 		"body")), want.buf);
 	pmbot_buf_clear(&want);
 	assert_int_equal(pmbot_body_rev(rev, "### Goal\nBetter", 15), 0);
-	assert_int_equal(pmbot_buf_printf(&want, "### Goal\nBetter\n\n<!-- pm-bot:id=task:old rev=%s -->",
+	assert_int_equal(pmbot_buf_printf(&want, "<!-- pm-bot:id=task:old rev=%s -->\n\n### Goal\nBetter",
 		rev), 0);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(cs_at(f, 1), "payload"),
 		"body")), want.buf);
 	/* What pm-bot wrote passes the rules apply enforces. */
+	assert_int_equal(pmbot_apply_rules_check(json_object_get(f->bundle, "changesets"), f->state,
+		f->config, &d), PMBOT_OK);
+	pmbot_buf_free(&want);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_proposal__blank_lines_before_the_models_text_go_and_the_rev_is_the_bodys(
+	void **state)
+{
+	fixture *f = *state;
+	char rev[PMBOT_SHA256_HEX_SIZE];
+	pmbot_buf want = PMBOT_BUF_INIT;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *body;
+
+	assert_int_equal(propose(f, "[" CS("update_issue_body", NUM1,
+		"{\"body\":\"\\n \\r\\n### Goal\\nBetter\"}") "]"), PMBOT_OK);
+	body = json_string_value(json_object_get(json_object_get(cs_at(f, 0), "payload"), "body"));
+	assert_int_equal(pmbot_body_rev(rev, "### Goal\nBetter", 15), 0);
+	assert_int_equal(pmbot_buf_printf(&want, "<!-- pm-bot:id=task:old rev=%s -->\n\n### Goal\nBetter",
+		rev), 0);
+	assert_string_equal(body, want.buf);
+	assert_int_equal(pmbot_body_rev(rev, body, strlen(body)), 0);
+	assert_non_null(strstr(body, rev));
 	assert_int_equal(pmbot_apply_rules_check(json_object_get(f->bundle, "changesets"), f->state,
 		f->config, &d), PMBOT_OK);
 	pmbot_buf_free(&want);
@@ -139,8 +164,8 @@ static void test_proposal__the_models_text_never_mentions_or_links(void **state)
 	assert_string_equal(title, "Ask @" ZWNJ "octocat");
 	assert_int_equal(pmbot_body_rev(rev, "cc @" ZWNJ "octocat, see acme/widgets#" ZWNJ "1 and "
 		"`@kept`", strlen("cc @" ZWNJ "octocat, see acme/widgets#" ZWNJ "1 and `@kept`")), 0);
-	assert_int_equal(pmbot_buf_printf(&want, "cc @" ZWNJ "octocat, see acme/widgets#" ZWNJ "1 "
-		"and `@kept`\n\n<!-- pm-bot:id=task:new rev=%s -->", rev), 0);
+	assert_int_equal(pmbot_buf_printf(&want, "<!-- pm-bot:id=task:new rev=%s -->\n\ncc @" ZWNJ
+		"octocat, see acme/widgets#" ZWNJ "1 and `@kept`", rev), 0);
 	assert_string_equal(body, want.buf);
 	/* The marker's rev is of the bytes written, so apply's rules accept it. */
 	assert_int_equal(pmbot_apply_rules_check(json_object_get(f->bundle, "changesets"), f->state,
@@ -237,6 +262,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_proposal__a_body_the_model_writes_gets_pm_bots_own_marker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proposal__the_models_text_never_mentions_or_links, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_proposal__blank_lines_before_the_models_text_go_and_the_rev_is_the_bodys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proposal__a_marker_in_the_models_text_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proposal__breaking_a_rule_gives_no_bundle_and_says_why, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proposal__managed_issues_are_named_as_plans_name_them_with_before_values, setup, teardown),

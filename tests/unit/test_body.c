@@ -214,6 +214,7 @@ static void test_body__malformed_markers_are_reported(void **state)
 		"<!-- pm-bot:id=x rev=" ZEROS64 " --> trailing",
 		("<!-- pm-bot:id=x rev=" ZEROS64), /* no end */
 		"<!-- pm-bot:identity=x -->",
+		"<!-- pm-bot:id=a\x01b rev=" ZEROS64 " -->",  /* a control character in the id */
 	};
 	size_t i;
 
@@ -276,6 +277,50 @@ static void test_body__a_marker_line_is_never_a_value(void **state)
 	pmbot_body_free(&b);
 }
 
+static void test_body__reads_the_marker_first_and_last_alike(void **state)
+{
+	static const char *const bodies[] = {
+		/* pm-bot's layout: the marker, a blank line, the sections */
+		"<!-- pm-bot:id=task:a rev=" HEX64 " -->\n\n### Area\ncore\n\n### Blocked by\ntask:b",
+		/* the layout before it: the marker last, after the last section */
+		"### Area\ncore\n\n### Blocked by\ntask:b\n\n<!-- pm-bot:id=task:a rev=" HEX64 " -->",
+		/* and with nothing after it at all */
+		"### Area\ncore\n\n### Blocked by\ntask:b\n<!-- pm-bot:id=task:a rev=" HEX64 " -->\n",
+		"\r\n<!-- pm-bot:id=task:a rev=" HEX64 " -->\r\n\r\n### Area\r\ncore\r\n"
+			"\r\n### Blocked by\r\ntask:b\r\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+		pmbot_body b = parse(bodies[i], &d);
+
+		assert_int_equal(d.count, 0);
+		assert_int_equal(b.marker, PMBOT_MARKER_OK);
+		assert_string_equal(b.stable_id, "task:a");
+		assert_string_equal(b.rev, HEX64);
+		assert_int_equal(b.n_fields, 2);
+		assert_string_equal(pmbot_body_get(&b, "Area"), "core");
+		/* The last section's value is its text, never the marker after it. */
+		assert_string_equal(pmbot_body_get(&b, "Blocked by"), "task:b");
+		pmbot_body_free(&b);
+		pmbot_diag_list_free(&d);
+	}
+}
+
+static void test_body__a_marker_closing_an_empty_last_section_is_no_value(void **state)
+{
+	pmbot_body b = parse("### Area\ncore\n\n### Links\n\n<!-- pm-bot:id=a rev=" HEX64 " -->\n"
+		"\n", NULL);
+
+	(void)state;
+	assert_int_equal(b.marker, PMBOT_MARKER_OK);
+	assert_int_equal(b.marker_line, 6);
+	assert_string_equal(pmbot_body_get(&b, "Links"), "");
+	pmbot_body_free(&b);
+}
+
 /* ---- rev --------------------------------------------------------------------- */
 
 static void rev_of(char out[PMBOT_SHA256_HEX_SIZE], const char *body)
@@ -312,6 +357,34 @@ static void test_body__rev_changes_when_a_human_edits_the_body(void **state)
 	assert_string_equal(a, b);
 	rev_of(b, "  ### Area\ncore\n\n<!-- pm-bot:id=a rev=" ZEROS64 " -->");
 	assert_string_not_equal(a, b);
+}
+
+static void test_body__rev_is_the_same_with_the_marker_first_or_last(void **state)
+{
+	char want[PMBOT_SHA256_HEX_SIZE], got[PMBOT_SHA256_HEX_SIZE];
+	const char *content = "### Area\ncore\n\n### Blocked by\ntask:b";
+
+	(void)state;
+	/* A body written before the move keeps its rev: the hash of its sections. */
+	assert_int_equal(pmbot_sha256_hex(want, content, strlen(content)), 0);
+	rev_of(got, "### Area\ncore\n\n### Blocked by\ntask:b\n\n<!-- pm-bot:id=a rev=" ZEROS64 " -->");
+	assert_string_equal(got, want);
+	rev_of(got, "<!-- pm-bot:id=a rev=" ZEROS64 " -->\n\n### Area\ncore\n\n### Blocked by\ntask:b");
+	assert_string_equal(got, want);
+	/* Blank lines between a leading marker and the text count as little as those after it. */
+	rev_of(got, "<!-- pm-bot:id=a rev=" ZEROS64 " -->\n \t\n\r\n### Area\ncore\n\n### Blocked by\ntask:b\n\n");
+	assert_string_equal(got, want);
+	rev_of(got, "<!-- pm-bot:id=a rev=" ZEROS64 " -->\n### Area\ncore\n\n### Blocked by\ntask:b");
+	assert_string_equal(got, want);
+	/* Blank lines inside still count, and so does the first line's indentation. */
+	rev_of(got, "<!-- pm-bot:id=a rev=" ZEROS64 " -->\n\n### Area\ncore\n\n\n### Blocked by\ntask:b");
+	assert_string_not_equal(got, want);
+	rev_of(got, "<!-- pm-bot:id=a rev=" ZEROS64 " -->\n\n ### Area\ncore\n\n### Blocked by\ntask:b");
+	assert_string_not_equal(got, want);
+	/* Without a marker before them they count: the revs of bodies written before the move stay. */
+	assert_int_equal(pmbot_sha256_hex(want, "\n### Area\ncore", 14), 0);
+	rev_of(got, "\n### Area\ncore\n\n<!-- pm-bot:id=a rev=" ZEROS64 " -->");
+	assert_string_equal(got, want);
 }
 
 /* ---- hours ------------------------------------------------------------------- */
@@ -845,7 +918,7 @@ static void check_round_trip(const pmbot_rendered_issue *iss, const pmbot_form *
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
 	pmbot_buf unlinked = PMBOT_BUF_INIT, back = PMBOT_BUF_INIT;
 	char rev[PMBOT_SHA256_HEX_SIZE], *title, *crlf;
-	const char *rest, *p, *last = NULL;
+	const char *rest, *p;
 	pmbot_body b, c;
 	size_t i, crlf_len;
 
@@ -886,11 +959,13 @@ static void check_round_trip(const pmbot_rendered_issue *iss, const pmbot_form *
 	assert_int_equal(pmbot_body_rev(rev, crlf, crlf_len), 0);
 	assert_string_equal(rev, iss->rev);
 
-	/* Only the marker opens or closes an HTML comment. */
-	assert_ptr_equal(strstr(iss->body, "<!--"), strrchr(iss->body, '\n') + 1);
-	for (p = iss->body; (p = strstr(p, "-->")); p++)
-		last = p;
-	assert_ptr_equal(last, iss->body + iss->body_len - 3);
+	/* Only the marker, the first line, opens or closes an HTML comment. */
+	assert_ptr_equal(strstr(iss->body, "<!--"), iss->body);
+	assert_null(strstr(iss->body + 1, "<!--"));
+	p = strstr(iss->body, "-->");
+	assert_ptr_equal(p, strchr(iss->body, '\n') ? strchr(iss->body, '\n') - 3 :
+		iss->body + iss->body_len - 3);
+	assert_null(strstr(p + 1, "-->"));
 
 	/* The title comes back without its prefix, neutralised, never a mention or a link. */
 	assert_int_equal(pmbot_render_title_strip(&rest, iss->title, form), PMBOT_OK);
@@ -1168,6 +1243,9 @@ int main(void)
 		cmocka_unit_test(test_body__two_markers_are_reported),
 		cmocka_unit_test(test_body__a_marker_inside_a_line_is_text),
 		cmocka_unit_test(test_body__a_marker_line_is_never_a_value),
+		cmocka_unit_test(test_body__reads_the_marker_first_and_last_alike),
+		cmocka_unit_test(test_body__a_marker_closing_an_empty_last_section_is_no_value),
+		cmocka_unit_test(test_body__rev_is_the_same_with_the_marker_first_or_last),
 		cmocka_unit_test(test_body__rev_hashes_the_body_without_its_marker),
 		cmocka_unit_test(test_body__rev_changes_when_a_human_edits_the_body),
 		cmocka_unit_test(test_body__hours_accept_plain_approximate_and_unit_forms),

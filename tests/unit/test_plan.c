@@ -1246,6 +1246,85 @@ static void test_plan__an_edit_the_report_now_matches_is_adopted(void **state)
 	world_free(&w);
 }
 
+/*
+ * Issue #n's body in the layout pm-bot wrote before the marker moved to
+ * the top: the sections, a blank line, the marker. Same rev.
+ */
+static void old_layout(json_t *doc, long n)
+{
+	json_t *is = doc_issue(doc, TARGET, n);
+	const char *body = str(is, "body"), *nl = strchr(body, '\n');
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	assert_non_null(nl);
+	assert_memory_equal(nl, "\n\n###", 5);
+	assert_int_equal(pmbot_buf_printf(&b, "%s\n\n%.*s", nl + 2, (int)(nl - body), body), 0);
+	assert_int_equal(json_object_set_new(is, "body", json_string(b.buf)), 0);
+	pmbot_buf_free(&b);
+}
+
+static void test_plan__a_body_with_the_marker_last_moves_by_an_ordinary_body_update(void **state)
+{
+	struct world w;
+	pmbot_rendered_issue now;
+	json_t *cs, *is;
+	char *old;
+	long n;
+
+	(void)state;
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	n = number_of(w.graph, "task:wire");
+	old_layout(w.doc, n);
+	is = doc_issue(w.doc, TARGET, n);
+	old = strdup(str(is, "body"));
+	render(&now, &w, w.graph, "task:wire");
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	/* Not a human edit: the rev is the same, only the layout differs. */
+	assert_json(json_object_get(w.bundle, "conflicts"), "[]");
+	assert_int_equal(pmbot_plan_count(w.bundle), 1);
+	cs = cs_find(&w, "update_issue_body", "task:wire");
+	assert_string_equal(str(json_object_get(cs, "before"), "body"), old);
+	assert_string_equal(str(json_object_get(cs, "after"), "body"), now.body);
+	assert_string_equal(str(json_object_get(cs, "payload"), "body"), now.body);
+	assert_memory_equal(now.body, "<!-- pm-bot:id=task:wire rev=", 29);
+
+	/* Once written, the next plan has nothing to do. */
+	assert_int_equal(json_object_set_new(is, "body", json_string(now.body)), 0);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(pmbot_plan_count(w.bundle), 0);
+	assert_json(json_object_get(w.bundle, "conflicts"), "[]");
+	free(old);
+	pmbot_rendered_issue_free(&now);
+	world_free(&w);
+}
+
+static void test_plan__a_body_with_the_marker_last_that_a_person_edited_stays_a_conflict(
+	void **state)
+{
+	struct world w;
+	char rev[PMBOT_SHA256_HEX_SIZE];
+	const json_t *c;
+	long n;
+
+	(void)state;
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	n = number_of(w.graph, "task:wire");
+	old_layout(w.doc, n);
+	human_edit(w.doc, n, rev);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(cs_count(&w, "update_issue_body", NULL), 0);
+	assert_int_equal(json_array_size(json_object_get(w.bundle, "conflicts")), 1);
+	c = json_array_get(json_object_get(w.bundle, "conflicts"), 0);
+	assert_string_equal(str(c, "reason"), "body_edited");
+	assert_string_equal(str(c, "actual_rev"), rev);
+	world_free(&w);
+}
+
 static void test_plan__conflicted_body_keeps_the_edges_it_declared(void **state)
 {
 	struct world w;
@@ -2215,6 +2294,8 @@ int main(void)
 		cmocka_unit_test(test_plan__new_dependency_on_an_applied_item_is_added),
 		cmocka_unit_test(test_plan__human_edited_body_is_a_conflict_and_not_overwritten),
 		cmocka_unit_test(test_plan__an_edit_the_report_now_matches_is_adopted),
+		cmocka_unit_test(test_plan__a_body_with_the_marker_last_moves_by_an_ordinary_body_update),
+		cmocka_unit_test(test_plan__a_body_with_the_marker_last_that_a_person_edited_stays_a_conflict),
 		cmocka_unit_test(test_plan__conflicted_body_keeps_the_edges_it_declared),
 		cmocka_unit_test(test_plan__spoofed_marker_is_untrusted_and_the_item_is_created),
 		cmocka_unit_test(test_plan__marker_of_the_self_login_is_trusted),

@@ -123,10 +123,11 @@ static void test_render__body_lists_form_headings_with_values_on_the_next_line(v
 	assert_int_equal(d.count, 0);
 
 	assert_int_equal(pmbot_sha256_hex(rev, content, strlen(content)), 0);
-	snprintf(marker, sizeof(marker), "\n\n<!-- pm-bot:id=feat:a rev=%s -->", rev);
-	assert_int_equal(iss.body_len, strlen(content) + strlen(marker));
-	assert_memory_equal(iss.body, content, strlen(content));
-	assert_string_equal(iss.body + strlen(content), marker);
+	/* The marker first, then a blank line: no section parser reads it into a field. */
+	snprintf(marker, sizeof(marker), "<!-- pm-bot:id=feat:a rev=%s -->\n\n", rev);
+	assert_int_equal(iss.body_len, strlen(marker) + strlen(content));
+	assert_memory_equal(iss.body, marker, strlen(marker));
+	assert_string_equal(iss.body + strlen(marker), content);
 	assert_string_equal(iss.rev, rev);
 	assert_string_equal(iss.title, "[feat] Parser");
 	pmbot_rendered_issue_free(&iss);
@@ -325,8 +326,9 @@ static void test_render__report_text_never_mentions_or_links(void **state)
 	/* pm-bot's marker is its own, untouched; labels are not Markdown */
 	marker = strstr(iss.body, "<!-- pm-bot:id=feat:a rev=");
 	assert_non_null(marker);
-	assert_string_equal(marker + strlen("<!-- pm-bot:id=feat:a rev=") + 64, " -->");
-	assert_null(strstr(marker, Z));
+	assert_ptr_equal(marker, iss.body);
+	assert_memory_equal(marker + strlen("<!-- pm-bot:id=feat:a rev=") + 64, " -->\n\n###", 9);
+	assert_int_equal(strchr(marker, '\n') - marker, strlen("<!-- pm-bot:id=feat:a rev=") + 64 + 4);
 	assert_string_equal(iss.labels[0], "area:@area-owner");
 	pmbot_rendered_issue_free(&iss);
 	pmbot_form_free(f);
@@ -379,7 +381,7 @@ static void test_render__hostile_values_cannot_inject_headings_or_markers(void *
 	pmbot_body b;
 	char rev[PMBOT_SHA256_HEX_SIZE];
 	size_t i;
-	const char *p, *last;
+	const char *p;
 
 	(void)state;
 	node(g, PMBOT_NODE_FEATURE, "{\"stable_id\":\"feat:a\",\"title\":\"T\\n### Priority\","
@@ -405,11 +407,12 @@ static void test_render__hostile_values_cannot_inject_headings_or_markers(void *
 	assert_non_null(strstr(iss.body, "### Goal\nok\n\\### Area\nevil\n&lt;!-- pm-bot:id=feat:evil"));
 	assert_non_null(strstr(iss.body, "--&gt;\n\\```\n&lt;pre>\n\n"));
 	assert_non_null(strstr(iss.body, "- [ ] a ### Risk\n- [ ] --!&gt; x\n"));
-	/* Only the marker opens or closes a comment. */
-	assert_ptr_equal(strstr(iss.body, "<!--"), strrchr(iss.body, '\n') + 1);
-	for (p = iss.body, last = NULL; (p = strstr(p, "-->")); p++)
-		last = p;
-	assert_ptr_equal(last, iss.body + iss.body_len - 3);
+	/* Only the marker, the first line, opens or closes a comment. */
+	assert_ptr_equal(strstr(iss.body, "<!--"), iss.body);
+	assert_null(strstr(iss.body + 1, "<!--"));
+	p = strstr(iss.body, "-->");
+	assert_ptr_equal(p, strchr(iss.body, '\n') - 3);
+	assert_null(strstr(p + 1, "-->"));
 	assert_string_equal(iss.title, "[feat] T ### Priority");
 	assert_int_equal(pmbot_body_rev(rev, iss.body, iss.body_len), 0);
 	assert_string_equal(rev, b.rev);
