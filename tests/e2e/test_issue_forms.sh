@@ -418,7 +418,7 @@ CASE="forms: the marker comes first and the last section is exactly its field"
 check_bodies "$TMP/b1.json" && ok
 
 CASE="forms: plan again has nothing to do"
-run 0 "$PMBOT" plan --repo "$R" --detailed-exitcode && expect_in "$OUT" "**No changes.**" && ok
+run 0 "$PMBOT" plan --format md --repo "$R" --detailed-exitcode && expect_in "$OUT" "**No changes.**" && ok
 
 # ---------------------------------------------------------------------------
 # The layout of earlier pm-bots: the marker after the last section. The state
@@ -452,7 +452,7 @@ json.dump(st, open(sys.argv[1], "w", encoding="utf-8"))
 PY
 
 CASE="old layout: plan moves each marker by an ordinary, visible body update; the edited one is a conflict"
-run 3 "$PMBOT" plan --repo "$R" --detailed-exitcode --out "$TMP/p2.json" && {
+run 3 "$PMBOT" plan --format md --repo "$R" --detailed-exitcode --out "$TMP/p2.json" && {
 	expect_eq "$(py "$TMP/p2.json" 'sorted("%s %s" % (c["operation"], c["target"]["stable_id"]) for c in d["changesets"])')" \
 		'["update_issue_body bench:drain-time", "update_issue_body bug:late-callback", "update_issue_body chore:deps", "update_issue_body epic:pay", "update_issue_body epic:quiet", "update_issue_body feat:drain", "update_issue_body feat:quiet", "update_issue_body task:config", "update_issue_body task:hook", "update_issue_body test:soak"]' &&
 	expect_eq "$(py "$TMP/p2.json" '[(c["stable_id"], c["reason"]) for c in d["conflicts"]]')" '[["spike:sampling", "body_edited"]]' &&
