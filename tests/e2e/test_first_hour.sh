@@ -24,7 +24,7 @@ CASE=setup
 need_node
 STARTED=$(date +%s)
 PMBOT_ABS=$(cd "$(dirname "$PMBOT")" && pwd)/$(basename "$PMBOT")
-T=
+T= HASH1=
 trap '[ -n "$T" ] && scripts/emu.sh stop "$T/emu" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 
 # A user's shell: `pm-bot` on PATH, a git identity, none of the host's
@@ -107,7 +107,7 @@ $ERR"
 		while IFS= read -r seg; do
 			[ -n "$seg" ] || continue
 			expect_in "$all" "$seg" || { echo "  in the output of: $cmd (from $1, $2)" >&2; return 1; }
-		done < <(py "$TMP/console" "'\\n'.join(d[$n][1])")
+		done < <(py "$TMP/console" "'\\n'.join(d[$n][1])" 2>/dev/null)
 		n=$((n + 1))
 	done
 	return 0
