@@ -169,7 +169,7 @@ EVENTS=$(awk '/^\| event \| what pm-bot does \|/ { t = 1; next } t && !/^\|/ { e
 	cut -d'|' -f2 | grep -o '`[a-z_]*`' | tr -d '`' | sort -u)
 [ -n "$EVENTS" ] || fail "docs/action.md has no event table"
 for ev in $EVENTS; do
-	grep -q "act $ev " docs/rehearse.md || fail "docs/action.md's event $ev is not rehearsed in docs/rehearse.md"
+	grep -q "run_event $ev " docs/rehearse.md || fail "docs/action.md's event $ev is not rehearsed in docs/rehearse.md"
 done
 for ev in pull_request issue_comment push schedule workflow_dispatch; do
 	grep -q "^  $ev:" examples/workflows/pm-bot.yml || fail "examples/workflows/pm-bot.yml has no $ev trigger"
@@ -215,7 +215,7 @@ step sync-apply && expect_eq "$(output result)" applied && claimed sync-apply &&
 CASE="rehearse: a manual run and the next scheduled sync have nothing to do"
 BOARD=$(board)
 step dispatch && expect_eq "$(output result)" no_changes && claimed dispatch &&
-	act schedule "$T/schedule.json" >/dev/null 2>&1 && expect_eq "$(output result)" no_changes &&
+	run_event schedule "$T/schedule.json" >/dev/null 2>&1 && expect_eq "$(output result)" no_changes &&
 	expect_eq "$(output changes)" 0 && expect_eq "$(board)" "$BOARD" && ok
 
 CASE="rehearse: the emulator stops"
