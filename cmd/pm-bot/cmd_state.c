@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "pmbot/json.h"
 #include "pmbot/banned.h"
 
 /*
@@ -15,19 +16,6 @@
 static const char *state_word(const pmbot_issue *is)
 {
 	return is->closed ? "closed" : "open";
-}
-
-static json_t *strings(char *const *v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_string(v[i])) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
 }
 
 static json_t *managed_json(const pmbot_managed_issue *m, int full)
@@ -42,9 +30,11 @@ static json_t *managed_json(const pmbot_managed_issue *m, int full)
 		"issue", ref.buf, "state", state_word(is), "title", is->title ? is->title : "",
 		"on_board", m->item != NULL, "edited", m->edited, "duplicate", m->duplicate);
 	pmbot_buf_free(&ref);
-	if (o && full && (json_object_set_new(o, "labels", strings(is->labels, is->n_labels)) < 0 ||
+	if (o && full && (json_object_set_new(o, "labels",
+			pmbot_json_strings(is->labels, is->n_labels)) < 0 ||
 	    json_object_set_new(o, "parent", is->parent ? json_string(is->parent) : json_null()) < 0 ||
-	    json_object_set_new(o, "blocked_by", strings(is->blocked_by, is->n_blocked_by)) < 0 ||
+	    json_object_set_new(o, "blocked_by",
+			pmbot_json_strings(is->blocked_by, is->n_blocked_by)) < 0 ||
 	    json_object_set_new(o, "issue_type", is->issue_type ? json_string(is->issue_type) :
 		json_null()) < 0 ||
 	    json_object_set_new(o, "board", m->item ? json_deep_copy(m->item->values) :

@@ -32,6 +32,12 @@ int pmbot_json_pointer_push(pmbot_buf *out, const char *token);
 /* Append "/<index>" to `out`. */
 int pmbot_json_pointer_push_index(pmbot_buf *out, size_t index);
 
+/*
+ * A new array of the `n` strings of `v` (the caller owns it), or NULL when
+ * out of memory or a string is not UTF-8.
+ */
+json_t *pmbot_json_strings(char *const *v, size_t n);
+
 /* Compare two JSON values structurally (reals and integers never equal). */
 int pmbot_json_equal(const json_t *a, const json_t *b);
 

@@ -322,20 +322,6 @@ static json_t *string_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-static json_t *string_array(char *const *v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; a && i < n; i++) {
-		if (json_array_append_new(a, json_string(v[i])) < 0) {
-			json_decref(a);
-			a = NULL;
-		}
-	}
-	return a;
-}
-
 static json_t *object_copy(const json_t *v)
 {
 	return v ? json_deep_copy(v) : json_object();
@@ -356,9 +342,9 @@ int pmbot_promptir_to_json(json_t **out, const pmbot_promptir *ir)
 	err |= json_object_set_new(o, "intent", string_or_null(ir->intent));
 	err |= json_object_set_new(o, "phase", json_string(phase));
 	err |= json_object_set_new(o, "context_refs",
-		string_array(ir->context_refs, ir->n_context_refs));
+		pmbot_json_strings(ir->context_refs, ir->n_context_refs));
 	err |= json_object_set_new(o, "constraints",
-		string_array(ir->constraints, ir->n_constraints));
+		pmbot_json_strings(ir->constraints, ir->n_constraints));
 	err |= json_object_set_new(o, "output_requirements", object_copy(ir->output_requirements));
 	err |= json_object_set_new(o, "token_budget", json_integer(ir->token_budget));
 	err |= json_object_set_new(o, "priority", json_integer(ir->priority));

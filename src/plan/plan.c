@@ -408,19 +408,6 @@ static int add_cs(struct planner *p, const char *op, json_t *target, json_t *pay
 	return pmbot_plan_acc_add(&p->acc, op, target, payload, before, after);
 }
 
-static json_t *strings(char *const *v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_string(v[i])) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
-
 static int has_string(char *const *v, size_t n, const char *s)
 {
 	size_t i;
@@ -621,7 +608,7 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 	if (!is)
 		return add_cs(p, "create_issue", item_target(p, n),
 			json_pack("{s:s, s:s%, s:o}", "title", r->title, "body", r->body, r->body_len,
-				"labels", strings(r->labels, r->n_labels)), NULL, NULL);
+				"labels", pmbot_json_strings(r->labels, r->n_labels)), NULL, NULL);
 	if (strcmp(is->title, r->title) &&
 	    add_cs(p, "update_issue_title", item_target(p, n), json_pack("{s:s}", "title", r->title),
 		json_pack("{s:s}", "title", is->title), json_pack("{s:s}", "title", r->title)) < 0)

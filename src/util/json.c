@@ -228,6 +228,19 @@ int pmbot_json_pointer_push_index(pmbot_buf *out, size_t index)
 	return pmbot_buf_printf(out, "/%zu", index);
 }
 
+json_t *pmbot_json_strings(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		if (json_array_append_new(a, json_string(v[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 int pmbot_json_equal(const json_t *a, const json_t *b)
 {
 	if (json_typeof(a) != json_typeof(b))

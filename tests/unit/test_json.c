@@ -367,9 +367,26 @@ static void test_json__equal_never_confuses_reals_and_integers(void **state)
 	json_decref(c);
 }
 
+static void test_json__strings_makes_an_array_of_the_strings(void **state)
+{
+	char *v[] = { "b", "a" };
+	json_t *a;
+
+	(void)state;
+	a = pmbot_json_strings(v, 2);
+	assert_non_null(a);
+	assert_int_equal(json_array_size(a), 2);
+	assert_string_equal(json_string_value(json_array_get(a, 0)), "b");
+	json_decref(a);
+	a = pmbot_json_strings(NULL, 0);
+	assert_int_equal(json_array_size(a), 0);
+	json_decref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json__strings_makes_an_array_of_the_strings),
 		cmocka_unit_test(test_json__object_keys_are_sorted_by_bytes),
 		cmocka_unit_test(test_json__non_ascii_keys_sort_by_utf8_bytes_not_utf16),
 		cmocka_unit_test(test_json__keys_with_nul_bytes_are_kept_whole_and_sorted),
