@@ -1287,7 +1287,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 
 	for (i = 0; i < g->n_nodes; i++) {
 		const pmbot_wg_node *n = &g->nodes[i];
-		const pmbot_form *form = pmbot_formset_find(in->forms, n->type);
+		const pmbot_form *form = pmbot_formset_find_type(in->forms, n->type_name);
 		pmbot_rendered_issue r;
 		pmbot_diag_list rd = PMBOT_DIAG_LIST_INIT;
 		struct managed *m = NULL;
