@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pmbot/json.h"
 #include "pmbot/text.h"
@@ -451,9 +452,11 @@ static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_f
 	/*
 	 * The repository form's own type label wins ("type:bench" for a
 	 * benchmark): its issues are then labelled as the organisation's are.
+	 * One that only differs in case stays "type:<type>", as it always was.
 	 */
 	if (form->type_label && prefixes[0][0] &&
-	    !strncmp(form->type_label, prefixes[0], strlen(prefixes[0]))) {
+	    !strncmp(form->type_label, prefixes[0], strlen(prefixes[0])) &&
+	    strcasecmp(form->type_label + strlen(prefixes[0]), c->node->type_name)) {
 		if (pmbot_buf_puts(&b, form->type_label) < 0 || push_str(out, &alloc, &b) < 0)
 			goto done;
 	} else if (pmbot_buf_puts(&b, prefixes[0]) < 0 ||

@@ -804,6 +804,13 @@ static void test_render__repository_type_label_wins(void **state)
 	pmbot_rendered_issue_free(&iss);
 	assert_int_equal(d.count, 0);
 	pmbot_form_free(f);
+	/* A label that only differs in case leaves the label as it always was. */
+	f = form_text("name: Perf\nlabels: [type:Benchmark]\n"
+		"body: [{type: textarea, attributes: {label: Goal}}]\n");
+	assert_int_equal(render(&iss, g, "bench:x", f, NULL, &d), PMBOT_OK);
+	expect_labels(&iss, builtin_want, 3);
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
 	pmbot_form_free(b);
 	pmbot_workgraph_free(g);
 	pmbot_diag_list_free(&d);
