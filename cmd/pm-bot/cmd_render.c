@@ -125,7 +125,10 @@ int cmd_render(int argc, char **argv)
 		if (only && strcmp(only, n->stable_id))
 			continue;
 		memset(&is, 0, sizeof(is));
-		r = pmbot_render_issue(&is, g, n, pmbot_formset_find(forms, n->type), &ro, &diags);
+		r = pmbot_render_issue(&is, g, n, pmbot_formset_find_type(forms, n->type_name), &ro, &diags);
+		/* Render diagnostics name the item's report, as plan's do. */
+		if (n->file && pmbot_diag_list_set_file(&diags, n->file) < 0)
+			r = PMBOT_ERROR;
 		if (r == PMBOT_OK) {
 			if (as_json)
 				r = json_array_append_new(out, issue_json(n, &is)) < 0 ? PMBOT_ERROR : 0;

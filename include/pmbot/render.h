@@ -88,7 +88,9 @@ typedef struct {
 	pmbot_form_field *fields; /* owned: headings, in form order */
 	size_t n_fields;
 	int has_type;           /* 0: the form maps to no work-item type */
-	pmbot_node_type type;   /* valid when has_type */
+	pmbot_node_type type;   /* valid when has_type; PMBOT_NODE_OTHER for an open type */
+	const char *type_name;  /* borrowed from the form: its type's name, when has_type */
+	const char *type_label; /* borrowed from labels: the label that named the type, or NULL */
 	int builtin;            /* 1 for pm-bot's built-in forms */
 } pmbot_form;
 
@@ -131,6 +133,13 @@ PMBOT_WARN_UNUSED int pmbot_form_parse(pmbot_form **out, const char *path, const
  * type, PMBOT_ERROR when out of memory.
  */
 int pmbot_form_builtin(pmbot_form **out, pmbot_node_type type);
+/*
+ * The built-in form for an open task type `type` (a lower-case word): the
+ * task built-in's headings, name `type`, title prefix "[<type>] ". `*out`
+ * is new and the caller frees it. 0, PMBOT_EINVALID when `type` is not a
+ * lower-case word, PMBOT_ERROR when out of memory.
+ */
+int pmbot_form_builtin_open(pmbot_form **out, const char *type);
 
 /* Release a form and everything it owns. NULL is allowed. */
 void pmbot_form_free(pmbot_form *form);
@@ -164,10 +173,15 @@ int pmbot_formset_add(pmbot_formset *set, const char *path, const char *text,
 	size_t len, pmbot_diag_list *diags);
 
 /*
- * The form for `type` (borrowed from the set; valid until it is freed):
- * the repository's when it has one, else the built-in. NULL only for an
- * out-of-range type.
+ * The form for the type named `type` (borrowed from the set; valid until
+ * it is freed): the repository's when it has one, else the built-in of a
+ * known type. NULL for an open type the repository has no form for (the
+ * caller renders it with pmbot_form_builtin_open() and warns) and for a
+ * name that is not a type.
  */
+const pmbot_form *pmbot_formset_find_type(const pmbot_formset *set, const char *type);
+
+/* pmbot_formset_find_type() for a known type; NULL for PMBOT_NODE_OTHER. */
 const pmbot_form *pmbot_formset_find(const pmbot_formset *set, pmbot_node_type type);
 
 /* How many repository forms (not built-ins) the set holds. */
@@ -225,7 +239,10 @@ typedef struct {
  * spans kept); "Blocked by" entries the report wrote go through it each
  * (no code spans), those from opts->issue_refs (pm-bot's own resolved
  * references) are written as they are and link. The marker is untouched.
- * Labels: <type prefix><type>, and <prefix><value> for area, priority,
+ * `form` NULL means an open type the repository has no form for: the
+ * item renders with pmbot_form_builtin_open() and a RENDER_NO_FORM warning.
+ * Labels: <type prefix><type> (the form's own type label instead when it
+ * has one, e.g. "type:bench" for a benchmark), and <prefix><value> for area, priority,
  * size and status when present (value through
  * pmbot_render_neutralise_title), the form's default labels (minus those
  * with a scheme prefix the node has a value for), "needs-human" when

@@ -201,6 +201,12 @@ void pmbot_report_free(pmbot_report *report);
  */
 int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags);
 
+/*
+ * Is `s` (`len` bytes) a task type: an ASCII lower-case letter, then
+ * lower-case letters, digits or '-'? Returns 1 or 0.
+ */
+int pmbot_report_type_word_ok(const char *s, size_t len);
+
 /* Is `s` a GitHub issue URL (https://github.com/OWNER/REPO/issues/N)? */
 int pmbot_report_is_issue_url(const char *s);
 

@@ -25,7 +25,8 @@ typedef enum {
 	PMBOT_NODE_SPIKE,
 	PMBOT_NODE_TEST,
 	PMBOT_NODE_CHORE,
-	PMBOT_NODE_BENCHMARK
+	PMBOT_NODE_BENCHMARK,
+	PMBOT_NODE_OTHER /* an open task type: the node's type_name says which */
 } pmbot_node_type;
 
 typedef enum {
@@ -37,7 +38,10 @@ typedef enum {
 
 /* "epic", "feature", …; NULL for an out-of-range value. */
 const char *pmbot_node_type_name(pmbot_node_type t);
-/* Parse a type name; 0 on success, -1 if unknown. */
+/*
+ * Parse a type name; 0 on success, -1 if not a lower-case word. Any word
+ * that is not one of the eight known types parses as PMBOT_NODE_OTHER.
+ */
 PMBOT_WARN_UNUSED int pmbot_node_type_parse(pmbot_node_type *out, const char *name);
 /* "parent_child", "depends_on", "blocked_by", "related". */
 const char *pmbot_edge_type_name(pmbot_edge_type t);
@@ -45,6 +49,7 @@ const char *pmbot_edge_type_name(pmbot_edge_type t);
 typedef struct {
 	const char *stable_id; /* borrowed from `json` */
 	pmbot_node_type type;
+	const char *type_name; /* borrowed from `json` ("type"): any type, open ones too */
 	/*
 	 * Owned: the node object of workgraph/v1. Members: stable_id, type,
 	 * title, area, priority (triage defaults applied), needs_human (bool),

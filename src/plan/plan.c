@@ -553,23 +553,20 @@ static json_t *item_target(struct planner *p, const pmbot_wg_node *n)
 }
 
 /*
- * The issue type named like the kind of `r` (what follows the type label
- * prefix), ASCII case-insensitively, among the types the state lists for
+ * The issue type named like the type of `n` (its name, not its label),
+ * ASCII case-insensitively, among the types the state lists for
  * the target (extra.issue_types, docs/state.md): borrowed, NULL when there
  * is none or issue_types is off.
  */
-static const char *wanted_type(struct planner *p, const pmbot_rendered_issue *r)
+static const char *wanted_type(struct planner *p, const pmbot_wg_node *n)
 {
-	const char *prefix = p->in->config->labels.type, *key, *kind = NULL;
+	const char *prefix = p->in->config->labels.type, *key, *kind = n->type_name;
 	const json_t *types = NULL, *v;
-	size_t i, len;
+	size_t i;
 
+	/* The node's type, not its label: a form's "type:bench" still means Benchmark. */
 	if (!p->in->config->issue_types || !prefix || !*prefix)
 		return NULL;
-	len = strlen(prefix);
-	for (i = 0; i < r->n_labels && !kind; i++)
-		if (!strncmp(r->labels[i], prefix, len) && r->labels[i][len])
-			kind = r->labels[i] + len;
 	json_object_foreach((json_t *)json_object_get(p->in->state->extra, "issue_types"), key, v)
 		if (!strcasecmp(key, p->in->target))
 			types = v;
@@ -587,7 +584,7 @@ static const char *wanted_type(struct planner *p, const pmbot_rendered_issue *r)
 static int plan_issue_type(struct planner *p, const pmbot_wg_node *n, const pmbot_issue *is,
 	const pmbot_rendered_issue *r)
 {
-	const char *want = wanted_type(p, r);
+	const char *want = wanted_type(p, n);
 
 	if (!want || (is->issue_type && !strcasecmp(is->issue_type, want)))
 		return 0;
@@ -1279,7 +1276,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 
 	for (i = 0; i < g->n_nodes; i++) {
 		const pmbot_wg_node *n = &g->nodes[i];
-		const pmbot_form *form = pmbot_formset_find(in->forms, n->type);
+		const pmbot_form *form = pmbot_formset_find_type(in->forms, n->type_name);
 		pmbot_rendered_issue r;
 		pmbot_diag_list rd = PMBOT_DIAG_LIST_INIT;
 		struct managed *m = NULL;

@@ -444,16 +444,26 @@ static void detect_type(form_ctx *c, pmbot_form *f, const json_t *root,
 	for (i = 0; plen && i < f->n_labels; i++) {
 		const char *l = f->labels[i];
 
-		if (strncmp(l, type_prefix, plen) || !type_from_word(&t, l + plen, strlen(l + plen)))
+		const char *name;
+
+		if (strncmp(l, type_prefix, plen))
 			continue;
-		if (f->has_type && t != f->type) {
+		/* Any lower-case word names a type here: a label is how a new type is named. */
+		if (type_from_word(&t, l + plen, strlen(l + plen)))
+			name = pmbot_node_type_name(t);
+		else if (pmbot_report_type_word_ok(l + plen, strlen(l + plen)))
+			t = PMBOT_NODE_OTHER, name = l + plen;
+		else
+			continue;
+		if (f->has_type && strcmp(name, f->type_name)) {
 			form_diag(c, PMBOT_SEV_ERROR, "FORM_AMBIGUOUS_TYPE", "/labels",
-				"labels name two work-item types (%s and %s)",
-				pmbot_node_type_name(f->type), pmbot_node_type_name(t));
+				"labels name two work-item types (%s and %s)", f->type_name, name);
 			return;
 		}
 		f->has_type = 1;
 		f->type = t;
+		f->type_name = name;
+		f->type_label = l;
 	}
 	if (f->has_type)
 		return;
@@ -462,11 +472,13 @@ static void detect_type(form_ctx *c, pmbot_form *f, const json_t *root,
 	    type_from_name(&t, json_string_value(type))) {
 		f->has_type = 1;
 		f->type = t;
+		f->type_name = pmbot_node_type_name(t);
 		return;
 	}
 	if (f->name && type_from_name(&t, f->name)) {
 		f->has_type = 1;
 		f->type = t;
+		f->type_name = pmbot_node_type_name(t);
 	}
 }
 
@@ -581,21 +593,25 @@ static int add_builtin_field(pmbot_form *f, const char *label, int required)
 	return add_form_field(f, label, strlen(label), NULL, required, 0);
 }
 
-int pmbot_form_builtin(pmbot_form **out, pmbot_node_type type)
+static int form_builtin(pmbot_form **out, pmbot_node_type type, const char *open)
 {
 	pmbot_form *f = NULL;
+	pmbot_buf prefix = PMBOT_BUF_INIT;
 	size_t i;
 	int err = PMBOT_ERROR;
 
 	*out = NULL;
-	if ((size_t)type >= N_TYPES)
+	if (open ? !pmbot_report_type_word_ok(open, strlen(open)) : (size_t)type >= N_TYPES)
 		return PMBOT_EINVALID;
+	if (open && pmbot_buf_printf(&prefix, "[%s] ", open) < 0)
+		goto done;
 	if (!(f = calloc(1, sizeof(*f))) || !(f->path = strdup("(built-in)")) ||
-	    !(f->name = strdup(builtin_meta[type].name)) ||
-	    !(f->title_prefix = strdup(builtin_meta[type].prefix)))
+	    !(f->name = strdup(open ? open : builtin_meta[type].name)) ||
+	    !(f->title_prefix = strdup(open ? prefix.buf : builtin_meta[type].prefix)))
 		goto done;
 	f->has_type = 1;
 	f->type = type;
+	f->type_name = open ? f->name : pmbot_node_type_name(type);
 	f->builtin = 1;
 	if (type == PMBOT_NODE_EPIC) {
 		if (add_builtin_field(f, "Objective", 1) < 0 ||
@@ -615,8 +631,19 @@ int pmbot_form_builtin(pmbot_form **out, pmbot_node_type type)
 	f = NULL;
 	err = PMBOT_OK;
 done:
+	pmbot_buf_free(&prefix);
 	pmbot_form_free(f);
 	return err;
+}
+
+int pmbot_form_builtin(pmbot_form **out, pmbot_node_type type)
+{
+	return form_builtin(out, type, NULL);
+}
+
+int pmbot_form_builtin_open(pmbot_form **out, const char *type)
+{
+	return form_builtin(out, PMBOT_NODE_OTHER, type);
 }
 
 /* ---- form sets ---------------------------------------------------------- */
@@ -625,6 +652,8 @@ struct pmbot_formset {
 	char *type_prefix;
 	pmbot_form *repo[N_TYPES];
 	pmbot_form *builtin[N_TYPES];
+	pmbot_form **open;      /* repository forms of open types, one per type name */
+	size_t n_open;
 	size_t count;
 };
 
@@ -638,6 +667,9 @@ void pmbot_formset_free(pmbot_formset *set)
 		pmbot_form_free(set->repo[t]);
 		pmbot_form_free(set->builtin[t]);
 	}
+	for (t = 0; t < set->n_open; t++)
+		pmbot_form_free(set->open[t]);
+	free(set->open);
 	free(set->type_prefix);
 	free(set);
 }
@@ -682,7 +714,25 @@ int pmbot_formset_add(pmbot_formset *set, const char *path, const char *text,
 		pmbot_form_free(f);
 		return err < 0 ? PMBOT_ERROR : PMBOT_OK;
 	}
-	slot = &set->repo[f->type];
+	if (f->type != PMBOT_NODE_OTHER) {
+		slot = &set->repo[f->type];
+	} else {
+		size_t i;
+
+		for (i = 0; i < set->n_open && strcmp(set->open[i]->type_name, f->type_name); i++)
+			;
+		if (i == set->n_open) {
+			pmbot_form **grown = realloc(set->open, (set->n_open + 1) * sizeof(*grown));
+
+			if (!grown) {
+				pmbot_form_free(f);
+				return PMBOT_ERROR;
+			}
+			set->open = grown;
+			set->open[set->n_open++] = NULL;
+		}
+		slot = &set->open[i];
+	}
 	if (*slot) {
 		/* Keep the same winner whatever order git listed the files in. */
 		pmbot_form *keep = strcmp(f->path, (*slot)->path) < 0 ? f : *slot;
@@ -690,7 +740,7 @@ int pmbot_formset_add(pmbot_formset *set, const char *path, const char *text,
 
 		err = pmbot_diag_add(diags, PMBOT_SEV_WARNING, "FORM_DUPLICATE_TYPE", drop->path,
 			"", 0, 0, "%s is also a %s form; pm-bot uses %s", drop->path,
-			pmbot_node_type_name(f->type), keep->path);
+			f->type_name, keep->path);
 		*slot = keep;
 		pmbot_form_free(drop);
 		return err < 0 ? PMBOT_ERROR : PMBOT_OK;
@@ -705,6 +755,21 @@ const pmbot_form *pmbot_formset_find(const pmbot_formset *set, pmbot_node_type t
 	if ((size_t)type >= N_TYPES)
 		return NULL;
 	return set->repo[type] ? set->repo[type] : set->builtin[type];
+}
+
+const pmbot_form *pmbot_formset_find_type(const pmbot_formset *set, const char *type)
+{
+	pmbot_node_type t;
+	size_t i;
+
+	if (!type || pmbot_node_type_parse(&t, type) < 0)
+		return NULL;
+	if (t != PMBOT_NODE_OTHER)
+		return set->repo[t] ? set->repo[t] : set->builtin[t];
+	for (i = 0; i < set->n_open; i++)
+		if (!strcmp(set->open[i]->type_name, type))
+			return set->open[i];
+	return NULL;
 }
 
 size_t pmbot_formset_count(const pmbot_formset *set)

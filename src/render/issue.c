@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pmbot/json.h"
 #include "pmbot/text.h"
@@ -27,27 +28,50 @@ static size_t count_chars(const char *s, size_t len)
 	return n;
 }
 
+static void render_vdiag(render_ctx *c, pmbot_severity sev, const char *code,
+	const char *member, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void render_vdiag(render_ctx *c, pmbot_severity sev, const char *code,
+	const char *member, const char *fmt, va_list ap)
+{
+	pmbot_buf ptr = PMBOT_BUF_INIT, msg = PMBOT_BUF_INIT;
+	int err = 0;
+
+	err |= pmbot_buf_vprintf(&msg, fmt, ap);
+	err |= pmbot_buf_puts(&ptr, c->node->source_path ? c->node->source_path : "");
+	if (member)
+		err |= pmbot_json_pointer_push(&ptr, member);
+	if (err || pmbot_diag_add(c->diags, sev, code, NULL, ptr.buf,
+			c->node->line, 0, "%s", msg.buf) < 0)
+		c->oom = 1;
+	pmbot_buf_free(&ptr);
+	pmbot_buf_free(&msg);
+}
+
 static void render_diag(render_ctx *c, const char *code, const char *member,
 	const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void render_diag(render_ctx *c, const char *code, const char *member,
 	const char *fmt, ...)
 {
-	pmbot_buf ptr = PMBOT_BUF_INIT, msg = PMBOT_BUF_INIT;
 	va_list ap;
-	int err = 0;
 
 	va_start(ap, fmt);
-	err |= pmbot_buf_vprintf(&msg, fmt, ap);
+	render_vdiag(c, PMBOT_SEV_ERROR, code, member, fmt, ap);
 	va_end(ap);
-	err |= pmbot_buf_puts(&ptr, c->node->source_path ? c->node->source_path : "");
-	if (member)
-		err |= pmbot_json_pointer_push(&ptr, member);
-	if (err || pmbot_diag_add(c->diags, PMBOT_SEV_ERROR, code, NULL, ptr.buf,
-			c->node->line, 0, "%s", msg.buf) < 0)
-		c->oom = 1;
-	pmbot_buf_free(&ptr);
-	pmbot_buf_free(&msg);
+}
+
+static void render_warn(render_ctx *c, const char *code, const char *member,
+	const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void render_warn(render_ctx *c, const char *code, const char *member,
+	const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	render_vdiag(c, PMBOT_SEV_WARNING, code, member, fmt, ap);
+	va_end(ap);
 }
 
 /* A JSON number as the shortest text that reads back to the same value. */
@@ -434,11 +458,21 @@ static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_f
 	for (k = 0; k < 5; k++)
 		if (!prefixes[k])
 			prefixes[k] = "";
-	if (pmbot_buf_puts(&b, prefixes[0]) < 0 ||
-	    pmbot_buf_puts(&b, pmbot_node_type_name(c->node->type) ?
-		    pmbot_node_type_name(c->node->type) : "") < 0 ||
-	    push_str(out, &alloc, &b) < 0)
+	/*
+	 * The repository form's own type label wins ("type:bench" for a
+	 * benchmark): its issues are then labelled as the organisation's are.
+	 * One that only differs in case stays "type:<type>", as it always was.
+	 */
+	if (form->type_label && prefixes[0][0] &&
+	    !strncmp(form->type_label, prefixes[0], strlen(prefixes[0])) &&
+	    strcasecmp(form->type_label + strlen(prefixes[0]), c->node->type_name)) {
+		if (pmbot_buf_puts(&b, form->type_label) < 0 || push_str(out, &alloc, &b) < 0)
+			goto done;
+	} else if (pmbot_buf_puts(&b, prefixes[0]) < 0 ||
+		   pmbot_buf_puts(&b, c->node->type_name) < 0 ||
+		   push_str(out, &alloc, &b) < 0) {
 		goto done;
+	}
 	have[0] = 1;
 	if (scheme_label(out, &alloc, prefixes[1], json_object_get(j, "area"), &have[1]) < 0 ||
 	    scheme_label(out, &alloc, prefixes[2], json_object_get(j, "priority"), &have[2]) < 0 ||
@@ -504,9 +538,22 @@ int pmbot_render_issue(pmbot_rendered_issue *out, const pmbot_workgraph *g,
 	static const pmbot_label_scheme def = PMBOT_LABEL_SCHEME_DEFAULT;
 	render_ctx c = { node, diags, 0 };
 	size_t errors = diags->errors;
+	pmbot_form *open = NULL;
 	int id_ok, err = PMBOT_ERROR;
 
 	memset(out, 0, sizeof(*out));
+	/* An open type the repository has no form for: the task built-in, named after it. */
+	if (!form) {
+		if ((err = pmbot_form_builtin_open(&open, node->type_name)) < 0)
+			goto done;
+		err = PMBOT_ERROR;
+		form = open;
+		render_warn(&c, "RENDER_NO_FORM", "type",
+			"the repository has no issue form for type '%s' (no form with the label "
+			"%s%s): rendered with pm-bot's built-in task form", node->type_name,
+			opts && opts->scheme && opts->scheme->type ? opts->scheme->type : def.type,
+			node->type_name);
+	}
 	id_ok = node->stable_id && pmbot_text_id_safe(node->stable_id);
 	if (!id_ok)
 		render_diag(&c, "RENDER_UNSAFE_ID", "stable_id",
@@ -521,6 +568,7 @@ int pmbot_render_issue(pmbot_rendered_issue *out, const pmbot_workgraph *g,
 done:
 	if (err)
 		pmbot_rendered_issue_free(out);
+	pmbot_form_free(open);
 	return err;
 }
 

@@ -61,9 +61,22 @@ static const struct field item_fields[] = {
 
 #define N_ITEM_FIELDS (sizeof(item_fields) / sizeof(item_fields[0]))
 
-static const char *const task_types[] = {
-	"task", "bug", "spike", "test", "chore", "benchmark"
-};
+/*
+ * A task type is open (spec 000 gives examples): one lower-case word, so
+ * that `type:<type>`, stable id prefixes and mermaid classes need no
+ * escaping. '_' is left out to keep one spelling per word ("load-test").
+ */
+int pmbot_report_type_word_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || s[0] < 'a' || s[0] > 'z')
+		return 0;
+	for (i = 1; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return 0;
+	return 1;
+}
 
 struct item {
 	enum kind kind;
@@ -431,6 +444,31 @@ static void check_milestones(struct ctx *c, json_t *v, const char *scratch_path)
 	free(path);
 }
 
+static void check_task_type(struct ctx *c, json_t *v, const char *path)
+{
+	const char *s = json_string_value(v);
+	size_t a = 0, b = json_string_length(v), i;
+	pmbot_buf low = PMBOT_BUF_INIT;
+
+	if (pmbot_report_type_word_ok(s, b))
+		return;
+	/* Suggest only what the user most likely meant: same word, cased or padded. */
+	pmbot_text_trim_blank(&a, &b, s, b);
+	for (i = a; i < b; i++)
+		if (pmbot_buf_putc(&low, (char)tolower((unsigned char)s[i])) < 0) {
+			c->oom = 1;
+			goto done;
+		}
+	if (low.len && pmbot_report_type_word_ok(low.buf, low.len))
+		err(c, "SCHEMA_VALUE", path, "task type '%s' is not a lower-case word "
+			"(a-z, then a-z, 0-9 or '-'); did you mean '%s'?", s, low.buf);
+	else
+		err(c, "SCHEMA_VALUE", path, "task type '%s' is not a lower-case word "
+			"(a-z, then a-z, 0-9 or '-'), e.g. task, bug, spike, test, chore, benchmark", s);
+done:
+	pmbot_buf_free(&low);
+}
+
 /* The path of a member is built only when there is something to report. */
 #define MEMBER_PATH child(c, base, f->name)
 
@@ -476,12 +514,7 @@ static void check_item_field(struct ctx *c, const struct field *f, json_t *v, co
 			err(c, "SCHEMA_TYPE", MEMBER_PATH, "'type' must be a string, not %s", type_name(v));
 			break;
 		}
-		for (i = 0; i < sizeof(task_types) / sizeof(task_types[0]); i++)
-			if (!strcmp(json_string_value(v), task_types[i]))
-				return;
-		err(c, "SCHEMA_ENUM", MEMBER_PATH,
-			"task type '%s' is not one of task, bug, spike, test, chore, benchmark",
-			json_string_value(v));
+		check_task_type(c, v, MEMBER_PATH);
 		break;
 	}
 }
@@ -664,6 +697,12 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 				"the issue title would be %zu characters; GitHub allows %d",
 				chars, PMBOT_ISSUE_TITLE_MAX);
 	}
+	/* The built-in `type:<type>`; a repository form's own type label may replace it. */
+	if (it->kind == K_TASK && pmbot_report_type_word_ok(it->type, strlen(it->type)) &&
+	    strlen(scheme.type) + strlen(it->type) > PMBOT_LABEL_MAX)
+		err(c, "RENDER_LABEL_TOO_LONG", child(c, base, "type"),
+			"label \"%s%s\" is %zu characters; GitHub allows %d", scheme.type, it->type,
+			strlen(scheme.type) + strlen(it->type), PMBOT_LABEL_MAX);
 	for (i = 0; i < 4; i++) {
 		v = json_object_get(it->obj, keys[i]);
 		if (!json_is_string(v))

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/report.h"
 #include "pmbot/banned.h"
 
 static const char *const node_type_names[] = {
@@ -29,7 +30,10 @@ int pmbot_node_type_parse(pmbot_node_type *out, const char *name)
 			return 0;
 		}
 	}
-	return -1;
+	if (!pmbot_report_type_word_ok(name, strlen(name)))
+		return -1;
+	*out = PMBOT_NODE_OTHER;
+	return 0;
 }
 
 const char *pmbot_edge_type_name(pmbot_edge_type t)
@@ -85,9 +89,12 @@ int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *j
 {
 	pmbot_wg_node *n;
 	const char *id = json_string_value(json_object_get(json, "stable_id"));
+	/* An open type has no enum value of its own: its name is the node's "type". */
+	const char *type_name = type == PMBOT_NODE_OTHER ?
+		json_string_value(json_object_get(json, "type")) : pmbot_node_type_name(type);
 	int err = PMBOT_ERROR;
 
-	if (!id || !pmbot_node_type_name(type)) {
+	if (!id || !type_name || !pmbot_report_type_word_ok(type_name, strlen(type_name))) {
 		err = PMBOT_EINVALID;
 		goto done;
 	}
@@ -104,6 +111,7 @@ int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *j
 		return PMBOT_ERROR; /* the index still names `json`: keep it alive */
 	n->stable_id = id;
 	n->type = type;
+	n->type_name = type_name;
 	n->json = json;
 	n->line = line;
 	n->file = NULL;

@@ -85,7 +85,7 @@ int pmbot_workgraph_mermaid(pmbot_buf *out, const pmbot_workgraph *g)
 		err |= mermaid_text(out, n->stable_id);
 		err |= pmbot_buf_puts(out, "<br/>");
 		err |= mermaid_text(out, json_string_value(json_object_get(n->json, "title")));
-		err |= pmbot_buf_printf(out, "\"]:::%s\n", pmbot_node_type_name(n->type));
+		err |= pmbot_buf_printf(out, "\"]:::%s\n", n->type_name);
 	}
 	for (i = 0; i < g->n_edges; i++) {
 		const pmbot_wg_edge *e = &g->edges[i];
@@ -137,7 +137,7 @@ static int tree_line(pmbot_buf *out, const pmbot_workgraph *g, const struct edge
 
 	for (d = 0; d < depth; d++)
 		err |= pmbot_buf_puts(out, "  ");
-	err |= pmbot_buf_printf(out, "- %s [%s] %s", n->stable_id, pmbot_node_type_name(n->type),
+	err |= pmbot_buf_printf(out, "- %s [%s] %s", n->stable_id, n->type_name,
 		json_string_value(json_object_get(n->json, "title")));
 	for (k = ix->first[i]; k < ix->first[i + 1]; k++) {
 		const pmbot_wg_edge *e = &g->edges[ix->edges[k]];

@@ -98,4 +98,49 @@ run 0 "$PMBOT" render --json --repo "$R" plans/2026/q4.md && {
 run 2 "$PMBOT" render --repo "$R" --id feat:nope plans/2026/q4.md && expect_in "$ERR" "no work item 'feat:nope'" && ok
 run 2 "$PMBOT" render --repo "$R" plans/missing.md && ok
 
+CASE="an open task type renders with the task built-in and a warning, then with its own form"
+cat > "$R/plans/ops.md" <<'MD'
+```pm-bot:report-ir/v1
+schema_version: report_ir/v1
+report: {title: Ops, generated_at: 2026-02-22, scope: {org: acme}}
+tasks:
+  - {stable_id: 'ops:rotate', title: Rotate keys, area: infra, priority: P2, type: ops}
+  - {stable_id: 'bench:p99', title: Measure p99, area: infra, priority: P2, type: benchmark}
+```
+MD
+g add -A && g commit -qm ops
+run 0 "$PMBOT" validate --repo "$R" plans/ops.md && ok
+run 0 "$PMBOT" render --repo "$R" --id ops:rotate plans/ops.md && {
+	expect_in "$OUT" "title: [ops] Rotate keys" &&
+	expect_in "$OUT" "labels: area:infra, prio:P2, type:ops" &&
+	expect_in "$OUT" "### Goal" &&
+	expect_in "$ERR" "plans/ops.md:5: warning RENDER_NO_FORM /tasks/0/type:"
+} && ok
+run 0 "$PMBOT" render --repo "$R" --id bench:p99 plans/ops.md && {
+	expect_in "$OUT" "labels: area:infra, prio:P2, type:benchmark" &&
+	case "$ERR" in *RENDER_NO_FORM*) fail "warning for a built-in type"; false ;; *) true ;; esac
+} && ok
+cat > "$R/.github/ISSUE_TEMPLATE/ops.yml" <<'YML'
+name: Operations
+title: "[OPS] "
+labels: ["type:ops"]
+body:
+  - type: textarea
+    attributes: {label: Goal}
+YML
+cat > "$R/.github/ISSUE_TEMPLATE/perf.yml" <<'YML'
+name: Performance run
+labels: ["type:bench"]
+body:
+  - type: textarea
+    attributes: {label: Goal}
+YML
+g add -A && g commit -qm "ops and bench forms"
+run 0 "$PMBOT" render --repo "$R" --id ops:rotate plans/ops.md && {
+	expect_in "$OUT" "title: [OPS] Rotate keys" &&
+	expect_in "$OUT" "labels: area:infra, prio:P2, type:ops" &&
+	case "$ERR" in *RENDER_NO_FORM*) fail "warning despite a form"; false ;; *) true ;; esac
+} && ok
+run 0 "$PMBOT" render --repo "$R" --id bench:p99 plans/ops.md && expect_in "$OUT" "labels: area:infra, prio:P2, type:bench" && ok
+
 finish

@@ -443,6 +443,62 @@ static void test_forms__set_without_repository_forms_uses_builtins(void **state)
 	pmbot_formset_free(set);
 }
 
+static void test_forms__set_finds_open_types_by_name(void **state)
+{
+	static const char *ops_a = "name: Operations\nlabels: [type:ops]\n"
+		"body: [{type: textarea, attributes: {label: A}}]\n";
+	static const char *ops_b = "name: Ops too\nlabels: type:ops\n"
+		"body: [{type: textarea, attributes: {label: B}}]\n";
+	static const char *named = "name: Ops\n"
+		"body: [{type: textarea, attributes: {label: C}}]\n";
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_formset *set = NULL;
+	const pmbot_form *f;
+
+	(void)state;
+	assert_int_equal(pmbot_formset_new(&set, NULL), PMBOT_OK);
+	assert_null(pmbot_formset_find_type(set, "ops"));
+	assert_string_equal(pmbot_formset_find_type(set, "benchmark")->title_prefix, "[bench] ");
+	assert_null(pmbot_formset_find_type(set, "Not a type"));
+	assert_int_equal(pmbot_formset_add(set, "t/b.yml", ops_b, strlen(ops_b), &d), PMBOT_OK);
+	assert_int_equal(pmbot_formset_add(set, "t/a.yml", ops_a, strlen(ops_a), &d), PMBOT_OK);
+	/* A new type is named by a label only: a name alone names none. */
+	assert_int_equal(pmbot_formset_add(set, "t/c.yml", named, strlen(named), &d), PMBOT_OK);
+	assert_non_null(f = pmbot_formset_find_type(set, "ops"));
+	assert_false(f->builtin);
+	assert_string_equal(f->path, "t/a.yml");
+	assert_string_equal(f->type_label, "type:ops");
+	assert_null(pmbot_formset_find_type(set, "opsx"));
+	assert_int_equal(pmbot_formset_count(set), 1);
+	assert_int_equal(d.count, 2);
+	assert_string_equal(d.items[0].code, "FORM_DUPLICATE_TYPE");
+	assert_string_equal(d.items[1].code, "FORM_UNKNOWN_TYPE");
+	assert_null(pmbot_formset_find(set, PMBOT_NODE_OTHER));
+	pmbot_formset_free(set);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_forms__builtin_open_type(void **state)
+{
+	pmbot_form *f = NULL, *task = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pmbot_form_builtin_open(&f, "load-test"), PMBOT_OK);
+	assert_int_equal(pmbot_form_builtin(&task, PMBOT_NODE_TASK), PMBOT_OK);
+	assert_string_equal(f->title_prefix, "[load-test] ");
+	assert_string_equal(f->type_name, "load-test");
+	assert_int_equal(f->type, PMBOT_NODE_OTHER);
+	assert_true(f->builtin);
+	assert_int_equal(f->n_fields, task->n_fields);
+	for (i = 0; i < f->n_fields; i++)
+		assert_string_equal(f->fields[i].label, task->fields[i].label);
+	pmbot_form_free(f);
+	pmbot_form_free(task);
+	assert_int_equal(pmbot_form_builtin_open(&f, "Ops"), PMBOT_EINVALID);
+	assert_null(f);
+}
+
 static void test_forms__set_prefers_repository_forms_and_skips_config(void **state)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
@@ -562,6 +618,8 @@ int main(void)
 		cmocka_unit_test(test_forms__builtin_forms_carry_the_tracked_headings),
 		cmocka_unit_test(test_forms__builtin_rejects_an_unknown_type),
 		cmocka_unit_test(test_forms__set_without_repository_forms_uses_builtins),
+		cmocka_unit_test(test_forms__set_finds_open_types_by_name),
+		cmocka_unit_test(test_forms__builtin_open_type),
 		cmocka_unit_test(test_forms__set_prefers_repository_forms_and_skips_config),
 		cmocka_unit_test(test_forms__set_skips_a_form_without_type_with_a_warning),
 		cmocka_unit_test(test_forms__set_keeps_a_rejected_form_out),

@@ -1727,6 +1727,46 @@ static void set_type(struct world *w, const char *stable_id, const char *type)
 
 static const char *const all_types[] = { "Epic", "Feature", "Task", "Bug", NULL };
 
+static void test_plan__a_form_type_label_still_wants_the_type_of_the_item(void **state)
+{
+	static const char *const bench_types[] = { "Benchmark", "Task", NULL };
+	static const char *form = "name: Perf run\nlabels: [type:bench]\n"
+		"body: [{type: textarea, attributes: {label: Goal}}]\n";
+	char *text = edit(gauges(), "\"title\": \"Paint the needle\",",
+		"\"title\": \"Paint the needle\", \"type\": \"benchmark\",");
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	struct world w;
+	json_t *cs;
+
+	(void)state;
+	world_init(&w, text, NULL);
+	assert_int_equal(pmbot_formset_add(w.forms, ".github/ISSUE_TEMPLATE/perf.yml", form,
+		strlen(form), &d), PMBOT_OK);
+	offer_types(w.doc, bench_types);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_non_null(cs = cs_find(&w, "create_issue", "task:paint"));
+	assert_json(json_object_get(json_object_get(cs, "payload"), "labels"),
+		"[\"area:ui\",\"prio:P3\",\"type:bench\"]");
+	world_free(&w);
+
+	/* Once it exists, the type it wants is Benchmark (its type), not "bench" (its label). */
+	text = edit(gauges(), "\"title\": \"Paint the needle\",",
+		"\"title\": \"Paint the needle\", \"type\": \"benchmark\",");
+	world_init(&w, text, NULL);
+	assert_int_equal(pmbot_formset_add(w.forms, ".github/ISSUE_TEMPLATE/perf.yml", form,
+		strlen(form), &d), PMBOT_OK);
+	world_applied(&w, edit(gauges(), "\"title\": \"Paint the needle\",",
+		"\"title\": \"Paint the needle\", \"type\": \"benchmark\","));
+	offer_types(w.doc, bench_types);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_non_null(cs = cs_find(&w, "set_issue_type", "task:paint"));
+	assert_json(json_object_get(cs, "payload"), "{\"issue_type\":\"Benchmark\"}");
+	world_free(&w);
+	pmbot_diag_list_free(&d);
+}
+
 static void test_plan__existing_issues_get_the_type_their_kind_names(void **state)
 {
 	struct world w;
@@ -2309,6 +2349,7 @@ int main(void)
 		cmocka_unit_test(test_plan__an_issue_the_narrow_read_missed_is_named_with_its_author),
 		cmocka_unit_test(test_plan__no_dependency_support_plans_no_dependency_change_and_says_so),
 		cmocka_unit_test(test_plan__existing_issues_get_the_type_their_kind_names),
+		cmocka_unit_test(test_plan__a_form_type_label_still_wants_the_type_of_the_item),
 		cmocka_unit_test(test_plan__a_type_that_matches_ignoring_case_is_no_change),
 		cmocka_unit_test(test_plan__a_type_a_person_changed_is_set_back_and_a_kind_without_a_type_is_left),
 		cmocka_unit_test(test_plan__issue_types_off_or_unknown_plan_no_type),

@@ -713,6 +713,112 @@ static void test_render__labels_follow_the_scheme_sorted_and_unique(void **state
 	pmbot_diag_list_free(&d);
 }
 
+static pmbot_form *form_text(const char *text)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_form *f = NULL;
+
+	assert_int_equal(pmbot_form_parse(&f, "t/f.yml", text, strlen(text), NULL, &d), PMBOT_OK);
+	pmbot_diag_list_free(&d);
+	return f;
+}
+
+static void test_render__open_type_without_form_uses_task_builtin_and_warns(void **state)
+{
+	static const char *const want[] = { "area:core", "prio:P1", "type:ops" };
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *task = builtin(PMBOT_NODE_TASK);
+
+	(void)state;
+	node(g, PMBOT_NODE_OTHER, "{\"stable_id\":\"ops:x\",\"type\":\"ops\",\"title\":\"X\","
+		"\"area\":\"core\",\"priority\":\"P1\",\"goal\":\"G\"}");
+	finish(g);
+	assert_string_equal(g->nodes[0].type_name, "ops");
+	assert_int_equal(render(&iss, g, "ops:x", NULL, NULL, &d), PMBOT_OK);
+	assert_string_equal(iss.title, "[ops] X");
+	expect_labels(&iss, want, 3);
+	assert_int_equal(d.errors, 0);
+	assert_int_equal(d.count, 1);
+	assert_string_equal(d.items[0].code, "RENDER_NO_FORM");
+	assert_int_equal(d.items[0].severity, PMBOT_SEV_WARNING);
+	assert_string_equal(d.items[0].path, "/features/0/type");
+	assert_int_equal(d.items[0].line, 10);
+	/* The task built-in's headings. */
+	assert_string_equal(task->fields[0].label, "Goal");
+	assert_non_null(strstr(iss.body, "### Goal\n"));
+	assert_non_null(strstr(iss.body, "### Acceptance criteria\n"));
+	assert_non_null(strstr(iss.body, "### Links\n"));
+	assert_non_null(strstr(iss.body, "### Blocked by\n"));
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(task);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__repository_form_names_an_open_type_by_label(void **state)
+{
+	static const char *const want[] = { "area:core", "prio:P1", "type:ops" };
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = form_text("name: Operations\ntitle: '[OPS] '\nlabels: [type:ops]\n"
+		"body: [{type: textarea, attributes: {label: Goal}}]\n");
+
+	(void)state;
+	assert_int_equal(f->type, PMBOT_NODE_OTHER);
+	assert_string_equal(f->type_name, "ops");
+	node(g, PMBOT_NODE_OTHER, "{\"stable_id\":\"ops:x\",\"type\":\"ops\",\"title\":\"X\","
+		"\"area\":\"core\",\"priority\":\"P1\"}");
+	finish(g);
+	assert_int_equal(render(&iss, g, "ops:x", f, NULL, &d), PMBOT_OK);
+	assert_string_equal(iss.title, "[OPS] X");
+	expect_labels(&iss, want, 3);
+	assert_int_equal(d.count, 0);
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_render__repository_type_label_wins(void **state)
+{
+	static const char *const builtin_want[] = { "area:core", "prio:P1", "type:benchmark" };
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_form *f = form_text("name: Perf run\nlabels: [type:bench, perf]\n"
+		"body: [{type: textarea, attributes: {label: Goal}}]\n");
+	pmbot_form *b = builtin(PMBOT_NODE_BENCHMARK);
+	static const char *const with_perf[] = { "area:core", "perf", "prio:P1", "type:bench" };
+
+	(void)state;
+	assert_int_equal(f->type, PMBOT_NODE_BENCHMARK);
+	node(g, PMBOT_NODE_BENCHMARK, "{\"stable_id\":\"bench:x\",\"type\":\"benchmark\","
+		"\"title\":\"X\",\"area\":\"core\",\"priority\":\"P1\"}");
+	finish(g);
+	assert_int_equal(render(&iss, g, "bench:x", f, NULL, &d), PMBOT_OK);
+	expect_labels(&iss, with_perf, 4);
+	pmbot_rendered_issue_free(&iss);
+	assert_int_equal(render(&iss, g, "bench:x", b, NULL, &d), PMBOT_OK);
+	expect_labels(&iss, builtin_want, 3);
+	assert_string_equal(iss.title, "[bench] X");
+	pmbot_rendered_issue_free(&iss);
+	assert_int_equal(d.count, 0);
+	pmbot_form_free(f);
+	/* A label that only differs in case leaves the label as it always was. */
+	f = form_text("name: Perf\nlabels: [type:Benchmark]\n"
+		"body: [{type: textarea, attributes: {label: Goal}}]\n");
+	assert_int_equal(render(&iss, g, "bench:x", f, NULL, &d), PMBOT_OK);
+	expect_labels(&iss, builtin_want, 3);
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_form_free(b);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
 static void test_render__form_default_labels_yield_to_the_nodes_values(void **state)
 {
 	static const char *const with_status[] = { "area:core", "prio:P1", "roadmap",
@@ -836,6 +942,9 @@ int main(void)
 		cmocka_unit_test(test_render__rejects_stable_ids_unsafe_in_the_marker),
 		cmocka_unit_test(test_render__accepts_ordinary_stable_ids),
 		cmocka_unit_test(test_render__labels_follow_the_scheme_sorted_and_unique),
+		cmocka_unit_test(test_render__open_type_without_form_uses_task_builtin_and_warns),
+		cmocka_unit_test(test_render__repository_form_names_an_open_type_by_label),
+		cmocka_unit_test(test_render__repository_type_label_wins),
 		cmocka_unit_test(test_render__form_default_labels_yield_to_the_nodes_values),
 		cmocka_unit_test(test_render__labels_use_a_custom_scheme),
 		cmocka_unit_test(test_render__label_over_50_characters_is_reported),

@@ -398,17 +398,69 @@ static void test_validate__unknown_fields_warn_with_a_suggestion_and_x_keys_pass
 	pmbot_diag_list_free(&d);
 }
 
-static void test_validate__task_type_must_be_known(void **state)
+static void test_validate__task_type_is_an_open_lower_case_word(void **state)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
 	const char *md = HEAD
 		"tasks:\n"
-		"  - {stable_id: 'task:a', title: A, area: a, priority: p, type: story}\n"
+		"  - {stable_id: 'story:a', title: A, area: a, priority: p, type: story}\n"
+		"  - {stable_id: 'load-test2:b', title: B, area: a, priority: p, type: load-test2}\n"
+		"  - {stable_id: 'story:c', title: C, area: a, priority: p, type: story}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_OK);
+	assert_int_equal(count_code(&d, "STABLE_ID_FORMAT"), 0);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__task_type_not_a_word_is_refused_with_a_suggestion(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const pmbot_diag *x;
+	const char *md = HEAD
+		"tasks:\n"
+		"  - {stable_id: 'bug:a', title: A, area: a, priority: p, type: Bug}\n"
+		"  - {stable_id: 'ops:b', title: B, area: a, priority: p, type: ' ops '}\n"
+		"  - {stable_id: 'task:c', title: C, area: a, priority: p, type: 'load test'}\n"
+		"  - {stable_id: 'task:d', title: D, area: a, priority: p, type: ''}\n"
+		"  - {stable_id: 'task:e', title: E, area: a, priority: p, type: snake_case}\n"
+		"  - {stable_id: 'task:f', title: F, area: a, priority: p, type: 7up}\n"
+		"  - {stable_id: 'task:g', title: G, area: a, priority: p, type: 3}\n"
 		TAIL;
 
 	(void)state;
 	assert_int_equal(check(md, &d), PMBOT_EINVALID);
-	assert_non_null(find_at(&d, "SCHEMA_ENUM", "/tasks/0/type"));
+	assert_non_null(x = find_at(&d, "SCHEMA_VALUE", "/tasks/0/type"));
+	assert_non_null(strstr(x->message, "did you mean 'bug'?"));
+	assert_non_null(x = find_at(&d, "SCHEMA_VALUE", "/tasks/1/type"));
+	assert_non_null(strstr(x->message, "did you mean 'ops'?"));
+	assert_non_null(x = find_at(&d, "SCHEMA_VALUE", "/tasks/2/type"));
+	assert_null(strstr(x->message, "did you mean"));
+	assert_non_null(find_at(&d, "SCHEMA_VALUE", "/tasks/3/type"));
+	assert_non_null(find_at(&d, "SCHEMA_VALUE", "/tasks/4/type"));
+	assert_non_null(find_at(&d, "SCHEMA_VALUE", "/tasks/5/type"));
+	assert_non_null(find_at(&d, "SCHEMA_TYPE", "/tasks/6/type"));
+	assert_int_equal(count_code(&d, "SCHEMA_ENUM"), 0);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_validate__type_label_must_fit(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"tasks:\n"
+		/* "type:" + 45 characters = 50: fits; one more does not. */
+		"  - {stable_id: 'a:a', title: A, area: a, priority: p, "
+		"type: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}\n"
+		"  - {stable_id: 'b:b', title: B, area: a, priority: p, "
+		"type: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	assert_null(find_at(&d, "RENDER_LABEL_TOO_LONG", "/tasks/0/type"));
+	assert_non_null(find_at(&d, "RENDER_LABEL_TOO_LONG", "/tasks/1/type"));
 	pmbot_diag_list_free(&d);
 }
 
@@ -463,7 +515,9 @@ int main(void)
 		cmocka_unit_test(test_validate__missing_area_and_priority_are_triage_warnings),
 		cmocka_unit_test(test_validate__stable_id_recommendations_are_warnings),
 		cmocka_unit_test(test_validate__unknown_fields_warn_with_a_suggestion_and_x_keys_pass),
-		cmocka_unit_test(test_validate__task_type_must_be_known),
+		cmocka_unit_test(test_validate__task_type_is_an_open_lower_case_word),
+		cmocka_unit_test(test_validate__task_type_not_a_word_is_refused_with_a_suggestion),
+		cmocka_unit_test(test_validate__type_label_must_fit),
 		cmocka_unit_test(test_validate__detects_duplicates_in_a_large_report),
 		cmocka_unit_test(test_validate__issue_urls),
 	};

@@ -310,6 +310,29 @@ static void test_workgraph__invalid_report_gives_no_graph(void **state)
 	pmbot_diag_list_free(&d);
 }
 
+static void test_workgraph__open_type_keeps_its_name_in_every_output(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf b = PMBOT_BUF_INIT;
+	pmbot_workgraph *g = load(HEAD "tasks:\n"
+		"  - {stable_id: 'ops:a', title: A, area: a, priority: p, type: ops}\n"
+		"  - {stable_id: 'bug:b', title: B, area: a, priority: p, type: bug}\n```\n",
+		&d, PMBOT_OK);
+
+	(void)state;
+	assert_non_null(g);
+	assert_int_equal(g->nodes[0].type, PMBOT_NODE_BUG);
+	assert_string_equal(g->nodes[0].type_name, "bug");
+	assert_int_equal(g->nodes[1].type, PMBOT_NODE_OTHER);
+	assert_string_equal(g->nodes[1].type_name, "ops");
+	assert_int_equal(pmbot_workgraph_mermaid(&b, g), 0);
+	assert_non_null(strstr(b.buf, "n1[\"ops:a<br/>A\"]:::ops\n"));
+	assert_non_null(strstr(b.buf, "n0[\"bug:b<br/>B\"]:::bug\n"));
+	pmbot_buf_free(&b);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
 static void test_workgraph__type_names_round_trip(void **state)
 {
 	pmbot_node_type t;
@@ -320,7 +343,13 @@ static void test_workgraph__type_names_round_trip(void **state)
 		assert_int_equal(pmbot_node_type_parse(&t, pmbot_node_type_name((pmbot_node_type)i)), 0);
 		assert_int_equal(t, i);
 	}
-	assert_int_equal(pmbot_node_type_parse(&t, "story"), -1);
+	/* Any other lower-case word is an open type; anything else is no type. */
+	assert_int_equal(pmbot_node_type_parse(&t, "story"), 0);
+	assert_int_equal(t, PMBOT_NODE_OTHER);
+	assert_int_equal(pmbot_node_type_parse(&t, "Story"), -1);
+	assert_int_equal(pmbot_node_type_parse(&t, "load test"), -1);
+	assert_int_equal(pmbot_node_type_parse(&t, ""), -1);
+	assert_null(pmbot_node_type_name(PMBOT_NODE_OTHER));
 	assert_null(pmbot_node_type_name((pmbot_node_type)99));
 	assert_string_equal(pmbot_edge_type_name(PMBOT_EDGE_BLOCKED_BY), "blocked_by");
 }
@@ -340,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_workgraph__mermaid_labels_hold_no_directive_and_start_no_click_line),
 		cmocka_unit_test(test_workgraph__invalid_report_gives_no_graph),
 		cmocka_unit_test(test_workgraph__type_names_round_trip),
+		cmocka_unit_test(test_workgraph__open_type_keeps_its_name_in_every_output),
 	};
 
 	return cmocka_run_group_tests_name("workgraph", tests, NULL, NULL);
