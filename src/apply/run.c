@@ -540,6 +540,10 @@ type:
 	/* Every backend takes the type: a create that lacked it would be planned again. */
 	if (!c->config->issue_types || !prefix || !*prefix)
 		return 0;
+	/* The planner's, by the item's type name; plans made before it named one use the label. */
+	if (str(json_object_get(cs, "payload"), "issue_type"))
+		return json_object_set_new(args, "issue_type", json_string(str(json_object_get(cs,
+			"payload"), "issue_type"))) < 0 ? -1 : 0;
 	json_array_foreach(json_object_get(args, "labels"), i, l) {
 		const char *name = json_string_value(l);
 

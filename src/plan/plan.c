@@ -602,10 +602,22 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 	int err = -1;
 	json_t *add = NULL, *remove = NULL;
 
-	if (!is)
-		return add_cs(p, "create_issue", item_target(p, n),
-			json_pack("{s:s, s:s%, s:o}", "title", r->title, "body", r->body, r->body_len,
-				"labels", pmbot_json_strings(r->labels, r->n_labels)), NULL, NULL);
+	if (!is) {
+		const char *type = wanted_type(p, n);
+		json_t *payload = json_pack("{s:s, s:s%, s:o}", "title", r->title, "body", r->body,
+			r->body_len, "labels", pmbot_json_strings(r->labels, r->n_labels));
+
+		/*
+		 * The issue type by the item's type name: its label may be a form's
+		 * own ("type:bench"), which names no type the repository has.
+		 */
+		if (payload && type &&
+		    json_object_set_new(payload, "issue_type", json_string(type)) < 0) {
+			json_decref(payload);
+			return -1;
+		}
+		return add_cs(p, "create_issue", item_target(p, n), payload, NULL, NULL);
+	}
 	if (strcmp(is->title, r->title) &&
 	    add_cs(p, "update_issue_title", item_target(p, n), json_pack("{s:s}", "title", r->title),
 		json_pack("{s:s}", "title", is->title), json_pack("{s:s}", "title", r->title)) < 0)

@@ -1748,6 +1748,13 @@ static void test_plan__a_form_type_label_still_wants_the_type_of_the_item(void *
 	assert_non_null(cs = cs_find(&w, "create_issue", "task:paint"));
 	assert_json(json_object_get(json_object_get(cs, "payload"), "labels"),
 		"[\"area:ui\",\"prio:P3\",\"type:bench\"]");
+	/* the create names the type itself, so apply need not guess it from "bench" */
+	assert_string_equal(str(json_object_get(cs, "payload"), "issue_type"), "Benchmark");
+	/* a kind the repository has no type for names none */
+	assert_null(json_object_get(json_object_get(cs_find(&w, "create_issue", "feat:dial"),
+		"payload"), "issue_type"));
+	assert_string_equal(str(json_object_get(cs_find(&w, "create_issue", "task:wire"),
+		"payload"), "issue_type"), "Task");
 	world_free(&w);
 
 	/* Once it exists, the type it wants is Benchmark (its type), not "bench" (its label). */
