@@ -1,4 +1,5 @@
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,7 @@ int cmd_action(int argc, char **argv)
 	pmbot_action_opts o;
 	pmbot_action *a = NULL;
 	pmbot_repo *repo = NULL;
+	pmbot_buf line = PMBOT_BUF_INIT;
 	int c, r = PMBOT_OK;
 
 	memset(&gopts, 0, sizeof(gopts));
@@ -103,8 +105,13 @@ int cmd_action(int argc, char **argv)
 		else
 			r = pmbot_action_run(a, repo, open_github, &conn);
 	}
+	r = pmbot_action_conclude(a, r);
 	if (pmbot_action_finish(a) < 0 && r == PMBOT_OK)
 		r = PMBOT_ERROR;
+	/* One line a reader of the job log finds: what happened, and where. */
+	if (pmbot_action_log_line(&line, a) == 0)
+		printf("%s\n", line.buf);
+	pmbot_buf_free(&line);
 	pmbot_action_free(a);
 	github_conn_close(&conn.gh);
 	pmbot_repo_free(repo);

@@ -143,10 +143,19 @@ typedef enum {
  * and control characters are replaced by '?', so it is safe to log (still
  * user text: quote it).
  */
+typedef enum {
+	PMBOT_CMD_FAULT_NONE = 0, /* understood, or no command */
+	PMBOT_CMD_FAULT_WORD,     /* an unknown subcommand (or none: bare `/pm-bot`) */
+	PMBOT_CMD_FAULT_HASH,     /* `apply` with a word that is not a 64-hex hash */
+	PMBOT_CMD_FAULT_NO_HASH,  /* `apply` alone */
+	PMBOT_CMD_FAULT_EXTRA     /* a word after a complete command */
+} pmbot_command_fault;
+
 typedef struct {
 	pmbot_command_kind kind;
 	char hash[65];
 	char word[32];
+	pmbot_command_fault fault; /* why an UNKNOWN was not understood */
 } pmbot_command;
 
 /*
@@ -190,6 +199,28 @@ typedef struct {
  */
 PMBOT_WARN_UNUSED int pmbot_command_parse(pmbot_command *out, const char *body);
 PMBOT_WARN_UNUSED int pmbot_command_parse_bytes(pmbot_command *out, const char *body, size_t len);
+
+/* One `/pm-bot` command, for `help` and "did you mean" (one table). */
+typedef struct {
+	const char *name;   /* "plan" */
+	const char *usage;  /* "/pm-bot plan" */
+	const char *what;   /* one line: what it does */
+} pmbot_command_info;
+
+/* The commands pm-bot knows, in help order; *n receives the count (static storage). */
+const pmbot_command_info *pmbot_command_table(size_t *n);
+
+/*
+ * The reply to an UNKNOWN command, one line of Markdown appended to `out`
+ * (the caller owns it): `help` lists the commands; an `apply` whose hash is
+ * malformed says "`abc…` is not a 64-hex plan hash"; an unknown word within
+ * edit distance 2 of a command asks "did you mean `apply`?". The
+ * commenter's word is hostile: only [A-Za-z0-9._-] are kept (others become
+ * '?'), it is cut to 40 characters and shown in a code span, so it can
+ * neither mention, link nor start a workflow command. *is_help is 1 for
+ * `help`. 0, or -1 when out of memory. Deterministic.
+ */
+PMBOT_WARN_UNUSED int pmbot_command_reply(pmbot_buf *out, int *is_help, const pmbot_command *cmd);
 
 /*
  * Approval policy: may `login`, whose permission on the repository is

@@ -1,6 +1,7 @@
 #ifndef PMBOT_ACTIONRUN_H
 #define PMBOT_ACTIONRUN_H
 
+#include "pmbot/buf.h"
 #include "pmbot/common.h"
 #include "pmbot/note.h"
 #include "pmbot/repo.h"
@@ -85,9 +86,36 @@ PMBOT_WARN_UNUSED int pmbot_action_run(pmbot_action *a, pmbot_repo *repo,
  */
 PMBOT_WARN_UNUSED int pmbot_action_finish(pmbot_action *a);
 
-/* "planned", "no_changes", "applied", "failed", "denied", "stale", "busy",
- * "summary_only", "invalid", "ignored" (borrowed). */
+/* The `result` output (borrowed): one of pmbot_action_results(). */
 const char *pmbot_action_result(const pmbot_action *a);
+
+/* One row of the table of results and the exit status each one has. */
+typedef struct {
+	const char *result;   /* the `result` output */
+	int exit_code;        /* 0 handled, 1 runtime failure, 2 invalid input */
+	const char *meaning;  /* one line, for docs/action.md */
+} pmbot_action_result_row;
+
+/* The table (static storage); *n receives its length. */
+const pmbot_action_result_row *pmbot_action_results(size_t *n);
+
+/* The exit status of `result` in the table, -1 when it is not in it. */
+int pmbot_action_result_exit(const char *result);
+
+/*
+ * Make the result and `rc` (from decide/run/finish: PMBOT_*) agree with
+ * the table: the more severe wins, and a failure's result becomes
+ * "failed", invalid input's "invalid". Returns the PMBOT_* to exit by.
+ * Call before pmbot_action_finish() so the outputs say the same.
+ */
+int pmbot_action_conclude(pmbot_action *a, int rc);
+
+/*
+ * Append the job log's one summary line to `out` (the caller owns it):
+ * "pm-bot: RESULT, N changes, plan 07e8ec48, comment URL" (parts only when
+ * known). Starts with "pm-bot:", never with "::". 0, or -1 out of memory.
+ */
+PMBOT_WARN_UNUSED int pmbot_action_log_line(pmbot_buf *out, const pmbot_action *a);
 
 /* The plan's hash ("" when none; borrowed) and the job summary so far (borrowed). */
 const char *pmbot_action_plan_hash(const pmbot_action *a);

@@ -529,24 +529,31 @@ static int parse_words(pmbot_command *out, const char *p, const char *e)
 	const char *w, *h;
 	size_t n, hn, i;
 
+	out->fault = PMBOT_CMD_FAULT_WORD;
 	if (!next_word(&p, e, &w, &n))
 		return unknown(out, "", 0);
 	if (word_is(w, n, "plan")) {
+		out->fault = PMBOT_CMD_FAULT_EXTRA;
 		if (next_word(&p, e, &w, &n))
 			return unknown(out, w, n);
+		out->fault = PMBOT_CMD_FAULT_NONE;
 		out->kind = PMBOT_CMD_PLAN;
 		return PMBOT_OK;
 	}
 	if (!word_is(w, n, "apply"))
 		return unknown(out, w, n);
+	out->fault = PMBOT_CMD_FAULT_NO_HASH;
 	if (!next_word(&p, e, &h, &hn))
 		return unknown(out, w, n);
 	for (i = 0; i < hn && is_hex((unsigned char)h[i]); i++)
 		;
+	out->fault = PMBOT_CMD_FAULT_HASH;
 	if (hn != 64 || i != hn)
 		return unknown(out, h, hn);
+	out->fault = PMBOT_CMD_FAULT_EXTRA;
 	if (next_word(&p, e, &w, &n))
 		return unknown(out, w, n);
+	out->fault = PMBOT_CMD_FAULT_NONE;
 	for (i = 0; i < hn; i++)
 		out->hash[i] = (char)fold((unsigned char)h[i]);
 	out->hash[hn] = '\0';
@@ -712,6 +719,118 @@ int pmbot_command_parse_bytes(pmbot_command *out, const char *body, size_t len)
 int pmbot_command_parse(pmbot_command *out, const char *body)
 {
 	return pmbot_command_parse_bytes(out, body, body ? strlen(body) : 0);
+}
+
+static const pmbot_command_info commands[] = {
+	{ "plan", "/pm-bot plan", "plan this pull request again and update pm-bot's comment" },
+	{ "apply", "/pm-bot apply HASH", "apply the plan whose 64-hex hash the comment shows" },
+	{ "help", "/pm-bot help", "list these commands" },
+};
+
+const pmbot_command_info *pmbot_command_table(size_t *n)
+{
+	*n = sizeof(commands) / sizeof(commands[0]);
+	return commands;
+}
+
+/* Levenshtein distance of two short words, cut off above 3 (only <= 2 matters). */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, prev[32], cur[32];
+
+	if (la >= sizeof(prev) || lb >= sizeof(prev))
+		return 3;
+	for (j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+	}
+	return prev[lb];
+}
+
+/*
+ * The commenter's word as it may be echoed: a code span can be closed by a
+ * backtick and a mention or link needs '@', ':' or '/', so only a safe
+ * alphabet survives; 40 characters are enough to recognise one's typo.
+ */
+#define REPLY_WORD_MAX 40
+
+static int put_word(pmbot_buf *out, const char *w)
+{
+	size_t i;
+	int err = pmbot_buf_putc(out, '`');
+
+	for (i = 0; !err && w[i] && i < REPLY_WORD_MAX; i++) {
+		unsigned char ch = (unsigned char)w[i];
+		int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			(ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+
+		err = pmbot_buf_putc(out, ok ? (char)ch : '?');
+	}
+	if (!err && w[i])
+		err = pmbot_buf_puts(out, "...");
+	if (!err)
+		err = pmbot_buf_putc(out, '`');
+	return err ? -1 : 0;
+}
+
+int pmbot_command_reply(pmbot_buf *out, int *is_help, const pmbot_command *cmd)
+{
+	size_t i, n = sizeof(commands) / sizeof(commands[0]), best = n, d, bestd = 3;
+	int err = 0;
+
+	*is_help = 0;
+	if (cmd->kind != PMBOT_CMD_UNKNOWN)
+		return 0;
+	if (cmd->fault == PMBOT_CMD_FAULT_WORD && !strcmp(cmd->word, "help")) {
+		*is_help = 1;
+		err = pmbot_buf_puts(out, "pm-bot commands:");
+		for (i = 0; !err && i < n; i++)
+			err = pmbot_buf_printf(out, " `%s` (%s)%s", commands[i].usage, commands[i].what,
+				i + 1 < n ? ";" : ".");
+		return err ? -1 : 0;
+	}
+	switch (cmd->fault) {
+	case PMBOT_CMD_FAULT_HASH:
+		if (put_word(out, cmd->word) < 0 ||
+		    pmbot_buf_puts(out, " is not a 64-hex plan hash: copy the `/pm-bot apply` line "
+			"from pm-bot's comment.") < 0)
+			return -1;
+		return 0;
+	case PMBOT_CMD_FAULT_NO_HASH:
+		return pmbot_buf_puts(out, "`apply` needs the plan's 64-hex hash: copy the "
+			"`/pm-bot apply` line from pm-bot's comment.") < 0 ? -1 : 0;
+	case PMBOT_CMD_FAULT_EXTRA:
+		if (pmbot_buf_puts(out, "unexpected ") < 0 || put_word(out, cmd->word) < 0 ||
+		    pmbot_buf_puts(out, " after the command: a command line holds nothing else.") < 0)
+			return -1;
+		return 0;
+	default:
+		break;
+	}
+	/* The first command at the smallest distance: ties resolve by table order. */
+	for (i = 0; i < n; i++)
+		if ((d = edit_distance(cmd->word, commands[i].name)) < bestd) {
+			bestd = d;
+			best = i;
+		}
+	if (!cmd->word[0])
+		err = pmbot_buf_puts(out, "`/pm-bot` needs a command;");
+	else if (put_word(out, cmd->word) < 0 ||
+		 pmbot_buf_puts(out, " is not a pm-bot command;") < 0)
+		return -1;
+	if (!err && best < n && cmd->word[0])
+		err = pmbot_buf_printf(out, " did you mean `%s`?", commands[best].name);
+	if (!err)
+		err = pmbot_buf_puts(out, " `/pm-bot help` lists the commands.");
+	return err ? -1 : 0;
 }
 
 int pmbot_approval_check(pmbot_buf *reason, const pmbot_config *config, const char *login,

@@ -278,6 +278,11 @@ int pmbot_action__authorize(struct pmbot_action *a, const pmbot_config *config, 
 		"reason", "NOT_AUTHORIZED", "message", reason.len ? reason.buf : "not allowed"));
 	pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s may not approve: %s", (login),
 		(reason.buf));
+	/* The reason names the permission needed and the one held (approval policy). */
+	if (pmbot_buf_printf(&a->summary, "Approval refused: %s\n", reason.buf) < 0) {
+		rc = RC_RUNTIME;
+		goto done;
+	}
 	pmbot_action__react(a, "-1");
 	a->result = "denied";
 	rc = RC_INVALID;
@@ -316,6 +321,10 @@ int pmbot_action__show(struct pmbot_action *a, struct slot *s, const pmbot_comme
 	rc = pmbot_action__slot_write(a, s, body.buf, &forbidden);
 	if (rc == RC_OK && forbidden)
 		a->result = "summary_only";
+	else if (rc == RC_OK) {
+		a->comment_number = s->number;
+		a->comment_id = s->is_issue ? 0 : s->comment_id;
+	}
 	pmbot_buf_free(&body);
 	return rc;
 }
@@ -419,7 +428,8 @@ static int show_pr_plan(struct pmbot_action *a, long number, const char *head, i
 		rc = RC_RUNTIME;
 		goto done;
 	}
-	if (summary_only)
+	/* A push always plans into the summary: its result is the plan's. */
+	if (summary_only && number)
 		a->result = "summary_only";
 	if (!strcmp(status, "invalid"))
 		rc = RC_INVALID;
@@ -809,6 +819,33 @@ done:
 	return rc;
 }
 
+/*
+ * A `/pm-bot` line pm-bot did not understand: the commenter addressed
+ * pm-bot, so it answers with a reaction (👍 for help, 😕 otherwise) and the
+ * reply in the log and the job summary. The reply goes nowhere else: the
+ * pull request keeps its one pm-bot comment, which shows plans only.
+ */
+static int on_unknown(struct pmbot_action *a, const pmbot_command *cmd)
+{
+	pmbot_buf reply = PMBOT_BUF_INIT;
+	int is_help = 0, rc = RC_OK;
+
+	if (pmbot_command_reply(&reply, &is_help, cmd) < 0) {
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	pmbot_note(a->notes, PMBOT_NOTE_NOTICE, "pm-bot: %s", reply.buf);
+	if (pmbot_buf_printf(&a->summary, "%s\n", reply.buf) < 0) {
+		rc = RC_RUNTIME;
+		goto done;
+	}
+	pmbot_action__react(a, is_help ? "+1" : "confused");
+	a->result = "ignored";
+done:
+	pmbot_buf_free(&reply);
+	return rc;
+}
+
 static int on_comment(struct pmbot_action *a)
 {
 	pmbot_command cmd;
@@ -818,12 +855,12 @@ static int on_comment(struct pmbot_action *a)
 
 	if (pmbot_command_parse(&cmd, a->ev->comment_body) < 0)
 		return RC_RUNTIME;
-	if (cmd.kind == PMBOT_CMD_NONE || cmd.kind == PMBOT_CMD_UNKNOWN) {
-		pmbot_note(a->notes, PMBOT_NOTE_INFO, "not a command pm-bot knows (%s); ignored",
-			(cmd.kind == PMBOT_CMD_UNKNOWN ? cmd.word : "none"));
+	if (cmd.kind == PMBOT_CMD_NONE) {
 		a->result = "ignored";
 		return RC_OK;
 	}
+	if (cmd.kind == PMBOT_CMD_UNKNOWN)
+		return on_unknown(a, &cmd);
 	if (!a->ev->is_pull_request)
 		return pmbot_action__field_sync(a, &cmd);
 	pmbot_action__react(a, "eyes");
@@ -1491,6 +1528,91 @@ int pmbot_action_run(struct pmbot_action *a, pmbot_repo *repo, pmbot_action_gith
 done:
 	pmbot_buf_free(&audit_path);
 	return rc == RC_OK ? PMBOT_OK : rc == RC_INVALID ? PMBOT_EINVALID : PMBOT_ERROR;
+}
+
+/* A slug from the event is hostile: only "OWNER/NAME" of GitHub's alphabet is shown. */
+static int slug_ok(const char *s)
+{
+	size_t slash = 0;
+
+	for (; *s; s++) {
+		if (*s == '/')
+			slash++;
+		else if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			(*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+			return 0;
+	}
+	return slash == 1;
+}
+
+/* The one table of results and exit statuses (docs/action.md "Results"). */
+static const pmbot_action_result_row results[] = {
+	{ "planned", 0, "a plan with changes is shown" },
+	{ "no_changes", 0, "GitHub already matches the reports" },
+	{ "applied", 0, "an approved plan was applied" },
+	{ "paused", 0, "the write budget is spent; the next scheduled run continues" },
+	{ "denied", 0, "a command was refused (permission, closed pull request, fork)" },
+	{ "stale", 0, "the approved plan no longer matches; a new plan is shown" },
+	{ "busy", 0, "another run holds the plan's lock" },
+	{ "summary_only", 0, "the plan went to the job summary: the comment could not be written" },
+	{ "ignored", 0, "an event or comment pm-bot does not act on (unknown commands are answered)" },
+	{ "invalid", 2, "invalid input: event, reports, configuration or repository" },
+	{ "failed", 1, "a runtime failure (GitHub, git, the audit ledger)" },
+};
+
+const pmbot_action_result_row *pmbot_action_results(size_t *n)
+{
+	*n = sizeof(results) / sizeof(results[0]);
+	return results;
+}
+
+int pmbot_action_result_exit(const char *result)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(results) / sizeof(results[0]); i++)
+		if (!strcmp(results[i].result, result))
+			return results[i].exit_code;
+	return -1;
+}
+
+int pmbot_action_conclude(struct pmbot_action *a, int rc)
+{
+	int want = rc == PMBOT_OK ? 0 : rc == PMBOT_EINVALID ? 2 : 1;
+	int have = pmbot_action_result_exit(pmbot_action_result(a));
+
+	/* The more severe of the two wins; the result then names it. */
+	if (have == 1 || want == 1 || have < 0) {
+		a->result = "failed";
+		return PMBOT_ERROR;
+	}
+	if (have == 2 || want == 2) {
+		a->result = "invalid";
+		return PMBOT_EINVALID;
+	}
+	return PMBOT_OK;
+}
+
+int pmbot_action_log_line(pmbot_buf *out, const struct pmbot_action *a)
+{
+	const char *result = pmbot_action_result(a);
+	int err;
+
+	/* Starts with "pm-bot:", so it never reads as a workflow command. */
+	err = pmbot_buf_printf(out, "pm-bot: %s", result);
+	if (!err && a->plan_hash[0])
+		err = pmbot_buf_printf(out, ", %ld change%s, plan %.8s", a->changes,
+			a->changes == 1 ? "" : "s", a->plan_hash);
+	if (!err && a->conflicts)
+		err = pmbot_buf_printf(out, ", %ld conflict%s", a->conflicts,
+			a->conflicts == 1 ? "" : "s");
+	if (!err && a->comment_number > 0 && a->slug && slug_ok(a->slug))
+		err = a->comment_id > 0 ?
+			pmbot_buf_printf(out, ", comment https://github.com/%s/pull/%ld#issuecomment-%lld",
+				a->slug, a->comment_number, a->comment_id) :
+			pmbot_buf_printf(out, ", issue https://github.com/%s/issues/%ld", a->slug,
+				a->comment_number);
+	return err ? -1 : 0;
 }
 
 const char *pmbot_action_result(const struct pmbot_action *a)

@@ -42,6 +42,8 @@ struct pmbot_action {
 	char plan_hash[65];
 	long changes, conflicts;
 	pmbot_buf summary;           /* appended to GITHUB_STEP_SUMMARY */
+	long comment_number;         /* the PR or issue pm-bot's text was last written on */
+	long long comment_id;        /* its comment (0: the tracking issue's body, or none) */
 	pmbot_buf cache_dir;         /* the default cache under $RUNNER_TEMP, when used */
 };
 

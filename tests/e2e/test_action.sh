@@ -148,6 +148,36 @@ action 0 && expect_eq "$(output result)" ignored &&
 	action 0 && expect_eq "$(output result)" ignored &&
 	expect_eq "$(n_issues)" 0 && ok
 
+# The five comments this case posts count in later cases: pm-bot adds none of its own.
+CASE="commands pm-bot does not understand are answered: bad hash, did you mean, help, and a denial names the permission"
+post_comment 1 "/pm-bot apply abc"
+comment_event created 1 alice User "/pm-bot apply abc"
+action 0 && expect_eq "$(output result)" ignored && expect_in "$(reactions "$COMMENT_ID")" "confused" &&
+	expect_in "$(cat "$TMP/summary")" '`abc` is not a 64-hex plan hash' &&
+	expect_in "$OUT" 'is not a 64-hex plan hash' &&
+	post_comment 1 "/pm-bot aply $HASH" &&
+	comment_event created 1 alice User "/pm-bot aply $HASH" &&
+	action 0 && expect_in "$(reactions "$COMMENT_ID")" "confused" &&
+	expect_in "$(cat "$TMP/summary")" 'did you mean `apply`?' &&
+	post_comment 1 "/pm-bot help" &&
+	comment_event created 1 alice User "/pm-bot help" &&
+	action 0 && expect_in "$(reactions "$COMMENT_ID")" "+1" &&
+	expect_in "$(cat "$TMP/summary")" '`/pm-bot apply HASH`' &&
+	post_comment 1 "/pm-bot apply @admin\`](http://evil)" &&
+	comment_event created 1 alice User "/pm-bot apply @admin\`](http://evil)" &&
+	action 0 && { ! grep -q '@admin\|http://evil' "$TMP/summary" "$TMP/out" || fail "the commenter's text was echoed raw"; } &&
+	post_comment 1 "/pm-bot apply $HASH" &&
+	comment_event created 1 bob User "/pm-bot apply $HASH" &&
+	action 0 && expect_eq "$(output result)" denied &&
+	expect_in "$(cat "$TMP/summary")" 'Approval refused: @bob has permission "read"' &&
+	expect_in "$(tail -n 1 "$TMP/out")" "pm-bot: denied" &&
+	expect_eq "$(n_issues)" 0 && ok
+
+CASE="the job log ends with one summary line: result, changes, plan hash and the comment's URL"
+pr_event synchronize 1 acme/widgets "$HEAD_SHA"
+action 0 && L=$(tail -n 1 "$TMP/out") &&
+	expect_in "$L" "pm-bot: planned, " && expect_in "$L" " changes, plan ${HASH:0:8}, comment https://github.com/acme/widgets/pull/1#issuecomment-" && ok
+
 CASE="a command in indented code, an HTML comment or a collapsed <details> approves nothing"
 comment_event created 1 alice User "    /pm-bot apply $HASH"
 action 0 && expect_eq "$(output result)" ignored &&
@@ -166,7 +196,7 @@ post_comment 1 "/pm-bot apply 00000000000000000000000000000000000000000000000000
 comment_event created 1 alice User "/pm-bot apply 0000000000000000000000000000000000000000000000000000000000000000"
 action 0 && expect_eq "$(output result)" stale && expect_eq "$(n_issues)" 0 &&
 	expect_in "$(comments 1 | py - 'd[0]')" "the plan is stale" &&
-	expect_in "$(reactions "$COMMENT_ID")" "confused" && expect_eq "$(n_comments 1)" 3 && ok
+	expect_in "$(reactions "$COMMENT_ID")" "confused" && expect_eq "$(n_comments 1)" 8 && ok
 
 CASE="a run holding the lock keeps a second run from applying"
 # The lock is the repository label pm-bot:lock:pr-1 (docs/action.md#concurrency); run 999 holds it now.
@@ -190,7 +220,7 @@ post_comment 1 "/pm-bot apply $HASH"
 comment_event created 1 alice User "/pm-bot apply $HASH"
 action 0 && expect_eq "$(output result)" applied && expect_eq "$(n_issues)" 7 &&
 	expect_in "$OUT" '"event":"approval"' && expect_in "$(reactions "$COMMENT_ID")" "+1" &&
-	expect_in "$(comments 1 | py - 'd[0]')" "Applied" && expect_eq "$(n_comments 1)" 6 &&
+	expect_in "$(comments 1 | py - 'd[0]')" "Applied" && expect_eq "$(n_comments 1)" 11 &&
 	"$PMBOT" audit verify "$W/.pm-bot/audit.jsonl" >/dev/null &&
 	{ ! api "$TOKEN" GET "/repos/acme/widgets/labels/pm-bot%3Alock%3Apr-1" >/dev/null || fail "the lock was not released"; } && ok
 
@@ -247,7 +277,7 @@ export GH_TOKEN
 CASE="push to the default branch plans into the summary only; other branches are ignored"
 BEFORE=$(ctl GET /_emu/state | py - 'str(len(d.get("comments", [])))')
 event push "$TMP/ev.json" "{'ref': 'refs/heads/main', 'before': '0'*40, 'after': '$MAIN_SHA', 'repository': repo, 'sender': {'login': 'alice', 'type': 'User'}}"
-action 0 && expect_in "$(cat "$TMP/summary")" "No changes" &&
+action 0 && expect_in "$(cat "$TMP/summary")" "No changes" && expect_eq "$(output result)" no_changes &&
 	expect_eq "$(ctl GET /_emu/state | py - 'str(len(d.get("comments", [])))')" "$BEFORE" &&
 	event push "$TMP/ev.json" "{'ref': 'refs/heads/feature', 'before': '0'*40, 'after': '$HEAD_SHA', 'repository': repo, 'sender': {'login': 'alice', 'type': 'User'}}" &&
 	action 0 && expect_eq "$(output result)" ignored && ok

@@ -109,7 +109,7 @@ BASE_ISSUES=$(n_issues)
 CASE="a fork's report naming a private repository outside the allowlist: nothing of it is read, the plan shows diagnostics only"
 ctl DELETE /_emu/requests >/dev/null
 pr_event 1 eve/widgets "$FORK_SHA"
-action 2 && expect_eq "$(output result)" summary_only && expect_in "$ERR" "REPO_NOT_ALLOWED" &&
+action 2 && expect_eq "$(output result)" invalid && expect_in "$ERR" "REPO_NOT_ALLOWED" &&
 	expect_eq "$(reads_of_repos)" 0 &&
 	S=$(cat "$TMP/summary") && expect_in "$S" "REPO_NOT_ALLOWED" &&
 	{ ! grep -q "SECRET" "$TMP/summary" "$TMP/out" "$TMP/err" || fail "private text was published"; } && ok

@@ -1664,6 +1664,98 @@ static void test_approval__a_reason_that_does_not_fit_is_an_error_not_a_yes(void
 	pmbot_config_free(cfg);
 }
 
+/* The reply to a parsed body: what the commenter reads. */
+static char *reply_to(const char *body, int *is_help)
+{
+	pmbot_command cmd;
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_command_parse(&cmd, body), PMBOT_OK);
+	assert_int_equal(cmd.kind, PMBOT_CMD_UNKNOWN);
+	assert_int_equal(pmbot_command_reply(&out, is_help, &cmd), 0);
+	return pmbot_buf_detach(&out, NULL);
+}
+
+static void test_reply__a_malformed_hash_is_named(void **state)
+{
+	int help = -1;
+	char *r = reply_to("/pm-bot apply abc", &help);
+
+	(void)state;
+	assert_string_equal(r, "`abc` is not a 64-hex plan hash: copy the `/pm-bot apply` line "
+		"from pm-bot's comment.");
+	assert_int_equal(help, 0);
+	free(r);
+}
+
+static void test_reply__a_near_miss_gets_did_you_mean(void **state)
+{
+	int help;
+	char *r = reply_to("/pm-bot aply 1234", &help);
+
+	(void)state;
+	assert_string_equal(r, "`aply` is not a pm-bot command; did you mean `apply`? "
+		"`/pm-bot help` lists the commands.");
+	free(r);
+	r = reply_to("/pm-bot pln", &help);
+	assert_non_null(strstr(r, "did you mean `plan`?"));
+	free(r);
+	r = reply_to("/pm-bot deploy", &help);
+	assert_null(strstr(r, "did you mean"));
+	free(r);
+}
+
+static void test_reply__help_lists_every_command_of_the_table(void **state)
+{
+	size_t n, i;
+	const pmbot_command_info *t = pmbot_command_table(&n);
+	int help = 0;
+	char *r = reply_to("/pm-bot help", &help);
+
+	(void)state;
+	assert_int_equal(help, 1);
+	assert_true(n >= 3);
+	for (i = 0; i < n; i++)
+		assert_non_null(strstr(r, t[i].usage));
+	free(r);
+}
+
+static void test_reply__hostile_words_cannot_mention_link_or_break_out(void **state)
+{
+	int help;
+	char *r = reply_to("/pm-bot apply @admin`](http://x)", &help);
+
+	(void)state;
+	assert_null(strchr(r, '@'));
+	assert_null(strstr(r, "http:"));
+	assert_null(strchr(r, '('));
+	assert_int_equal(strncmp(r, "::", 2) != 0, 1);
+	free(r);
+	r = reply_to("/pm-bot apply aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", &help);
+	/* cut where the parser cut it (31 bytes), never longer than 40 */
+	assert_true(strchr(r + 1, '`') - r - 1 <= 40);
+	free(r);
+}
+
+static void test_reply__understood_commands_get_none(void **state)
+{
+	pmbot_command cmd;
+	pmbot_buf out = PMBOT_BUF_INIT;
+	int help = 1;
+
+	(void)state;
+	assert_int_equal(pmbot_command_parse(&cmd, "/pm-bot plan"), PMBOT_OK);
+	assert_int_equal(pmbot_command_reply(&out, &help, &cmd), 0);
+	assert_int_equal(out.len, 0);
+	assert_int_equal(help, 0);
+	assert_int_equal(cmd.fault, PMBOT_CMD_FAULT_NONE);
+	assert_int_equal(pmbot_command_parse(&cmd, "/pm-bot apply"), PMBOT_OK);
+	assert_int_equal(cmd.fault, PMBOT_CMD_FAULT_NO_HASH);
+	assert_int_equal(pmbot_command_parse(&cmd, "/pm-bot plan now"), PMBOT_OK);
+	assert_int_equal(cmd.fault, PMBOT_CMD_FAULT_EXTRA);
+	pmbot_buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1754,6 +1846,11 @@ int main(void)
 		cmocka_unit_test(test_approval__reasons_escape_hostile_text),
 		cmocka_unit_test(test_approval__appends_the_reason_and_accepts_no_buffer),
 		cmocka_unit_test(test_approval__a_reason_that_does_not_fit_is_an_error_not_a_yes),
+		cmocka_unit_test(test_reply__a_malformed_hash_is_named),
+		cmocka_unit_test(test_reply__a_near_miss_gets_did_you_mean),
+		cmocka_unit_test(test_reply__help_lists_every_command_of_the_table),
+		cmocka_unit_test(test_reply__hostile_words_cannot_mention_link_or_break_out),
+		cmocka_unit_test(test_reply__understood_commands_get_none),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

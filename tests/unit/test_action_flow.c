@@ -771,6 +771,57 @@ static void test_action_flow__a_malformed_cache_hint_is_ignored(void **state)
 			fail_msg("request %zu looked at PR 12", i);
 }
 
+static void test_results__every_result_has_one_exit_status(void **state)
+{
+	size_t n, i, j;
+	const pmbot_action_result_row *t = pmbot_action_results(&n);
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		assert_true(t[i].exit_code == 0 || t[i].exit_code == 1 || t[i].exit_code == 2);
+		for (j = i + 1; j < n; j++)
+			assert_string_not_equal(t[i].result, t[j].result);
+	}
+	assert_int_equal(pmbot_action_result_exit("invalid"), 2);
+	assert_int_equal(pmbot_action_result_exit("failed"), 1);
+	assert_int_equal(pmbot_action_result_exit("no_changes"), 0);
+	assert_int_equal(pmbot_action_result_exit("nonsense"), -1);
+}
+
+static void test_results__conclude_makes_result_and_exit_agree(void **state)
+{
+	pmbot_action *a;
+
+	(void)state;
+	/* A bad event: decide says invalid, the result was "ignored". */
+	assert_int_equal(pmbot_action_new(&a, NULL, NULL, NULL), PMBOT_OK);
+	assert_int_equal(pmbot_action_conclude(a, PMBOT_EINVALID), PMBOT_EINVALID);
+	assert_string_equal(pmbot_action_result(a), "invalid");
+	/* A runtime failure wins over invalid input. */
+	assert_int_equal(pmbot_action_conclude(a, PMBOT_ERROR), PMBOT_ERROR);
+	assert_string_equal(pmbot_action_result(a), "failed");
+	pmbot_action_free(a);
+	/* Nothing went wrong: the result stands. */
+	assert_int_equal(pmbot_action_new(&a, NULL, NULL, NULL), PMBOT_OK);
+	assert_int_equal(pmbot_action_conclude(a, PMBOT_OK), PMBOT_OK);
+	assert_string_equal(pmbot_action_result(a), "ignored");
+	pmbot_action_free(a);
+}
+
+static void test_results__the_log_line_says_the_result(void **state)
+{
+	pmbot_action *a;
+	pmbot_buf line = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_action_new(&a, NULL, NULL, NULL), PMBOT_OK);
+	assert_int_equal(pmbot_action_conclude(a, PMBOT_EINVALID), PMBOT_EINVALID);
+	assert_int_equal(pmbot_action_log_line(&line, a), 0);
+	assert_string_equal(line.buf, "pm-bot: invalid");
+	pmbot_buf_free(&line);
+	pmbot_action_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -791,6 +842,9 @@ int main(void)
 		T(test_action_flow__a_scheduled_run_believes_github_not_the_cache_hint),
 		T(test_action_flow__a_malformed_cache_hint_is_ignored),
 #undef T
+		cmocka_unit_test(test_results__every_result_has_one_exit_status),
+		cmocka_unit_test(test_results__conclude_makes_result_and_exit_agree),
+		cmocka_unit_test(test_results__the_log_line_says_the_result),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
