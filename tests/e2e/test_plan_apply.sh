@@ -162,14 +162,18 @@ run 0 "$PMBOT" plan --repo "$R1" --out "$TMP/p1t.json" && {
 	expect_in "$OUT" "49 changes to 7 issues: 7 creates, 0 updates, 8 relationships, 34 project." &&
 	expect_in "$OUT" "To apply exactly this plan, run: pm-bot apply --plan $TMP/p1t.json --approve $(py eval "$TMP/p1t.json" 'b["plan_hash"]')" &&
 	case "$OUT" in *'**'*|*'&#'*|*"$(printf '\033')"*) fail "Markdown or escapes in the text plan";; *) true;; esac
-} && {
+} && if ! command -v script >/dev/null ||
+	! script -qec 'test -t 1 && echo on-a-tty' /dev/null 2>/dev/null | grep -q on-a-tty; then
+	# a chroot without /dev/pts (check-distros) cannot make a terminal: said, not hidden
+	echo "SKIP [$CASE]: the terminal part: no pseudo-terminal here (script(1))"
+else
 	# a terminal gets colour, unless NO_COLOR says otherwise
 	script -qec "\"$PMBOT\" plan --repo \"$R1\"" /dev/null >"$TMP/tty.out" 2>&1
 	grep -q "$(printf '\033')\[32m+" "$TMP/tty.out" || fail "no colour on a terminal"
 	NO_COLOR=1 script -qec "\"$PMBOT\" plan --repo \"$R1\"" /dev/null >"$TMP/tty2.out" 2>&1
 	! grep -q "$(printf '\033')\[" "$TMP/tty2.out" || fail "colour despite NO_COLOR"
 	grep -q "+ new issue" "$TMP/tty2.out" || fail "no plan on the terminal"
-} && ok
+fi && ok
 
 CASE="story: plan is deterministic and writes nothing"
 run 0 "$PMBOT" plan --format md --repo "$R1" --format json && {
