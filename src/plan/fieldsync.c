@@ -163,8 +163,7 @@ static int check_project(struct syncer *s)
 		cfg->project_number) < 0 ? -1 : 0;
 }
 
-/* Repository names compare case-insensitively (as on GitHub), stable ids exactly. */
-static char *make_key(const char *repo, const char *stable_id)
+char *pmbot_plan_issue_key(const char *repo, const char *stable_id)
 {
 	pmbot_buf b = PMBOT_BUF_INIT;
 	char *key = NULL;
@@ -220,7 +219,7 @@ static int index_managed(struct syncer *s)
 		m->issue = is;
 		m->repo = repo;
 		m->ref = pmbot_buf_detach(&ref, NULL);
-		m->key = make_key(is->repo, body.stable_id);
+		m->key = pmbot_plan_issue_key(is->repo, body.stable_id);
 		m->body = body;
 		memset(&body, 0, sizeof(body));
 		s->n_ms++;
@@ -483,7 +482,7 @@ static char *target_key(const json_t *cs)
 	const char *repo = json_string_value(json_object_get(t, "repo"));
 	const char *sid = json_string_value(json_object_get(t, "stable_id"));
 
-	return repo && sid ? make_key(repo, sid) : NULL;
+	return repo && sid ? pmbot_plan_issue_key(repo, sid) : NULL;
 }
 
 int pmbot_fieldsync_auto_approved(json_t **out, const json_t *bundle, const pmbot_config *config)

@@ -22,23 +22,6 @@ void pmbot_plan_managed_free(pmbot_managed_issue *list, size_t n)
 	free(list);
 }
 
-/* Repository names compare case-insensitively, as on GitHub: the key folds them. */
-static char *managed_key(const char *repo, const char *stable_id)
-{
-	pmbot_buf b = PMBOT_BUF_INIT;
-	size_t i;
-
-	for (i = 0; repo[i]; i++)
-		if (pmbot_buf_putc(&b, (char)(repo[i] >= 'A' && repo[i] <= 'Z' ?
-			repo[i] - 'A' + 'a' : repo[i])) < 0)
-			break;
-	if (repo[i] || pmbot_buf_putc(&b, '\n') < 0 || pmbot_buf_puts(&b, stable_id) < 0) {
-		pmbot_buf_free(&b);
-		return NULL;
-	}
-	return pmbot_buf_detach(&b, NULL);
-}
-
 int pmbot_plan_managed(pmbot_managed_issue **out, size_t *n_out, const pmbot_state *st,
 	const pmbot_config *config, const char *self_login)
 {
@@ -78,7 +61,7 @@ int pmbot_plan_managed(pmbot_managed_issue **out, size_t *n_out, const pmbot_sta
 		pmbot_buf_clear(&ref);
 		if (!(m->stable_id = strdup(body.stable_id)) ||
 		    pmbot_issue_ref(&ref, is->repo, is->number) < 0 ||
-		    !(keys[n] = managed_key(is->repo, body.stable_id)))
+		    !(keys[n] = pmbot_plan_issue_key(is->repo, body.stable_id)))
 			goto done;
 		m->item = pmbot_state_item(st, ref.buf);
 		switch (pmbot_strmap_put(&seen, keys[n], m, &prev)) {

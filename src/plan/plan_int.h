@@ -73,6 +73,13 @@ int pmbot_plan_acc_denied_diags(pmbot_plan_acc *acc);
 int pmbot_plan_acc_finish(json_t **out, pmbot_plan_acc *acc, const json_t *source,
 	const char *target, json_t *conflicts, json_t *orphaned);
 
+/*
+ * "<repo lower-cased>\n<stable_id>": repository names compare
+ * case-insensitively (as on GitHub), stable ids exactly. New string the
+ * caller frees, NULL when out of memory.
+ */
+char *pmbot_plan_issue_key(const char *repo, const char *stable_id);
+
 /* 1 when `is`'s marker counts: its author is trusted by `config` or is `self_login` (may be NULL). */
 int pmbot_plan_author_trusted(const pmbot_config *config, const char *self_login,
 	const pmbot_issue *is);
