@@ -94,6 +94,13 @@ void cmd_show_free(void);
 #include "pmbot/note.h"
 const pmbot_notes *cmd_notes(void);
 
+/*
+ * cmd_notes() for `pm-bot action`: diagnostics are also printed to
+ * standard output as workflow commands (pmbot_diag_annotation()), which the
+ * runner turns into annotations on the report's lines. Static, not owned.
+ */
+const pmbot_notes *cmd_action_notes(void);
+
 /* The file name shown in diagnostics for FILE ("-" becomes "<stdin>"). */
 const char *cmd_display_name(const char *file);
 

@@ -97,7 +97,7 @@ int cmd_action(int argc, char **argv)
 	env.step_summary = env_of("GITHUB_STEP_SUMMARY");
 	env.cache_dir_set = getenv("PMBOT_GITHUB_CACHE_DIR") != NULL;
 
-	if (pmbot_action_new(&a, &env, &o, cmd_notes()) < 0)
+	if (pmbot_action_new(&a, &env, &o, cmd_action_notes()) < 0)
 		return EXIT_RUNTIME;
 	if ((r = pmbot_action_decide(a)) == PMBOT_OK && !pmbot_action_ignored(a)) {
 		if (cmd_open_repo(&repo, o.dir) != EXIT_OK)

@@ -82,6 +82,34 @@ const pmbot_notes *cmd_notes(void)
 	return &notes;
 }
 
+/*
+ * In the Action the runner reads standard output for workflow commands:
+ * each diagnostic also becomes an annotation on its report line.
+ */
+static void note_diags_annotated(void *ctx, pmbot_diag_list *diags)
+{
+	pmbot_buf line = PMBOT_BUF_INIT;
+	size_t i;
+
+	(void)ctx;
+	cmd_print_diags(stderr, diags);
+	fflush(stderr);
+	for (i = 0; i < diags->count; i++) {
+		pmbot_buf_clear(&line);
+		if (pmbot_diag_annotation(&line, &diags->items[i]) == 0)
+			fputs(line.buf, stdout);
+	}
+	fflush(stdout);
+	pmbot_buf_free(&line);
+}
+
+const pmbot_notes *cmd_action_notes(void)
+{
+	static const pmbot_notes notes = { note_line, note_diags_annotated, NULL };
+
+	return &notes;
+}
+
 const char *cmd_display_name(const char *file)
 {
 	return strcmp(file, "-") ? file : "<stdin>";

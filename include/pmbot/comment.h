@@ -74,12 +74,71 @@ int pmbot_comment_header(pmbot_buf *out, const pmbot_comment_meta *meta);
  */
 PMBOT_WARN_UNUSED int pmbot_comment_parse(pmbot_comment_meta *out, const char *body, size_t len);
 
+/*
+ * The history line a re-rendered plan comment keeps: what the last apply
+ * on the pull request did, after a re-plan (`/pm-bot plan`, a push)
+ * replaced its notice. Appends to `out` (which owns it) one of
+ *
+ *   *Last apply: 15 of 15 changes applied, approved by `alice` (plan `07e8ec48`).*
+ *   *Last apply: failed, 3 of 5 changes applied, 2 failed, approved by `alice` (plan `07e8ec48`).*
+ *   *Last apply: paused, approved by `alice` (plan `07e8ec48`).*
+ *
+ * read from `body` (`len` bytes), the comment's previous text: a pm-bot
+ * plan header (pmbot_comment_parse()), then, in the lines before its first
+ * heading (at most 40), the first that is either `pm-bot action`'s apply
+ * notice ("**Applied** A of T changes, approved by @LOGIN." and its
+ * "**Apply failed**…" and "**Paused: ….** Approved by @LOGIN." forms; the
+ * plan is the header's plan_hash when its status is applied, failed or
+ * paused) or a history line as above (so it is carried across re-plans).
+ * The body is untrusted: counts must be 1 to 9 digits, the login
+ * [A-Za-z0-9-]{1,39} with an optional "[bot]", the plan 8 lower-case hex,
+ * and the line is rebuilt from those fields alone; the login goes in a
+ * code span (a re-plan mentions nobody). Nothing is appended when nothing
+ * parses. No line break is appended. 0 (also when nothing was found);
+ * PMBOT_ERROR when out of memory or past `out`'s cap (`out` left as it was).
+ */
+int pmbot_comment_history(pmbot_buf *out, const char *body, size_t len);
+
+/* Why an approval no longer matches the plan (`pm-bot action`'s `/pm-bot apply H`). */
+typedef struct {
+	const char *approver;             /* the approval's author; NULL: "?" */
+	const char *approved;             /* the approved plan_hash (64 hex) */
+	const char *fresh_hash;           /* the plan now; NULL or "": "none" */
+	const pmbot_comment_meta *shown;  /* the comment's header when the approval came,
+	                                     NULL when no plan was shown */
+	const char *head;                 /* the pull request's head commit now (40 hex) */
+	int invalid;                      /* the reports are invalid now */
+	const json_t *approved_bundle;    /* the approved plan, when the runner kept it
+	                                     (its hash checked by the caller); may be NULL */
+	const json_t *fresh_bundle;       /* the plan now; may be NULL */
+	const pmbot_diag_list *check;     /* pmbot_apply_check(approved, fresh)'s; may be NULL */
+} pmbot_comment_stale;
+
+/*
+ * Append the notice of a stale approval to `out` (which owns it):
+ * "**Not applied: the plan is stale.** @LOGIN approved `H`, but … (hash
+ * `F`). What moved:" and a list of what pm-bot can name, in this order:
+ * no plan was shown; the head moved from the shown header's commit to
+ * `head` (7 hex each); the plan shown was not the approved one (8 hex
+ * each); the reports are invalid now; with both bundles, each issue whose
+ * fingerprint differs ("`acme/w#8` was updated at `T` (the approved plan
+ * saw `T0`)", "is another issue now", "is new to the plan", "is no longer
+ * in the plan"); each STALE_PLAN message of `check`. When none applies, one
+ * line says GitHub changed (and, without the approved plan, that pm-bot
+ * cannot name what). At most 10 lines, then "- … and N more". Outside text
+ * (refs, times, messages, a login that is not one) is escaped as the rest
+ * of the comment is; a valid login is @-mentioned (the approver asked).
+ * 0, or PMBOT_ERROR (out of memory, `out`'s cap; `out` left as it was).
+ * Same input, same bytes.
+ */
+int pmbot_comment_stale_notice(pmbot_buf *out, const pmbot_comment_stale *st);
+
 typedef struct {
 	const pmbot_comment_meta *meta;  /* required: the header */
 	const json_t *bundle;            /* ChangesetBundle v1 (plan.h); may be NULL
 	                                    (invalid reports): no diagram, no plan */
 	const pmbot_workgraph *graph;    /* may be NULL: no diagram */
-	const pmbot_diag_list *diags;    /* its errors are listed; may be NULL */
+	const pmbot_diag_list *diags;    /* its errors and warnings are listed; may be NULL */
 	const char *notice;              /* Markdown shown first (apply result, stale,
 	                                    denied); valid UTF-8; may be NULL */
 	const json_t *results;           /* pmbot_apply_run()'s results; may be NULL */
@@ -96,13 +155,15 @@ typedef struct {
  *     are not counted), then each failed or denied entry with its
  *     changeset id, idempotency key, reason and message;
  *  4. when `diags` holds errors: "### Reports are invalid" and each error
- *     (warnings are left out) as `file:line` `CODE` `pointer`: message;
- *  5. with `graph` and `bundle`: pmbot_comment_mermaid(…, 50 nodes);
- *  6. with `bundle`: pmbot_plan_markdown() with the budget that is left.
+ *     as `file:line` `CODE` `pointer`: message;
+ *  5. when `diags` holds warnings (valid plans too): "### Warnings" and
+ *     each warning in the same form;
+ *  6. with `graph` and `bundle`: pmbot_comment_mermaid(…, 50 nodes);
+ *  7. with `bundle`: pmbot_plan_markdown() with the budget that is left.
  * Text from the results, the diagnostics and the graph is escaped (no
  * HTML, emphasis, links or code can start in it and no line break ends a
- * block); each message is cut at 300 code points, at most 20 results and
- * 50 errors are listed, then "… and N more".
+ * block); each message is cut at 300 code points, at most 20 results,
+ * 50 errors and 50 warnings are listed, then "… and N more".
  *
  * Budget: the whole body is at most `max_chars` Unicode code points. Parts
  * are kept in the order above while they fit: the notice is cut at a line

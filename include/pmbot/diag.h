@@ -110,4 +110,28 @@ const char *pmbot_severity_name(pmbot_severity sev);
  */
 int pmbot_diag_format(pmbot_buf *out, const pmbot_diag *d);
 
+/* Cap on an annotation's title (the diagnostic's code). */
+#define PMBOT_ANNOTATION_TITLE_MAX 120
+
+/*
+ * Append `d` as one GitHub Actions workflow command to `out` (which owns
+ * it), for the job log of `pm-bot action`, where it becomes an annotation
+ * on the report's line:
+ *
+ *   ::error file=F,line=L,col=C,title=CODE::POINTER: MESSAGE\n
+ *
+ * ("::warning" for a warning; file, line and col only when known, line and
+ * col only with a file; the pointer only when not the root). `file` should
+ * be the repository-relative path of the report. Every value is first made
+ * log-safe as pmbot_log_escape() does (control characters other than line
+ * breaks and invisible code points written \xNN / \uNNNN, capped: file
+ * and pointer at PMBOT_LOG_NAME_MAX, the code at PMBOT_ANNOTATION_TITLE_MAX,
+ * the message at PMBOT_LOG_MESSAGE_MAX), then encoded as the runner
+ * decodes: '%' as %25, CR as %0D, LF as %0A, and in properties also ':' as
+ * %3A and ',' as %2C. So the result is exactly one line, whose only "::"
+ * are the command's own. 0, or -1 when out of memory or past `out`'s cap
+ * (`out` is then left as it was).
+ */
+int pmbot_diag_annotation(pmbot_buf *out, const pmbot_diag *d);
+
 #endif

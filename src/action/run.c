@@ -388,10 +388,33 @@ static void meta_for(pmbot_comment_meta *m, const char *kind, long number, const
 	snprintf(m->status, sizeof(m->status), "%s", status);
 }
 
+static void keep_shown(struct pmbot_action *a, long number, const json_t *bundle);
+
+/*
+ * The notice of a re-rendered comment: the caller's `notice` (may be NULL),
+ * then the history line rebuilt from what the comment said before
+ * (pmbot_comment_history(): a re-plan keeps what the last apply did).
+ * 0 or -1; `out` is empty when there is nothing to say.
+ */
+static int replan_notice(pmbot_buf *out, const struct slot *s, const char *notice)
+{
+	pmbot_buf hist = PMBOT_BUF_INIT;
+	int err = 0;
+
+	if (s->body && pmbot_comment_history(&hist, s->body, strlen(s->body)) < 0)
+		err = -1;
+	if (!err && notice && *notice)
+		err = pmbot_buf_puts(out, notice);
+	if (!err && hist.len)
+		err = pmbot_buf_printf(out, "%s%s", out->len ? "\n\n" : "", hist.buf);
+	pmbot_buf_free(&hist);
+	return err ? -1 : 0;
+}
+
 /*
  * Plan `head` of PR `number` and show it: in its one comment unless
- * `summary_only`. `notice` (may be NULL) goes first. Exit 2 when the
- * reports are invalid.
+ * `summary_only`. `notice` (may be NULL) goes first, then the history
+ * line of the last apply. Exit 2 when the reports are invalid.
  */
 static int show_pr_plan(struct pmbot_action *a, long number, const char *head, int summary_only,
 	const char *notice)
@@ -400,6 +423,7 @@ static int show_pr_plan(struct pmbot_action *a, long number, const char *head, i
 	struct slot s;
 	pmbot_comment_meta meta;
 	pmbot_comment_input ci;
+	pmbot_buf full = PMBOT_BUF_INIT;
 	const char *status;
 	int rc;
 
@@ -424,16 +448,28 @@ static int show_pr_plan(struct pmbot_action *a, long number, const char *head, i
 		rc = RC_RUNTIME;
 		goto done;
 	}
+	if (!summary_only) {
+		if (replan_notice(&full, &s, notice) < 0) {
+			rc = RC_RUNTIME;
+			goto done;
+		}
+		ci.notice = full.len ? full.buf : NULL;
+	}
 	if (pmbot_action__show(a, summary_only ? NULL : &s, &ci) != RC_OK) {
 		rc = RC_RUNTIME;
 		goto done;
 	}
+	/* What was shown is what an approval names: kept to say later what moved. */
+	if (!summary_only && rc == RC_OK && p.bundle && pmbot_plan_count(p.bundle) &&
+	    a->comment_number == number)
+		keep_shown(a, number, p.bundle);
 	/* A push always plans into the summary: its result is the plan's. */
 	if (summary_only && number)
 		a->result = "summary_only";
 	if (!strcmp(status, "invalid"))
 		rc = RC_INVALID;
 done:
+	pmbot_buf_free(&full);
 	pmbot_action__slot_clear(&s);
 	pr_plan_free(&p);
 	return rc;
@@ -513,6 +549,101 @@ static void keep_approved(struct pmbot_action *a, const json_t *bundle, const ch
 			"if the apply pauses, continuing it will need a new approval", dir, strerror(errno));
 	pmbot_buf_free(&path);
 	pmbot_buf_free(&text);
+}
+
+/*
+ * Keep the plan last shown on PR `number` as <cache>/plans/shown-pr-<N>.json
+ * (one per pull request, replaced by the next): when an approval of it
+ * comes too late, the run compares it with the fresh plan to say which
+ * issues moved. The Actions cache carries plans/ between runs where its
+ * scope allows (a comment's run sees what comment runs kept). Not fatal.
+ */
+static void keep_shown(struct pmbot_action *a, long number, const json_t *bundle)
+{
+	const char *dir = cache_dir_of(a);
+	pmbot_buf path = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT;
+
+	if (!dir)
+		return;
+	if (pmbot_buf_printf(&path, "%s/plans", dir) < 0 || pmbot_fs_mkdirs(path.buf, 0700) < 0 ||
+	    pmbot_buf_printf(&path, "/shown-pr-%ld.json", number) < 0 ||
+	    pmbot_json_canonical(&text, bundle) < 0 ||
+	    pmbot_fs_write_atomic(path.buf, text.buf, text.len) < 0)
+		pmbot_note(a->notes, PMBOT_NOTE_INFO, "cannot keep the plan shown in %s (%s): a stale "
+			"approval will say less about what moved", dir, strerror(errno));
+	pmbot_buf_free(&path);
+	pmbot_buf_free(&text);
+}
+
+/*
+ * A plan kept under <cache>/plans/`name`, believed only when its content
+ * hashes to `hash` (a cache is outside input). NULL when absent or not it.
+ */
+static json_t *load_kept(struct pmbot_action *a, const char *name, const char *hash)
+{
+	const char *dir = cache_dir_of(a);
+	pmbot_buf path = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT;
+	char sum[PMBOT_SHA256_HEX_SIZE];
+	json_t *plan = NULL;
+
+	pmbot_buf_init(&text, PMBOT_STATE_MAX_BYTES);
+	if (!dir || pmbot_buf_printf(&path, "%s/plans/%s", dir, name) < 0 ||
+	    pmbot_fs_read(&text, path.buf) < 0 ||
+	    !(plan = json_loadb(text.buf, text.len, JSON_REJECT_DUPLICATES, NULL)) ||
+	    !json_is_string(json_object_get(plan, "plan_hash")) ||
+	    strcmp(json_string_value(json_object_get(plan, "plan_hash")), hash) ||
+	    pmbot_plan_hash(sum, json_object_get(plan, "changesets"),
+		    json_object_get(plan, "fingerprint")) < 0 || strcmp(sum, hash)) {
+		json_decref(plan);
+		plan = NULL;
+	}
+	pmbot_buf_free(&path);
+	pmbot_buf_free(&text);
+	return plan;
+}
+
+/*
+ * The notice of a stale approval of `hash` on the PR: what pm-bot can name
+ * of what moved (pmbot_comment_stale_notice()), from the comment's header
+ * `shown` (NULL: none), the head now, and the approved plan when this
+ * runner kept it (approved, else shown) compared with the fresh plan.
+ */
+static int stale_notice(pmbot_buf *out, struct pmbot_action *a, const pmbot_comment_meta *shown,
+	const char *head, const char *hash, const struct pr_plan *p)
+{
+	pmbot_diag_list check = PMBOT_DIAG_LIST_INIT;
+	pmbot_comment_stale st;
+	pmbot_buf name = PMBOT_BUF_INIT;
+	json_t *approved = NULL;
+	int rc = -1;
+
+	if (pmbot_buf_printf(&name, "%s.json", hash) < 0)
+		goto done;
+	if (!(approved = load_kept(a, name.buf, hash))) {
+		pmbot_buf_clear(&name);
+		if (pmbot_buf_printf(&name, "shown-pr-%ld.json", a->ev->number) < 0)
+			goto done;
+		approved = load_kept(a, name.buf, hash);
+	}
+	if (approved && p->bundle && p->in.state &&
+	    pmbot_apply_check(approved, p->bundle, p->in.state, p->in.config, &check) == PMBOT_ERROR)
+		goto done;
+	memset(&st, 0, sizeof(st));
+	st.approver = a->ev->comment_author;
+	st.approved = hash;
+	st.fresh_hash = a->plan_hash;
+	st.shown = shown;
+	st.head = head;
+	st.invalid = p->load_rc != RC_OK;
+	st.approved_bundle = approved;
+	st.fresh_bundle = p->load_rc == RC_OK ? p->bundle : NULL;
+	st.check = &check;
+	rc = pmbot_comment_stale_notice(out, &st) < 0 ? -1 : 0;
+done:
+	json_decref(approved);
+	pmbot_diag_list_free(&check);
+	pmbot_buf_free(&name);
+	return rc;
 }
 
 /* An approved plan applied to the end needs no keeping (the cache stays small). */
@@ -692,9 +823,11 @@ static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
 		pmbot_action__audit(a, "denial", json_pack("{s:s, s:s, s:s, s:I, s:s}", "actor",
 			a->ev->comment_author, "plan_hash", cmd->hash, "fresh_hash", a->plan_hash,
 			"pr", (json_int_t)a->ev->number, "reason", "STALE_PLAN"));
-		pmbot_buf_printf(&notice, "**Not applied: the plan is stale.** @%s approved `%s`, but "
-			"the pull request or GitHub changed since; the current plan is below (hash `%s`).",
-			a->ev->comment_author, cmd->hash, a->plan_hash[0] ? a->plan_hash : "none");
+		if (stale_notice(&notice, a, s.has_meta ? &s.meta : NULL, pull.head_sha, cmd->hash,
+			    &p) < 0) {
+			rc = RC_RUNTIME;
+			goto done;
+		}
 		pmbot_action__slot_clear(&s);
 		rc = show_pr_plan(a, a->ev->number, pull.head_sha, 0, notice.buf);
 		pmbot_action__react(a, "confused");

@@ -471,6 +471,33 @@ static int put_errors(pmbot_buf *out, const pmbot_diag_list *diags, size_t budge
 	return err ? -1 : 0;
 }
 
+/*
+ * Warnings do not stop a plan, but the author of the reports reads the
+ * comment, not the job log: they are listed after the errors, same form.
+ */
+static int put_warnings(pmbot_buf *out, const pmbot_diag_list *diags, size_t budget)
+{
+	size_t *pick = malloc((diags->count ? diags->count : 1) * sizeof(*pick)), n = 0, i;
+	pmbot_buf head = PMBOT_BUF_INIT;
+	int err = 0;
+
+	if (!pick)
+		return -1;
+	for (i = 0; i < diags->count; i++)
+		if (diags->items[i].severity == PMBOT_SEV_WARNING)
+			pick[n++] = i;
+	if (n) {
+		err |= pmbot_buf_printf(&head, "### Warnings\n\n%zu warning%s: %s not stop the plan, "
+			"but worth a look.\n\n", n, n == 1 ? "" : "s", n == 1 ? "it does" : "they do");
+		if (!err)
+			err |= put_list(out, budget, &head, pick, n, ERRORS_LISTED, put_error, diags,
+				"warning", "warnings");
+	}
+	pmbot_buf_free(&head);
+	free(pick);
+	return err ? -1 : 0;
+}
+
 /* ---- notice ------------------------------------------------------------------------------ */
 
 /*
@@ -808,6 +835,9 @@ int pmbot_comment_render(pmbot_buf *out, const pmbot_comment_input *in)
 	if (in->diags && in->diags->errors &&
 	    put_errors(&body, in->diags, left - buf_chars(&body)) < 0)
 		goto done;
+	if (in->diags && in->diags->warnings &&
+	    put_warnings(&body, in->diags, left - buf_chars(&body)) < 0)
+		goto done;
 	left -= buf_chars(&body);
 	if (in->bundle) {
 		if (in->graph && pmbot_comment_mermaid(&diagram, in->graph, in->bundle, 0) < 0)
@@ -848,4 +878,389 @@ done:
 	pmbot_buf_free(&diagram);
 	pmbot_buf_free(&plan);
 	return rc;
+}
+
+/* ---- the history line ------------------------------------------------------------- */
+
+/*
+ * The previous body is hostile (anyone with admin rights can edit pm-bot's
+ * comment): only known shapes are read, field by field, and the line is
+ * rebuilt from the fields; no byte of the old text is copied.
+ */
+
+#define HISTORY_LINES_SCANNED 40
+#define COUNT_DIGITS_MAX 9
+
+enum { HIST_NONE, HIST_APPLIED, HIST_FAILED, HIST_PAUSED };
+
+struct history {
+	int kind;
+	unsigned long applied, total, failed;
+	char login[46];  /* 39 characters and "[bot]" */
+	char hash[9];    /* 8 lower-case hex, or "" */
+};
+
+struct cursor {
+	const char *p, *end;
+};
+
+static int lit(struct cursor *c, const char *s)
+{
+	size_t n = strlen(s);
+
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, s, n))
+		return 0;
+	c->p += n;
+	return 1;
+}
+
+static int count(struct cursor *c, unsigned long *v)
+{
+	size_t n = 0;
+
+	*v = 0;
+	while (c->p < c->end && *c->p >= '0' && *c->p <= '9' && n < COUNT_DIGITS_MAX) {
+		*v = *v * 10 + (unsigned long)(*c->p - '0');
+		c->p++;
+		n++;
+	}
+	/* No leading zero, no tenth digit: a count pm-bot wrote. */
+	if (!n || (n > 1 && c->p[-(long)n] == '0'))
+		return 0;
+	return !(c->p < c->end && *c->p >= '0' && *c->p <= '9');
+}
+
+static int is_login_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		(ch >= '0' && ch <= '9') || ch == '-';
+}
+
+/* A GitHub login: 1 to 39 of [A-Za-z0-9-], maybe with "[bot]". */
+static int login(struct cursor *c, char *dst)
+{
+	size_t n = 0;
+
+	while (c->p < c->end && is_login_char(*c->p) && n < 39)
+		dst[n++] = *c->p++;
+	if (!n || (c->p < c->end && is_login_char(*c->p)))
+		return 0;
+	if (lit(c, "[bot]")) {
+		memcpy(dst + n, "[bot]", 5);
+		n += 5;
+	}
+	dst[n] = '\0';
+	return 1;
+}
+
+static int short_hash(struct cursor *c, char *dst)
+{
+	size_t n;
+
+	for (n = 0; n < 8; n++) {
+		if (c->p >= c->end || !((*c->p >= '0' && *c->p <= '9') || (*c->p >= 'a' && *c->p <= 'f')))
+			return 0;
+		dst[n] = *c->p++;
+	}
+	dst[8] = '\0';
+	return 1;
+}
+
+/* results_notice()'s lines of `pm-bot action` (src/action/run.c); the rest of the line is not read. */
+static int parse_notice(struct history *h, struct cursor c)
+{
+	if (lit(&c, "**Applied** ")) {
+		h->kind = HIST_APPLIED;
+		return count(&c, &h->applied) && lit(&c, " of ") && count(&c, &h->total) &&
+			lit(&c, " changes, approved by @") && login(&c, h->login) && lit(&c, ".");
+	}
+	if (lit(&c, "**Apply failed**: ")) {
+		h->kind = HIST_FAILED;
+		return count(&c, &h->applied) && lit(&c, " of ") && count(&c, &h->total) &&
+			lit(&c, " changes applied, ") && count(&c, &h->failed) &&
+			lit(&c, " failed; approved by @") && login(&c, h->login) && lit(&c, ".");
+	}
+	if (lit(&c, "**Paused: ")) {
+		/* The progress text between is GitHub's times and counts: not needed, not read. */
+		const char *at = NULL, *p;
+
+		for (p = c.p; p + 17 <= c.end && !at; p++)
+			if (!memcmp(p, ".** Approved by @", 17))
+				at = p;
+		if (!at)
+			return 0;
+		c.p = at + 17;
+		h->kind = HIST_PAUSED;
+		return login(&c, h->login) && lit(&c, ".");
+	}
+	return 0;
+}
+
+/* The history line this file writes (history_put), read back exactly. */
+static int parse_own(struct history *h, struct cursor c)
+{
+	if (!lit(&c, "*Last apply: "))
+		return 0;
+	if (lit(&c, "paused")) {
+		h->kind = HIST_PAUSED;
+	} else if (lit(&c, "failed, ")) {
+		h->kind = HIST_FAILED;
+		if (!count(&c, &h->applied) || !lit(&c, " of ") || !count(&c, &h->total) ||
+		    !lit(&c, " changes applied, ") || !count(&c, &h->failed) || !lit(&c, " failed"))
+			return 0;
+	} else {
+		h->kind = HIST_APPLIED;
+		if (!count(&c, &h->applied) || !lit(&c, " of ") || !count(&c, &h->total) ||
+		    !lit(&c, " changes applied"))
+			return 0;
+	}
+	if (!lit(&c, ", approved by `") || !login(&c, h->login) || !lit(&c, "`"))
+		return 0;
+	if (lit(&c, " (plan `") && (!short_hash(&c, h->hash) || !lit(&c, "`)")))
+		return 0;
+	return lit(&c, ".*") && c.p == c.end;
+}
+
+static int history_put(pmbot_buf *out, const struct history *h)
+{
+	int err = 0;
+
+	err |= pmbot_buf_puts(out, "*Last apply: ");
+	if (h->kind == HIST_PAUSED)
+		err |= pmbot_buf_puts(out, "paused");
+	else if (h->kind == HIST_FAILED)
+		err |= pmbot_buf_printf(out, "failed, %lu of %lu changes applied, %lu failed",
+			h->applied, h->total, h->failed);
+	else
+		err |= pmbot_buf_printf(out, "%lu of %lu changes applied", h->applied, h->total);
+	/* A code span, not "@login": a re-plan must not notify anyone again. */
+	err |= pmbot_buf_printf(out, ", approved by `%s`", h->login);
+	if (h->hash[0])
+		err |= pmbot_buf_printf(out, " (plan `%s`)", h->hash);
+	err |= pmbot_buf_puts(out, ".*");
+	return err ? -1 : 0;
+}
+
+static int history_done(pmbot_buf *out, const struct history *h)
+{
+	size_t orig = out->len;
+
+	if (history_put(out, h) < 0) {
+		pmbot_buf_truncate(out, orig);
+		return PMBOT_ERROR;
+	}
+	return PMBOT_OK;
+}
+
+int pmbot_comment_history(pmbot_buf *out, const char *body, size_t len)
+{
+	pmbot_comment_meta meta;
+	struct cursor line;
+	const char *p, *end = body ? body + len : NULL, *nl;
+	size_t n;
+
+	if (!body || pmbot_comment_parse(&meta, body, len) != PMBOT_OK ||
+	    strcmp(meta.kind, "plan"))
+		return PMBOT_OK;
+	nl = memchr(body, '\n', len);
+	for (p = nl ? nl + 1 : end, n = 0; p < end && n < HISTORY_LINES_SCANNED; n++) {
+		struct history h;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		line.p = p;
+		line.end = nl ? nl : end;
+		p = nl ? nl + 1 : end;
+		if (line.end > line.p && line.end[-1] == '\r')
+			line.end--;
+		/* The notice ends where the first section starts. */
+		if (line.p < line.end && line.p[0] == '#')
+			break;
+		memset(&h, 0, sizeof(h));
+		if (parse_notice(&h, line)) {
+			/* The header names the plan the notice is about. */
+			if (meta.plan_hash[0] && (!strcmp(meta.status, "applied") ||
+				    !strcmp(meta.status, "failed") || !strcmp(meta.status, "paused")))
+				memcpy(h.hash, meta.plan_hash, 8);
+			return history_done(out, &h);
+		}
+		memset(&h, 0, sizeof(h));
+		if (parse_own(&h, line))
+			return history_done(out, &h);
+	}
+	return PMBOT_OK;
+}
+
+/* ---- why an approval is stale ----------------------------------------------------- */
+
+#define STALE_LISTED 10
+
+static int is_login(const char *s)
+{
+	struct cursor c;
+	char buf[46];
+
+	if (!s)
+		return 0;
+	c.p = s;
+	c.end = s + strlen(s);
+	return login(&c, buf) && c.p == c.end;
+}
+
+/* The fingerprint entry of `ref` in `fp`, or NULL. */
+static const json_t *fp_entry(const json_t *fp, const char *ref)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(fp, i, e) {
+		const char *r = jstr(e, "ref");
+
+		if (r && !strcmp(r, ref))
+			return e;
+	}
+	return NULL;
+}
+
+struct moved {
+	pmbot_buf lines;
+	size_t n;
+};
+
+static int moved_begin(struct moved *m)
+{
+	if (m->n++ >= STALE_LISTED)
+		return 0;
+	return pmbot_buf_puts(&m->lines, "- ") < 0 ? -1 : 1;
+}
+
+/* Issues whose fingerprint differs between the plan approved and the plan now. */
+static int moved_issues(struct moved *m, const json_t *approved, const json_t *fresh)
+{
+	const json_t *afp = json_object_get(approved, "fingerprint");
+	const json_t *ffp = json_object_get(fresh, "fingerprint"), *e;
+	size_t i;
+	int err = 0, r;
+
+	json_array_foreach(ffp, i, e) {
+		const char *ref = jstr(e, "ref"), *at = jstr(e, "updated_at");
+		const json_t *was = ref ? fp_entry(afp, ref) : NULL;
+		const char *was_at = jstr(was, "updated_at"), *node = jstr(e, "node_id");
+
+		if (!ref || (was && at && was_at && !strcmp(at, was_at) && node &&
+				jstr(was, "node_id") && !strcmp(node, jstr(was, "node_id"))))
+			continue;
+		if ((r = moved_begin(m)) <= 0) {
+			err |= r < 0;
+			continue;
+		}
+		err |= put_codez(&m->lines, ref, KEY_MAX_CHARS);
+		if (!was)
+			err |= pmbot_buf_puts(&m->lines, " is new to the plan");
+		else if (!node || !jstr(was, "node_id") || strcmp(node, jstr(was, "node_id")))
+			err |= pmbot_buf_puts(&m->lines, " is another issue now");
+		else {
+			err |= pmbot_buf_puts(&m->lines, " was updated at ");
+			err |= put_codez(&m->lines, at ? at : "?", KEY_MAX_CHARS);
+			err |= pmbot_buf_puts(&m->lines, " (the approved plan saw ");
+			err |= put_codez(&m->lines, was_at ? was_at : "?", KEY_MAX_CHARS);
+			err |= pmbot_buf_putc(&m->lines, ')');
+		}
+		err |= pmbot_buf_putc(&m->lines, '\n');
+	}
+	json_array_foreach(afp, i, e) {
+		const char *ref = jstr(e, "ref");
+
+		if (!ref || fp_entry(ffp, ref))
+			continue;
+		if ((r = moved_begin(m)) <= 0) {
+			err |= r < 0;
+			continue;
+		}
+		err |= put_codez(&m->lines, ref, KEY_MAX_CHARS) < 0 ||
+			pmbot_buf_puts(&m->lines, " is no longer in the plan\n") < 0;
+	}
+	return err ? -1 : 0;
+}
+
+static int short_code(pmbot_buf *b, const char *hex)
+{
+	return put_code(b, hex, strnlen(hex, 64) < 8 ? strnlen(hex, 64) : 8, 8);
+}
+
+int pmbot_comment_stale_notice(pmbot_buf *out, const pmbot_comment_stale *st)
+{
+	struct moved m = { PMBOT_BUF_INIT, 0 };
+	size_t orig = out->len, i;
+	int err = 0, r;
+
+	err |= pmbot_buf_puts(out, "**Not applied: the plan is stale.** ");
+	if (is_login(st->approver))
+		err |= pmbot_buf_printf(out, "@%s", st->approver);
+	else
+		err |= put_codez(out, st->approver ? st->approver : "?", KEY_MAX_CHARS);
+	err |= pmbot_buf_puts(out, " approved ");
+	err |= put_codez(out, st->approved ? st->approved : "", 64);
+	err |= pmbot_buf_puts(out, ", but the pull request or GitHub changed since; the current "
+		"plan is below (hash ");
+	err |= put_codez(out, st->fresh_hash && *st->fresh_hash ? st->fresh_hash : "none", 64);
+	err |= pmbot_buf_puts(out, "). What moved:\n\n");
+
+	if (!st->shown) {
+		if ((r = moved_begin(&m)) > 0)
+			err |= pmbot_buf_puts(&m.lines, "no plan was shown on this pull request\n");
+		err |= r < 0;
+	} else {
+		if (st->head && st->shown->head[0] && strcmp(st->shown->head, st->head) &&
+		    (r = moved_begin(&m)) != 0) {
+			err |= r < 0;
+			err |= pmbot_buf_puts(&m.lines, "the pull request's head moved from ");
+			err |= put_code(&m.lines, st->shown->head, 7, 7);
+			err |= pmbot_buf_puts(&m.lines, " to ");
+			err |= put_code(&m.lines, st->head, strnlen(st->head, 7), 7);
+			err |= pmbot_buf_putc(&m.lines, '\n');
+		}
+		if (st->approved && strcmp(st->shown->plan_hash, st->approved) &&
+		    (r = moved_begin(&m)) != 0) {
+			err |= r < 0;
+			if (st->shown->plan_hash[0]) {
+				err |= pmbot_buf_puts(&m.lines, "the plan shown was ");
+				err |= short_code(&m.lines, st->shown->plan_hash);
+				err |= pmbot_buf_puts(&m.lines, ", not the approved ");
+			} else {
+				err |= pmbot_buf_puts(&m.lines, "the comment showed no plan to approve, "
+					"not ");
+			}
+			err |= short_code(&m.lines, st->approved);
+			err |= pmbot_buf_putc(&m.lines, '\n');
+		}
+	}
+	if (st->invalid && (r = moved_begin(&m)) != 0) {
+		err |= r < 0;
+		err |= pmbot_buf_puts(&m.lines, "the reports are invalid now (see below)\n");
+	}
+	if (st->approved_bundle && st->fresh_bundle)
+		err |= moved_issues(&m, st->approved_bundle, st->fresh_bundle);
+	for (i = 0; st->check && i < st->check->count; i++) {
+		const pmbot_diag *d = &st->check->items[i];
+
+		if (strcmp(d->code, "STALE_PLAN") || (r = moved_begin(&m)) == 0)
+			continue;
+		err |= r < 0;
+		err |= put_text(&m.lines, d->message, strlen(d->message), MSG_MAX_CHARS);
+		err |= pmbot_buf_putc(&m.lines, '\n');
+	}
+	if (!m.n && (r = moved_begin(&m)) > 0)
+		err |= pmbot_buf_puts(&m.lines, st->approved_bundle ?
+			"GitHub changed since the plan was shown\n" :
+			"GitHub changed since the plan was shown; the approved plan was not kept on "
+			"this runner, so pm-bot cannot name what\n");
+	err |= pmbot_buf_put(out, m.lines.buf, m.lines.len);
+	if (m.n > STALE_LISTED)
+		err |= pmbot_buf_printf(out, "- " ELLIPSIS " and %zu more\n", m.n - STALE_LISTED);
+	pmbot_buf_free(&m.lines);
+	if (err) {
+		pmbot_buf_truncate(out, orig);
+		return PMBOT_ERROR;
+	}
+	return PMBOT_OK;
 }

@@ -229,7 +229,8 @@ static int invisible_cp(unsigned long cp)
 
 enum {
 	ESC_BACKTICK = 1u << 0, /* '`' too: the text goes inside a Markdown code span */
-	ESC_COUNT = 1u << 1     /* say how many bytes the cut left out */
+	ESC_COUNT = 1u << 1,    /* say how many bytes the cut left out */
+	ESC_KEEP_LINES = 1u << 2 /* leave '\n' and '\r' as they are: the caller encodes them */
 };
 
 /*
@@ -260,7 +261,9 @@ static int escape_text(pmbot_buf *b, const char *str, size_t len, size_t max_cha
 			i++;
 			continue;
 		}
-		if (cp < 0x20 || cp == 0x7f || (cp == '`' && (flags & ESC_BACKTICK)) ||
+		if ((flags & ESC_KEEP_LINES) && (cp == '\n' || cp == '\r'))
+			err |= pmbot_buf_putc(b, (char)cp);
+		else if (cp < 0x20 || cp == 0x7f || (cp == '`' && (flags & ESC_BACKTICK)) ||
 				/* "::" opens a workflow command wherever the value starts a line */
 				(i == 0 && cp == ':' && len > 1 && s[1] == ':'))
 			err |= pmbot_buf_printf(b, "\\x%02lx", cp);
@@ -290,4 +293,66 @@ const char *pmbot_diag_show(pmbot_buf *b, const char *s, size_t max_chars)
 {
 	pmbot_buf_clear(b);
 	return escape_text(b, s, strlen(s), max_chars, ESC_BACKTICK) < 0 ? "?" : b->buf;
+}
+
+/*
+ * One value of a workflow command: log-safe first (no control character,
+ * no bidirectional trick survives), then the runner's own encoding, so the
+ * runner decodes exactly the log-safe text and nothing in it can end the
+ * value, the property list or the line.
+ */
+static int put_command_value(pmbot_buf *out, const char *s, size_t max_chars, int property)
+{
+	pmbot_buf safe = PMBOT_BUF_INIT;
+	size_t i;
+	int err;
+
+	err = escape_text(&safe, s, strlen(s), max_chars, ESC_COUNT | ESC_KEEP_LINES);
+	for (i = 0; i < safe.len && !err; i++) {
+		char c = safe.buf[i];
+
+		if (c == '%')
+			err |= pmbot_buf_puts(out, "%25");
+		else if (c == '\r')
+			err |= pmbot_buf_puts(out, "%0D");
+		else if (c == '\n')
+			err |= pmbot_buf_puts(out, "%0A");
+		else if (property && c == ':')
+			err |= pmbot_buf_puts(out, "%3A");
+		else if (property && c == ',')
+			err |= pmbot_buf_puts(out, "%2C");
+		else
+			err |= pmbot_buf_putc(out, c);
+	}
+	pmbot_buf_free(&safe);
+	return err ? -1 : 0;
+}
+
+int pmbot_diag_annotation(pmbot_buf *out, const pmbot_diag *d)
+{
+	size_t start = out->len;
+	int err = 0;
+
+	err |= pmbot_buf_printf(out, "::%s ", pmbot_severity_name(d->severity));
+	if (d->file && d->file[0]) {
+		err |= pmbot_buf_puts(out, "file=");
+		err |= put_command_value(out, d->file, PMBOT_LOG_NAME_MAX, 1);
+		err |= pmbot_buf_putc(out, ',');
+		if (d->line > 0)
+			err |= pmbot_buf_printf(out, "line=%d,", d->line);
+		if (d->line > 0 && d->column > 0)
+			err |= pmbot_buf_printf(out, "col=%d,", d->column);
+	}
+	err |= pmbot_buf_puts(out, "title=");
+	err |= put_command_value(out, d->code ? d->code : "?", PMBOT_ANNOTATION_TITLE_MAX, 1);
+	err |= pmbot_buf_puts(out, "::");
+	if (d->path && d->path[0]) {
+		err |= put_command_value(out, d->path, PMBOT_LOG_NAME_MAX, 0);
+		err |= pmbot_buf_puts(out, ": ");
+	}
+	err |= put_command_value(out, d->message ? d->message : "", PMBOT_LOG_MESSAGE_MAX, 0);
+	err |= pmbot_buf_putc(out, '\n');
+	if (err)
+		pmbot_buf_truncate(out, start);
+	return err ? -1 : 0;
 }

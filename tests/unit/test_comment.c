@@ -975,7 +975,10 @@ static void test_render__invalid_reports_list_every_error_with_its_location(void
 	assert_non_null(strstr(body, "- `plans/b.md` `REPORT_PARSE_JSON` (root): unexpected "
 		"\\<b\\>token\\</b\\> \\*here\\* # not a heading\n"));
 	assert_non_null(strstr(body, "- `NO_REPORTS` (root): no report matched\n"));
-	assert_null(strstr(body, "MISSING_AREA"));
+	/* Warnings are listed too, after the errors, in the same form. */
+	assert_non_null(strstr(body, "### Warnings\n\n1 warning: it does not stop the plan"));
+	assert_non_null(strstr(body, "- `plans/a.md:20` `MISSING_AREA` `/tasks/1`: no area\n"));
+	assert_true(strstr(body, "### Warnings") > strstr(body, "`NO_REPORTS`"));
 	/* no bundle: no diagram and no plan */
 	assert_null(strstr(body, "```mermaid"));
 	assert_null(strstr(body, "## pm-bot plan"));
@@ -1361,6 +1364,183 @@ static void test_render__rejects_bad_input_and_leaves_the_buffer(void **state)
 	pmbot_buf_free(&b);
 }
 
+
+static void test_render__a_valid_plan_lists_its_warnings_escaped_and_capped(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_comment_input in;
+	pmbot_comment_meta m;
+	struct fixture f;
+	char *body, *html;
+	size_t i;
+
+	(void)state;
+	gauges(&f);
+	assert_int_equal(pmbot_diag_add(&diags, PMBOT_SEV_WARNING, "MISSING_AREA", "plans/<a>.md",
+		"/tasks/0", 3, 1, "@alice <b>look</b>\n# here"), 0);
+	for (i = 0; i < 60; i++)
+		assert_int_equal(pmbot_diag_add(&diags, PMBOT_SEV_WARNING, "W_CODE", "r.md", "/x",
+			(int)i + 10, 1, "w"), 0);
+	meta_init(&m, "plan", 12, HEAD_SHA, "", "planned", "");
+	memset(&in, 0, sizeof(in));
+	in.meta = &m;
+	in.bundle = f.bundle;
+	in.graph = f.graph;
+	in.diags = &diags;
+	body = render(&in);
+	assert_null(strstr(body, "### Reports are invalid"));
+	assert_non_null(strstr(body, "### Warnings\n\n61 warnings: they do not stop the plan"));
+	/* Escaped as errors are: no mention, no HTML, no heading. */
+	assert_non_null(strstr(body, "- `plans/<a>.md:3` `MISSING_AREA` `/tasks/0`: @\xe2\x80\x8c"
+		"alice \\<b\\>look\\</b\\> # here\n"));
+	assert_int_equal(occurrences(body, "`W_CODE`"), 49);
+	assert_non_null(strstr(body, "\n*\xe2\x80\xa6 and 11 more warnings.*\n"));
+	/* The plan still follows the warnings. */
+	assert_true(strstr(body, "```mermaid") > strstr(body, "### Warnings"));
+	html = to_html(body);
+	assert_null(strstr(html, "<b>"));
+	assert_null(strstr(html, "<h1>"));
+	free(html);
+	free(body);
+	pmbot_diag_list_free(&diags);
+	fixture_free(&f);
+}
+
+static char *history_of(const char *body)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_comment_history(&b, body, strlen(body)), PMBOT_OK);
+	if (!b.len)
+		assert_int_equal(pmbot_buf_puts(&b, ""), 0);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+/* A body as pm-bot action writes it: the header of `status`, then `rest`. */
+static char *body_with(const char *status, const char *rest)
+{
+	pmbot_comment_meta m;
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	meta_init(&m, "plan", 12, HEAD_SHA, HASH64, status, "");
+	assert_int_equal(pmbot_comment_header(&b, &m), PMBOT_OK);
+	assert_int_equal(pmbot_buf_printf(&b, "\n\n%s", rest), 0);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+static void expect_history(const char *status, const char *rest, const char *want)
+{
+	char *body = body_with(status, rest), *h = history_of(body);
+
+	assert_string_equal(h, want);
+	free(h);
+	free(body);
+}
+
+static void test_history__is_rebuilt_from_each_apply_notice(void **state)
+{
+	(void)state;
+	expect_history("applied", "**Applied** 15 of 15 changes, approved by @alice. Audit ledger "
+		"head: `abc` (3 events).\n\n### Apply result\n",
+		"*Last apply: 15 of 15 changes applied, approved by `alice` (plan `89abcdef`).*");
+	expect_history("failed", "**Apply failed**: 3 of 5 changes applied, 2 failed; approved by "
+		"@ci-bot[bot]. Comment `/pm-bot plan` to see what remains.\n",
+		"*Last apply: failed, 3 of 5 changes applied, 2 failed, approved by `ci-bot[bot]` "
+		"(plan `89abcdef`).*");
+	expect_history("paused", "**Paused: 4 of 9 changes applied; the rest at 12:00 UTC.** "
+		"Approved by @bob. GitHub's limits …\n",
+		"*Last apply: paused, approved by `bob` (plan `89abcdef`).*");
+	/* A header that is not about an apply names no plan. */
+	expect_history("planned", "**Applied** 1 of 1 changes, approved by @alice.\n",
+		"*Last apply: 1 of 1 changes applied, approved by `alice`.*");
+}
+
+static void test_history__is_carried_across_replans(void **state)
+{
+	char *first, *second, *third;
+
+	(void)state;
+	first = body_with("applied", "**Applied** 7 of 8 changes, approved by @alice.\n");
+	second = history_of(first);
+	free(first);
+	/* The re-plan shows it after a notice of its own, then the next re-plan reads it back. */
+	first = body_with("planned", "**Not applied: the plan is stale.** …\n\n- `#8` moved\n\n");
+	{
+		pmbot_buf b = PMBOT_BUF_INIT;
+
+		assert_int_equal(pmbot_buf_printf(&b, "%s%s\n\n## pm-bot plan\n", first, second), 0);
+		third = history_of(b.buf);
+		pmbot_buf_free(&b);
+	}
+	assert_string_equal(third, second);
+	assert_string_equal(third, "*Last apply: 7 of 8 changes applied, approved by `alice` "
+		"(plan `89abcdef`).*");
+	free(first);
+	free(second);
+	free(third);
+}
+
+static void test_history__hostile_or_unknown_text_yields_nothing(void **state)
+{
+	static const char *const bad[] = {
+		"**Applied** 15 of 15 changes, approved by @alice`**evil**.\n",
+		"**Applied** 15 of 15 changes, approved by @alice <img src=x>.\n",
+		"**Applied** 1e3 of 15 changes, approved by @alice.\n",
+		"**Applied** 015 of 15 changes, approved by @alice.\n",
+		"**Applied** 1234567890 of 15 changes, approved by @alice.\n",
+		"**Applied** 1 of 1 changes, approved by @" 
+		"a234567890123456789012345678901234567890.\n",
+		"**Applied** 1 of 1 changes, approved by @.\n",
+		"**Applied** 1 of 1 changes, approved by alice.\n",
+		" **Applied** 1 of 1 changes, approved by @alice.\n",
+		"*Last apply: 1 of 1 changes applied, approved by `alice` (plan `89ABCDEF`).*\n",
+		"*Last apply: 1 of 1 changes applied, approved by `alice` (plan `89abcdef`).* "
+			"[x](https://evil)\n",
+		"*Last apply: 1 of 1 changes applied, approved by `al[ice`.*\n",
+		"*Last apply: 1 of 1 changes applied, approved by `alice`*\n",
+		"*Last apply: deleted everything, approved by `alice`.*\n",
+		"**Paused: soon** Approved by @bob.\n",
+		"## heading\n**Applied** 1 of 1 changes, approved by @alice.\n",
+		"",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_history("applied", bad[i], "");
+	/* No pm-bot header, or a field-sync one: nothing is read at all. */
+	{
+		char *h = history_of("**Applied** 1 of 1 changes, approved by @alice.\n");
+		pmbot_comment_meta m;
+		pmbot_buf b = PMBOT_BUF_INIT;
+
+		assert_string_equal(h, "");
+		free(h);
+		meta_init(&m, "field-sync", 4, "", "", "applied", "");
+		assert_int_equal(pmbot_comment_header(&b, &m), PMBOT_OK);
+		assert_int_equal(pmbot_buf_puts(&b, "\n\n**Applied** 1 of 1 changes, approved by "
+			"@alice.\n"), 0);
+		h = history_of(b.buf);
+		assert_string_equal(h, "");
+		free(h);
+		pmbot_buf_free(&b);
+	}
+}
+
+static void test_history__a_full_buffer_is_left_as_it_was(void **state)
+{
+	char *body = body_with("applied", "**Applied** 1 of 1 changes, approved by @alice.\n");
+	pmbot_buf b;
+
+	(void)state;
+	pmbot_buf_init(&b, 16);
+	assert_int_equal(pmbot_buf_puts(&b, "kept"), 0);
+	assert_int_equal(pmbot_comment_history(&b, body, strlen(body)), PMBOT_ERROR);
+	assert_int_equal(b.len, 4);
+	pmbot_buf_free(&b);
+	free(body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1394,6 +1574,11 @@ int main(void)
 		cmocka_unit_test(test_render__drops_the_diagram_before_the_plan_summary),
 		cmocka_unit_test(test_render__cuts_a_long_notice_at_a_line_end),
 		cmocka_unit_test(test_render__rejects_bad_input_and_leaves_the_buffer),
+		cmocka_unit_test(test_render__a_valid_plan_lists_its_warnings_escaped_and_capped),
+		cmocka_unit_test(test_history__is_rebuilt_from_each_apply_notice),
+		cmocka_unit_test(test_history__is_carried_across_replans),
+		cmocka_unit_test(test_history__hostile_or_unknown_text_yields_nothing),
+		cmocka_unit_test(test_history__a_full_buffer_is_left_as_it_was),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -483,6 +483,92 @@ static void test_log__diag_show_escapes_backticks_and_cuts_with_dots(void **stat
 	pmbot_buf_free(&out);
 }
 
+
+static const char *annotate(pmbot_buf *out, pmbot_severity sev, const char *code,
+	const char *file, const char *path, int line, int col, const char *msg)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+
+	assert_int_equal(pmbot_diag_add(&list, sev, code, file, path, line, col, "%s", msg), 0);
+	pmbot_buf_clear(out);
+	assert_int_equal(pmbot_diag_annotation(out, &list.items[0]), 0);
+	pmbot_diag_list_free(&list);
+	return out->buf;
+}
+
+static void test_annotation__error_and_warning_with_file_line_and_title(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_string_equal(annotate(&out, PMBOT_SEV_ERROR, "UNKNOWN_FEATURE",
+		"docs/plans/q3.md", "/tasks/0/feature", 12, 3, "no feature 'x'"),
+		"::error file=docs/plans/q3.md,line=12,col=3,title=UNKNOWN_FEATURE::"
+		"/tasks/0/feature: no feature 'x'\n");
+	assert_string_equal(annotate(&out, PMBOT_SEV_WARNING, "W", "a.md", "", 4, 0, "careful"),
+		"::warning file=a.md,line=4,title=W::careful\n");
+	/* Without a file, no line either: an annotation on no file is the run's. */
+	assert_string_equal(annotate(&out, PMBOT_SEV_ERROR, "E", NULL, "/x", 4, 2, "m"),
+		"::error title=E::/x: m\n");
+	pmbot_buf_free(&out);
+}
+
+static void test_annotation__hostile_values_stay_in_their_place(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	const char *s, *sep;
+
+	(void)state;
+	s = annotate(&out, PMBOT_SEV_ERROR, "CODE", "a,line=1::b:c%.md", "/p,q:r",
+		3, 0, "100% bad\r\n::error title=x::forged,: \x1b[31mred");
+	assert_string_equal(s, "::error file=a%2Cline=1%3A%3Ab%3Ac%25.md,line=3,title=CODE::"
+		"/p,q:r: 100%25 bad%0D%0A::error title=x::forged,: \\x1b[31mred\n");
+	/* The first "::" after the command ends the properties: the runner's parse. */
+	sep = strstr(s + 2, "::");
+	assert_non_null(sep);
+	assert_ptr_equal(sep, strstr(s, "title=CODE::") + strlen("title=CODE"));
+	/* Exactly one line. */
+	assert_ptr_equal(strchr(s, '\n'), s + out.len - 1);
+	pmbot_buf_free(&out);
+}
+
+static void test_annotation__long_values_are_capped(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT;
+	size_t len = 50000;
+	char *big = malloc(len + 1);
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, ',', len);
+	big[len] = '\0';
+	annotate(&out, PMBOT_SEV_ERROR, "CODE", big, big, 1, 1, big);
+	/* Each ',' of the file is three bytes: capped at the name cap, not the input. */
+	assert_true(out.len < 3 * PMBOT_LOG_NAME_MAX + 2 * PMBOT_LOG_NAME_MAX +
+		PMBOT_LOG_MESSAGE_MAX + 200);
+	assert_non_null(strstr(out.buf, "more bytes]"));
+	assert_ptr_equal(strchr(out.buf, '\n'), out.buf + out.len - 1);
+	free(big);
+	pmbot_buf_free(&out);
+}
+
+static void test_annotation__a_full_buffer_leaves_the_output_as_it_was(void **state)
+{
+	pmbot_diag_list list = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf out;
+
+	(void)state;
+	pmbot_buf_init(&out, 20);
+	assert_int_equal(pmbot_buf_puts(&out, "kept"), 0);
+	assert_int_equal(pmbot_diag_add(&list, PMBOT_SEV_ERROR, "CODE", "f.md", "", 1, 0,
+		"a message longer than the cap"), 0);
+	assert_int_equal(pmbot_diag_annotation(&out, &list.items[0]), -1);
+	assert_int_equal(out.len, 4);
+	assert_memory_equal(out.buf, "kept", 4);
+	pmbot_diag_list_free(&list);
+	pmbot_buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +595,10 @@ int main(void)
 		cmocka_unit_test(test_log__show_of_null_and_empty_text),
 		cmocka_unit_test(test_log__format_of_a_hostile_diagnostic_is_one_capped_line),
 		cmocka_unit_test(test_log__diag_show_escapes_backticks_and_cuts_with_dots),
+		cmocka_unit_test(test_annotation__error_and_warning_with_file_line_and_title),
+		cmocka_unit_test(test_annotation__hostile_values_stay_in_their_place),
+		cmocka_unit_test(test_annotation__long_values_are_capped),
+		cmocka_unit_test(test_annotation__a_full_buffer_leaves_the_output_as_it_was),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
