@@ -405,6 +405,8 @@ static int replan_notice(pmbot_buf *out, const struct slot *s, const char *notic
 		err = -1;
 	if (!err && notice && *notice)
 		err = pmbot_buf_puts(out, notice);
+	while (out->len && out->buf[out->len - 1] == '\n')
+		pmbot_buf_truncate(out, out->len - 1);
 	if (!err && hist.len)
 		err = pmbot_buf_printf(out, "%s%s", out->len ? "\n\n" : "", hist.buf);
 	pmbot_buf_free(&hist);

@@ -103,6 +103,8 @@ output() { sed -n "s/^$1=//p" "$TMP/gh-out"; }
 # comments N: bodies of the comments on issue/PR N (JSON array).
 comments() { ctl GET /_emu/state | py - "[c['body'] for c in d.get('comments', []) if c['issue'] == 'acme/widgets#$1']"; }
 n_comments() { comments "$1" | py - 'str(len(d))'; }
+# plan_comment_id N: the id of pm-bot's comment on N.
+plan_comment_id() { ctl GET /_emu/state | py - "str([c['id'] for c in d.get('comments', []) if c['issue'] == 'acme/widgets#$1' and c['body'].startswith('<!-- pm-bot:plan ')][0])"; }
 n_issues() { ctl GET /_emu/state | py - 'str(sum(len(r["issues"]) for r in d["state"]["repositories"]))'; }
 reactions() { ctl GET /_emu/state | py - "' '.join(r['content'] for c in d.get('comments', []) if c.get('id') == $1 for r in c.get('reactions', []))"; }
 
@@ -196,6 +198,7 @@ post_comment 1 "/pm-bot apply 00000000000000000000000000000000000000000000000000
 comment_event created 1 alice User "/pm-bot apply 0000000000000000000000000000000000000000000000000000000000000000"
 action 0 && expect_eq "$(output result)" stale && expect_eq "$(n_issues)" 0 &&
 	expect_in "$(comments 1 | py - 'd[0]')" "the plan is stale" &&
+	expect_in "$(comments 1 | py - 'd[0]')" "- the plan shown was \`${HASH:0:8}\`, not the approved \`00000000\`" &&
 	expect_in "$(reactions "$COMMENT_ID")" "confused" && expect_eq "$(n_comments 1)" 8 && ok
 
 CASE="a run holding the lock keeps a second run from applying"
@@ -231,10 +234,21 @@ expect_eq "$(output audit_head)" "$LEDGER_HEAD" &&
 	expect_in "$(comments 1 | py - 'd[0]')" "Audit ledger head: \`$LEDGER_HEAD\`" &&
 	"$PMBOT" audit verify --head "$LEDGER_HEAD" "$W/.pm-bot/audit.jsonl" >/dev/null && ok
 
-CASE="the next run on the PR shows no change, in the same comment"
+CASE="/pm-bot plan after an apply keeps a history line of it, mentioning nobody"
+APPLIED_LINE=$(comments 1 | py - 'd[0]' | grep '^\*\*Applied\*\* ')
+N_APPLIED=$(echo "$APPLIED_LINE" | sed -n 's/^\*\*Applied\*\* \([0-9]*\) of \([0-9]*\) .*/\1 of \2/p')
+HISTORY="*Last apply: $N_APPLIED changes applied, approved by \`alice\` (plan \`${HASH:0:8}\`).*"
+post_comment 1 "/pm-bot plan"
+comment_event created 1 alice User "/pm-bot plan"
+action 0 && expect_eq "$(output result)" no_changes && C=$(comments 1 | py - 'd[0]') &&
+	expect_in "$N_APPLIED" " of " && expect_in "$C" "$HISTORY" &&
+	{ ! echo "$C" | grep -q '@alice\|\*\*Applied\*\*' || fail "the re-plan mentions or repeats the notice"; } && ok
+
+CASE="the next run on the PR shows no change, in the same comment, and carries the history line"
 pr_event synchronize 1 acme/widgets "$HEAD_SHA"
 action 0 && expect_eq "$(output result)" no_changes && expect_eq "$(output changes)" 0 &&
-	expect_in "$(comments 1 | py - 'd[0]')" "No changes" && expect_eq "$(n_issues)" 7 && ok
+	expect_in "$(comments 1 | py - 'd[0]')" "No changes" && expect_eq "$(n_issues)" 7 &&
+	expect_in "$(comments 1 | py - 'd[0]')" "$HISTORY" && ok
 
 CASE="an approval for a head that moved since the plan is stale"
 gitc "$W" checkout -q feature
@@ -252,12 +266,37 @@ action 0 && expect_eq "$(output changes)" 1 && H2=$(output plan_hash) &&
 	comment_event created 1 alice User "/pm-bot apply $H2" &&
 	action 0 && expect_eq "$(output result)" stale &&
 	expect_eq "$(ctl GET /_emu/state | py - 'str(sum(1 for r in d["state"]["repositories"] for i in r["issues"] if "every in-flight payment" in i["title"]))')" 0 &&
-	expect_in "$(comments 1 | py - 'd[0]')" "the plan is stale" && ok
+	expect_in "$(comments 1 | py - 'd[0]')" "the plan is stale" &&
+	expect_in "$(comments 1 | py - 'd[0]')" "- the pull request's head moved from \`${NEW_HEAD:0:7}\` to \`${NEWER:0:7}\`" &&
+	expect_in "$(comments 1 | py - 'd[0]')" "$HISTORY" && ok
+
+CASE="an approval after someone touched an issue the plan changes names that issue"
+H3=$(output plan_hash)
+PRESTOP=$(ctl GET /_emu/state | py - "str([i['number'] for r in d['state']['repositories'] for i in r['issues'] if 'preStop' in i['title']][0])")
+api tok-alice POST "/repos/acme/widgets/issues/$PRESTOP/labels" '{"labels": ["needs-review"]}' >/dev/null
+post_comment 1 "/pm-bot apply $H3"
+comment_event created 1 alice User "/pm-bot apply $H3"
+action 0 && expect_eq "$(output result)" stale && C=$(comments 1 | py - 'd[0]') &&
+	expect_in "$C" "- \`acme/widgets#$PRESTOP\` was updated at \`" &&
+	{ ! echo "$C" | grep -q "head moved" || fail "the head did not move"; } && ok
+
+CASE="a hand-edited comment gives no history line: nothing of it is copied"
+CID=$(plan_comment_id 1)
+FORGED="$(comments 1 | py - 'd[0]' | head -1)
+
+**Applied** 9 of 9 changes, approved by @alice <img src=x onerror=alert(1)>.
+*Last apply: 1 of 1 changes applied, approved by \`mallory\` (plan \`deadbeef\`).* [x](https://evil)"
+api "$TOKEN" PATCH "/repos/acme/widgets/issues/comments/$CID" "$(python3 -c 'import json,sys; print(json.dumps({"body": sys.argv[1]}))' "$FORGED")" >/dev/null
+post_comment 1 "/pm-bot plan"
+comment_event created 1 alice User "/pm-bot plan"
+action 0 && C=$(comments 1 | py - 'd[0]') &&
+	{ ! echo "$C" | grep -q 'Last apply\|mallory\|img src\|https://evil' || fail "text of the edited comment was carried"; } && ok
 
 CASE="invalid reports: the comment lists each error with file and line, and the run fails"
 pr_event opened 3 acme/widgets "$BROKEN_SHA"
 action 2 && expect_eq "$(output result)" invalid && expect_eq "$(n_comments 3)" 1 &&
 	C=$(comments 3 | py - 'd[0]') && expect_in "$C" "plans/q4.md:" && expect_in "$C" '`UNKNOWN_EPIC`' &&
+	expect_in "$OUT" "::error file=plans/q4.md,line=" && expect_in "$OUT" ",title=UNKNOWN_EPIC::" &&
 	{ ! echo "$C" | grep -q "/pm-bot apply [0-9a-f]\{64\}" || fail "an invalid plan offers an approve command"; } && ok
 
 CASE="a fork PR gets its plan in the job summary and no comment"

@@ -1541,6 +1541,143 @@ static void test_history__a_full_buffer_is_left_as_it_was(void **state)
 	free(body);
 }
 
+
+#define HEAD2 "fedcba9876543210fedcba9876543210fedcba98"
+#define HASH_B "bbbbbbbb0123456789abcdef0123456789abcdef0123456789abcdef01234567"
+
+static json_t *fp_bundle(const char *updated8, const char *node9, int extra)
+{
+	json_t *b = json_pack("{s:s, s:[], s:[{s:s, s:s, s:s}, {s:s, s:s, s:s}]}", "plan_hash", HASH64,
+		"changesets", "fingerprint",
+		"ref", TARGET "#8", "node_id", "I_8", "updated_at", updated8,
+		"ref", TARGET "#9", "node_id", node9, "updated_at", "2026-01-01T00:00:00Z");
+
+	assert_non_null(b);
+	if (extra)
+		assert_int_equal(json_array_append_new(json_object_get(b, "fingerprint"), json_pack(
+			"{s:s, s:s, s:s}", "ref", TARGET "#10", "node_id", "I_10", "updated_at", "x")), 0);
+	return b;
+}
+
+static char *stale_of(const pmbot_comment_stale *st)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_comment_stale_notice(&b, st), PMBOT_OK);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+static void test_stale__names_the_head_the_hash_and_the_issues_that_moved(void **state)
+{
+	pmbot_diag_list check = PMBOT_DIAG_LIST_INIT;
+	pmbot_comment_stale st;
+	pmbot_comment_meta shown;
+	json_t *then = fp_bundle("2026-01-01T00:00:00Z", "I_9", 0);
+	json_t *now = fp_bundle("2026-02-02T10:00:00Z", "I_9b", 1);
+	char *n;
+
+	(void)state;
+	meta_init(&shown, "plan", 1, HEAD_SHA, HASH_B, "planned", "");
+	assert_int_equal(pmbot_diag_add(&check, PMBOT_SEV_ERROR, "STALE_PLAN", NULL, "/changesets/0",
+		0, 0, "the plan changed since it was approved: k has a different <b>payload</b>"), 0);
+	assert_int_equal(pmbot_diag_add(&check, PMBOT_SEV_ERROR, "PLAN_HASH_MISMATCH", NULL, "", 0,
+		0, "not listed"), 0);
+	memset(&st, 0, sizeof(st));
+	st.approver = "alice";
+	st.approved = HASH64;
+	st.fresh_hash = HASH_B;
+	st.shown = &shown;
+	st.head = HEAD2;
+	st.approved_bundle = then;
+	st.fresh_bundle = now;
+	st.check = &check;
+	n = stale_of(&st);
+	assert_string_equal(n, "**Not applied: the plan is stale.** @alice approved `" HASH64 "`, "
+		"but the pull request or GitHub changed since; the current plan is below (hash `"
+		HASH_B "`). What moved:\n\n"
+		"- the pull request's head moved from `0123456` to `fedcba9`\n"
+		"- the plan shown was `bbbbbbbb`, not the approved `89abcdef`\n"
+		"- `acme/widgets#8` was updated at `2026-02-02T10:00:00Z` (the approved plan saw "
+		"`2026-01-01T00:00:00Z`)\n"
+		"- `acme/widgets#9` is another issue now\n"
+		"- `acme/widgets#10` is new to the plan\n"
+		"- the plan changed since it was approved: k has a different \\<b\\>payload\\</b\\>\n");
+	free(n);
+	/* The other way round: an issue the approved plan touched is gone. */
+	st.approved_bundle = now;
+	st.fresh_bundle = then;
+	st.check = NULL;
+	st.shown = NULL;
+	n = stale_of(&st);
+	assert_non_null(strstr(n, "- no plan was shown on this pull request\n"));
+	assert_non_null(strstr(n, "- `acme/widgets#10` is no longer in the plan\n"));
+	assert_null(strstr(n, "head moved"));
+	free(n);
+	json_decref(then);
+	json_decref(now);
+	pmbot_diag_list_free(&check);
+}
+
+static void test_stale__without_the_approved_plan_says_it_cannot_name_what(void **state)
+{
+	pmbot_comment_stale st;
+	pmbot_comment_meta shown;
+	char *n;
+
+	(void)state;
+	meta_init(&shown, "plan", 1, HEAD_SHA, HASH64, "planned", "");
+	memset(&st, 0, sizeof(st));
+	st.approver = "alice";
+	st.approved = HASH64;
+	st.fresh_hash = "";
+	st.shown = &shown;
+	st.head = HEAD_SHA;
+	n = stale_of(&st);
+	assert_non_null(strstr(n, "(hash `none`). What moved:\n\n- GitHub changed since the plan was "
+		"shown; the approved plan was not kept on this runner, so pm-bot cannot name what\n"));
+	free(n);
+	/* Invalid reports now: that is what moved. */
+	st.invalid = 1;
+	n = stale_of(&st);
+	assert_non_null(strstr(n, "- the reports are invalid now (see below)\n"));
+	assert_null(strstr(n, "cannot name"));
+	free(n);
+}
+
+static void test_stale__hostile_values_are_escaped_and_the_list_capped(void **state)
+{
+	pmbot_comment_stale st;
+	pmbot_comment_meta shown;
+	json_t *then = json_pack("{s:[]}", "fingerprint"), *now = json_pack("{s:[]}", "fingerprint");
+	char ref[64], *n;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 15; i++) {
+		snprintf(ref, sizeof(ref), "a/b#%zu`](http://evil) @mallory", i);
+		assert_int_equal(json_array_append_new(json_object_get(now, "fingerprint"),
+			json_pack("{s:s, s:s, s:s}", "ref", ref, "node_id", "n", "updated_at", "t")), 0);
+	}
+	meta_init(&shown, "plan", 1, HEAD_SHA, HASH64, "planned", "");
+	memset(&st, 0, sizeof(st));
+	st.approver = "al`ice\n# x";
+	st.approved = HASH64;
+	st.shown = &shown;
+	st.head = HEAD_SHA;
+	st.approved_bundle = then;
+	st.fresh_bundle = now;
+	n = stale_of(&st);
+	/* Not a login: shown in a code span, not mentioned. */
+	assert_non_null(strstr(n, "**Not applied: the plan is stale.** ``al`ice # x`` approved"));
+	assert_int_equal(occurrences(n, " is new to the plan\n"), 10);
+	assert_non_null(strstr(n, "- ``a/b#0`](http://evil) @mallory`` is new to the plan\n"));
+	assert_non_null(strstr(n, "- \xe2\x80\xa6 and 5 more\n"));
+	assert_null(strchr(n, '<'));
+	free(n);
+	json_decref(then);
+	json_decref(now);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1579,6 +1716,9 @@ int main(void)
 		cmocka_unit_test(test_history__is_carried_across_replans),
 		cmocka_unit_test(test_history__hostile_or_unknown_text_yields_nothing),
 		cmocka_unit_test(test_history__a_full_buffer_is_left_as_it_was),
+		cmocka_unit_test(test_stale__names_the_head_the_hash_and_the_issues_that_moved),
+		cmocka_unit_test(test_stale__without_the_approved_plan_says_it_cannot_name_what),
+		cmocka_unit_test(test_stale__hostile_values_are_escaped_and_the_list_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
