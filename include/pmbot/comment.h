@@ -22,7 +22,9 @@
  * right after a '-' is written \u002d and every '>' \u003e, so the JSON can
  * never end the HTML comment ("-->") nor hold "--". Any JSON reader gets
  * the same values back ("field-sync" stays readable: a single '-' is kept).
- * The rest of the body is Markdown for people; pm-bot never reads it back.
+ * The rest of the body is Markdown for people; pm-bot reads nothing of it
+ * back except the last apply's line, in the known shapes only
+ * (pmbot_comment_history()).
  * Whether a comment is pm-bot's also depends on its author (the token's own
  * login), which is the caller's check: parse looks at the text only.
  * Pure: no I/O; the same input always gives the same bytes.
