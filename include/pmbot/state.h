@@ -188,18 +188,6 @@ PMBOT_WARN_UNUSED int pmbot_issue_ref_parse(pmbot_buf *repo, long *number, const
 int pmbot_issue_ref_cmp(const char *a, const char *b);
 
 /*
- * Seconds since 1970-01-01T00:00:00Z of an RFC 3339 date-time
- * ("2026-11-02T10:00:00Z"; a fraction, which is dropped, and a numeric
- * offset are allowed; the calendar is checked; seconds 00..59).
- * 0 or PMBOT_EINVALID.
- */
-PMBOT_WARN_UNUSED int pmbot_state_time_parse(long long *out, const char *s);
-
-/* Append `t` (seconds since the epoch, years 0000..9999) as
- * "YYYY-MM-DDTHH:MM:SSZ". 0, PMBOT_EINVALID out of range, PMBOT_ERROR. */
-int pmbot_state_time_format(pmbot_buf *out, long long t);
-
-/*
  * The backend interface: where state is read from and where changesets
  * are performed. The file backend (pmbot_file_backend_open) keeps a State
  * snapshot in a local file; the GitHub backend speaks REST and GraphQL.

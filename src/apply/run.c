@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "pmbot/json.h"
+#include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
 typedef struct {
@@ -991,7 +992,7 @@ static int pause_at(const run_ctx *c, const json_t *cs, json_t *r, const outcome
 	pmbot_buf when = PMBOT_BUF_INIT;
 	int rc = PMBOT_ERROR;
 
-	if (pmbot_state_time_format(&when, c->backend->resume_at) < 0 || set_status(r, o) < 0 ||
+	if (pmbot_datetime_format(&when, c->backend->resume_at) < 0 || set_status(r, o) < 0 ||
 	    audit(c, "pause", cs, json_pack("{s:s, s:s, s:s}", "reason", "BUDGET_SPENT",
 		    "resumes_after", when.buf, "message", o->message.buf)) < 0) {
 		say(err, "cannot record the pause before %s in the audit ledger",
@@ -1021,7 +1022,7 @@ int pmbot_apply_progress(pmbot_buf *out, size_t total, const json_t *results, lo
 	}
 	if (left > total)
 		left = total;
-	err = pmbot_state_time_format(&when, resume_at) < 0 ? PMBOT_ERROR : PMBOT_OK;
+	err = pmbot_datetime_format(&when, resume_at) < 0 ? PMBOT_ERROR : PMBOT_OK;
 	if (!err) {
 		pmbot_buf_clear(out);
 		err = pmbot_buf_printf(out, "%zu of %zu applied; resumes after %s", total - left,

@@ -14,6 +14,7 @@
 #include "pmbot/json.h"
 #include "pmbot/secret.h"
 #include "pmbot/state.h"
+#include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
 #ifndef PMBOT_VERSION
@@ -1106,7 +1107,7 @@ static int budget_stop(pmbot_github_client *c, const request *rq, long long resu
 	c->budget_resume_ms = resume_ms;
 	budget_text(&text, &c->budget);
 	/* Rounded up: "after T" must not name a second at which it is still spent. */
-	if (pmbot_state_time_format(&when, (resume_ms + 999) / 1000) < 0)
+	if (pmbot_datetime_format(&when, (resume_ms + 999) / 1000) < 0)
 		pmbot_buf_puts(&when, "(a time out of range)");
 	set_error(c, "%s %s: not sent: %s; writes resume after %s (write budget %s)", rq->method,
 		rq->url, why, when.buf, text.buf);

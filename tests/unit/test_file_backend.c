@@ -19,6 +19,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/state.h"
+#include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
 #define NOW "2026-11-02T10:00:00Z"
@@ -341,9 +342,9 @@ static void test_file_backend__stamps_updated_at_strictly_increasing(void **stat
 	perform_ok_quiet(f, "update_issue_body",
 		args("{\"repo\":\"acme/widgets\",\"number\":1,\"body\":\"y\"}"));
 	st = file_state(f);
-	assert_int_equal(pmbot_state_time_parse(&a,
+	assert_int_equal(pmbot_datetime_parse(&a,
 		pmbot_state_issue(st, "acme/widgets#1")->updated_at), PMBOT_OK);
-	assert_int_equal(pmbot_state_time_parse(&b,
+	assert_int_equal(pmbot_datetime_parse(&b,
 		pmbot_state_issue(st, "acme/widgets#2")->updated_at), PMBOT_OK);
 	assert_true(a > b);
 	pmbot_state_free(st);

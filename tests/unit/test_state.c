@@ -11,6 +11,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/state.h"
+#include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
 #define FIXTURES "tests/fixtures/states/"
@@ -692,16 +693,16 @@ static void test_state_time__parses_rfc3339_with_offsets_and_fractions(void **un
 	long long t = 0;
 
 	(void)unused;
-	assert_int_equal(pmbot_state_time_parse(&t, "1970-01-01T00:00:00Z"), PMBOT_OK);
+	assert_int_equal(pmbot_datetime_parse(&t, "1970-01-01T00:00:00Z"), PMBOT_OK);
 	assert_int_equal(t, 0);
-	assert_int_equal(pmbot_state_time_parse(&t, "2026-11-02T10:00:00Z"), PMBOT_OK);
+	assert_int_equal(pmbot_datetime_parse(&t, "2026-11-02T10:00:00Z"), PMBOT_OK);
 	assert_int_equal(t, 1793613600LL);
-	assert_int_equal(pmbot_state_time_parse(&t, "2026-11-02T11:30:00.999+01:30"), PMBOT_OK);
+	assert_int_equal(pmbot_datetime_parse(&t, "2026-11-02T11:30:00.999+01:30"), PMBOT_OK);
 	assert_int_equal(t, 1793613600LL);
-	assert_int_equal(pmbot_state_time_parse(&t, "2026-11-02t05:00:00-05:00"), PMBOT_OK);
+	assert_int_equal(pmbot_datetime_parse(&t, "2026-11-02t05:00:00-05:00"), PMBOT_OK);
 	assert_int_equal(t, 1793613600LL);
-	assert_int_equal(pmbot_state_time_parse(&t, "2024-02-29T00:00:00z"), PMBOT_OK);
-	assert_int_equal(pmbot_state_time_parse(&t, "1969-12-31T23:59:59Z"), PMBOT_OK);
+	assert_int_equal(pmbot_datetime_parse(&t, "2024-02-29T00:00:00z"), PMBOT_OK);
+	assert_int_equal(pmbot_datetime_parse(&t, "1969-12-31T23:59:59Z"), PMBOT_OK);
 	assert_int_equal(t, -1);
 }
 
@@ -719,9 +720,9 @@ static void test_state_time__refuses_invalid_calendar_and_syntax(void **unused)
 
 	(void)unused;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (pmbot_state_time_parse(&t, bad[i]) != PMBOT_EINVALID)
+		if (pmbot_datetime_parse(&t, bad[i]) != PMBOT_EINVALID)
 			fail_msg("accepted `%s`", bad[i]);
-	assert_int_equal(pmbot_state_time_parse(&t, NULL), PMBOT_EINVALID);
+	assert_int_equal(pmbot_datetime_parse(&t, NULL), PMBOT_EINVALID);
 }
 
 static void test_state_time__formats_utc_and_round_trips(void **unused)
@@ -733,16 +734,16 @@ static void test_state_time__formats_utc_and_round_trips(void **unused)
 	size_t i;
 
 	(void)unused;
-	assert_int_equal(pmbot_state_time_format(&b, 1793613600LL), PMBOT_OK);
+	assert_int_equal(pmbot_datetime_format(&b, 1793613600LL), PMBOT_OK);
 	assert_string_equal(b.buf, "2026-11-02T10:00:00Z");
 	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
 		pmbot_buf_clear(&b);
-		assert_int_equal(pmbot_state_time_format(&b, samples[i]), PMBOT_OK);
-		assert_int_equal(pmbot_state_time_parse(&t, b.buf), PMBOT_OK);
+		assert_int_equal(pmbot_datetime_format(&b, samples[i]), PMBOT_OK);
+		assert_int_equal(pmbot_datetime_parse(&t, b.buf), PMBOT_OK);
 		assert_int_equal(t, samples[i]);
 	}
 	pmbot_buf_clear(&b);
-	assert_int_equal(pmbot_state_time_format(&b, 253402300800LL), PMBOT_EINVALID);
+	assert_int_equal(pmbot_datetime_format(&b, 253402300800LL), PMBOT_EINVALID);
 	pmbot_buf_free(&b);
 }
 

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "pmbot/buf.h"
-#include "pmbot/github.h"
+#include "pmbot/budget.h"
 #include "pmbot/glob.h"
 #include "pmbot/json.h"
-#include "pmbot/report.h"
+#include "pmbot/doc.h"
 #include "pmbot/banned.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))

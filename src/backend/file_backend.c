@@ -14,6 +14,7 @@
 
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
+#include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
 #define DEFAULT_LOGIN "github-actions[bot]"
@@ -630,18 +631,18 @@ static int next_stamp(op_ctx *o, char **out)
 
 	*out = NULL;
 	if (env && *env) {
-		if (pmbot_state_time_parse(&now, env) < 0)
+		if (pmbot_datetime_parse(&now, env) < 0)
 			return say(o, PMBOT_ERROR, "PMBOT_NOW `%s` is not an RFC 3339 date-time",
 				show(&o->show[0], env));
 	} else {
 		now = (long long)time(NULL);
 	}
 	for (i = 0; i < o->st->n_issues; i++)
-		if (!pmbot_state_time_parse(&t, o->st->issues[i].updated_at) && t > max)
+		if (!pmbot_datetime_parse(&t, o->st->issues[i].updated_at) && t > max)
 			max = t;
 	if (max != LLONG_MIN && now <= max)
 		now = max + 1;
-	if ((rc = pmbot_state_time_format(&b, now)) < 0) {
+	if ((rc = pmbot_datetime_format(&b, now)) < 0) {
 		pmbot_buf_free(&b);
 		return rc == PMBOT_EINVALID ? say(o, PMBOT_ERROR, "the clock is out of range") : OOM(o);
 	}
@@ -1239,7 +1240,7 @@ static int valid_date(const char *s)
 
 	/* A date is valid when its midnight is a valid date-time. */
 	ok = strlen(s) == 10 && pmbot_buf_printf(&b, "%sT00:00:00Z", s) == 0 &&
-		pmbot_state_time_parse(&t, b.buf) == PMBOT_OK;
+		pmbot_datetime_parse(&t, b.buf) == PMBOT_OK;
 	pmbot_buf_free(&b);
 	return ok;
 }
