@@ -70,6 +70,7 @@ PMBOT_WARN_UNUSED int pmbot_permission_parse(pmbot_permission *out, const char *
 typedef struct {
 	char **items;
 	size_t count;
+	size_t alloc;  /* room in `items` (pmbot_array_grow) */
 } pmbot_config_list;
 
 /*

@@ -65,13 +65,6 @@
  *                                asks for a longer wait);
  *                                pmbot_github_budget_resume() says when
  */
-#define PMBOT_GITHUB_EHTTP (-32)
-#define PMBOT_GITHUB_EUNKNOWN_OUTCOME (-33)
-#define PMBOT_GITHUB_ETRANSPORT (-34)
-#define PMBOT_GITHUB_ERATELIMIT (-35)
-#define PMBOT_GITHUB_ETOOBIG (-36)
-#define PMBOT_GITHUB_EGRAPHQL (-37)
-#define PMBOT_GITHUB_EBUDGET (-38)
 
 #define PMBOT_GITHUB_DEFAULT_API_URL "https://api.github.com"
 #define PMBOT_GITHUB_DEFAULT_GRAPHQL_URL "https://api.github.com/graphql"

@@ -39,6 +39,7 @@ typedef struct {
 	char *parent;          /* issue ref of the parent, NULL for none */
 	char **blocked_by;     /* issue refs, sorted like issues, unique */
 	size_t n_blocked_by;
+	size_t alloc_blocked_by; /* room in `blocked_by` (pmbot_array_grow); may be under n_blocked_by */
 	char *issue_type;      /* the issue type's name, NULL for none (or a
 	                          GitHub without issue types) */
 } pmbot_issue;
@@ -79,6 +80,7 @@ typedef struct {
 	pmbot_pitem *items;    /* sorted like issues: by the repo (case
 	                          folded), then the number of `issue` */
 	size_t n_items;
+	size_t alloc_items;    /* room in `items` (pmbot_array_grow); may be under n_items */
 } pmbot_project;
 
 typedef struct {
@@ -245,14 +247,13 @@ typedef struct {
 } pmbot_read_scope;
 
 /*
- * What perform / perform_batch return (as the code of each entry it
- * concerns) when a write was not sent because the backend's write budget
+ * PMBOT_BACKEND_EPAUSED (common.h): what perform / perform_batch
+ * return (as the code of each entry it concerns) when a write was not sent because the backend's write budget
  * is spent (the GitHub backend: PMBOT_GITHUB_EBUDGET): not a failure but a
  * pause. Whatever the operation wrote before the stopped request stays
  * written (only repeat-safe writes may follow an operation's first one,
  * so a later run completes it). `resume_at` says when to try again.
  */
-#define PMBOT_BACKEND_EPAUSED (-40)
 
 struct pmbot_backend {
 	const char *name; /* "file", "github" */

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pmbot/array.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/datetime.h"
@@ -813,16 +814,15 @@ static int op_create_issue(op_ctx *o)
 		rc = OOM(o);
 		goto done;
 	}
-	if (o->st->n_issues == o->st->alloc_issues) {
-		size_t alloc = o->st->alloc_issues ? o->st->alloc_issues * 2 : 16;
-		pmbot_issue *p = realloc(o->st->issues, alloc * sizeof(*p));
+	{
+		pmbot_issue *p = pmbot_array_grow(o->st->issues, &o->st->alloc_issues,
+			o->st->n_issues + 1, sizeof(*p));
 
 		if (!p) {
 			rc = OOM(o);
 			goto done;
 		}
 		o->st->issues = p;
-		o->st->alloc_issues = alloc;
 	}
 	if (json_object_set_new(o->result, "number", json_integer(is.number)) < 0 ||
 	    json_object_set_new(o->result, "database_id", json_integer(id)) < 0 ||
@@ -1113,7 +1113,8 @@ static int op_add_dependency(op_ctx *o)
 			show(&o->show[0], ref), blocking, DEPENDENCIES_MAX);
 		goto done;
 	}
-	if (!(grown = realloc(is->blocked_by, (is->n_blocked_by + 1) * sizeof(*grown)))) {
+	if (!(grown = pmbot_array_grow(is->blocked_by, &is->alloc_blocked_by, is->n_blocked_by + 1,
+			sizeof(*grown)))) {
 		rc = OOM(o);
 		goto done;
 	}
@@ -1210,7 +1211,7 @@ static int op_add_to_project(op_ctx *o)
 	if ((rc = next_ids(o, "PVTI_", &id, &it.id)) < 0)
 		goto done;
 	if (!(it.values = json_object()) ||
-	    !(grown = realloc(p->items, (p->n_items + 1) * sizeof(*grown)))) {
+	    !(grown = pmbot_array_grow(p->items, &p->alloc_items, p->n_items + 1, sizeof(*grown)))) {
 		rc = OOM(o);
 		goto done;
 	}

@@ -696,7 +696,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
 	exchange *x = userdata;
 	int err = pmbot_buf_put(&x->resp->body, data, size * nmemb);
 
-	if (err == PMBOT_BUF_ETOOBIG)
+	if (err == PMBOT_ETOOBIG)
 		x->too_big = 1;
 	else if (err < 0)
 		x->oom = 1;

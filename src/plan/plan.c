@@ -2,6 +2,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pmbot/array.h"
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
 
@@ -701,17 +702,20 @@ static int declared_blockers(char ***out, size_t *n_out, const pmbot_body *body)
 {
 	const char *v = pmbot_body_get(body, "Blocked by"), *s;
 	char **list = NULL;
-	size_t n = 0;
+	size_t n = 0, alloc = 0;
 
 	*out = NULL;
 	*n_out = 0;
 	for (s = v; s && *s;) {
 		const char *end = strstr(s, ", ");
 		size_t len = end ? (size_t)(end - s) : strlen(s);
-		char **nl = realloc(list, (n + 1) * sizeof(*nl));
+		char **nl = pmbot_array_grow(list, &alloc, n + 1, sizeof(*nl));
 
 		if (!nl || !(nl[n] = strndup(s, len))) {
-			free(nl ? nl : list);
+			list = nl ? nl : list;
+			while (n)
+				free(list[--n]);
+			free(list);
 			return -1;
 		}
 		list = nl;

@@ -9,6 +9,7 @@
 #include "pmbot/glob.h"
 #include "pmbot/json.h"
 #include "pmbot/doc.h"
+#include "pmbot/array.h"
 #include "pmbot/banned.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -470,7 +471,7 @@ static int check_login(parse_ctx *c, const char *s)
 /* Replace `*out` by the strings of array `v`, each passed through `check`. */
 static int read_list(parse_ctx *c, const json_t *v, check_fn check, pmbot_config_list *out)
 {
-	pmbot_config_list l = { NULL, 0 };
+	pmbot_config_list l = { NULL, 0, 0 };
 	size_t i, mark;
 	int err = PMBOT_ERROR;
 
@@ -1159,7 +1160,7 @@ int pmbot_config_trust(pmbot_config *cfg, const char *login)
 			return PMBOT_OK;
 	if (!(copy = strdup(login)))
 		return PMBOT_ERROR;
-	if (!(items = realloc(l->items, (l->count + 1) * sizeof(*items)))) {
+	if (!(items = pmbot_array_grow(l->items, &l->alloc, l->count + 1, sizeof(*items)))) {
 		free(copy);
 		return PMBOT_ERROR;
 	}

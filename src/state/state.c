@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmbot/array.h"
 #include "pmbot/datetime.h"
 #include "pmbot/doc.h"
 #include "pmbot/json.h"
@@ -1070,12 +1071,12 @@ static int database_id_cmp(const void *pa, const void *pb)
 }
 
 /* A lower-cased copy of `s` kept in `keys` (freed by the caller) for case-insensitive maps. */
-static const char *folded_key(pctx *c, char ***keys, size_t *n, const char *s)
+static const char *folded_key(pctx *c, char ***keys, size_t *n, size_t *alloc, const char *s)
 {
 	char **grown, *k;
 	size_t i;
 
-	if (!(grown = realloc(*keys, (*n + 1) * sizeof(*grown))) || !(k = strdup(s))) {
+	if (!(grown = pmbot_array_grow(*keys, alloc, *n + 1, sizeof(*grown))) || !(k = strdup(s))) {
 		if (grown)
 			*keys = grown;
 		c->oom = 1;
@@ -1168,7 +1169,7 @@ static void parse_repositories(pctx *c, const json_t *repos, issue_entry **entri
 {
 	pmbot_strmap seen = PMBOT_STRMAP_INIT;
 	char **keys = NULL;
-	size_t n_keys = 0, total = 0, ri, ii, mark, mark2, mark3;
+	size_t n_keys = 0, alloc_keys = 0, total = 0, ri, ii, mark, mark2, mark3;
 	static const char *const repo_keys[] = { "repo", "issues" };
 
 	*entries = NULL;
@@ -1200,7 +1201,7 @@ static void parse_repositories(pctx *c, const json_t *repos, issue_entry **entri
 		}
 		check_keys(c, r, repo_keys, N_OF(repo_keys));
 		repo = get_str(c, r, "repo", REQ, valid_repo, "a repository OWNER/NAME");
-		if (repo && (key = folded_key(c, &keys, &n_keys, repo)) &&
+		if (repo && (key = folded_key(c, &keys, &n_keys, &alloc_keys, repo)) &&
 		    pmbot_strmap_put(&seen, key, (void *)(size_t)ri, &prev) == 1) {
 			mark3 = push_key(c, "repo");
 			report(c, "STATE_DUPLICATE", "repository `%s` is listed twice (first as entry %zu)",
@@ -1292,7 +1293,7 @@ static void parse_fields(pctx *c, const json_t *fields, pmbot_project *p)
 {
 	pmbot_strmap ids = PMBOT_STRMAP_INIT, names = PMBOT_STRMAP_INIT;
 	char **keys = NULL;
-	size_t n_keys = 0, i, mark, mark2;
+	size_t n_keys = 0, alloc_keys = 0, i, mark, mark2;
 
 	mark = push_key(c, "fields");
 	if (!json_is_array(fields)) {
@@ -1328,7 +1329,7 @@ static void parse_fields(pctx *c, const json_t *fields, pmbot_project *p)
 				show(c, 0, id), (size_t)prev);
 			pop(c, mark3);
 		}
-		if (name && (key = folded_key(c, &keys, &n_keys, name)) &&
+		if (name && (key = folded_key(c, &keys, &n_keys, &alloc_keys, name)) &&
 		    pmbot_strmap_put(&names, key, (void *)i, &prev) == 1) {
 			mark3 = push_key(c, "name");
 			report(c, "STATE_DUPLICATE", "field `%s` is listed twice, ignoring case "
