@@ -7,6 +7,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/common.h"
 #include "pmbot/diag.h"
+#include "pmbot/operation.h"
 
 /*
  * State snapshot v1 (docs/schemas/state.v1.schema.json, docs/state.md): what
@@ -286,11 +287,11 @@ struct pmbot_backend {
 	 * backend writes the whole state atomically after each operation, and
 	 * a refused or failed operation changes nothing.
 	 */
-	int (*perform)(json_t **result, pmbot_backend *b, const char *operation,
+	int (*perform)(json_t **result, pmbot_backend *b, pmbot_operation op,
 		const json_t *args, pmbot_buf *err);
 	/*
 	 * Optional (NULL: the executor calls perform once per changeset).
-	 * Perform `n` operations of one kind, `operation` with args[i] each,
+	 * Perform `n` operations of one kind, `op` with args[i] each,
 	 * in as few requests as the backend can; the operations are repeat-safe
 	 * and independent, and each is settled on its own (no transaction):
 	 * codes[i] is what perform would have returned for args[i] (PMBOT_OK,
@@ -305,7 +306,7 @@ struct pmbot_backend {
 	 * settled; codes of the others are PMBOT_ERROR).
 	 */
 	int (*perform_batch)(json_t **results, int *codes, pmbot_backend *b,
-		const char *operation, const json_t *const *args, size_t n, pmbot_buf *errs);
+		pmbot_operation op, const json_t *const *args, size_t n, pmbot_buf *errs);
 	void (*free)(pmbot_backend *b);
 	/*
 	 * PMBOT_BACKEND_FUSES: create_issue takes the optional parent, board and

@@ -796,7 +796,6 @@ static int result_ok(pmbot_operation op, const json_t *r)
 static int execute(run_ctx *c, const json_t *cs, const json_t *node, pmbot_operation op,
 	outcome *o)
 {
-	const char *opname = str(cs, "operation");
 	const json_t *retry = json_object_get(node, "retry");
 	long max = (long)json_integer_value(json_object_get(retry, "max"));
 	long backoff = (long)json_integer_value(json_object_get(retry, "backoff_ms"));
@@ -821,7 +820,7 @@ static int execute(run_ctx *c, const json_t *cs, const json_t *node, pmbot_opera
 		pmbot_buf_clear(&berr);
 		json_decref(res);
 		res = NULL;
-		rc = c->backend->perform(&res, c->backend, opname, args, &berr);
+		rc = c->backend->perform(&res, c->backend, op, args, &berr);
 		if (rc == PMBOT_OK && result_ok(op, res))
 			break;
 		if (rc == PMBOT_BACKEND_EPAUSED) {
@@ -1127,7 +1126,7 @@ static int run_batch(run_ctx *c, pmbot_operation op, const json_t *sel, const js
 		for (j = 0; j < n_send; j++)
 			codes[j] = PMBOT_ERROR;
 		/* A backend that declines the batch leaves every entry unsent: each goes alone. */
-		c->backend->perform_batch(results, codes, c->backend, opname, args, n_send,
+		c->backend->perform_batch(results, codes, c->backend, op, args, n_send,
 			errs);
 	}
 	for (j = 0, k = 0; j < n; j++) {

@@ -1376,43 +1376,39 @@ static int op_set_issue_type(op_ctx *o)
 	return PMBOT_OK;
 }
 
-static const struct {
-	const char *name;
-	int (*run)(op_ctx *o);
-} operations[] = {
-	{ "create_issue", op_create_issue },
-	{ "update_issue_title", op_update_issue_title },
-	{ "update_issue_body", op_update_issue_body },
-	{ "add_labels", op_add_labels },
-	{ "remove_labels", op_remove_labels },
-	{ "set_parent", op_set_parent },
-	{ "add_dependency", op_add_dependency },
-	{ "remove_dependency", op_remove_dependency },
-	{ "add_to_project", op_add_to_project },
-	{ "set_project_field", op_set_project_field },
-	{ "set_issue_type", op_set_issue_type },
+/* Each operation of the table in pmbot/operation.h, by its enum. */
+static int (*const operations[PMBOT_OP_COUNT])(op_ctx *o) = {
+	[PMBOT_OP_CREATE_ISSUE] = op_create_issue,
+	[PMBOT_OP_UPDATE_ISSUE_TITLE] = op_update_issue_title,
+	[PMBOT_OP_UPDATE_ISSUE_BODY] = op_update_issue_body,
+	[PMBOT_OP_ADD_LABELS] = op_add_labels,
+	[PMBOT_OP_REMOVE_LABELS] = op_remove_labels,
+	[PMBOT_OP_SET_PARENT] = op_set_parent,
+	[PMBOT_OP_ADD_DEPENDENCY] = op_add_dependency,
+	[PMBOT_OP_REMOVE_DEPENDENCY] = op_remove_dependency,
+	[PMBOT_OP_ADD_TO_PROJECT] = op_add_to_project,
+	[PMBOT_OP_SET_PROJECT_FIELD] = op_set_project_field,
+	[PMBOT_OP_SET_ISSUE_TYPE] = op_set_issue_type,
 };
 
-static int fb_perform(json_t **result, pmbot_backend *b, const char *operation,
+static int fb_perform(json_t **result, pmbot_backend *b, pmbot_operation op,
 	const json_t *args, pmbot_buf *err)
 {
 	file_backend *fb = (file_backend *)b;
-	size_t i, mark = err->len;
+	const char *operation = pmbot_operation_name(op);
+	size_t mark = err->len;
 	int lock_fd = -1, rc;
 	op_ctx o;
 
 	*result = NULL;
 	memset(&o, 0, sizeof(o));
 	o.fb = fb;
-	o.op = operation ? operation : "(null)";
+	o.op = operation ? operation : "(unknown)";
 	o.args = args;
 	o.err = err;
 	pmbot_buf_init(&o.show[0], 0);
 	pmbot_buf_init(&o.show[1], 0);
-	for (i = 0; operation && i < sizeof(operations) / sizeof(operations[0]); i++)
-		if (!strcmp(operations[i].name, operation))
-			break;
-	if (!operation || i == sizeof(operations) / sizeof(operations[0])) {
+	if (!operation) {
 		rc = REFUSE(&o, "unknown operation");
 		goto done;
 	}
@@ -1427,7 +1423,7 @@ static int fb_perform(json_t **result, pmbot_backend *b, const char *operation,
 		rc = OOM(&o);
 		goto done;
 	}
-	if ((rc = operations[i].run(&o)) < 0 || (rc = save(fb, err)) < 0) {
+	if ((rc = operations[op](&o)) < 0 || (rc = save(fb, err)) < 0) {
 		/* The file was not written: forget whatever the operation did in memory. */
 		drop_cache(fb);
 		goto done;
