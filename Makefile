@@ -81,7 +81,7 @@ TEST_HOBJ  := $(TEST_HELP:%.c=$(BUILD)/obj/%.o)
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps test test-unit test-e2e check check-source check-normal check-asan demo clean fuzz bench bench-github valgrind valgrind-run e2e emu-deps test-emu docs
+.PHONY: all deps test test-unit test-e2e check check-source check-normal check-asan demo clean fuzz bench bench-github valgrind valgrind-run e2e emu-deps test-emu docs check-layers module-graph
 
 all: $(BIN) $(LIB)
 
@@ -139,6 +139,7 @@ RUN_E2E  = set -e; for t in $(sort $(wildcard tests/e2e/test_*.sh)); do \
 		echo "== $$t"; $(SAN_ENV) PMBOT=$(abspath $(BIN)) bash $$t; done
 
 test: $(BIN) $(TEST_BINS)
+	@scripts/check-layers.sh $(BUILD)/obj
 	@$(RUN_UNIT)
 	@$(RUN_E2E)
 
@@ -173,6 +174,13 @@ check-normal check-asan: emu-deps
 # Source rules a compiler cannot check: banned.h after the system headers.
 check-source:
 	@scripts/check-includes.sh
+
+# Modules depend one way (scripts/check-layers.sh; `make test` runs it too).
+check-layers: $(LIB)
+	@scripts/check-layers.sh $(BUILD)/obj
+
+module-graph: $(LIB)
+	@scripts/check-layers.sh --graph $(BUILD)/obj
 
 check: check-source check-normal check-asan test-emu
 	@echo "make check: all tests passed in the normal and the ASan+UBSan builds, and the emulator's own tests"

@@ -96,7 +96,7 @@ def ref_key(ref):
 
 
 class Backend:
-    """The file backend's operations (src/state/file_backend.c) on a dict."""
+    """The file backend's operations (src/backend/file_backend.c) on a dict."""
 
     def __init__(self, state, now):
         self.st = state

@@ -47,8 +47,7 @@ typedef struct {
 	void *run_alive_ctx;
 } pmbot_lock;
 
-/* pmbot_lock_take() found the lock held by another live run. */
-#define PMBOT_LOCK_EBUSY (-42)
+/* PMBOT_LOCK_EBUSY (common.h): pmbot_lock_take() found the lock held by another live run. */
 
 /*
  * Take the lock for `l->run_id`. Returns 0 when this run holds it:

@@ -10,7 +10,7 @@
  * A growable byte buffer. `buf` is never NULL and is always NUL-terminated,
  * so it can be handed to C string functions at any time. Every buffer has a
  * size cap (`max`, bytes of content); a write that would pass it fails with
- * PMBOT_BUF_ETOOBIG and leaves the content unchanged.
+ * PMBOT_ETOOBIG (PMBOT_ERROR when out of memory) and leaves the content unchanged.
  */
 typedef struct {
 	char *buf;
@@ -20,8 +20,6 @@ typedef struct {
 } pmbot_buf;
 
 #define PMBOT_BUF_DEFAULT_MAX ((size_t)256 << 20)
-#define PMBOT_BUF_ENOMEM (-1)
-#define PMBOT_BUF_ETOOBIG (-2)
 
 /* A static initializer; PMBOT_BUF_INIT has the default cap. */
 extern char pmbot_buf__empty[];
@@ -33,7 +31,7 @@ void pmbot_buf_init(pmbot_buf *b, size_t max);
 /* Release the memory of `b` and leave it empty and reusable. */
 void pmbot_buf_free(pmbot_buf *b);
 
-/* Make room for `extra` more bytes. 0, PMBOT_BUF_ENOMEM or PMBOT_BUF_ETOOBIG. */
+/* Make room for `extra` more bytes. 0, PMBOT_ERROR or PMBOT_ETOOBIG. */
 int pmbot_buf_grow(pmbot_buf *b, size_t extra);
 
 /*

@@ -7,6 +7,7 @@
 #include "pmbot/common.h"
 #include "pmbot/diag.h"
 #include "pmbot/labels.h"
+#include "pmbot/operation.h"
 
 /*
  * The repository configuration, `.github/pm-bot.yml` (docs/config.md,
@@ -16,36 +17,6 @@
  * module parses, validates and fills in defaults. It knows neither git nor
  * the network.
  */
-
-/*
- * The write operations a plan can hold. The plan and apply stages use the
- * same enum; the names are the ones written in the config and in bundles.
- */
-typedef enum {
-	PMBOT_OP_CREATE_ISSUE = 0,
-	PMBOT_OP_UPDATE_ISSUE_TITLE,
-	PMBOT_OP_UPDATE_ISSUE_BODY,
-	PMBOT_OP_ADD_LABELS,
-	PMBOT_OP_REMOVE_LABELS,
-	PMBOT_OP_SET_PARENT,
-	PMBOT_OP_ADD_DEPENDENCY,
-	PMBOT_OP_REMOVE_DEPENDENCY,
-	PMBOT_OP_ADD_TO_PROJECT,
-	PMBOT_OP_SET_PROJECT_FIELD,
-	PMBOT_OP_SET_ISSUE_TYPE  /* last: configs and bundles name operations, never numbers */
-} pmbot_operation;
-
-/* Number of operations; every value below it is a valid pmbot_operation. */
-#define PMBOT_OP_COUNT 11
-
-/* "create_issue", …; static storage. NULL for an out-of-range value. */
-const char *pmbot_operation_name(pmbot_operation op);
-
-/*
- * Parse an operation name (exact, case-sensitive) into `*out`.
- * PMBOT_OK, or PMBOT_ENOTFOUND when `name` is not an operation.
- */
-PMBOT_WARN_UNUSED int pmbot_operation_parse(pmbot_operation *out, const char *name);
 
 /*
  * GitHub repository permissions, weakest first, so that `have >= need`
@@ -70,6 +41,7 @@ PMBOT_WARN_UNUSED int pmbot_permission_parse(pmbot_permission *out, const char *
 typedef struct {
 	char **items;
 	size_t count;
+	size_t alloc;  /* room in `items` (pmbot_array_grow) */
 } pmbot_config_list;
 
 /*

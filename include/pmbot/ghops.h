@@ -45,11 +45,10 @@
  *                         EUNKNOWN_OUTCOME for a create that may have landed
  *                         (never retried: re-read with the find function),
  *                         ETRANSPORT, ERATELIMIT, ETOOBIG, EGRAPHQL
+ * (PMBOT_GH_EFORBIDDEN is in common.h)
  */
-#define PMBOT_GH_EFORBIDDEN (-40)
 
-/* A create found the name taken (422 with GitHub's `already_exists` code). */
-#define PMBOT_GH_EEXISTS (-41)
+/* PMBOT_GH_EEXISTS (common.h): a create found the name taken (422 with GitHub's `already_exists` code). */
 
 /* The token's own login: pmbot_github_viewer_login() in github.h. */
 

@@ -37,10 +37,6 @@
  *   PMBOT_LLM_EBADRESPONSE a 2xx answer that is not JSON or holds no text
  *                          (not retried)
  */
-#define PMBOT_LLM_EHTTP (-48)
-#define PMBOT_LLM_ETRANSPORT (-49)
-#define PMBOT_LLM_ETOOBIG (-50)
-#define PMBOT_LLM_EBADRESPONSE (-51)
 
 #define PMBOT_LLM_DEFAULT_OPENAI_URL "https://api.openai.com/v1"
 #define PMBOT_LLM_DEFAULT_ANTHROPIC_URL "https://api.anthropic.com/v1"

@@ -84,9 +84,9 @@ typedef struct {
 	 */
 	char *title_prefix;
 	char **labels;          /* owned: default labels, in form order */
-	size_t n_labels;
+	size_t n_labels, alloc_labels;
 	pmbot_form_field *fields; /* owned: headings, in form order */
-	size_t n_fields;
+	size_t n_fields, alloc_fields;
 	int has_type;           /* 0: the form maps to no work-item type */
 	pmbot_node_type type;   /* valid when has_type; PMBOT_NODE_OTHER for an open type */
 	const char *type_name;  /* borrowed from the form: its type's name, when has_type */

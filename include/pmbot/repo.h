@@ -25,9 +25,7 @@
  * happened, including libgit2's own message when it gave one.
  */
 
-/* A blob larger than the room left under pmbot_buf.max. Distinct from the
- * codes of common.h. */
-#define PMBOT_REPO_ETOOBIG (-16)
+/* PMBOT_REPO_ETOOBIG (common.h): a blob larger than the room left under pmbot_buf.max. */
 
 /* A hex object id: 40 lower-case hex digits and a NUL. */
 #define PMBOT_OID_HEX_SIZE 41

@@ -5,118 +5,13 @@
 #include <stddef.h>
 
 #include "pmbot/common.h"
-#include "pmbot/diag.h"
+#include "pmbot/doc.h"
 
 /*
  * Report ingestion: a Markdown report goes in, the JSON value of its
  * ReportIR block comes out with a source map, so that every later
  * diagnostic can name the line of the Markdown file it is about.
  */
-
-/*
- * Limits on hostile input. pmbot_limits_default() fills the defaults.
- * Depth counts containers: a scalar root is depth 0, `[1]` is 1, `[[1]]`
- * is 2, so max_depth 64 admits 64 nested arrays/objects and refuses the
- * 65th. Alias nodes are the values (containers and scalars, keys not
- * counted) that YAML aliases expand to, summed over the whole document:
- * `*a` where `a: &a [1, 2]` costs 3. max_depth also bounds recursion
- * elsewhere (jansson frees and copies values recursively, and so does
- * pmbot_json_canonical), so keep it in the hundreds at most.
- */
-typedef struct {
-	size_t max_bytes;       /* Markdown file size (INPUT_TOO_LARGE); 64 MiB */
-	size_t max_depth;       /* array/object nesting (INPUT_TOO_DEEP); 64 */
-	size_t max_alias_nodes; /* YAML nodes produced by aliases (YAML_ALIAS_LIMIT); 10000 */
-} pmbot_limits;
-
-/* Fill `*lim` with the defaults above. */
-void pmbot_limits_default(pmbot_limits *lim);
-
-/*
- * Source map: JSON Pointer -> 1-based line and column in the source file.
- * Every value of a parsed document has an entry (object members at the
- * position of their key; the root at ""). Pointers are RFC 6901 strings as
- * pmbot_json_pointer_push() writes them ("~0" for '~', "~1" for '/') and
- * are compared byte for byte. Columns count characters, not bytes. The map
- * keeps all pointer text in one arena: about 32 bytes per entry plus the
- * text, amortised O(1) add and find (4 GiB of pointer text at most).
- */
-typedef struct pmbot_srcmap pmbot_srcmap;
-
-/* A new empty map; the caller owns it. NULL when out of memory. */
-PMBOT_WARN_UNUSED pmbot_srcmap *pmbot_srcmap_new(void);
-
-/* Free `map` and every pointer it copied. NULL is allowed. */
-void pmbot_srcmap_free(pmbot_srcmap *map);
-
-/*
- * Record the position of `pointer` (copied; the map owns the copy). A
- * pointer recorded again takes the later position. 0, or -1 when out of
- * memory (the map is unchanged and stays usable).
- */
-int pmbot_srcmap_add(pmbot_srcmap *map, const char *pointer, int line, int column);
-
-/*
- * Position of `pointer`, or of its nearest ancestor that has one: tokens
- * are dropped from the end ("/a/b~1c/0" -> "/a/b~1c" -> "/a" -> ""), so
- * "/ab" never falls back to "/a". Returns 1 when found; 0 when no entry
- * matches (empty or NULL map, or no ancestor recorded), with `*line` and
- * `*column` then set to 0. `line` and `column` may be NULL.
- */
-int pmbot_srcmap_find(const pmbot_srcmap *map, const char *pointer, int *line, int *column);
-
-/*
- * Parse `len` bytes of JSON (strict RFC 8259, duplicate keys rejected)
- * or YAML 1.2 (libyaml, core schema resolution of plain scalars) into `*out`
- * (a new reference the caller owns). Line 1 of `text` is line `line_base` of
- * the source file and its columns are shifted by `col_base`, so diagnostics
- * and the source map (optional: pass NULL) speak of the source file.
- *
- * Rejections: REPORT_PARSE_JSON / REPORT_PARSE_YAML, DUPLICATE_KEY,
- * YAML_ALIAS_LIMIT, INPUT_TOO_LARGE, INPUT_TOO_DEEP, INVALID_UTF8 — each
- * returns PMBOT_EINVALID with diagnostics added; PMBOT_ERROR on runtime
- * failure. `file` (may be NULL) is recorded in the diagnostics.
- *
- * Both stop at the first problem and add exactly one error, with `file`,
- * the JSON Pointer of the offending key or value where it is known ("" when
- * not) and its line/column in file terms: file line = line_base + (text
- * line - 1), file column = col_base + text column (1-based, in characters;
- * lines end at '\n' only). Checks run in this order: `len` over lim->max_bytes
- * (INPUT_TOO_LARGE), invalid UTF-8 or a NUL byte (INVALID_UTF8, at the
- * first bad byte), then nesting and syntax. `lim` NULL means
- * pmbot_limits_default(). `text` need not be NUL-terminated (and may be
- * NULL when `len` is 0).
- *
- * JSON: one pass of pm-bot's own parser builds the jansson values and the
- * map together (jansson's loader reads a character at a time and would
- * need a second pass for positions); on a rejection its error code, line,
- * column and message are jansson's. Any value may be the root. Recursion
- * stops at lim->max_depth. An escaped \u0000 is INVALID_UTF8, since the
- * strings are C strings downstream. After a failure the map may hold
- * entries for what was read; discard it.
- *
- * YAML: exactly one document (an empty stream or a second document is
- * REPORT_PARSE_YAML). Untagged plain scalars resolve by the YAML 1.2 core
- * schema (null, bool, int in decimal / 0o / 0x, float); `.inf` and `.nan`,
- * and integers outside json_int_t, are REPORT_PARSE_YAML; everything else,
- * and every quoted or block scalar, is a string. Tags !!str !!int !!float
- * !!bool !!null !!map !!seq and the non-specific "!" are honoured, any
- * other tag is refused. Keys must be scalars and become strings (non-string
- * keys as their JSON text: `1` -> "1", `~` -> "null"); DUPLICATE_KEY is
- * reported at the second key and names the first one's line. An alias
- * expands to a deep copy (its values are mapped to the text they were
- * copied from); `<<` is an ordinary key. On failure the map may hold
- * entries for what was read before the error: discard it.
- *
- * On success `*out` holds a new reference the caller owns; otherwise it
- * is NULL. Same input, same value, map and diagnostics.
- */
-PMBOT_WARN_UNUSED int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const char *file,
-	const char *text, size_t len, int line_base, int col_base,
-	const pmbot_limits *lim, pmbot_diag_list *diags);
-PMBOT_WARN_UNUSED int pmbot_yaml_parse(json_t **out, pmbot_srcmap *map, const char *file,
-	const char *text, size_t len, int line_base, int col_base,
-	const pmbot_limits *lim, pmbot_diag_list *diags);
 
 typedef enum {
 	PMBOT_FORMAT_JSON = 0,

@@ -7,6 +7,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/common.h"
 #include "pmbot/diag.h"
+#include "pmbot/operation.h"
 
 /*
  * State snapshot v1 (docs/schemas/state.v1.schema.json, docs/state.md): what
@@ -39,6 +40,7 @@ typedef struct {
 	char *parent;          /* issue ref of the parent, NULL for none */
 	char **blocked_by;     /* issue refs, sorted like issues, unique */
 	size_t n_blocked_by;
+	size_t alloc_blocked_by; /* room in `blocked_by` (pmbot_array_grow); may be under n_blocked_by */
 	char *issue_type;      /* the issue type's name, NULL for none (or a
 	                          GitHub without issue types) */
 } pmbot_issue;
@@ -79,6 +81,7 @@ typedef struct {
 	pmbot_pitem *items;    /* sorted like issues: by the repo (case
 	                          folded), then the number of `issue` */
 	size_t n_items;
+	size_t alloc_items;    /* room in `items` (pmbot_array_grow); may be under n_items */
 } pmbot_project;
 
 typedef struct {
@@ -188,18 +191,6 @@ PMBOT_WARN_UNUSED int pmbot_issue_ref_parse(pmbot_buf *repo, long *number, const
 int pmbot_issue_ref_cmp(const char *a, const char *b);
 
 /*
- * Seconds since 1970-01-01T00:00:00Z of an RFC 3339 date-time
- * ("2026-11-02T10:00:00Z"; a fraction, which is dropped, and a numeric
- * offset are allowed; the calendar is checked; seconds 00..59).
- * 0 or PMBOT_EINVALID.
- */
-PMBOT_WARN_UNUSED int pmbot_state_time_parse(long long *out, const char *s);
-
-/* Append `t` (seconds since the epoch, years 0000..9999) as
- * "YYYY-MM-DDTHH:MM:SSZ". 0, PMBOT_EINVALID out of range, PMBOT_ERROR. */
-int pmbot_state_time_format(pmbot_buf *out, long long t);
-
-/*
  * The backend interface: where state is read from and where changesets
  * are performed. The file backend (pmbot_file_backend_open) keeps a State
  * snapshot in a local file; the GitHub backend speaks REST and GraphQL.
@@ -257,14 +248,13 @@ typedef struct {
 } pmbot_read_scope;
 
 /*
- * What perform / perform_batch return (as the code of each entry it
- * concerns) when a write was not sent because the backend's write budget
+ * PMBOT_BACKEND_EPAUSED (common.h): what perform / perform_batch
+ * return (as the code of each entry it concerns) when a write was not sent because the backend's write budget
  * is spent (the GitHub backend: PMBOT_GITHUB_EBUDGET): not a failure but a
  * pause. Whatever the operation wrote before the stopped request stays
  * written (only repeat-safe writes may follow an operation's first one,
  * so a later run completes it). `resume_at` says when to try again.
  */
-#define PMBOT_BACKEND_EPAUSED (-40)
 
 struct pmbot_backend {
 	const char *name; /* "file", "github" */
@@ -297,11 +287,11 @@ struct pmbot_backend {
 	 * backend writes the whole state atomically after each operation, and
 	 * a refused or failed operation changes nothing.
 	 */
-	int (*perform)(json_t **result, pmbot_backend *b, const char *operation,
+	int (*perform)(json_t **result, pmbot_backend *b, pmbot_operation op,
 		const json_t *args, pmbot_buf *err);
 	/*
 	 * Optional (NULL: the executor calls perform once per changeset).
-	 * Perform `n` operations of one kind, `operation` with args[i] each,
+	 * Perform `n` operations of one kind, `op` with args[i] each,
 	 * in as few requests as the backend can; the operations are repeat-safe
 	 * and independent, and each is settled on its own (no transaction):
 	 * codes[i] is what perform would have returned for args[i] (PMBOT_OK,
@@ -316,7 +306,7 @@ struct pmbot_backend {
 	 * settled; codes of the others are PMBOT_ERROR).
 	 */
 	int (*perform_batch)(json_t **results, int *codes, pmbot_backend *b,
-		const char *operation, const json_t *const *args, size_t n, pmbot_buf *errs);
+		pmbot_operation op, const json_t *const *args, size_t n, pmbot_buf *errs);
 	void (*free)(pmbot_backend *b);
 	/*
 	 * PMBOT_BACKEND_FUSES: create_issue takes the optional parent, board and

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "pmbot/json.h"
+#include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
 typedef struct {
@@ -795,7 +796,6 @@ static int result_ok(pmbot_operation op, const json_t *r)
 static int execute(run_ctx *c, const json_t *cs, const json_t *node, pmbot_operation op,
 	outcome *o)
 {
-	const char *opname = str(cs, "operation");
 	const json_t *retry = json_object_get(node, "retry");
 	long max = (long)json_integer_value(json_object_get(retry, "max"));
 	long backoff = (long)json_integer_value(json_object_get(retry, "backoff_ms"));
@@ -820,7 +820,7 @@ static int execute(run_ctx *c, const json_t *cs, const json_t *node, pmbot_opera
 		pmbot_buf_clear(&berr);
 		json_decref(res);
 		res = NULL;
-		rc = c->backend->perform(&res, c->backend, opname, args, &berr);
+		rc = c->backend->perform(&res, c->backend, op, args, &berr);
 		if (rc == PMBOT_OK && result_ok(op, res))
 			break;
 		if (rc == PMBOT_BACKEND_EPAUSED) {
@@ -991,7 +991,7 @@ static int pause_at(const run_ctx *c, const json_t *cs, json_t *r, const outcome
 	pmbot_buf when = PMBOT_BUF_INIT;
 	int rc = PMBOT_ERROR;
 
-	if (pmbot_state_time_format(&when, c->backend->resume_at) < 0 || set_status(r, o) < 0 ||
+	if (pmbot_datetime_format(&when, c->backend->resume_at) < 0 || set_status(r, o) < 0 ||
 	    audit(c, "pause", cs, json_pack("{s:s, s:s, s:s}", "reason", "BUDGET_SPENT",
 		    "resumes_after", when.buf, "message", o->message.buf)) < 0) {
 		say(err, "cannot record the pause before %s in the audit ledger",
@@ -1021,7 +1021,7 @@ int pmbot_apply_progress(pmbot_buf *out, size_t total, const json_t *results, lo
 	}
 	if (left > total)
 		left = total;
-	err = pmbot_state_time_format(&when, resume_at) < 0 ? PMBOT_ERROR : PMBOT_OK;
+	err = pmbot_datetime_format(&when, resume_at) < 0 ? PMBOT_ERROR : PMBOT_OK;
 	if (!err) {
 		pmbot_buf_clear(out);
 		err = pmbot_buf_printf(out, "%zu of %zu applied; resumes after %s", total - left,
@@ -1126,7 +1126,7 @@ static int run_batch(run_ctx *c, pmbot_operation op, const json_t *sel, const js
 		for (j = 0; j < n_send; j++)
 			codes[j] = PMBOT_ERROR;
 		/* A backend that declines the batch leaves every entry unsent: each goes alone. */
-		c->backend->perform_batch(results, codes, c->backend, opname, args, n_send,
+		c->backend->perform_batch(results, codes, c->backend, op, args, n_send,
 			errs);
 	}
 	for (j = 0, k = 0; j < n; j++) {

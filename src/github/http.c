@@ -14,6 +14,7 @@
 #include "pmbot/json.h"
 #include "pmbot/secret.h"
 #include "pmbot/state.h"
+#include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
 #ifndef PMBOT_VERSION
@@ -695,7 +696,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
 	exchange *x = userdata;
 	int err = pmbot_buf_put(&x->resp->body, data, size * nmemb);
 
-	if (err == PMBOT_BUF_ETOOBIG)
+	if (err == PMBOT_ETOOBIG)
 		x->too_big = 1;
 	else if (err < 0)
 		x->oom = 1;
@@ -1106,7 +1107,7 @@ static int budget_stop(pmbot_github_client *c, const request *rq, long long resu
 	c->budget_resume_ms = resume_ms;
 	budget_text(&text, &c->budget);
 	/* Rounded up: "after T" must not name a second at which it is still spent. */
-	if (pmbot_state_time_format(&when, (resume_ms + 999) / 1000) < 0)
+	if (pmbot_datetime_format(&when, (resume_ms + 999) / 1000) < 0)
 		pmbot_buf_puts(&when, "(a time out of range)");
 	set_error(c, "%s %s: not sent: %s; writes resume after %s (write budget %s)", rq->method,
 		rq->url, why, when.buf, text.buf);

@@ -502,7 +502,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
 	exchange *x = userdata;
 	int err = pmbot_buf_put(&x->body, data, size * nmemb);
 
-	if (err == PMBOT_BUF_ETOOBIG)
+	if (err == PMBOT_ETOOBIG)
 		x->too_big = 1;
 	else if (err < 0)
 		x->oom = 1;
@@ -661,7 +661,7 @@ static int set_stop_reason(pmbot_llm_client *c, const json_t *v)
 {
 	if (!json_is_string(v))
 		return 0;
-	return pmbot_buf_puts(&c->stop_reason, json_string_value(v)) == PMBOT_BUF_ENOMEM
+	return pmbot_buf_puts(&c->stop_reason, json_string_value(v)) == PMBOT_ERROR
 		? PMBOT_ERROR : 0;
 }
 
@@ -669,7 +669,7 @@ static int put_text(pmbot_buf *out, const json_t *s)
 {
 	int e = pmbot_buf_put(out, json_string_value(s), json_string_length(s));
 
-	return e == PMBOT_BUF_ETOOBIG ? PMBOT_LLM_ETOOBIG : e < 0 ? PMBOT_ERROR : 0;
+	return e == PMBOT_ETOOBIG ? PMBOT_LLM_ETOOBIG : e < 0 ? PMBOT_ERROR : 0;
 }
 
 /*

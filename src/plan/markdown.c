@@ -6,6 +6,7 @@
 
 #include "pmbot/common.h"
 #include "pmbot/json.h"
+#include "pmbot/operation.h"
 #include "pmbot/strmap.h"
 #include "pmbot/text.h"
 #include "pmbot/banned.h"
@@ -735,28 +736,13 @@ static const char *const md_rows[] = {
 	"diagnostics", "Diagnostics",
 };
 
-/* The summary row an operation counts in (plan.h's order groups). */
+/* The summary row an operation counts in (the operation table's). */
 static const char *op_group(const char *op)
 {
-	static const char *const map[][2] = {
-		{ "create_issue", "creates" },
-		{ "update_issue_title", "updates" },
-		{ "update_issue_body", "updates" },
-		{ "add_labels", "updates" },
-		{ "remove_labels", "updates" },
-		{ "set_parent", "relationships" },
-		{ "add_dependency", "relationships" },
-		{ "remove_dependency", "relationships" },
-		{ "add_to_project", "project" },
-		{ "set_project_field", "project" },
-		{ "set_issue_type", "updates" },
-	};
-	size_t i;
+	pmbot_operation o;
 
-	for (i = 0; op && i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(map[i][0], op))
-			return map[i][1];
-	return "";
+	return op && pmbot_operation_parse(&o, op) == PMBOT_OK ?
+		pmbot_operation_info_of(o)->summary : "";
 }
 
 /* Counts by the bundle's summary; what it lacks is counted here. */

@@ -2,7 +2,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pmbot/array.h"
 #include "pmbot/json.h"
+#include "pmbot/operation.h"
 #include "pmbot/plan.h"
 
 #include "plan_int.h"
@@ -15,30 +17,6 @@
  * byte-identical while a resumed apply fills numbers in.
  */
 
-enum group { G_CREATE, G_UPDATE, G_RELATION, G_ITEM, G_FIELD };
-
-static const struct {
-	const char *name;
-	enum group group;
-	int hashed; /* intent hash in the idempotency key */
-} ops[] = {
-	{ "create_issue", G_CREATE, 0 },
-	{ "update_issue_title", G_UPDATE, 1 },
-	{ "update_issue_body", G_UPDATE, 1 },
-	{ "add_labels", G_UPDATE, 1 },
-	{ "remove_labels", G_UPDATE, 1 },
-	{ "set_parent", G_RELATION, 1 },
-	{ "add_dependency", G_RELATION, 1 },
-	{ "remove_dependency", G_RELATION, 1 },
-	{ "add_to_project", G_ITEM, 0 },
-	{ "set_project_field", G_FIELD, 1 },
-	{ "set_issue_type", G_UPDATE, 1 },
-};
-
-#define N_OPS (sizeof(ops) / sizeof(ops[0]))
-
-/* The table is indexed by pmbot_operation. */
-_Static_assert(sizeof(ops) / sizeof(ops[0]) == PMBOT_OP_COUNT, "ops[] follows pmbot_operation");
 
 /* Project fields pm-bot fills, and the node member each takes its value from. */
 static const struct {
@@ -87,12 +65,15 @@ struct planner {
 
 static int op_index(const char *name)
 {
-	size_t i;
+	pmbot_operation op;
 
-	for (i = 0; i < N_OPS; i++)
-		if (!strcmp(ops[i].name, name))
-			return (int)i;
-	return -1;
+	return pmbot_operation_parse(&op, name) == PMBOT_OK ? (int)op : -1;
+}
+
+/* The operation table's row of a valid operation index. */
+static const pmbot_operation_info *op_info(size_t i)
+{
+	return pmbot_operation_info_of((pmbot_operation)i);
 }
 
 static int node_diag(struct planner *p, const pmbot_wg_node *n, pmbot_severity sev,
@@ -364,7 +345,7 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 	       : pmbot_buf_printf(&key, "#%" JSON_INTEGER_FORMAT,
 			json_integer_value(json_object_get(target, "number"))) < 0)
 		goto done;
-	if (ops[idx].hashed) {
+	if (op_info(idx)->hashed) {
 		if (pmbot_sha256_json(hash, payload) < 0 || pmbot_buf_printf(&key, ":%.12s", hash) < 0)
 			goto done;
 	}
@@ -701,17 +682,20 @@ static int declared_blockers(char ***out, size_t *n_out, const pmbot_body *body)
 {
 	const char *v = pmbot_body_get(body, "Blocked by"), *s;
 	char **list = NULL;
-	size_t n = 0;
+	size_t n = 0, alloc = 0;
 
 	*out = NULL;
 	*n_out = 0;
 	for (s = v; s && *s;) {
 		const char *end = strstr(s, ", ");
 		size_t len = end ? (size_t)(end - s) : strlen(s);
-		char **nl = realloc(list, (n + 1) * sizeof(*nl));
+		char **nl = pmbot_array_grow(list, &alloc, n + 1, sizeof(*nl));
 
 		if (!nl || !(nl[n] = strndup(s, len))) {
-			free(nl ? nl : list);
+			list = nl ? nl : list;
+			while (n)
+				free(list[--n]);
+			free(list);
 			return -1;
 		}
 		list = nl;
@@ -1060,8 +1044,8 @@ static int pending_cmp(const void *pa, const void *pb)
 {
 	const pmbot_plan_pending *a = pa, *b = pb;
 
-	if (ops[a->op].group != ops[b->op].group)
-		return ops[a->op].group < ops[b->op].group ? -1 : 1;
+	if (op_info(a->op)->group != op_info(b->op)->group)
+		return op_info(a->op)->group < op_info(b->op)->group ? -1 : 1;
 	if (a->op != b->op)
 		return a->op < b->op ? -1 : 1;
 	return strcmp(a->key, b->key);
@@ -1127,7 +1111,7 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_plan_acc *acc, const json_t *sourc
 		    json_object_set_new(acc->cs[i].cs, "idempotency_key", json_string(acc->cs[i].key)) < 0 ||
 		    json_array_append(changesets, acc->cs[i].cs) < 0)
 			goto done;
-		counts[ops[acc->cs[i].op].group]++;
+		counts[op_info(acc->cs[i].op)->group]++;
 	}
 	if (acc->touched.count && !(refs = malloc(acc->touched.count * sizeof(*refs))))
 		goto done;
@@ -1155,9 +1139,10 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_plan_acc *acc, const json_t *sourc
 		"conflicts", conflicts, "orphaned", orphaned, "diagnostics", diag_json(acc->diags));
 	if (!bundle || json_object_set_new(bundle, "summary", json_pack(
 		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-		"creates", (json_int_t)counts[G_CREATE], "updates", (json_int_t)counts[G_UPDATE],
-		"relationships", (json_int_t)counts[G_RELATION],
-		"project", (json_int_t)(counts[G_ITEM] + counts[G_FIELD]),
+		"creates", (json_int_t)counts[PMBOT_OPGROUP_CREATE],
+		"updates", (json_int_t)counts[PMBOT_OPGROUP_UPDATE],
+		"relationships", (json_int_t)counts[PMBOT_OPGROUP_RELATION],
+		"project", (json_int_t)(counts[PMBOT_OPGROUP_ITEM] + counts[PMBOT_OPGROUP_FIELD]),
 		"conflicts", (json_int_t)json_array_size(conflicts),
 		"orphaned", (json_int_t)json_array_size(orphaned),
 		"diagnostics", (json_int_t)acc->diags->count, "total", (json_int_t)acc->n_cs)) < 0)
@@ -1178,12 +1163,12 @@ int pmbot_plan_acc_denied_diags(pmbot_plan_acc *acc)
 {
 	size_t i;
 
-	for (i = 0; i < N_OPS; i++) {
+	for (i = 0; i < PMBOT_OP_COUNT; i++) {
 		if (!acc->denied[i])
 			continue;
 		if (pmbot_diag_add(acc->diags, PMBOT_SEV_WARNING, "OPERATION_DENIED", NULL, "", 0, 0,
 			"%zu %s change%s not proposed: .github/pm-bot.yml lists it under deny_operations",
-			acc->denied[i], ops[i].name, acc->denied[i] == 1 ? " is" : "s are") < 0)
+			acc->denied[i], op_info(i)->name, acc->denied[i] == 1 ? " is" : "s are") < 0)
 			return -1;
 	}
 	return 0;

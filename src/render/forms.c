@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "pmbot/report.h"
+#include "pmbot/array.h"
 #include "pmbot/banned.h"
 
 #define N_TYPES ((size_t)PMBOT_NODE_BENCHMARK + 1)
@@ -223,7 +224,7 @@ static int push_label(pmbot_form *f, const char *s, size_t len)
 		len--;
 	if (!len)
 		return 0;
-	if (!(p = realloc(f->labels, (f->n_labels + 1) * sizeof(*p))))
+	if (!(p = pmbot_array_grow(f->labels, &f->alloc_labels, f->n_labels + 1, sizeof(*p))))
 		return -1;
 	f->labels = p;
 	if (!(f->labels[f->n_labels] = strndup(s, len)))
@@ -310,7 +311,8 @@ done:
 static int add_form_field(pmbot_form *f, const char *label, size_t len, const char *id,
 	int required, int line)
 {
-	pmbot_form_field *p = realloc(f->fields, (f->n_fields + 1) * sizeof(*p));
+	pmbot_form_field *p = pmbot_array_grow(f->fields, &f->alloc_fields, f->n_fields + 1,
+		sizeof(*p));
 	int err = -1;
 
 	if (!p)
@@ -653,7 +655,7 @@ struct pmbot_formset {
 	pmbot_form *repo[N_TYPES];
 	pmbot_form *builtin[N_TYPES];
 	pmbot_form **open;      /* repository forms of open types, one per type name */
-	size_t n_open;
+	size_t n_open, alloc_open;
 	size_t count;
 };
 
@@ -722,7 +724,8 @@ int pmbot_formset_add(pmbot_formset *set, const char *path, const char *text,
 		for (i = 0; i < set->n_open && strcmp(set->open[i]->type_name, f->type_name); i++)
 			;
 		if (i == set->n_open) {
-			pmbot_form **grown = realloc(set->open, (set->n_open + 1) * sizeof(*grown));
+			pmbot_form **grown = pmbot_array_grow(set->open, &set->alloc_open,
+				set->n_open + 1, sizeof(*grown));
 
 			if (!grown) {
 				pmbot_form_free(f);

@@ -408,7 +408,7 @@ static int read_oid(pmbot_buf *out, pmbot_repo *r, const git_oid *id, const char
 	switch (pmbot_buf_put(out, git_blob_rawcontent(blob), (size_t)raw)) {
 	case 0:
 		break;
-	case PMBOT_BUF_ETOOBIG:
+	case PMBOT_ETOOBIG:
 		err = fail(r, PMBOT_REPO_ETOOBIG, 0, "%s does not fit the buffer", what);
 		goto done;
 	default:

@@ -31,7 +31,7 @@ int pmbot_buf_grow(pmbot_buf *b, size_t extra)
 	char *p;
 
 	if (extra > b->max || b->len > b->max - extra)
-		return PMBOT_BUF_ETOOBIG;
+		return PMBOT_ETOOBIG;
 	need = b->len + extra + 1;
 	if (need <= b->cap)
 		return 0;
@@ -41,7 +41,7 @@ int pmbot_buf_grow(pmbot_buf *b, size_t extra)
 		cap = need;
 	p = b->cap ? realloc(b->buf, cap) : malloc(cap);
 	if (!p)
-		return PMBOT_BUF_ENOMEM;
+		return PMBOT_ERROR;
 	if (!b->cap)
 		p[0] = '\0';
 	b->buf = p;
@@ -112,7 +112,7 @@ int pmbot_buf_vprintf(pmbot_buf *b, const char *fmt, va_list ap)
 			return pmbot_buf_put(b, small, (size_t)n);
 	}
 	if (n < 0)
-		return PMBOT_BUF_ENOMEM;
+		return PMBOT_ERROR;
 	if ((err = pmbot_buf_grow(b, (size_t)n)) < 0)
 		return err;
 	vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);

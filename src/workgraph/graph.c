@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pmbot/report.h"
+#include "pmbot/array.h"
 #include "pmbot/banned.h"
 
 static const char *const node_type_names[] = {
@@ -69,18 +70,24 @@ void pmbot_workgraph_free(pmbot_workgraph *g)
 	free(g);
 }
 
-static int grow(void **items, size_t *alloc, size_t count, size_t size)
+/* Room for one more node or edge: 0 or -1 (the graph unchanged). */
+static int grow_nodes(pmbot_workgraph *g)
 {
-	size_t n;
-	void *p;
+	pmbot_wg_node *p = pmbot_array_grow(g->nodes, &g->alloc_nodes, g->n_nodes + 1, sizeof(*p));
 
-	if (count < *alloc)
-		return 0;
-	n = *alloc ? *alloc * 2 : 16;
-	if (!(p = realloc(*items, n * size)))
+	if (!p)
 		return -1;
-	*items = p;
-	*alloc = n;
+	g->nodes = p;
+	return 0;
+}
+
+static int grow_edges(pmbot_workgraph *g)
+{
+	pmbot_wg_edge *p = pmbot_array_grow(g->edges, &g->alloc_edges, g->n_edges + 1, sizeof(*p));
+
+	if (!p)
+		return -1;
+	g->edges = p;
 	return 0;
 }
 
@@ -98,7 +105,7 @@ int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *j
 		err = PMBOT_EINVALID;
 		goto done;
 	}
-	if (grow((void **)&g->nodes, &g->alloc_nodes, g->n_nodes, sizeof(*g->nodes)) < 0)
+	if (grow_nodes(g) < 0)
 		goto done;
 	/* The index is rebuilt by finish; here it only catches duplicates. */
 	switch (pmbot_strmap_put(&g->index, id, NULL, NULL)) {
@@ -127,7 +134,7 @@ int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,
 {
 	pmbot_wg_edge *e;
 
-	if (grow((void **)&g->edges, &g->alloc_edges, g->n_edges, sizeof(*g->edges)) < 0)
+	if (grow_edges(g) < 0)
 		return PMBOT_ERROR;
 	e = &g->edges[g->n_edges];
 	e->from_id = strdup(from_id);
@@ -434,7 +441,7 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 		pmbot_wg_node *n = &src->nodes[i];
 		void *prev = NULL;
 
-		if (grow((void **)&dst->nodes, &dst->alloc_nodes, dst->n_nodes, sizeof(*dst->nodes)) < 0)
+		if (grow_nodes(dst) < 0)
 			return PMBOT_ERROR;
 		switch (pmbot_strmap_put(&dst->index, n->stable_id, NULL, &prev)) {
 		case -1:
@@ -469,7 +476,7 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 		if (pmbot_strmap_put(&dst->index, dst->nodes[i].stable_id, &dst->nodes[i], NULL) < 0)
 			return PMBOT_ERROR;
 	for (i = 0; i < src->n_edges; i++) {
-		if (grow((void **)&dst->edges, &dst->alloc_edges, dst->n_edges, sizeof(*dst->edges)) < 0)
+		if (grow_edges(dst) < 0)
 			return PMBOT_ERROR;
 		dst->edges[dst->n_edges++] = src->edges[i];
 	}

@@ -160,10 +160,11 @@ static int wrap_read(pmbot_state **out, pmbot_backend *b, const char *const *rep
 	return w->inner->read(out, w->inner, repos, n_repos, owner, number, err);
 }
 
-static int wrap_perform(json_t **result, pmbot_backend *b, const char *op, const json_t *args,
+static int wrap_perform(json_t **result, pmbot_backend *b, pmbot_operation opv, const json_t *args,
 	pmbot_buf *err)
 {
 	wrap *w = (wrap *)b;
+	const char *op = pmbot_operation_name(opv);
 	int faulty = 0, rc;
 
 	json_array_append_new(w->calls, json_pack("{s:s, s:O}", "op", op, "args", (json_t *)args));
@@ -186,7 +187,7 @@ static int wrap_perform(json_t **result, pmbot_backend *b, const char *op, const
 		pmbot_buf_printf(err, "%s: not sent: the write budget is spent\n", op);
 		return PMBOT_BACKEND_EPAUSED;
 	}
-	rc = w->inner->perform(result, w->inner, op, args, err);
+	rc = w->inner->perform(result, w->inner, opv, args, err);
 	if (faulty && w->fault == FAULT_LOST_RESPONSE && rc == PMBOT_OK) {
 		/* The write happened; its answer never arrived. */
 		json_decref(*result);
@@ -201,10 +202,11 @@ static int wrap_perform(json_t **result, pmbot_backend *b, const char *op, const
  * A batching backend over the file backend: each entry is performed like
  * wrap_perform (faults included), recorded as "batch:<op>".
  */
-static int wrap_perform_batch(json_t **results, int *codes, pmbot_backend *b, const char *op,
+static int wrap_perform_batch(json_t **results, int *codes, pmbot_backend *b, pmbot_operation opv,
 	const json_t *const *args, size_t n, pmbot_buf *errs)
 {
 	wrap *w = (wrap *)b;
+	const char *op = pmbot_operation_name(opv);
 	size_t i;
 	char name[64];
 
@@ -212,7 +214,7 @@ static int wrap_perform_batch(json_t **results, int *codes, pmbot_backend *b, co
 		return PMBOT_EINVALID;
 	json_array_append_new(w->batches, json_integer((json_int_t)n));
 	for (i = 0; i < n; i++) {
-		codes[i] = wrap_perform(&results[i], b, op, args[i], &errs[i]);
+		codes[i] = wrap_perform(&results[i], b, opv, args[i], &errs[i]);
 		snprintf(name, sizeof(name), "batch:%s", op);
 		json_object_set_new(json_array_get(w->calls, json_array_size(w->calls) - 1), "op",
 			json_string(name));
@@ -230,10 +232,11 @@ static int wrap_perform_batch(json_t **results, int *codes, pmbot_backend *b, co
  */
 static int fuse_refuse;
 
-static int wrap_perform_fusing(json_t **result, pmbot_backend *b, const char *op,
+static int wrap_perform_fusing(json_t **result, pmbot_backend *b, pmbot_operation opv,
 	const json_t *args, pmbot_buf *err)
 {
 	wrap *w = (wrap *)b;
+	const char *op = pmbot_operation_name(opv);
 	const char *parent = json_string_value(json_object_get(args, "parent_node_id"));
 	const char *project = json_string_value(json_object_get(args, "project_node_id"));
 	json_t *plain, *r = NULL;
@@ -242,12 +245,12 @@ static int wrap_perform_fusing(json_t **result, pmbot_backend *b, const char *op
 	size_t i;
 
 	if (strcmp(op, "create_issue"))
-		return wrap_perform(result, b, op, args, err);
+		return wrap_perform(result, b, opv, args, err);
 	json_array_append_new(w->calls, json_pack("{s:s, s:O}", "op", op, "args", (json_t *)args));
 	plain = json_pack("{s:O, s:O, s:O, s:O}", "repo", json_object_get(args, "repo"),
 		"title", json_object_get(args, "title"), "body", json_object_get(args, "body"),
 		"labels", json_object_get(args, "labels"));
-	rc = w->inner->perform(result, w->inner, op, plain, err);
+	rc = w->inner->perform(result, w->inner, opv, plain, err);
 	json_decref(plain);
 	if (rc != PMBOT_OK || fuse_refuse)
 		return rc;
@@ -261,7 +264,7 @@ static int wrap_perform_fusing(json_t **result, pmbot_backend *b, const char *op
 			"database_id", json_object_get(*result, "database_id"),
 			"parent_repo", st->issues[i].repo, "parent_number", (json_int_t)st->issues[i].number,
 			"replace", 0);
-		assert_int_equal(w->inner->perform(&r, w->inner, "set_parent", plain, err), PMBOT_OK);
+		assert_int_equal(w->inner->perform(&r, w->inner, PMBOT_OP_SET_PARENT, plain, err), PMBOT_OK);
 		json_decref(plain);
 		json_decref(r);
 		pmbot_state_free(st);
@@ -271,7 +274,7 @@ static int wrap_perform_fusing(json_t **result, pmbot_backend *b, const char *op
 		plain = json_pack("{s:O, s:O, s:O}", "repo", json_object_get(args, "repo"),
 			"number", json_object_get(*result, "number"),
 			"node_id", json_object_get(*result, "node_id"));
-		assert_int_equal(w->inner->perform(&r, w->inner, "add_to_project", plain, err), PMBOT_OK);
+		assert_int_equal(w->inner->perform(&r, w->inner, PMBOT_OP_ADD_TO_PROJECT, plain, err), PMBOT_OK);
 		json_decref(plain);
 		json_object_set(*result, "item_id", json_object_get(r, "item_id"));
 		json_decref(r);

@@ -74,19 +74,19 @@ static void test_buf__write_past_cap_fails_and_leaves_content_unchanged(void **s
 	(void)state;
 	pmbot_buf_init(&b, 8);
 	assert_int_equal(pmbot_buf_puts(&b, "12345"), 0);
-	assert_int_equal(pmbot_buf_puts(&b, "6789"), PMBOT_BUF_ETOOBIG);
+	assert_int_equal(pmbot_buf_puts(&b, "6789"), PMBOT_ETOOBIG);
 	assert_int_equal(b.len, 5);
 	assert_string_equal(b.buf, "12345");
-	assert_int_equal(pmbot_buf_printf(&b, "%d", 6789), PMBOT_BUF_ETOOBIG);
+	assert_int_equal(pmbot_buf_printf(&b, "%d", 6789), PMBOT_ETOOBIG);
 	assert_int_equal(b.len, 5);
 	assert_string_equal(b.buf, "12345");
 	/* Exactly reaching the cap is allowed; one more byte is not. */
 	assert_int_equal(pmbot_buf_puts(&b, "678"), 0);
 	assert_int_equal(b.len, 8);
 	assert_string_equal(b.buf, "12345678");
-	assert_int_equal(pmbot_buf_putc(&b, '9'), PMBOT_BUF_ETOOBIG);
+	assert_int_equal(pmbot_buf_putc(&b, '9'), PMBOT_ETOOBIG);
 	assert_string_equal(b.buf, "12345678");
-	assert_int_equal(pmbot_buf_grow(&b, 1), PMBOT_BUF_ETOOBIG);
+	assert_int_equal(pmbot_buf_grow(&b, 1), PMBOT_ETOOBIG);
 	assert_int_equal(pmbot_buf_grow(&b, 0), 0);
 	pmbot_buf_free(&b);
 }
@@ -108,7 +108,7 @@ static void test_buf__printf_into_spare_room_still_respects_the_cap(void **state
 	assert_true(b.cap - b.len > 300);
 	memset(text, 't', 300);
 	text[300] = '\0';
-	assert_int_equal(pmbot_buf_printf(&b, "%s", text), PMBOT_BUF_ETOOBIG);
+	assert_int_equal(pmbot_buf_printf(&b, "%s", text), PMBOT_ETOOBIG);
 	assert_int_equal(b.len, 740);
 	assert_int_equal(b.buf[740], '\0');
 	assert_int_equal(strlen(b.buf), 740);
@@ -144,13 +144,13 @@ static void test_buf__huge_grow_is_refused_without_overflow(void **state)
 	pmbot_buf_init(&b, SIZE_MAX);
 	assert_int_equal(pmbot_buf_puts(&b, "abc"), 0);
 	/* len + extra + 1 would wrap around to a tiny allocation. */
-	assert_int_equal(pmbot_buf_grow(&b, SIZE_MAX - 1), PMBOT_BUF_ETOOBIG);
-	assert_int_equal(pmbot_buf_grow(&b, SIZE_MAX), PMBOT_BUF_ETOOBIG);
+	assert_int_equal(pmbot_buf_grow(&b, SIZE_MAX - 1), PMBOT_ETOOBIG);
+	assert_int_equal(pmbot_buf_grow(&b, SIZE_MAX), PMBOT_ETOOBIG);
 	assert_string_equal(b.buf, "abc");
 	pmbot_buf_free(&b);
 
 	pmbot_buf_init(&b, 0);
-	assert_int_equal(pmbot_buf_grow(&b, PMBOT_BUF_DEFAULT_MAX + 1), PMBOT_BUF_ETOOBIG);
+	assert_int_equal(pmbot_buf_grow(&b, PMBOT_BUF_DEFAULT_MAX + 1), PMBOT_ETOOBIG);
 	assert_int_equal(b.len, 0);
 	pmbot_buf_free(&b);
 }

@@ -15,7 +15,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
-#include "pmbot/report.h"
+#include "pmbot/doc.h"
 #include "pmbot/text.h"
 #include "pmbot/banned.h"
 

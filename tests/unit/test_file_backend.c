@@ -19,6 +19,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/state.h"
+#include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
 #define NOW "2026-11-02T10:00:00Z"
@@ -29,6 +30,14 @@ typedef struct {
 	char path[300];
 	pmbot_backend *b;
 } fixture;
+
+/* The operation named `name`; one past the table for a name that is none, which a backend refuses. */
+static pmbot_operation op_of(const char *name)
+{
+	pmbot_operation op;
+
+	return pmbot_operation_parse(&op, name) == PMBOT_OK ? op : (pmbot_operation)PMBOT_OP_COUNT;
+}
 
 static int setup(void **state)
 {
@@ -138,7 +147,7 @@ static json_t *perform_ok(fixture *f, const char *op, json_t *a)
 {
 	pmbot_buf err = PMBOT_BUF_INIT;
 	json_t *result = NULL;
-	int rc = f->b->perform(&result, f->b, op, a, &err);
+	int rc = f->b->perform(&result, f->b, op_of(op), a, &err);
 
 	if (rc != PMBOT_OK)
 		fail_msg("%s failed (%d): %s", op, rc, err.buf);
@@ -162,7 +171,7 @@ static void perform_fails(fixture *f, int want, const char *op, json_t *a, const
 	pmbot_buf err = PMBOT_BUF_INIT;
 	json_t *result = (json_t *)&result;
 	char *before = file_bytes(f), *after;
-	int rc = f->b->perform(&result, f->b, op, a, &err);
+	int rc = f->b->perform(&result, f->b, op_of(op), a, &err);
 
 	if (rc != want)
 		fail_msg("%s: want %d, got %d (%s)", op, want, rc, err.buf);
@@ -341,9 +350,9 @@ static void test_file_backend__stamps_updated_at_strictly_increasing(void **stat
 	perform_ok_quiet(f, "update_issue_body",
 		args("{\"repo\":\"acme/widgets\",\"number\":1,\"body\":\"y\"}"));
 	st = file_state(f);
-	assert_int_equal(pmbot_state_time_parse(&a,
+	assert_int_equal(pmbot_datetime_parse(&a,
 		pmbot_state_issue(st, "acme/widgets#1")->updated_at), PMBOT_OK);
-	assert_int_equal(pmbot_state_time_parse(&b,
+	assert_int_equal(pmbot_datetime_parse(&b,
 		pmbot_state_issue(st, "acme/widgets#2")->updated_at), PMBOT_OK);
 	assert_true(a > b);
 	pmbot_state_free(st);
@@ -364,7 +373,7 @@ static void test_file_backend__authors_issues_as_the_given_login(void **state)
 	create(f, "acme/widgets", "by the bot");
 	assert_int_equal(pmbot_file_backend_open(&human, f->path, "octocat", &diags), PMBOT_OK);
 	a = args("{\"repo\":\"acme/widgets\",\"title\":\"by hand\",\"body\":\"\",\"labels\":[]}");
-	assert_int_equal(human->perform(&r, human, "create_issue", a, &err), PMBOT_OK);
+	assert_int_equal(human->perform(&r, human, PMBOT_OP_CREATE_ISSUE, a, &err), PMBOT_OK);
 	json_decref(r);
 	json_decref(a);
 	st = file_state(f);
@@ -778,7 +787,7 @@ static void test_file_backend__refuses_unknown_operations_and_malformed_args(voi
 
 	create(f, "acme/widgets", "a");
 	refused(f, "close_issue", args("{\"repo\":\"acme/widgets\",\"number\":1}"),
-		"close_issue: unknown operation");
+		"(unknown): unknown operation");
 	perform_fails(f, PMBOT_EINVALID, "create_issue", json_array(), "must be an object");
 	refused(f, "create_issue", args("{\"repo\":\"acme/widgets\",\"title\":\"t\",\"body\":\"\"}"),
 		"`labels` must be an array");
@@ -847,7 +856,7 @@ static void test_file_backend__read_sees_what_another_writer_did(void **state)
 	create(f, "acme/widgets", "mine");
 	assert_int_equal(pmbot_file_backend_open(&other, f->path, NULL, &diags), PMBOT_OK);
 	a = args("{\"repo\":\"acme/widgets\",\"title\":\"theirs\",\"body\":\"\",\"labels\":[]}");
-	assert_int_equal(other->perform(&r, other, "create_issue", a, &err), PMBOT_OK);
+	assert_int_equal(other->perform(&r, other, PMBOT_OP_CREATE_ISSUE, a, &err), PMBOT_OK);
 	assert_int_equal(json_integer_value(json_object_get(r, "number")), 2);
 	json_decref(r);
 	json_decref(a);
@@ -950,7 +959,7 @@ static void test_file_backend__the_file_is_whole_after_kill_9(void **state)
 			for (;;) {
 				json_t *r = NULL;
 
-				if (b->perform(&r, b, "create_issue", a, &err) < 0)
+				if (b->perform(&r, b, PMBOT_OP_CREATE_ISSUE, a, &err) < 0)
 					_exit(3);
 				json_decref(r);
 			}

@@ -10,7 +10,7 @@
 
 #include "pmbot/buf.h"
 #include "pmbot/json.h"
-#include "pmbot/report.h"
+#include "pmbot/doc.h"
 #include "pmbot/utf8.h"
 #include "pmbot/banned.h"
 

@@ -12,6 +12,7 @@
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
 #include "pmbot/text.h"
+#include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
 /*
@@ -150,8 +151,8 @@ static json_t *add_issue(json_t *doc, const char *repo, long number, const char 
 	long long t = 0;
 	json_t *is;
 
-	assert_int_equal(pmbot_state_time_parse(&t, "2026-11-02T10:00:00Z"), 0);
-	assert_int_equal(pmbot_state_time_format(&when, t + number), 0);
+	assert_int_equal(pmbot_datetime_parse(&t, "2026-11-02T10:00:00Z"), 0);
+	assert_int_equal(pmbot_datetime_format(&when, t + number), 0);
 	assert_int_equal(pmbot_buf_printf(&node, "I_%" JSON_INTEGER_FORMAT, base + number), 0);
 	is = json_pack("{s:I, s:I, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:n, s:[]}",
 		"number", (json_int_t)number, "database_id", base + number,

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "pmbot/report.h"
+#include "pmbot/doc.h"
 #include "pmbot/banned.h"
 
 static void assert_pos(const pmbot_srcmap *map, const char *pointer, int line, int col)

@@ -10,7 +10,7 @@
 
 #include "pmbot/buf.h"
 #include "pmbot/json.h"
-#include "pmbot/report.h"
+#include "pmbot/doc.h"
 #include "pmbot/banned.h"
 
 #define FILE_NAME "plans/q3.md"

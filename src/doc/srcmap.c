@@ -1,4 +1,4 @@
-#include "pmbot/report.h"
+#include "pmbot/doc.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -12,8 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pmbot/array.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
+#include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
 #define DEFAULT_LOGIN "github-actions[bot]"
@@ -630,18 +632,18 @@ static int next_stamp(op_ctx *o, char **out)
 
 	*out = NULL;
 	if (env && *env) {
-		if (pmbot_state_time_parse(&now, env) < 0)
+		if (pmbot_datetime_parse(&now, env) < 0)
 			return say(o, PMBOT_ERROR, "PMBOT_NOW `%s` is not an RFC 3339 date-time",
 				show(&o->show[0], env));
 	} else {
 		now = (long long)time(NULL);
 	}
 	for (i = 0; i < o->st->n_issues; i++)
-		if (!pmbot_state_time_parse(&t, o->st->issues[i].updated_at) && t > max)
+		if (!pmbot_datetime_parse(&t, o->st->issues[i].updated_at) && t > max)
 			max = t;
 	if (max != LLONG_MIN && now <= max)
 		now = max + 1;
-	if ((rc = pmbot_state_time_format(&b, now)) < 0) {
+	if ((rc = pmbot_datetime_format(&b, now)) < 0) {
 		pmbot_buf_free(&b);
 		return rc == PMBOT_EINVALID ? say(o, PMBOT_ERROR, "the clock is out of range") : OOM(o);
 	}
@@ -812,16 +814,15 @@ static int op_create_issue(op_ctx *o)
 		rc = OOM(o);
 		goto done;
 	}
-	if (o->st->n_issues == o->st->alloc_issues) {
-		size_t alloc = o->st->alloc_issues ? o->st->alloc_issues * 2 : 16;
-		pmbot_issue *p = realloc(o->st->issues, alloc * sizeof(*p));
+	{
+		pmbot_issue *p = pmbot_array_grow(o->st->issues, &o->st->alloc_issues,
+			o->st->n_issues + 1, sizeof(*p));
 
 		if (!p) {
 			rc = OOM(o);
 			goto done;
 		}
 		o->st->issues = p;
-		o->st->alloc_issues = alloc;
 	}
 	if (json_object_set_new(o->result, "number", json_integer(is.number)) < 0 ||
 	    json_object_set_new(o->result, "database_id", json_integer(id)) < 0 ||
@@ -1112,7 +1113,8 @@ static int op_add_dependency(op_ctx *o)
 			show(&o->show[0], ref), blocking, DEPENDENCIES_MAX);
 		goto done;
 	}
-	if (!(grown = realloc(is->blocked_by, (is->n_blocked_by + 1) * sizeof(*grown)))) {
+	if (!(grown = pmbot_array_grow(is->blocked_by, &is->alloc_blocked_by, is->n_blocked_by + 1,
+			sizeof(*grown)))) {
 		rc = OOM(o);
 		goto done;
 	}
@@ -1209,7 +1211,7 @@ static int op_add_to_project(op_ctx *o)
 	if ((rc = next_ids(o, "PVTI_", &id, &it.id)) < 0)
 		goto done;
 	if (!(it.values = json_object()) ||
-	    !(grown = realloc(p->items, (p->n_items + 1) * sizeof(*grown)))) {
+	    !(grown = pmbot_array_grow(p->items, &p->alloc_items, p->n_items + 1, sizeof(*grown)))) {
 		rc = OOM(o);
 		goto done;
 	}
@@ -1239,7 +1241,7 @@ static int valid_date(const char *s)
 
 	/* A date is valid when its midnight is a valid date-time. */
 	ok = strlen(s) == 10 && pmbot_buf_printf(&b, "%sT00:00:00Z", s) == 0 &&
-		pmbot_state_time_parse(&t, b.buf) == PMBOT_OK;
+		pmbot_datetime_parse(&t, b.buf) == PMBOT_OK;
 	pmbot_buf_free(&b);
 	return ok;
 }
@@ -1374,43 +1376,39 @@ static int op_set_issue_type(op_ctx *o)
 	return PMBOT_OK;
 }
 
-static const struct {
-	const char *name;
-	int (*run)(op_ctx *o);
-} operations[] = {
-	{ "create_issue", op_create_issue },
-	{ "update_issue_title", op_update_issue_title },
-	{ "update_issue_body", op_update_issue_body },
-	{ "add_labels", op_add_labels },
-	{ "remove_labels", op_remove_labels },
-	{ "set_parent", op_set_parent },
-	{ "add_dependency", op_add_dependency },
-	{ "remove_dependency", op_remove_dependency },
-	{ "add_to_project", op_add_to_project },
-	{ "set_project_field", op_set_project_field },
-	{ "set_issue_type", op_set_issue_type },
+/* Each operation of the table in pmbot/operation.h, by its enum. */
+static int (*const operations[PMBOT_OP_COUNT])(op_ctx *o) = {
+	[PMBOT_OP_CREATE_ISSUE] = op_create_issue,
+	[PMBOT_OP_UPDATE_ISSUE_TITLE] = op_update_issue_title,
+	[PMBOT_OP_UPDATE_ISSUE_BODY] = op_update_issue_body,
+	[PMBOT_OP_ADD_LABELS] = op_add_labels,
+	[PMBOT_OP_REMOVE_LABELS] = op_remove_labels,
+	[PMBOT_OP_SET_PARENT] = op_set_parent,
+	[PMBOT_OP_ADD_DEPENDENCY] = op_add_dependency,
+	[PMBOT_OP_REMOVE_DEPENDENCY] = op_remove_dependency,
+	[PMBOT_OP_ADD_TO_PROJECT] = op_add_to_project,
+	[PMBOT_OP_SET_PROJECT_FIELD] = op_set_project_field,
+	[PMBOT_OP_SET_ISSUE_TYPE] = op_set_issue_type,
 };
 
-static int fb_perform(json_t **result, pmbot_backend *b, const char *operation,
+static int fb_perform(json_t **result, pmbot_backend *b, pmbot_operation op,
 	const json_t *args, pmbot_buf *err)
 {
 	file_backend *fb = (file_backend *)b;
-	size_t i, mark = err->len;
+	const char *operation = pmbot_operation_name(op);
+	size_t mark = err->len;
 	int lock_fd = -1, rc;
 	op_ctx o;
 
 	*result = NULL;
 	memset(&o, 0, sizeof(o));
 	o.fb = fb;
-	o.op = operation ? operation : "(null)";
+	o.op = operation ? operation : "(unknown)";
 	o.args = args;
 	o.err = err;
 	pmbot_buf_init(&o.show[0], 0);
 	pmbot_buf_init(&o.show[1], 0);
-	for (i = 0; operation && i < sizeof(operations) / sizeof(operations[0]); i++)
-		if (!strcmp(operations[i].name, operation))
-			break;
-	if (!operation || i == sizeof(operations) / sizeof(operations[0])) {
+	if (!operation) {
 		rc = REFUSE(&o, "unknown operation");
 		goto done;
 	}
@@ -1425,7 +1423,7 @@ static int fb_perform(json_t **result, pmbot_backend *b, const char *operation,
 		rc = OOM(&o);
 		goto done;
 	}
-	if ((rc = operations[i].run(&o)) < 0 || (rc = save(fb, err)) < 0) {
+	if ((rc = operations[op](&o)) < 0 || (rc = save(fb, err)) < 0) {
 		/* The file was not written: forget whatever the operation did in memory. */
 		drop_cache(fb);
 		goto done;

@@ -5,19 +5,15 @@
 #include <string.h>
 
 #include "pmbot/buf.h"
-#include "pmbot/github.h"
+#include "pmbot/budget.h"
 #include "pmbot/glob.h"
 #include "pmbot/json.h"
-#include "pmbot/report.h"
+#include "pmbot/doc.h"
+#include "pmbot/array.h"
 #include "pmbot/banned.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const operation_names[PMBOT_OP_COUNT] = {
-	"create_issue", "update_issue_title", "update_issue_body", "add_labels",
-	"remove_labels", "set_parent", "add_dependency", "remove_dependency",
-	"add_to_project", "set_project_field", "set_issue_type"
-};
 static const char *const permission_names[] = {
 	"read", "triage", "write", "maintain", "admin"
 };
@@ -46,24 +42,6 @@ static const char *const github_keys[] = { "write_budget" };
 #define PROJECT_NUMBER_MAX 2147483647L /* GraphQL Int */
 #define SHOW_MAX 64
 #define SUGGEST_MAX 64
-
-const char *pmbot_operation_name(pmbot_operation op)
-{
-	return (size_t)op < PMBOT_OP_COUNT ? operation_names[op] : NULL;
-}
-
-int pmbot_operation_parse(pmbot_operation *out, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < PMBOT_OP_COUNT; i++) {
-		if (!strcmp(operation_names[i], name)) {
-			*out = (pmbot_operation)i;
-			return PMBOT_OK;
-		}
-	}
-	return PMBOT_ENOTFOUND;
-}
 
 const char *pmbot_permission_name(pmbot_permission perm)
 {
@@ -470,7 +448,7 @@ static int check_login(parse_ctx *c, const char *s)
 /* Replace `*out` by the strings of array `v`, each passed through `check`. */
 static int read_list(parse_ctx *c, const json_t *v, check_fn check, pmbot_config_list *out)
 {
-	pmbot_config_list l = { NULL, 0 };
+	pmbot_config_list l = { NULL, 0, 0 };
 	size_t i, mark;
 	int err = PMBOT_ERROR;
 
@@ -518,8 +496,12 @@ static int read_operations(parse_ctx *c, const json_t *v, unsigned char *set, si
 		if (push_index(c, i, &mark) < 0 || get_string(c, json_array_get(v, i), &s) < 0)
 			return PMBOT_ERROR;
 		if (s && pmbot_operation_parse(&op, s) < 0) {
-			if (unknown(c, "CONFIG_VALUE", "operation", s, operation_names,
-				    PMBOT_OP_COUNT) < 0)
+			const char *names[PMBOT_OP_COUNT];
+			size_t k;
+
+			for (k = 0; k < PMBOT_OP_COUNT; k++)
+				names[k] = pmbot_operation_name((pmbot_operation)k);
+			if (unknown(c, "CONFIG_VALUE", "operation", s, names, PMBOT_OP_COUNT) < 0)
 				return PMBOT_ERROR;
 		} else if (s && !set[op]) {
 			set[op] = 1;
@@ -938,7 +920,7 @@ static int read_root(parse_ctx *c, const json_t *root, pmbot_config *cfg)
 		    pmbot_json_pointer_push_index(&c->path, c->auto_index[i]) < 0 ||
 		    report(c, "CONFIG_VALUE",
 			    "operation `%s` is both denied (deny_operations) and auto-approved",
-			    operation_names[i]) < 0)
+			    pmbot_operation_name((pmbot_operation)i)) < 0)
 			return PMBOT_ERROR;
 		pop(c, mark);
 	}
@@ -1059,7 +1041,7 @@ static json_t *operations_json(const unsigned char *set)
 	size_t i;
 
 	for (i = 0; a && i < PMBOT_OP_COUNT; i++) {
-		if (set[i] && json_array_append_new(a, json_string(operation_names[i])) < 0) {
+		if (set[i] && json_array_append_new(a, json_string(pmbot_operation_name((pmbot_operation)i))) < 0) {
 			json_decref(a);
 			return NULL;
 		}
@@ -1159,7 +1141,7 @@ int pmbot_config_trust(pmbot_config *cfg, const char *login)
 			return PMBOT_OK;
 	if (!(copy = strdup(login)))
 		return PMBOT_ERROR;
-	if (!(items = realloc(l->items, (l->count + 1) * sizeof(*items)))) {
+	if (!(items = pmbot_array_grow(l->items, &l->alloc, l->count + 1, sizeof(*items)))) {
 		free(copy);
 		return PMBOT_ERROR;
 	}

@@ -1,4 +1,4 @@
-#include "pmbot/report.h"
+#include "pmbot/doc.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -2194,21 +2194,22 @@ done:
 }
 
 static int gh_perform_batch(json_t **results, int *codes, pmbot_backend *b,
-	const char *operation, const json_t *const *args, size_t n, pmbot_buf *errs)
+	pmbot_operation op, const json_t *const *args, size_t n, pmbot_buf *errs)
 {
 	gh_backend *g = (gh_backend *)b;
+	const char *operation = pmbot_operation_name(op);
 	json_t **kinds = NULL;
 	size_t *idx = NULL, i, k = 0;
 	int rc = PMBOT_ERROR;
 
-	if (!operation || (strcmp(operation, "set_project_field") &&
-			   strcmp(operation, "add_dependency") && strcmp(operation, "remove_dependency")))
+	if (op != PMBOT_OP_SET_PROJECT_FIELD && op != PMBOT_OP_ADD_DEPENDENCY &&
+	    op != PMBOT_OP_REMOVE_DEPENDENCY)
 		return PMBOT_EINVALID;
 	for (i = 0; i < n; i++) {
 		results[i] = NULL;
 		codes[i] = PMBOT_ERROR;
 	}
-	if (strcmp(operation, "set_project_field"))
+	if (op != PMBOT_OP_SET_PROJECT_FIELD)
 		return dep_batch(g, results, codes, operation, args, n, errs);
 	if (n && (!(kinds = calloc(n, sizeof(*kinds))) || !(idx = calloc(n, sizeof(*idx))))) {
 		for (i = 0; i < n; i++)
@@ -2253,41 +2254,36 @@ done:
 	return rc;
 }
 
-static const struct {
-	const char *name;
-	int (*run)(op_ctx *o);
-} operations[] = {
-	{ "create_issue", op_create_issue },
-	{ "update_issue_title", op_update_issue_title },
-	{ "update_issue_body", op_update_issue_body },
-	{ "add_labels", op_add_labels },
-	{ "remove_labels", op_remove_labels },
-	{ "set_parent", op_set_parent },
-	{ "add_dependency", op_add_dependency },
-	{ "remove_dependency", op_remove_dependency },
-	{ "add_to_project", op_add_to_project },
-	{ "set_project_field", op_set_project_field },
-	{ "set_issue_type", op_set_issue_type },
+/* Each operation of the table in pmbot/operation.h, by its enum. */
+static int (*const operations[PMBOT_OP_COUNT])(op_ctx *o) = {
+	[PMBOT_OP_CREATE_ISSUE] = op_create_issue,
+	[PMBOT_OP_UPDATE_ISSUE_TITLE] = op_update_issue_title,
+	[PMBOT_OP_UPDATE_ISSUE_BODY] = op_update_issue_body,
+	[PMBOT_OP_ADD_LABELS] = op_add_labels,
+	[PMBOT_OP_REMOVE_LABELS] = op_remove_labels,
+	[PMBOT_OP_SET_PARENT] = op_set_parent,
+	[PMBOT_OP_ADD_DEPENDENCY] = op_add_dependency,
+	[PMBOT_OP_REMOVE_DEPENDENCY] = op_remove_dependency,
+	[PMBOT_OP_ADD_TO_PROJECT] = op_add_to_project,
+	[PMBOT_OP_SET_PROJECT_FIELD] = op_set_project_field,
+	[PMBOT_OP_SET_ISSUE_TYPE] = op_set_issue_type,
 };
 
-static int gh_perform(json_t **result, pmbot_backend *b, const char *operation,
+static int gh_perform_op(json_t **result, pmbot_backend *b, pmbot_operation op,
 	const json_t *args, pmbot_buf *err)
 {
 	op_ctx o;
-	size_t i, n = sizeof(operations) / sizeof(operations[0]);
 	int rc;
 
 	*result = NULL;
 	memset(&o, 0, sizeof(o));
 	o.g = (gh_backend *)b;
-	o.op = operation ? operation : "(null)";
+	o.op = pmbot_operation_name(op) ? pmbot_operation_name(op) : "(unknown)";
 	o.args = args;
 	o.err = err;
 	pmbot_buf_init(&o.path, 0);
 	o.resp = (pmbot_github_response)PMBOT_GITHUB_RESPONSE_INIT;
-	for (i = 0; operation && i < n && strcmp(operations[i].name, operation); i++)
-		;
-	if (!operation || i == n) {
+	if (!pmbot_operation_name(op)) {
 		pmbot_buf_printf(err, "%s: unknown operation", o.op);
 		rc = PMBOT_EINVALID;
 		goto done;
@@ -2301,7 +2297,7 @@ static int gh_perform(json_t **result, pmbot_backend *b, const char *operation,
 		rc = OOM(err, o.op);
 		goto done;
 	}
-	if ((rc = operations[i].run(&o)) < 0)
+	if ((rc = operations[op](&o)) < 0)
 		goto done;
 	*result = o.result;
 	o.result = NULL;
@@ -2310,6 +2306,20 @@ done:
 	pmbot_github_response_free(&o.resp);
 	pmbot_buf_free(&o.path);
 	return rc;
+}
+
+/* By name: what a batch falls back to for one of its entries. */
+static int gh_perform(json_t **result, pmbot_backend *b, const char *operation,
+	const json_t *args, pmbot_buf *err)
+{
+	pmbot_operation op;
+
+	if (!operation || pmbot_operation_parse(&op, operation) != PMBOT_OK) {
+		*result = NULL;
+		pmbot_buf_printf(err, "%s: unknown operation", operation ? operation : "(null)");
+		return PMBOT_EINVALID;
+	}
+	return gh_perform_op(result, b, op, args, err);
 }
 
 static void gh_free(pmbot_backend *b)
@@ -2348,7 +2358,7 @@ int pmbot_github_backend_open(pmbot_backend **out, pmbot_github_client *client,
 	g->base.name = "github";
 	g->base.read = gh_read;
 	g->base.read_scoped = gh_read_scoped;
-	g->base.perform = gh_perform;
+	g->base.perform = gh_perform_op;
 	g->base.perform_batch = gh_perform_batch;
 	g->base.free = gh_free;
 	g->base.flags = PMBOT_BACKEND_FUSES | PMBOT_BACKEND_BATCHES_EDGES;

@@ -1,0 +1,1134 @@
+#include "state_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmbot/array.h"
+#include "pmbot/datetime.h"
+#include "pmbot/doc.h"
+#include "pmbot/json.h"
+#include "pmbot/strmap.h"
+#include "pmbot/banned.h"
+
+/*
+ * Reading a State file: parsed with source positions, every value checked,
+ * every problem a diagnostic with its JSON Pointer and line.
+ */
+
+typedef struct {
+	const char *file;
+	const pmbot_srcmap *map;
+	pmbot_diag_list *diags;
+	pmbot_buf path;      /* JSON Pointer of the value being checked */
+	pmbot_buf show[2];   /* scratch for user text quoted in messages */
+	pmbot_buf scratch;
+	int oom;             /* set by anything that ran out of memory; checked once at the end */
+} pctx;
+
+/* A parsed issue and where it came from, so later checks can point at it. */
+typedef struct {
+	pmbot_issue is;
+	size_t repo_index;
+	size_t issue_index;
+} issue_entry;
+
+#define REQ 1
+#define NULLABLE 2
+#define NONEMPTY 4
+
+/* User text goes into messages through pmbot_diag_show(). */
+static const char *show(pctx *c, int slot, const char *s)
+{
+	const char *r = pmbot_diag_show(&c->show[slot], s, SHOW_MAX);
+
+	if (r[0] == '?' && !r[1] && strcmp(s, "?"))
+		c->oom = 1;
+	return r;
+}
+
+static void vreport(pctx *c, pmbot_severity sev, const char *code, const char *path,
+	const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void vreport(pctx *c, pmbot_severity sev, const char *code, const char *path,
+	const char *fmt, va_list ap)
+{
+	pmbot_buf msg = PMBOT_BUF_INIT;
+	int line = 0, column = 0;
+
+	if (pmbot_buf_vprintf(&msg, fmt, ap) < 0) {
+		c->oom = 1;
+		goto done;
+	}
+	pmbot_srcmap_find(c->map, path, &line, &column);
+	if (pmbot_diag_add(c->diags, sev, code, c->file, path, line, column, "%s", msg.buf) < 0)
+		c->oom = 1;
+done:
+	pmbot_buf_free(&msg);
+}
+
+static void report(pctx *c, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void report_at(pctx *c, pmbot_severity sev, const char *code, const char *path,
+	const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void report(pctx *c, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(c, PMBOT_SEV_ERROR, code, c->path.buf, fmt, ap);
+	va_end(ap);
+}
+
+static void report_at(pctx *c, pmbot_severity sev, const char *code, const char *path,
+	const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(c, sev, code, path, fmt, ap);
+	va_end(ap);
+}
+
+static int line_of(pctx *c, const char *path)
+{
+	int line = 0;
+
+	pmbot_srcmap_find(c->map, path, &line, NULL);
+	return line;
+}
+
+static size_t push_key(pctx *c, const char *key)
+{
+	size_t mark = c->path.len;
+
+	if (pmbot_json_pointer_push(&c->path, key) < 0)
+		c->oom = 1;
+	return mark;
+}
+
+static size_t push_index(pctx *c, size_t index)
+{
+	size_t mark = c->path.len;
+
+	if (pmbot_json_pointer_push_index(&c->path, index) < 0)
+		c->oom = 1;
+	return mark;
+}
+
+static void pop(pctx *c, size_t mark)
+{
+	pmbot_buf_truncate(&c->path, mark);
+}
+
+static char *dup_str(pctx *c, const char *s)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		c->oom = 1;
+	return d;
+}
+
+static void type_error(pctx *c, const json_t *v, const char *expected)
+{
+	report(c, "STATE_SCHEMA", "expected %s, found %s", expected, pmbot_json_type_name(v));
+}
+
+static void check_keys(pctx *c, const json_t *obj, const char *const *known, size_t n)
+{
+	const char *key;
+	json_t *v;
+	size_t i, mark;
+
+	json_object_foreach((json_t *)obj, key, v) {
+		for (i = 0; i < n && strcmp(key, known[i]); i++)
+			;
+		if (i < n)
+			continue;
+		mark = push_key(c, key);
+		report(c, "STATE_SCHEMA", "unknown key `%s`", show(c, 0, key));
+		pop(c, mark);
+	}
+}
+
+/* Member `key` of `obj` (borrowed), or NULL; a missing required key is reported. */
+static const json_t *member(pctx *c, const json_t *obj, const char *key, int flags)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (!v && (flags & REQ))
+		report(c, "STATE_SCHEMA", "missing required key `%s`", key);
+	return v;
+}
+
+typedef int (*str_check)(const char *s);
+
+/*
+ * The string member `key` (borrowed), or NULL when it is absent, null
+ * (NULLABLE) or was reported: not a string, empty (NONEMPTY) or refused by
+ * `check`, whose verdict names `what` the string must be.
+ */
+static const char *get_str(pctx *c, const json_t *obj, const char *key, int flags,
+	str_check check, const char *what)
+{
+	const json_t *v = member(c, obj, key, flags);
+	const char *s = NULL;
+	size_t mark;
+
+	if (!v)
+		return NULL;
+	mark = push_key(c, key);
+	if (json_is_null(v) && (flags & NULLABLE))
+		;
+	else if (!json_is_string(v))
+		type_error(c, v, flags & NULLABLE ? "a string or null" : "a string");
+	else if ((flags & NONEMPTY) && !json_string_length(v))
+		report(c, "STATE_SCHEMA", "`%s` must not be empty", key);
+	else if (check && !check(json_string_value(v)))
+		report(c, "STATE_SCHEMA", "`%s` is not %s", show(c, 0, json_string_value(v)), what);
+	else
+		s = json_string_value(v);
+	pop(c, mark);
+	return s;
+}
+
+/* An integer in min..max; reals with no fraction count, as in JSON Schema. 1 when set. */
+static int int_value(const json_t *v, long long min, long long max, long long *out)
+{
+	double d;
+
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) < min || json_integer_value(v) > max)
+			return 0;
+		*out = json_integer_value(v);
+		return 1;
+	}
+	if (!json_is_real(v))
+		return 0;
+	d = json_real_value(v);
+	if (d != floor(d) || d < (double)min || d > (double)max)
+		return 0;
+	*out = (long long)d;
+	return 1;
+}
+
+static int get_int(pctx *c, const json_t *obj, const char *key, long long min, long long max,
+	long long *out)
+{
+	const json_t *v = member(c, obj, key, REQ);
+	size_t mark;
+	int ok = 0;
+
+	if (!v)
+		return 0;
+	mark = push_key(c, key);
+	if (!json_is_number(v))
+		type_error(c, v, "an integer");
+	else if (!(ok = int_value(v, min, max, out)))
+		report(c, "STATE_SCHEMA", "`%s` must be an integer from %lld to %lld", key, min, max);
+	pop(c, mark);
+	return ok;
+}
+
+static int is_open_closed(const char *s)
+{
+	return !strcmp(s, "open") || !strcmp(s, "closed");
+}
+
+static int is_author_type(const char *s)
+{
+	return !strcmp(s, "Bot") || !strcmp(s, "User");
+}
+
+static int is_time(const char *s)
+{
+	long long t;
+
+	return pmbot_datetime_parse(&t, s) == 0;
+}
+
+static int is_login(const char *s)
+{
+	return pmbot_state__valid_owner(s, strlen(s));
+}
+
+static int is_field_type(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < N_OF(pmbot_state__field_type_names); i++)
+		if (!strcmp(s, pmbot_state__field_type_names[i]))
+			return 1;
+	return 0;
+}
+
+typedef struct {
+	const char *s;
+	size_t index;
+} indexed_str;
+
+static int indexed_bytes_cmp(const void *pa, const void *pb)
+{
+	const indexed_str *a = pa, *b = pb;
+	int c = strcmp(a->s, b->s);
+
+	return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+static int indexed_ref_cmp(const void *pa, const void *pb)
+{
+	const indexed_str *a = pa, *b = pb;
+	int c = pmbot_state__ref_cmp(a->s, b->s);
+
+	return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/*
+ * The array member `key` of strings passing `check`, as a sorted malloc'd
+ * array (`cmp` decides the order and what counts as a duplicate; each
+ * duplicate is reported where it appears the second time). NULL with
+ * `*n` 0 when absent or empty.
+ */
+static char **get_str_set(pctx *c, const json_t *obj, const char *key, str_check check,
+	const char *what, int (*sort_cmp)(const void *, const void *),
+	int (*cmp)(const char *, const char *), const char *dup_what, size_t *n_out)
+{
+	const json_t *v = member(c, obj, key, 0);
+	indexed_str *tmp = NULL;
+	char **out = NULL;
+	size_t n, i, k = 0, mark, mark2;
+
+	*n_out = 0;
+	if (!v)
+		return NULL;
+	mark = push_key(c, key);
+	if (!json_is_array(v)) {
+		type_error(c, v, "an array of strings");
+		goto done;
+	}
+	if (!(n = json_array_size(v)))
+		goto done;
+	if (!(tmp = calloc(n, sizeof(*tmp))) || !(out = calloc(n, sizeof(*out)))) {
+		c->oom = 1;
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		const json_t *e = json_array_get(v, i);
+
+		mark2 = push_index(c, i);
+		if (!json_is_string(e))
+			type_error(c, e, "a string");
+		else if (!json_string_length(e))
+			report(c, "STATE_SCHEMA", "an entry of `%s` must not be empty", key);
+		else if (check && !check(json_string_value(e)))
+			report(c, "STATE_SCHEMA", "`%s` is not %s",
+				show(c, 0, json_string_value(e)), what);
+		else
+			tmp[k++] = (indexed_str){ json_string_value(e), i };
+		pop(c, mark2);
+	}
+	qsort(tmp, k, sizeof(*tmp), sort_cmp);
+	for (i = 0; i < k; i++) {
+		if (i && !cmp(tmp[i - 1].s, tmp[i].s)) {
+			size_t first = tmp[i - 1].index;
+
+			mark2 = push_index(c, tmp[i].index);
+			report(c, "STATE_DUPLICATE", "%s `%s` is listed twice (first as entry %zu)",
+				dup_what, show(c, 0, tmp[i].s), first);
+			pop(c, mark2);
+			continue;
+		}
+		if (!(out[*n_out] = dup_str(c, tmp[i].s)))
+			break;
+		(*n_out)++;
+	}
+done:
+	pop(c, mark);
+	free(tmp);
+	if (!*n_out) {
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+static const char *const issue_keys[] = {
+	"number", "database_id", "node_id", "title", "body", "labels", "state", "author",
+	"author_type", "updated_at", "parent", "blocked_by", "issue_type"
+};
+
+/* The issue at c->path into `is` (zeroed first). 1 when it is valid. */
+static int parse_issue(pctx *c, const json_t *v, const char *repo, pmbot_issue *is)
+{
+	size_t errors = c->diags->errors, i, mark;
+	const json_t *blocked;
+	const char *s;
+	long long n = 0;
+
+	memset(is, 0, sizeof(*is));
+	if (!json_is_object(v)) {
+		type_error(c, v, "an object");
+		return 0;
+	}
+	check_keys(c, v, issue_keys, N_OF(issue_keys));
+	if (get_int(c, v, "number", 1, NUMBER_MAX, &n))
+		is->number = (long)n;
+	get_int(c, v, "database_id", 1, ID_MAX, &is->database_id);
+	is->node_id = dup_str(c, get_str(c, v, "node_id", REQ | NONEMPTY, NULL, NULL));
+	is->title = dup_str(c, get_str(c, v, "title", REQ | NONEMPTY, NULL, NULL));
+	s = get_str(c, v, "body", NULLABLE, NULL, NULL);
+	is->body = dup_str(c, s ? s : "");
+	is->labels = get_str_set(c, v, "labels", NULL, NULL, indexed_bytes_cmp, strcmp, "label",
+		&is->n_labels);
+	s = get_str(c, v, "state", REQ, is_open_closed, "`open` or `closed`");
+	is->closed = s && !strcmp(s, "closed");
+	is->author = dup_str(c, get_str(c, v, "author", REQ | NONEMPTY, NULL, NULL));
+	s = get_str(c, v, "author_type", REQ, is_author_type, "`Bot` or `User`");
+	is->author_is_bot = s && !strcmp(s, "Bot");
+	is->updated_at = dup_str(c, get_str(c, v, "updated_at", REQ, is_time,
+		"an RFC 3339 date-time like 2026-11-02T10:00:00Z"));
+	is->parent = dup_str(c, get_str(c, v, "parent", NULLABLE, pmbot_state__valid_ref,
+		"an issue ref OWNER/NAME#NUMBER"));
+	is->blocked_by = get_str_set(c, v, "blocked_by", pmbot_state__valid_ref,
+		"an issue ref OWNER/NAME#NUMBER", indexed_ref_cmp, pmbot_state__ref_cmp, "blocker",
+		&is->n_blocked_by);
+	is->issue_type = dup_str(c, get_str(c, v, "issue_type", NULLABLE | NONEMPTY, NULL, NULL));
+	is->repo = dup_str(c, repo);
+	if (repo && is->number) {
+		size_t rn = strlen(repo), n2;
+		long num;
+
+		if (is->parent && !pmbot_state__ref_split(is->parent, &n2, &num) &&
+		    !pmbot_state__key_cmp(repo, rn, is->number, is->parent, n2, num)) {
+			mark = push_key(c, "parent");
+			report(c, "STATE_SCHEMA", "an issue cannot be its own parent");
+			pop(c, mark);
+		}
+		blocked = json_object_get(v, "blocked_by");
+		for (i = 0; json_is_array(blocked) && i < json_array_size(blocked); i++) {
+			s = json_string_value(json_array_get(blocked, i));
+			if (!s || pmbot_state__ref_split(s, &n2, &num) ||
+			    pmbot_state__key_cmp(repo, rn, is->number, s, n2, num))
+				continue;
+			mark = push_key(c, "blocked_by");
+			push_index(c, i);
+			report(c, "STATE_SCHEMA", "an issue cannot block itself");
+			pop(c, mark);
+		}
+	}
+	return repo && c->diags->errors == errors && !c->oom;
+}
+
+static int issue_cmp(const pmbot_issue *a, const pmbot_issue *b)
+{
+	return pmbot_state__key_cmp(a->repo, strlen(a->repo), a->number, b->repo, strlen(b->repo), b->number);
+}
+
+/* Document order of two entries. */
+static int origin_cmp(const issue_entry *a, const issue_entry *b)
+{
+	if (a->repo_index != b->repo_index)
+		return a->repo_index < b->repo_index ? -1 : 1;
+	return (a->issue_index > b->issue_index) - (a->issue_index < b->issue_index);
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const issue_entry *a = pa, *b = pb;
+	int c = issue_cmp(&a->is, &b->is);
+
+	return c ? c : origin_cmp(a, b);
+}
+
+static int doc_order_cmp(const void *pa, const void *pb)
+{
+	return origin_cmp(*(const issue_entry *const *)pa, *(const issue_entry *const *)pb);
+}
+
+static int database_id_cmp(const void *pa, const void *pb)
+{
+	const issue_entry *a = *(const issue_entry *const *)pa, *b = *(const issue_entry *const *)pb;
+
+	if (a->is.database_id != b->is.database_id)
+		return a->is.database_id < b->is.database_id ? -1 : 1;
+	return origin_cmp(a, b);
+}
+
+/* A lower-cased copy of `s` kept in `keys` (freed by the caller) for case-insensitive maps. */
+static const char *folded_key(pctx *c, char ***keys, size_t *n, size_t *alloc, const char *s)
+{
+	char **grown, *k;
+	size_t i;
+
+	if (!(grown = pmbot_array_grow(*keys, alloc, *n + 1, sizeof(*grown))) || !(k = strdup(s))) {
+		if (grown)
+			*keys = grown;
+		c->oom = 1;
+		return NULL;
+	}
+	*keys = grown;
+	for (i = 0; k[i]; i++)
+		k[i] = (char)pmbot_state__fold((unsigned char)k[i]);
+	(*keys)[(*n)++] = k;
+	return k;
+}
+
+static void issue_path(pctx *c, const issue_entry *e, const char *key)
+{
+	pmbot_buf_clear(&c->scratch);
+	if (pmbot_buf_printf(&c->scratch, "/repositories/%zu/issues/%zu", e->repo_index,
+			e->issue_index) < 0 || (key && pmbot_json_pointer_push(&c->scratch, key) < 0))
+		c->oom = 1;
+}
+
+/*
+ * Duplicate issue numbers, database ids and node ids among the entries
+ * (sorted by issue). Each repeat is reported where it appears, naming the
+ * line of the first one in the document.
+ */
+static void check_issue_duplicates(pctx *c, const issue_entry *e, size_t n)
+{
+	pmbot_strmap nodes = PMBOT_STRMAP_INIT;
+	const issue_entry **order = NULL;
+	size_t i, group = 0;
+	int first;
+
+	for (i = 1; i < n; i++) {
+		if (issue_cmp(&e[i - 1].is, &e[i].is)) {
+			group = i;
+			continue;
+		}
+		issue_path(c, &e[group], "number");
+		first = line_of(c, c->scratch.buf);
+		issue_path(c, &e[i], "number");
+		report_at(c, PMBOT_SEV_ERROR, "STATE_DUPLICATE", c->scratch.buf,
+			"issue %s#%ld is listed twice (first at line %d)",
+			show(c, 0, e[i].is.repo), e[i].is.number, first);
+	}
+	if (!n)
+		return;
+	if (!(order = calloc(n, sizeof(*order)))) {
+		c->oom = 1;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		order[i] = &e[i];
+	qsort(order, n, sizeof(*order), database_id_cmp);
+	for (i = 1, group = 0; i < n; i++) {
+		if (order[i]->is.database_id != order[i - 1]->is.database_id) {
+			group = i;
+			continue;
+		}
+		issue_path(c, order[group], "database_id");
+		first = line_of(c, c->scratch.buf);
+		issue_path(c, order[i], "database_id");
+		report_at(c, PMBOT_SEV_ERROR, "STATE_DUPLICATE", c->scratch.buf,
+			"database_id %lld is used twice (first at line %d)",
+			order[i]->is.database_id, first);
+	}
+	qsort(order, n, sizeof(*order), doc_order_cmp);
+	for (i = 0; i < n; i++) {
+		void *prev = NULL;
+		int r = pmbot_strmap_put(&nodes, order[i]->is.node_id, (void *)order[i], &prev);
+
+		if (r < 0) {
+			c->oom = 1;
+			break;
+		}
+		if (r == 0)
+			continue;
+		issue_path(c, prev, "node_id");
+		first = line_of(c, c->scratch.buf);
+		issue_path(c, order[i], "node_id");
+		report_at(c, PMBOT_SEV_ERROR, "STATE_DUPLICATE", c->scratch.buf,
+			"node_id `%s` is used twice (first at line %d)",
+			show(c, 0, order[i]->is.node_id), first);
+	}
+	free(order);
+	pmbot_strmap_free(&nodes);
+}
+
+/* Issues of every repository entry, into `*entries` (unsorted). */
+static void parse_repositories(pctx *c, const json_t *repos, issue_entry **entries, size_t *n)
+{
+	pmbot_strmap seen = PMBOT_STRMAP_INIT;
+	char **keys = NULL;
+	size_t n_keys = 0, alloc_keys = 0, total = 0, ri, ii, mark, mark2, mark3;
+	static const char *const repo_keys[] = { "repo", "issues" };
+
+	*entries = NULL;
+	*n = 0;
+	mark = push_key(c, "repositories");
+	if (!json_is_array(repos)) {
+		type_error(c, repos, "an array");
+		goto done;
+	}
+	for (ri = 0; ri < json_array_size(repos); ri++) {
+		const json_t *issues = json_object_get(json_array_get(repos, ri), "issues");
+
+		total += json_is_array(issues) ? json_array_size(issues) : 0;
+	}
+	if (total && !(*entries = calloc(total, sizeof(**entries)))) {
+		c->oom = 1;
+		goto done;
+	}
+	for (ri = 0; ri < json_array_size(repos) && !c->oom; ri++) {
+		const json_t *r = json_array_get(repos, ri), *issues;
+		const char *repo, *key;
+		void *prev;
+
+		mark2 = push_index(c, ri);
+		if (!json_is_object(r)) {
+			type_error(c, r, "an object");
+			pop(c, mark2);
+			continue;
+		}
+		check_keys(c, r, repo_keys, N_OF(repo_keys));
+		repo = get_str(c, r, "repo", REQ, pmbot_state__valid_repo, "a repository OWNER/NAME");
+		if (repo && (key = folded_key(c, &keys, &n_keys, &alloc_keys, repo)) &&
+		    pmbot_strmap_put(&seen, key, (void *)(size_t)ri, &prev) == 1) {
+			mark3 = push_key(c, "repo");
+			report(c, "STATE_DUPLICATE", "repository `%s` is listed twice (first as entry %zu)",
+				show(c, 0, repo), (size_t)prev);
+			pop(c, mark3);
+			repo = NULL;
+		}
+		issues = member(c, r, "issues", REQ);
+		if (issues && !json_is_array(issues)) {
+			mark3 = push_key(c, "issues");
+			type_error(c, issues, "an array");
+			pop(c, mark3);
+		}
+		for (ii = 0; json_is_array(issues) && ii < json_array_size(issues); ii++) {
+			issue_entry *e = &(*entries)[*n];
+
+			mark3 = push_key(c, "issues");
+			push_index(c, ii);
+			if (parse_issue(c, json_array_get(issues, ii), repo, &e->is)) {
+				e->repo_index = ri;
+				e->issue_index = ii;
+				(*n)++;
+			} else {
+				pmbot_issue_clear(&e->is);
+			}
+			pop(c, mark3);
+		}
+		pop(c, mark2);
+	}
+done:
+	pop(c, mark);
+	pmbot_strmap_free(&seen);
+	pmbot_state__strings_free(keys, n_keys);
+}
+
+static const char *const field_keys[] = { "id", "name", "type", "options" };
+static const char *const option_keys[] = { "id", "name" };
+
+/* The options of a single-select field at c->path; 1 when valid. */
+static int parse_options(pctx *c, const json_t *opts, pmbot_pfield *f)
+{
+	pmbot_strmap ids = PMBOT_STRMAP_INIT, names = PMBOT_STRMAP_INIT;
+	size_t errors = c->diags->errors, i, mark, mark2;
+
+	mark = push_key(c, "options");
+	if (!json_is_array(opts)) {
+		type_error(c, opts, "an array");
+		goto done;
+	}
+	if (json_array_size(opts) &&
+	    !(f->options = calloc(json_array_size(opts), sizeof(*f->options)))) {
+		c->oom = 1;
+		goto done;
+	}
+	for (i = 0; i < json_array_size(opts) && !c->oom; i++) {
+		const json_t *o = json_array_get(opts, i);
+		const char *id, *name;
+		void *prev;
+
+		mark2 = push_index(c, i);
+		if (!json_is_object(o)) {
+			type_error(c, o, "an object");
+			pop(c, mark2);
+			continue;
+		}
+		check_keys(c, o, option_keys, N_OF(option_keys));
+		id = get_str(c, o, "id", REQ | NONEMPTY, NULL, NULL);
+		name = get_str(c, o, "name", REQ | NONEMPTY, NULL, NULL);
+		if (id && pmbot_strmap_put(&ids, id, (void *)i, &prev) == 1)
+			report(c, "STATE_DUPLICATE", "option id `%s` is used twice in this field "
+				"(first by option %zu)", show(c, 0, id), (size_t)prev);
+		if (name && pmbot_strmap_put(&names, name, (void *)i, &prev) == 1)
+			report(c, "STATE_DUPLICATE", "option `%s` is listed twice in this field "
+				"(first as option %zu)", show(c, 0, name), (size_t)prev);
+		if (id && name) {
+			f->options[f->n_options].id = dup_str(c, id);
+			f->options[f->n_options++].name = dup_str(c, name);
+		}
+		pop(c, mark2);
+	}
+done:
+	pop(c, mark);
+	pmbot_strmap_free(&ids);
+	pmbot_strmap_free(&names);
+	return c->diags->errors == errors;
+}
+
+static void parse_fields(pctx *c, const json_t *fields, pmbot_project *p)
+{
+	pmbot_strmap ids = PMBOT_STRMAP_INIT, names = PMBOT_STRMAP_INIT;
+	char **keys = NULL;
+	size_t n_keys = 0, alloc_keys = 0, i, mark, mark2;
+
+	mark = push_key(c, "fields");
+	if (!json_is_array(fields)) {
+		type_error(c, fields, "an array");
+		goto done;
+	}
+	if (json_array_size(fields) &&
+	    !(p->fields = calloc(json_array_size(fields), sizeof(*p->fields)))) {
+		c->oom = 1;
+		goto done;
+	}
+	for (i = 0; i < json_array_size(fields) && !c->oom; i++) {
+		const json_t *o = json_array_get(fields, i), *opts;
+		pmbot_pfield *f = &p->fields[p->n_fields];
+		size_t errors = c->diags->errors, t, mark3;
+		const char *id, *name, *type, *key;
+		void *prev;
+
+		mark2 = push_index(c, i);
+		if (!json_is_object(o)) {
+			type_error(c, o, "an object");
+			pop(c, mark2);
+			continue;
+		}
+		check_keys(c, o, field_keys, N_OF(field_keys));
+		id = get_str(c, o, "id", REQ | NONEMPTY, NULL, NULL);
+		name = get_str(c, o, "name", REQ | NONEMPTY, NULL, NULL);
+		type = get_str(c, o, "type", REQ, is_field_type,
+			"a field type: text, number, single_select or date");
+		if (id && pmbot_strmap_put(&ids, id, (void *)i, &prev) == 1) {
+			mark3 = push_key(c, "id");
+			report(c, "STATE_DUPLICATE", "field id `%s` is used twice (first by field %zu)",
+				show(c, 0, id), (size_t)prev);
+			pop(c, mark3);
+		}
+		if (name && (key = folded_key(c, &keys, &n_keys, &alloc_keys, name)) &&
+		    pmbot_strmap_put(&names, key, (void *)i, &prev) == 1) {
+			mark3 = push_key(c, "name");
+			report(c, "STATE_DUPLICATE", "field `%s` is listed twice, ignoring case "
+				"(first as field %zu)", show(c, 0, name), (size_t)prev);
+			pop(c, mark3);
+		}
+		for (t = 0; type && t < N_OF(pmbot_state__field_type_names) && strcmp(type, pmbot_state__field_type_names[t]); t++)
+			;
+		f->type = (pmbot_pfield_type)t;
+		opts = json_object_get(o, "options");
+		if (type && f->type == PMBOT_PFIELD_SINGLE_SELECT) {
+			if (member(c, o, "options", REQ))
+				parse_options(c, opts, f);
+		} else if (type && opts) {
+			mark3 = push_key(c, "options");
+			report(c, "STATE_SCHEMA", "only single_select fields have options");
+			pop(c, mark3);
+		}
+		f->id = dup_str(c, id);
+		f->name = dup_str(c, name);
+		if (c->diags->errors == errors && !c->oom)
+			p->n_fields++;
+		else
+			pmbot_state__field_clear(f);
+		pop(c, mark2);
+	}
+done:
+	pop(c, mark);
+	pmbot_strmap_free(&ids);
+	pmbot_strmap_free(&names);
+	pmbot_state__strings_free(keys, n_keys);
+}
+
+/* Does `v` fit field `f`? On a mismatch, report at c->path. */
+static void check_value(pctx *c, const pmbot_pfield *f, const json_t *v)
+{
+	size_t i;
+
+	switch (f->type) {
+	case PMBOT_PFIELD_NUMBER:
+		if (!json_is_number(v))
+			type_error(c, v, "a number (number field)");
+		return;
+	case PMBOT_PFIELD_TEXT:
+		if (!json_is_string(v))
+			type_error(c, v, "a string (text field)");
+		return;
+	case PMBOT_PFIELD_DATE:
+		if (!json_is_string(v))
+			type_error(c, v, "a date string (date field)");
+		else if (!pmbot_state__valid_date(json_string_value(v)))
+			report(c, "STATE_SCHEMA", "`%s` is not a date YYYY-MM-DD",
+				show(c, 0, json_string_value(v)));
+		return;
+	case PMBOT_PFIELD_SINGLE_SELECT:
+		if (!json_is_string(v)) {
+			type_error(c, v, "an option name (single_select field)");
+			return;
+		}
+		for (i = 0; i < f->n_options; i++)
+			if (!strcmp(f->options[i].name, json_string_value(v)))
+				return;
+		pmbot_buf_clear(&c->scratch);
+		for (i = 0; i < f->n_options; i++)
+			if (pmbot_buf_printf(&c->scratch, "%s`%s`", i ? ", " : "",
+					show(c, 0, f->options[i].name)) < 0)
+				c->oom = 1;
+		report(c, "STATE_SCHEMA", "`%s` is not an option of field `%s`; options: %s",
+			show(c, 0, json_string_value(v)), show(c, 1, f->name),
+			f->n_options ? c->scratch.buf : "none");
+		return;
+	}
+}
+
+static void check_values(pctx *c, const json_t *values, const pmbot_project *p)
+{
+	const char *key;
+	json_t *v;
+	size_t mark, i;
+
+	json_object_foreach((json_t *)values, key, v) {
+		const pmbot_pfield *f = NULL;
+
+		for (i = 0; i < p->n_fields && !f; i++)
+			if (!strcmp(p->fields[i].name, key))
+				f = &p->fields[i];
+		mark = push_key(c, key);
+		if (f) {
+			check_value(c, f, v);
+		} else {
+			for (i = 0; i < p->n_fields && !pmbot_state__ieq(p->fields[i].name, key); i++)
+				;
+			if (i < p->n_fields)
+				report(c, "STATE_SCHEMA", "no field is called `%s`; did you mean `%s`?",
+					show(c, 0, key), show(c, 1, p->fields[i].name));
+			else
+				report(c, "STATE_SCHEMA", "no field is called `%s`", show(c, 0, key));
+		}
+		pop(c, mark);
+	}
+}
+
+typedef struct {
+	pmbot_pitem it;
+	size_t index;
+} item_entry;
+
+static int item_entry_cmp(const void *pa, const void *pb)
+{
+	const item_entry *a = pa, *b = pb;
+	int c = pmbot_state__ref_cmp(a->it.issue, b->it.issue);
+
+	return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+static const char *const item_keys[] = { "id", "issue", "values" };
+
+static void parse_items(pctx *c, const json_t *items, pmbot_project *p)
+{
+	pmbot_strmap ids = PMBOT_STRMAP_INIT;
+	item_entry *e = NULL;
+	size_t n = 0, i, group, mark, mark2, mark3;
+	int first;
+
+	mark = push_key(c, "items");
+	if (!json_is_array(items)) {
+		type_error(c, items, "an array");
+		goto done;
+	}
+	if (json_array_size(items) && !(e = calloc(json_array_size(items), sizeof(*e)))) {
+		c->oom = 1;
+		goto done;
+	}
+	for (i = 0; i < json_array_size(items) && !c->oom; i++) {
+		const json_t *o = json_array_get(items, i), *values;
+		size_t errors = c->diags->errors;
+		const char *id, *issue;
+		void *prev;
+
+		mark2 = push_index(c, i);
+		if (!json_is_object(o)) {
+			type_error(c, o, "an object");
+			pop(c, mark2);
+			continue;
+		}
+		check_keys(c, o, item_keys, N_OF(item_keys));
+		id = get_str(c, o, "id", REQ | NONEMPTY, NULL, NULL);
+		issue = get_str(c, o, "issue", REQ, pmbot_state__valid_ref, "an issue ref OWNER/NAME#NUMBER");
+		if (id && pmbot_strmap_put(&ids, id, (void *)i, &prev) == 1) {
+			mark3 = push_key(c, "id");
+			report(c, "STATE_DUPLICATE", "item id `%s` is used twice (first by item %zu)",
+				show(c, 0, id), (size_t)prev);
+			pop(c, mark3);
+		}
+		values = json_object_get(o, "values");
+		mark3 = push_key(c, "values");
+		if (values && !json_is_object(values))
+			type_error(c, values, "an object");
+		else if (values)
+			check_values(c, values, p);
+		pop(c, mark3);
+		if (c->diags->errors == errors && !c->oom) {
+			e[n].it.id = dup_str(c, id);
+			e[n].it.issue = dup_str(c, issue);
+			e[n].it.values = values ? json_deep_copy(values) : json_object();
+			if (!e[n].it.values)
+				c->oom = 1;
+			e[n++].index = i;
+		}
+		pop(c, mark2);
+	}
+	if (n)
+		qsort(e, n, sizeof(*e), item_entry_cmp);
+	for (i = 1, group = 0; i < n; i++) {
+		if (pmbot_state__ref_cmp(e[i - 1].it.issue, e[i].it.issue)) {
+			group = i;
+			continue;
+		}
+		pmbot_buf_clear(&c->scratch);
+		if (pmbot_buf_printf(&c->scratch, "/project/items/%zu/issue", e[group].index) < 0)
+			c->oom = 1;
+		first = line_of(c, c->scratch.buf);
+		pmbot_buf_clear(&c->scratch);
+		if (pmbot_buf_printf(&c->scratch, "/project/items/%zu/issue", e[i].index) < 0)
+			c->oom = 1;
+		report_at(c, PMBOT_SEV_ERROR, "STATE_DUPLICATE", c->scratch.buf,
+			"issue `%s` has two project items (first at line %d)",
+			show(c, 0, e[i].it.issue), first);
+	}
+	if (n && !(p->items = calloc(n, sizeof(*p->items))))
+		c->oom = 1;
+	for (i = 0; i < n; i++) {
+		if (p->items)
+			p->items[p->n_items++] = e[i].it;
+		else
+			pmbot_state__item_clear(&e[i].it);
+	}
+done:
+	pop(c, mark);
+	free(e);
+	pmbot_strmap_free(&ids);
+}
+
+static const char *const project_keys[] = { "owner", "number", "node_id", "fields", "items" };
+
+static pmbot_project *parse_project(pctx *c, const json_t *v)
+{
+	pmbot_project *p;
+	const json_t *m;
+	long long n = 0;
+	size_t mark = push_key(c, "project");
+
+	if (!json_is_object(v)) {
+		type_error(c, v, "an object or null");
+		pop(c, mark);
+		return NULL;
+	}
+	if (!(p = calloc(1, sizeof(*p)))) {
+		c->oom = 1;
+		pop(c, mark);
+		return NULL;
+	}
+	check_keys(c, v, project_keys, N_OF(project_keys));
+	p->owner = dup_str(c, get_str(c, v, "owner", REQ, is_login, "a GitHub login"));
+	if (get_int(c, v, "number", 1, NUMBER_MAX, &n))
+		p->number = (long)n;
+	p->node_id = dup_str(c, get_str(c, v, "node_id", REQ | NONEMPTY, NULL, NULL));
+	if ((m = json_object_get(v, "fields")))
+		parse_fields(c, m, p);
+	if ((m = json_object_get(v, "items")))
+		parse_items(c, m, p);
+	pop(c, mark);
+	return p;
+}
+
+/* STATE_REF warnings, walking the document in its own order. */
+static void check_refs(pctx *c, const pmbot_state *st, const json_t *root)
+{
+	const json_t *repos = json_object_get(root, "repositories"), *items;
+	size_t ri, ii, k;
+
+	for (ri = 0; ri < json_array_size(repos); ri++) {
+		const json_t *issues = json_object_get(json_array_get(repos, ri), "issues");
+
+		for (ii = 0; ii < json_array_size(issues); ii++) {
+			const json_t *is = json_array_get(issues, ii), *blocked;
+			const char *parent = json_string_value(json_object_get(is, "parent"));
+
+			if (parent && !pmbot_state_issue(st, parent)) {
+				pmbot_buf_clear(&c->scratch);
+				if (pmbot_buf_printf(&c->scratch, "/repositories/%zu/issues/%zu/parent",
+						ri, ii) < 0)
+					c->oom = 1;
+				report_at(c, PMBOT_SEV_WARNING, "STATE_REF", c->scratch.buf,
+					"parent `%s` is not in the state", show(c, 0, parent));
+			}
+			blocked = json_object_get(is, "blocked_by");
+			for (k = 0; k < json_array_size(blocked); k++) {
+				const char *ref = json_string_value(json_array_get(blocked, k));
+
+				if (pmbot_state_issue(st, ref))
+					continue;
+				pmbot_buf_clear(&c->scratch);
+				if (pmbot_buf_printf(&c->scratch,
+						"/repositories/%zu/issues/%zu/blocked_by/%zu", ri, ii, k) < 0)
+					c->oom = 1;
+				report_at(c, PMBOT_SEV_WARNING, "STATE_REF", c->scratch.buf,
+					"blocker `%s` is not in the state", show(c, 0, ref));
+			}
+		}
+	}
+	items = json_object_get(json_object_get(root, "project"), "items");
+	for (k = 0; k < json_array_size(items); k++) {
+		const char *ref = json_string_value(json_object_get(json_array_get(items, k), "issue"));
+
+		if (pmbot_state_issue(st, ref))
+			continue;
+		pmbot_buf_clear(&c->scratch);
+		if (pmbot_buf_printf(&c->scratch, "/project/items/%zu/issue", k) < 0)
+			c->oom = 1;
+		report_at(c, PMBOT_SEV_WARNING, "STATE_REF", c->scratch.buf,
+			"project item for `%s`, which is not in the state", show(c, 0, ref));
+	}
+}
+
+static const char *const root_keys[] = { "schema_version", "repositories", "project", "extra" };
+
+/* Validate `root` into `st`. Diagnostics go to c->diags. */
+static void validate(pctx *c, const json_t *root, pmbot_state *st)
+{
+	issue_entry *entries = NULL;
+	const json_t *v;
+	const char *version;
+	size_t n = 0, i, mark;
+
+	if (!json_is_object(root)) {
+		type_error(c, root, "an object");
+		return;
+	}
+	if (!(v = member(c, root, "schema_version", REQ)))
+		return;
+	mark = push_key(c, "schema_version");
+	if (!json_is_string(v)) {
+		type_error(c, v, "a string");
+		pop(c, mark);
+		return;
+	}
+	version = json_string_value(v);
+	if (strcmp(version, STATE_SCHEMA_VERSION)) {
+		report(c, "STATE_VERSION", "schema_version `%s` is not supported: this pm-bot "
+			"reads " STATE_SCHEMA_VERSION, show(c, 0, version));
+		pop(c, mark);
+		return;
+	}
+	pop(c, mark);
+	check_keys(c, root, root_keys, N_OF(root_keys));
+	if ((v = json_object_get(root, "repositories")))
+		parse_repositories(c, v, &entries, &n);
+	if ((v = json_object_get(root, "project")) && !json_is_null(v))
+		st->project = parse_project(c, v);
+	if ((v = json_object_get(root, "extra")) && !json_is_null(v)) {
+		mark = push_key(c, "extra");
+		if (!json_is_object(v))
+			type_error(c, v, "an object or null");
+		else if (!(st->extra = json_deep_copy(v)))
+			c->oom = 1;
+		pop(c, mark);
+	}
+	if (n)
+		qsort(entries, n, sizeof(*entries), entry_cmp);
+	if (!c->oom)
+		check_issue_duplicates(c, entries, n);
+	if (n && !(st->issues = calloc(n, sizeof(*st->issues))))
+		c->oom = 1;
+	for (i = 0; i < n; i++) {
+		if (st->issues)
+			st->issues[st->n_issues++] = entries[i].is;
+		else
+			pmbot_issue_clear(&entries[i].is);
+	}
+	st->alloc_issues = st->n_issues;
+	free(entries);
+	if (!c->diags->errors && !c->oom)
+		check_refs(c, st, root);
+}
+
+int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, size_t len,
+	pmbot_diag_list *diags)
+{
+	pmbot_diag_list local = PMBOT_DIAG_LIST_INIT;
+	pmbot_srcmap *map = NULL;
+	pmbot_state *st = NULL;
+	pmbot_limits lim;
+	json_t *root = NULL;
+	pctx c;
+	size_t i, errors;
+	int err = PMBOT_ERROR, rc;
+
+	*out = NULL;
+	memset(&c, 0, sizeof(c));
+	pmbot_buf_init(&c.path, 0);
+	pmbot_buf_init(&c.show[0], 0);
+	pmbot_buf_init(&c.show[1], 0);
+	pmbot_buf_init(&c.scratch, 0);
+	pmbot_limits_default(&lim);
+	lim.max_bytes = PMBOT_STATE_MAX_BYTES;
+	lim.max_depth = STATE_MAX_DEPTH;
+	if (!(map = pmbot_srcmap_new()))
+		goto done;
+	rc = pmbot_json_parse(&root, map, file, text, len, 1, 0, &lim, &local);
+	if (rc == PMBOT_ERROR)
+		goto done;
+	if (rc != PMBOT_OK) {
+		/* One code for "not a JSON document", whatever the parser's reason. */
+		for (i = 0; i < local.count; i++)
+			local.items[i].code = "STATE_PARSE";
+		err = pmbot_diag_list_move(diags, &local) < 0 ? PMBOT_ERROR : PMBOT_EINVALID;
+		goto done;
+	}
+	if (pmbot_state_new(&st) < 0)
+		goto done;
+	c.file = file;
+	c.map = map;
+	c.diags = &local;
+	validate(&c, root, st);
+	errors = local.errors;
+	if (c.oom || pmbot_diag_list_move(diags, &local) < 0)
+		goto done;
+	if (errors) {
+		err = PMBOT_EINVALID;
+		goto done;
+	}
+	*out = st;
+	st = NULL;
+	err = PMBOT_OK;
+done:
+	pmbot_state_free(st);
+	json_decref(root);
+	pmbot_srcmap_free(map);
+	pmbot_diag_list_free(&local);
+	pmbot_buf_free(&c.path);
+	pmbot_buf_free(&c.show[0]);
+	pmbot_buf_free(&c.show[1]);
+	pmbot_buf_free(&c.scratch);
+	return err;
+}
+
+int pmbot_backend_read(pmbot_state **out, pmbot_backend *b, const char *const *repos,
+	size_t n_repos, const char *project_owner, long project_number, const pmbot_read_scope *scope,
+	pmbot_buf *err)
+{
+	if (scope && b->read_scoped)
+		return b->read_scoped(out, b, repos, n_repos, project_owner, project_number, scope, err);
+	return b->read(out, b, repos, n_repos, project_owner, project_number, err);
+}
