@@ -671,7 +671,15 @@ static CURLcode perform(pmbot_github_client *c, const request *rq, pmbot_github_
 	const char *headers[7];
 	size_t n = 0;
 	pmbot_buf line = PMBOT_BUF_INIT;
-	pmbot_net_request nrq;
+	/* Only a GET follows a redirect: repeating another kind could act twice. */
+	const pmbot_net_request nrq = {
+		.method = rq->method, .url = rq->url, .headers = headers,
+		.user_agent = c->user_agent, .body = rq->body, .body_len = rq->body_len,
+		.connect_timeout_ms = c->connect_timeout_ms, .timeout_ms = c->timeout_ms,
+		.accept_gzip = c->gzip, .on_header = on_header, .header_payload = x,
+		.on_redirect = strcmp(rq->method, "GET") ? NULL : on_redirect,
+		.redirect_payload = x, .max_redirects = MAX_REDIRECTS,
+	};
 	pmbot_net_response nresp;
 	CURLcode cc = CURLE_OUT_OF_MEMORY;
 
@@ -697,23 +705,6 @@ static CURLcode perform(pmbot_github_client *c, const request *rq, pmbot_github_
 		headers[n++] = line.buf;
 	}
 	headers[n] = NULL;
-	memset(&nrq, 0, sizeof(nrq));
-	nrq.method = rq->method;
-	nrq.url = rq->url;
-	nrq.headers = headers;
-	nrq.user_agent = c->user_agent;
-	nrq.body = rq->body;
-	nrq.body_len = rq->body_len;
-	nrq.connect_timeout_ms = c->connect_timeout_ms;
-	nrq.timeout_ms = c->timeout_ms;
-	nrq.accept_gzip = c->gzip;
-	nrq.on_header = on_header;
-	nrq.header_payload = x;
-	if (!strcmp(rq->method, "GET")) {
-		nrq.on_redirect = on_redirect;
-		nrq.redirect_payload = x;
-		nrq.max_redirects = MAX_REDIRECTS;
-	}
 	cc = pmbot_net_perform(&nresp, &resp->body, c->net, &nrq);
 	resp->status = nresp.status;
 	x->too_big = nresp.too_big;

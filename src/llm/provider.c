@@ -422,7 +422,12 @@ static CURLcode perform(pmbot_llm_client *c, const pmbot_buf *payload, exchange 
 		"Content-Type: application/json", "Accept: application/json", "Expect:",
 	};
 	size_t n = 3;
-	pmbot_net_request rq;
+	const pmbot_net_request rq = {
+		.method = "POST", .url = c->endpoint, .headers = headers,
+		.user_agent = "pm-bot/" PMBOT_VERSION, .body = payload->buf,
+		.body_len = payload->len, .connect_timeout_ms = c->connect_timeout_ms,
+		.timeout_ms = c->timeout_ms, .on_header = on_header, .header_payload = x,
+	};
 	pmbot_net_response resp;
 	CURLcode cc;
 
@@ -431,17 +436,6 @@ static CURLcode perform(pmbot_llm_client *c, const pmbot_buf *payload, exchange 
 	if (c->provider == PMBOT_LLM_ANTHROPIC)
 		headers[n++] = "anthropic-version: " PMBOT_LLM_ANTHROPIC_VERSION;
 	headers[n] = NULL;
-	memset(&rq, 0, sizeof(rq));
-	rq.method = "POST";
-	rq.url = c->endpoint;
-	rq.headers = headers;
-	rq.user_agent = "pm-bot/" PMBOT_VERSION;
-	rq.body = payload->buf;
-	rq.body_len = payload->len;
-	rq.connect_timeout_ms = c->connect_timeout_ms;
-	rq.timeout_ms = c->timeout_ms;
-	rq.on_header = on_header;
-	rq.header_payload = x;
 	x->retry_after_ms = -1;
 	cc = pmbot_net_perform(&resp, &x->body, c->net, &rq);
 	*status = resp.status;
