@@ -1,5 +1,6 @@
 #include "pmbot/github.h"
 
+#include <curl/curl.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
