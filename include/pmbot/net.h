@@ -113,8 +113,8 @@ int pmbot_net_never_sent(CURLcode cc);
  * (case-insensitive)? Then `*value` points at its value with blanks and
  * the line end trimmed, and `*value_len` is its length.
  */
-int pmbot_net_header_is(const char *line, size_t len, const char *name, const char **value,
-	size_t *value_len);
+int pmbot_net_header_is(const char **value, size_t *value_len, const char *line, size_t len,
+	const char *name);
 
 /* Printable ASCII without spaces: safe as a token or URL in a header line. */
 int pmbot_net_is_token(const char *s);

@@ -502,7 +502,7 @@ static int header_dup(char **out, const char *line, size_t len, const char *name
 	size_t n;
 
 	*out = NULL;
-	if (!pmbot_net_header_is(line, len, name, &v, &n))
+	if (!pmbot_net_header_is(&v, &n, line, len, name))
 		return 0;
 	return (*out = strndup(v, n)) ? 1 : -1;
 }
@@ -539,7 +539,7 @@ static int on_header(void *payload, const char *data, size_t len)
 		x->location_userinfo = 0;
 		return 0;
 	}
-	if (pmbot_net_header_is(data, len, "location", &v, &vlen)) {
+	if (pmbot_net_header_is(&v, &vlen, data, len, "location")) {
 		/* Seen in the raw header: libcurl 8.23 and later drop the user
 		 * and password from CURLINFO_REDIRECT_URL. */
 		x->location_userinfo = location_has_userinfo(v, vlen);

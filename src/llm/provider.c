@@ -399,10 +399,10 @@ static int on_header(void *payload, const char *line, size_t len)
 		return 0;
 	}
 	/* retry-after-ms (OpenAI) is more precise, so it wins over retry-after. */
-	if (pmbot_net_header_is(line, len, "retry-after-ms", &v, &vlen)) {
+	if (pmbot_net_header_is(&v, &vlen, line, len, "retry-after-ms")) {
 		if ((w = parse_wait(v, vlen, 1.0)) >= 0)
 			x->retry_after_ms = w;
-	} else if (pmbot_net_header_is(line, len, "retry-after", &v, &vlen)) {
+	} else if (pmbot_net_header_is(&v, &vlen, line, len, "retry-after")) {
 		if (x->retry_after_ms < 0 && (w = parse_wait(v, vlen, 1000.0)) >= 0)
 			x->retry_after_ms = w;
 	}

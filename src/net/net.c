@@ -252,8 +252,8 @@ int pmbot_net_never_sent(CURLcode cc)
 	       cc == CURLE_UNSUPPORTED_PROTOCOL || cc == CURLE_OUT_OF_MEMORY;
 }
 
-int pmbot_net_header_is(const char *line, size_t len, const char *name, const char **value,
-	size_t *value_len)
+int pmbot_net_header_is(const char **value, size_t *value_len, const char *line, size_t len,
+	const char *name)
 {
 	size_t n = strlen(name);
 	const char *v;

@@ -353,15 +353,15 @@ static void test_net__header_values_are_matched_by_name_and_trimmed(void **state
 	size_t n = 0;
 
 	(void)state;
-	assert_true(pmbot_net_header_is(line, strlen(line), "retry-after", &v, &n));
+	assert_true(pmbot_net_header_is(&v, &n, line, strlen(line), "retry-after"));
 	assert_int_equal(n, 2);
 	assert_memory_equal(v, "12", 2);
-	assert_false(pmbot_net_header_is(line, strlen(line), "retry-after-ms", &v, &n));
-	assert_false(pmbot_net_header_is(line, strlen(line), "retry", &v, &n));
-	assert_true(pmbot_net_header_is("ETag:\r\n", 7, "etag", &v, &n));
+	assert_false(pmbot_net_header_is(&v, &n, line, strlen(line), "retry-after-ms"));
+	assert_false(pmbot_net_header_is(&v, &n, line, strlen(line), "retry"));
+	assert_true(pmbot_net_header_is(&v, &n, "ETag:\r\n", 7, "etag"));
 	assert_int_equal(n, 0);
 	/* Not NUL-terminated: the length is the end. */
-	assert_true(pmbot_net_header_is("Link: <a>XXXX", 9, "link", &v, &n));
+	assert_true(pmbot_net_header_is(&v, &n, "Link: <a>XXXX", 9, "link"));
 	assert_int_equal(n, 3);
 }
 
