@@ -11,7 +11,7 @@
 # OBJDIR is $(BUILD)/obj. A new folder under src/ must be placed in LAYERS.
 set -euo pipefail
 
-LAYERS="util doc report workgraph render repo source state github llm backend plan apply action"
+LAYERS="util doc report workgraph render repo source state net github llm backend plan apply action"
 
 graph=0
 if [ "${1:-}" = --graph ]; then

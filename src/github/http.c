@@ -12,7 +12,7 @@
 #include "pmbot/diag.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
-#include "pmbot/secret.h"
+#include "pmbot/net.h"
 #include "pmbot/state.h"
 #include "pmbot/datetime.h"
 #include "pmbot/banned.h"
@@ -35,7 +35,7 @@
 #define SHOW_MAX 300
 
 struct pmbot_github_client {
-	CURL *curl;
+	pmbot_net *net;
 	char *api_url;
 	char *graphql_url;
 	char *token;           /* NULL when anonymous */
@@ -70,7 +70,6 @@ struct pmbot_github_client {
 	pmbot_github_stats stats;
 	pmbot_buf error;
 	pmbot_buf scratch;
-	char curl_error[CURL_ERROR_SIZE];
 };
 
 typedef struct {
@@ -84,34 +83,14 @@ typedef struct {
 	int use_cache;
 } request;
 
-/* What the libcurl callbacks fill during one exchange. */
+/* What the transport's hooks fill during one exchange. */
 typedef struct {
 	pmbot_github_client *c;
 	pmbot_github_response *resp;
+	const char *url;       /* the request's, for the origin a redirect must keep */
 	int too_big;
-	int oom;
 	int location_userinfo; /* the last answer's Location names credentials */
 } exchange;
-
-static long long real_now(void *payload)
-{
-	struct timespec ts;
-
-	(void)payload;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void real_sleep(void *payload, long long ms)
-{
-	struct timespec ts, rem;
-
-	(void)payload;
-	ts.tv_sec = (time_t)(ms / 1000);
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &rem) < 0 && errno == EINTR)
-		ts = rem;
-}
 
 void pmbot_github_options_init(pmbot_github_options *opts)
 {
@@ -140,26 +119,6 @@ void pmbot_github_response_free(pmbot_github_response *resp)
 	*resp = init;
 }
 
-/* Header values, paths and tokens are printable ASCII without spaces. */
-static int is_token_char_string(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
-			return 0;
-	return 1;
-}
-
-/* Printable ASCII, spaces allowed inside: a header value that cannot inject. */
-static int header_text(const char *s)
-{
-	if (!*s || *s == ' ')
-		return 0;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			return 0;
-	return 1;
-}
-
 static const char *env_nonempty(const char *name)
 {
 	const char *v = getenv(name);
@@ -167,46 +126,21 @@ static const char *env_nonempty(const char *name)
 	return v && *v ? v : NULL;
 }
 
-/*
- * An http(s) URL with a host and no credentials (they would end up in
- * error messages), copied without trailing slashes.
- */
+/* A base URL, normalised (pmbot_net_base_url), or why not in words. */
 static int copy_base_url(char **out, const char *url, const char *what, pmbot_buf *err)
 {
-	const char *host, *end;
-	size_t len;
+	pmbot_buf show = PMBOT_BUF_INIT;
+	const char *host;
+	size_t host_len;
+	int why, rc = pmbot_net_base_url(out, &host, &host_len, &why, url);
 
-	if (!strncmp(url, "https://", 8))
-		host = url + 8;
-	else if (!strncmp(url, "http://", 7))
-		host = url + 7;
-	else
-		goto bad;
-	if (!is_token_char_string(url) || !*host || *host == '/')
-		goto bad;
-	end = host + strcspn(host, "/?#");
-	if (memchr(host, '@', (size_t)(end - host))) {
-		if (err)
-			pmbot_buf_printf(err, "the %s must not hold credentials", what);
-		return PMBOT_EINVALID;
-	}
-	if (strpbrk(host, "?#"))
-		goto bad;
-	len = strlen(url);
-	while (len > (size_t)(host - url) && url[len - 1] == '/')
-		len--;
-	if (!(*out = strndup(url, len)))
-		return PMBOT_ERROR;
-	return 0;
-bad:
-	if (err) {
-		pmbot_buf show = PMBOT_BUF_INIT;
-
-		pmbot_buf_printf(err, "the %s \"%s\" is not an http(s) URL", what,
+	if (rc == PMBOT_EINVALID && why == PMBOT_NET_URL_CREDENTIALS)
+		pmbot_buf_note(err, "the %s must not hold credentials", what);
+	else if (rc == PMBOT_EINVALID)
+		pmbot_buf_note(err, "the %s \"%s\" is not an http(s) URL", what,
 			pmbot_diag_show(&show, url, 200));
-		pmbot_buf_free(&show);
-	}
-	return PMBOT_EINVALID;
+	pmbot_buf_free(&show);
+	return rc;
 }
 
 static void emit(pmbot_github_client *c, pmbot_github_event_kind kind, const request *rq,
@@ -307,7 +241,7 @@ int pmbot_github_client_new(pmbot_github_client **out, const pmbot_github_option
 	rc = PMBOT_ERROR;
 	if (token && *token) {
 		/* Said without the token: the message may end up in a CI log. */
-		if (!is_token_char_string(token)) {
+		if (!pmbot_net_is_token(token)) {
 			if (err)
 				pmbot_buf_puts(err, "the GitHub token holds characters that cannot "
 					"go in an HTTP header (spaces, control characters or non-ASCII)");
@@ -322,7 +256,7 @@ int pmbot_github_client_new(pmbot_github_client **out, const pmbot_github_option
 	} else {
 		memcpy(c->token_id, "anonymous", sizeof("anonymous"));
 	}
-	if (opts->user_agent && !header_text(opts->user_agent)) {
+	if (opts->user_agent && !pmbot_net_is_header_text(opts->user_agent)) {
 		rc = PMBOT_EINVALID;
 		if (err)
 			pmbot_buf_puts(err, "the User-Agent must be printable ASCII, not empty");
@@ -340,21 +274,17 @@ int pmbot_github_client_new(pmbot_github_client **out, const pmbot_github_option
 	c->retry_base_ms = opts->retry_base_ms > 0 ? opts->retry_base_ms : 0;
 	c->max_rate_waits = opts->max_rate_waits > 0 ? opts->max_rate_waits : 0;
 	c->max_wait_ms = opts->max_wait_ms > 0 ? opts->max_wait_ms : 0;
-	c->now = opts->now ? opts->now : real_now;
-	c->sleep = opts->sleep ? opts->sleep : real_sleep;
+	c->now = opts->now ? opts->now : pmbot_net_now_ms;
+	c->sleep = opts->sleep ? opts->sleep : pmbot_net_sleep_ms;
 	c->clock_payload = opts->clock_payload;
 	c->on_event = opts->on_event;
 	c->event_payload = opts->event_payload;
-	c->gzip = (curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_LIBZ) != 0;
+	c->gzip = pmbot_net_has_gzip();
 	if ((rc = open_budget(c, opts, err)) < 0)
 		goto done;
 	rc = PMBOT_ERROR;
-	if (!(c->curl = curl_easy_init())) {
-		if (err)
-			pmbot_buf_puts(err, "libcurl could not make a handle "
-				"(was curl_global_init called?)");
+	if (pmbot_net_new(&c->net, err) < 0)
 		goto done;
-	}
 	*out = c;
 	c = NULL;
 	rc = 0;
@@ -370,16 +300,11 @@ void pmbot_github_client_free(pmbot_github_client *c)
 {
 	if (!c)
 		return;
-	if (c->curl)
-		curl_easy_cleanup(c->curl);
+	pmbot_net_free(c->net);
 	free(c->api_url);
 	free(c->graphql_url);
-	if (c->token)
-		memset(c->token, 0, strlen(c->token));
-	if (c->auth_header)
-		memset(c->auth_header, 0, strlen(c->auth_header));
-	free(c->token);
-	free(c->auth_header);
+	pmbot_net_wipe_free(c->token);
+	pmbot_net_wipe_free(c->auth_header);
 	free(c->user_agent);
 	free(c->cache_dir);
 	pmbot_github_spent_free(&c->spent);
@@ -403,15 +328,6 @@ int pmbot_github_has_token(const pmbot_github_client *c)
 	return c->token != NULL;
 }
 
-/*
- * Defence in depth: nothing should put the token into text, but GitHub's
- * own messages are echoed, so every outgoing sentence is scrubbed.
- */
-static void scrub(pmbot_buf *b, const char *token)
-{
-	pmbot_secret_scrub(b, token);
-}
-
 static void set_error(pmbot_github_client *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -426,7 +342,8 @@ static void set_error(pmbot_github_client *c, const char *fmt, ...)
 		pmbot_buf_puts(&c->error, "out of memory");
 	}
 	va_end(ap);
-	scrub(&c->error, c->token);
+	/* GitHub's own messages are echoed: every outgoing sentence is redacted. */
+	pmbot_net_redact(&c->error, c->token);
 }
 
 static void emit(pmbot_github_client *c, pmbot_github_event_kind kind, const request *rq,
@@ -445,7 +362,7 @@ static void emit(pmbot_github_client *c, pmbot_github_event_kind kind, const req
 		goto done;
 	}
 	va_end(ap);
-	scrub(&msg, c->token);
+	pmbot_net_redact(&msg, c->token);
 	ev.kind = kind;
 	ev.method = rq ? rq->method : "";
 	ev.url = rq ? rq->url : "";
@@ -557,18 +474,6 @@ int pmbot_github_path_escape(pmbot_buf *out, const char *segment)
 	return 0;
 }
 
-static char *trimmed_dup(const char *s, size_t len)
-{
-	while (len && (*s == ' ' || *s == '\t')) {
-		s++;
-		len--;
-	}
-	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' ||
-		       s[len - 1] == '\n'))
-		len--;
-	return strndup(s, len);
-}
-
 static long long parse_count(const char *s)
 {
 	char *end;
@@ -590,14 +495,16 @@ static void clear_headers(pmbot_github_response *r)
 	r->rate_remaining = r->rate_reset = r->retry_after = -1;
 }
 
-static int header_is(const char *line, size_t len, const char *name, const char **value)
+/* The value of header `name` in `line`, copied (NULL: another header, or out of memory). */
+static int header_dup(char **out, const char *line, size_t len, const char *name)
 {
-	size_t n = strlen(name);
+	const char *v;
+	size_t n;
 
-	if (len <= n || line[n] != ':' || strncasecmp(line, name, n))
+	*out = NULL;
+	if (!pmbot_net_header_is(&v, &n, line, len, name))
 		return 0;
-	*value = line + n + 1;
-	return 1;
+	return (*out = strndup(v, n)) ? 1 : -1;
 }
 
 /* Does an absolute Location value carry "user[:password]@" before its host? */
@@ -617,59 +524,59 @@ static int location_has_userinfo(const char *v, size_t len)
 	return 0;
 }
 
-static size_t on_header(char *data, size_t size, size_t nitems, void *userdata)
+static int on_header(void *payload, const char *data, size_t len)
 {
-	exchange *x = userdata;
+	exchange *x = payload;
 	pmbot_github_response *r = x->resp;
-	size_t len = size * nitems;
 	const char *v;
+	size_t vlen;
 	char *val = NULL;
+	int is;
 
 	/* A new status line (redirect, 100 Continue): earlier headers are void. */
 	if (len >= 5 && !memcmp(data, "HTTP/", 5)) {
 		clear_headers(r);
 		x->location_userinfo = 0;
-		return len;
+		return 0;
 	}
-	if (header_is(data, len, "location", &v)) {
+	if (pmbot_net_header_is(&v, &vlen, data, len, "location")) {
 		/* Seen in the raw header: libcurl 8.23 and later drop the user
 		 * and password from CURLINFO_REDIRECT_URL. */
-		x->location_userinfo = location_has_userinfo(v, len - (size_t)(v - data));
-	} else if (header_is(data, len, "etag", &v)) {
-		if (!(val = trimmed_dup(v, len - (size_t)(v - data))))
+		x->location_userinfo = location_has_userinfo(v, vlen);
+	} else if ((is = header_dup(&val, data, len, "etag"))) {
+		if (is < 0)
 			goto oom;
 		free(r->etag);
 		r->etag = val;
-	} else if (header_is(data, len, "link", &v)) {
+	} else if ((is = header_dup(&val, data, len, "link"))) {
 		char *next;
 
-		if (!(val = trimmed_dup(v, len - (size_t)(v - data))) ||
-		    pmbot_github_link_next(&next, val) < 0)
+		if (is < 0 || pmbot_github_link_next(&next, val) < 0)
 			goto oom;
 		free(val);
 		if (next) {
 			free(r->next_url);
 			r->next_url = next;
 		}
-	} else if (header_is(data, len, "x-github-request-id", &v)) {
-		if (!(val = trimmed_dup(v, len - (size_t)(v - data))))
+	} else if ((is = header_dup(&val, data, len, "x-github-request-id"))) {
+		if (is < 0)
 			goto oom;
 		free(r->request_id);
 		r->request_id = val;
-	} else if (header_is(data, len, "x-ratelimit-remaining", &v)) {
-		if (!(val = trimmed_dup(v, len - (size_t)(v - data))))
+	} else if ((is = header_dup(&val, data, len, "x-ratelimit-remaining"))) {
+		if (is < 0)
 			goto oom;
 		r->rate_remaining = parse_count(val);
 		free(val);
-	} else if (header_is(data, len, "x-ratelimit-reset", &v)) {
-		if (!(val = trimmed_dup(v, len - (size_t)(v - data))))
+	} else if ((is = header_dup(&val, data, len, "x-ratelimit-reset"))) {
+		if (is < 0)
 			goto oom;
 		r->rate_reset = parse_count(val);
 		free(val);
-	} else if (header_is(data, len, "retry-after", &v)) {
+	} else if ((is = header_dup(&val, data, len, "retry-after"))) {
 		long long n;
 
-		if (!(val = trimmed_dup(v, len - (size_t)(v - data))))
+		if (is < 0)
 			goto oom;
 		/* Seconds, or (RFC 9110 allows it) an HTTP date. */
 		if ((n = parse_count(val)) < 0) {
@@ -684,41 +591,13 @@ static size_t on_header(char *data, size_t size, size_t nitems, void *userdata)
 		r->retry_after = n;
 		free(val);
 	}
-	return len;
+	return 0;
 oom:
 	free(val);
-	x->oom = 1;
-	return 0;
-}
-
-static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
-{
-	exchange *x = userdata;
-	int err = pmbot_buf_put(&x->resp->body, data, size * nmemb);
-
-	if (err == PMBOT_ETOOBIG)
-		x->too_big = 1;
-	else if (err < 0)
-		x->oom = 1;
-	return err < 0 ? 0 : size * nmemb;
-}
-
-static int add_header(struct curl_slist **list, const char *h)
-{
-	struct curl_slist *n = curl_slist_append(*list, h);
-
-	if (!n)
-		return -1;
-	*list = n;
-	return 0;
+	return -1;
 }
 
 #define MAX_REDIRECTS 5
-
-static int is_redirect(long status)
-{
-	return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
-}
 
 /* The parts of an absolute `url` that make its origin; -1 when it has none. */
 static int origin_of(const char *url, char **scheme, char **host, char **port)
@@ -756,175 +635,83 @@ int pmbot_github_same_origin(const char *base, const char *url)
 }
 
 /*
- * The message for a redirect that leaves the origin. Only the target's
- * origin is repeated (escaped: the server chose it); nothing was sent there.
+ * Renamed repositories answer 301 (307 for some moves); only a GET is
+ * repeated, and only within the origin the token is meant for. The message
+ * for a redirect that leaves it repeats only the target's origin (escaped:
+ * the server chose it); nothing was sent there.
  */
-static void refuse_redirect(pmbot_github_client *c, long status, const char *loc)
+static int on_redirect(void *payload, long status, const char *loc, char *why, size_t why_size)
 {
+	exchange *x = payload;
 	pmbot_buf origin = PMBOT_BUF_INIT, show = PMBOT_BUF_INIT;
 	size_t n = strcspn(loc, "/?#");
 
+	if (!x->location_userinfo && pmbot_github_same_origin(x->url, loc)) {
+		/* The redirect's own headers are not the answer's. */
+		clear_headers(x->resp);
+		x->resp->status = 0;
+		return 1;
+	}
 	/* "scheme://host:port" ends at the first '/' after the "//". */
 	if (!strncmp(loc + n, "//", 2))
 		n += 2 + strcspn(loc + n + 2, "/?#");
-	snprintf(c->curl_error, sizeof(c->curl_error),
+	snprintf(why, why_size,
 		"HTTP %ld redirects to another origin (%s); pm-bot follows redirects only "
 		"within the API's origin, and sent nothing there", status,
 		pmbot_buf_put(&origin, loc, n) < 0 || !origin.buf ? "?" :
 		pmbot_diag_show(&show, origin.buf, 80));
 	pmbot_buf_free(&origin);
 	pmbot_buf_free(&show);
+	return 0;
 }
 
-/*
- * One exchange on the reused handle. curl_easy_reset first, so nothing of
- * the previous request (body, method, Content-Type) carries over; the
- * connection cache survives the reset, so keep-alive still works.
- */
+/* One exchange on the client's transport. */
 static CURLcode perform(pmbot_github_client *c, const request *rq, pmbot_github_response *resp,
 	const char *if_none_match, exchange *x)
 {
-	struct curl_slist *h = NULL;
+	const char *headers[7];
+	size_t n = 0;
 	pmbot_buf line = PMBOT_BUF_INIT;
+	/* Only a GET follows a redirect: repeating another kind could act twice. */
+	const pmbot_net_request nrq = {
+		.method = rq->method, .url = rq->url, .headers = headers,
+		.user_agent = c->user_agent, .body = rq->body, .body_len = rq->body_len,
+		.connect_timeout_ms = c->connect_timeout_ms, .timeout_ms = c->timeout_ms,
+		.accept_gzip = c->gzip, .on_header = on_header, .header_payload = x,
+		.on_redirect = strcmp(rq->method, "GET") ? NULL : on_redirect,
+		.redirect_payload = x, .max_redirects = MAX_REDIRECTS,
+	};
+	pmbot_net_response nresp;
 	CURLcode cc = CURLE_OUT_OF_MEMORY;
-	long status = 0;
-	CURL *e = c->curl;
-	int hops;
 
 	memset(x, 0, sizeof(*x));
 	x->c = c;
 	x->resp = resp;
+	x->url = rq->url;
 	pmbot_github_response_free(resp);
 	pmbot_buf_init(&resp->body, c->max_response);
-	c->curl_error[0] = '\0';
-	curl_easy_reset(e);
 
-	if (add_header(&h, "Accept: application/vnd.github+json") < 0 ||
-	    (c->auth_header && add_header(&h, c->auth_header) < 0) ||
-	    add_header(&h, "X-GitHub-Api-Version: " PMBOT_GITHUB_API_VERSION) < 0)
-		goto done;
+	headers[n++] = "Accept: application/vnd.github+json";
+	if (c->auth_header)
+		headers[n++] = c->auth_header;
+	headers[n++] = "X-GitHub-Api-Version: " PMBOT_GITHUB_API_VERSION;
 	if (rq->body) {
 		/* curl would default to a form type, and wait for 100-continue. */
-		if (add_header(&h, rq->body_len ? "Content-Type: application/json"
-				: "Content-Type:") < 0 || add_header(&h, "Expect:") < 0)
-			goto done;
+		headers[n++] = rq->body_len ? "Content-Type: application/json" : "Content-Type:";
+		headers[n++] = "Expect:";
 	}
 	if (if_none_match) {
-		if (pmbot_buf_printf(&line, "If-None-Match: %s", if_none_match) < 0 ||
-		    add_header(&h, line.buf) < 0)
+		if (pmbot_buf_printf(&line, "If-None-Match: %s", if_none_match) < 0)
 			goto done;
+		headers[n++] = line.buf;
 	}
-
-	if ((cc = curl_easy_setopt(e, CURLOPT_URL, rq->url)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L)) ||
-#if LIBCURL_VERSION_NUM >= 0x075500
-	    (cc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https")) ||
-	    /* curl follows nothing (see below); were it to, never from https to http. */
-	    (cc = curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR,
-		    strncmp(rq->url, "https:", 6) ? "http,https" : "https")) ||
-#endif
-	    (cc = curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_HTTPHEADER, h)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max_response)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->curl_error)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_WRITEDATA, x)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_HEADERDATA, x)))
-		goto done;
-	if (c->gzip && (cc = curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip")))
-		goto done;
-	if (!strcmp(rq->method, "GET")) {
-		/* Redirects are followed below, not by curl, which would follow one
-		 * to any host (only dropping the token) and take its answer. */
-		if ((cc = curl_easy_setopt(e, CURLOPT_HTTPGET, 1L)))
-			goto done;
-	} else {
-		if (strcmp(rq->method, "POST") &&
-		    (cc = curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, rq->method)))
-			goto done;
-		if (rq->body &&
-		    ((cc = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len)) ||
-		     (cc = curl_easy_setopt(e, CURLOPT_POSTFIELDS, rq->body))))
-			goto done;
-	}
-	for (hops = 0;; hops++) {
-		char *loc = NULL;
-
-		cc = curl_easy_perform(e);
-		status = 0;
-		if (curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK)
-			resp->status = status;
-		/* Renamed repositories answer 301 (307 for some moves); only a GET
-		 * is repeated, and only within the origin the token is meant for. */
-		if (cc != CURLE_OK || strcmp(rq->method, "GET") || !is_redirect(status) ||
-		    curl_easy_getinfo(e, CURLINFO_REDIRECT_URL, &loc) != CURLE_OK || !loc)
-			break;
-		if (hops == MAX_REDIRECTS) {
-			snprintf(c->curl_error, sizeof(c->curl_error),
-				"more than %d redirects", MAX_REDIRECTS);
-			cc = CURLE_TOO_MANY_REDIRECTS;
-			break;
-		}
-		if (x->location_userinfo || !pmbot_github_same_origin(rq->url, loc)) {
-			refuse_redirect(c, status, loc);
-			cc = CURLE_WEIRD_SERVER_REPLY;
-			break;
-		}
-		/* curl's copy of the location goes with the next setopt. */
-		pmbot_buf_clear(&line);
-		if (pmbot_buf_puts(&line, loc) < 0) {
-			cc = CURLE_OUT_OF_MEMORY;
-			break;
-		}
-		if ((cc = curl_easy_setopt(e, CURLOPT_URL, line.buf)))
-			break;
-		/* The redirect's own body and headers are not the answer. */
-		pmbot_buf_clear(&resp->body);
-		clear_headers(resp);
-		resp->status = 0;
-		x->too_big = 0;
-	}
+	headers[n] = NULL;
+	cc = pmbot_net_perform(&nresp, &resp->body, c->net, &nrq);
+	resp->status = nresp.status;
+	x->too_big = nresp.too_big;
 done:
-	/* The handle must not point at memory that is about to go. */
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDS, NULL);
-	curl_slist_free_all(h);
 	pmbot_buf_free(&line);
-	if (x->oom)
-		cc = CURLE_OUT_OF_MEMORY;
 	return cc;
-}
-
-/* Worth another try for a request that is safe to repeat. */
-static int transport_retryable(CURLcode cc)
-{
-	switch (cc) {
-	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_COULDNT_RESOLVE_PROXY:
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_OPERATION_TIMEDOUT:
-	case CURLE_PARTIAL_FILE:
-	case CURLE_RECV_ERROR:
-	case CURLE_SEND_ERROR:
-	case CURLE_GOT_NOTHING:
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_HTTP2:
-	case CURLE_HTTP2_STREAM:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* Failures that happen before a single byte of the request left. */
-static int never_sent(CURLcode cc)
-{
-	return cc == CURLE_COULDNT_RESOLVE_HOST || cc == CURLE_COULDNT_RESOLVE_PROXY ||
-	       cc == CURLE_COULDNT_CONNECT || cc == CURLE_URL_MALFORMAT ||
-	       cc == CURLE_UNSUPPORTED_PROTOCOL || cc == CURLE_OUT_OF_MEMORY;
 }
 
 static int contains_nocase(const char *s, const char *needle)
@@ -1188,14 +975,9 @@ static long long rate_wait(pmbot_github_client *c, const pmbot_github_response *
 static long long retry_wait(const pmbot_github_client *c, const pmbot_github_response *r,
 	int retries)
 {
-	long long w = c->retry_base_ms;
-	int i;
-
 	if (r->status >= 500 && r->retry_after >= 0)
 		return r->retry_after * 1000;
-	for (i = 0; i < retries && w < (1LL << 40); i++)
-		w *= 2;
-	return w;
+	return pmbot_net_backoff(c->retry_base_ms, retries, 1LL << 40);
 }
 
 static int parse_body(pmbot_github_response *r)
@@ -1288,17 +1070,17 @@ static int schedule_rate_wait(pmbot_github_client *c, run *r)
 static int after_failure(pmbot_github_client *c, run *r, CURLcode cc, int too_big)
 {
 	const request *rq = r->rq;
-	const char *what = c->curl_error[0] ? c->curl_error : curl_easy_strerror(cc);
+	const char *what = pmbot_net_error(c->net, cc);
 
-	if (too_big || cc == CURLE_FILESIZE_EXCEEDED) {
+	if (too_big) {
 		r->rc = rq->safe ? PMBOT_GITHUB_ETOOBIG : PMBOT_GITHUB_EUNKNOWN_OUTCOME;
 		set_error(c, "%s %s: the answer is larger than %zu bytes%s", rq->method, rq->url,
 			c->max_response, rq->safe ? "" : UNKNOWN_OUTCOME);
 		return 0;
 	}
-	if (transport_retryable(cc) && schedule_retry(c, r, what))
+	if (pmbot_net_retryable(cc) && schedule_retry(c, r, what))
 		return 1;
-	if (!rq->safe && !never_sent(cc)) {
+	if (!rq->safe && !pmbot_net_never_sent(cc)) {
 		r->rc = PMBOT_GITHUB_EUNKNOWN_OUTCOME;
 		set_error(c, "%s %s: %s" UNKNOWN_OUTCOME, rq->method, rq->url, what);
 	} else {
@@ -1484,7 +1266,7 @@ static int under_base(const char *base, const char *url)
 
 static int full_url(pmbot_buf *out, pmbot_github_client *c, const char *path)
 {
-	if (!is_token_char_string(path)) {
+	if (!pmbot_net_is_token(path)) {
 		set_error(c, "a request path must be percent-encoded ASCII without spaces");
 		return PMBOT_EINVALID;
 	}

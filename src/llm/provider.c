@@ -1,6 +1,5 @@
 #include "pmbot/llm.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -8,12 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "pmbot/diag.h"
 #include "pmbot/json.h"
+#include "pmbot/net.h"
 #include "pmbot/utf8.h"
-#include "pmbot/secret.h"
 #include "pmbot/banned.h"
 
 #ifndef PMBOT_VERSION
@@ -24,7 +22,7 @@
 #define SHOW_MAX 300
 
 struct pmbot_llm_client {
-	CURL *curl;
+	pmbot_net *net;
 	pmbot_llm_provider provider;
 	char *endpoint;     /* base URL + "/chat/completions" or "/messages" */
 	char *model;
@@ -40,15 +38,13 @@ struct pmbot_llm_client {
 	void *sleep_payload;
 	pmbot_llm_stats stats;
 	pmbot_buf stop_reason;
-	char curl_error[CURL_ERROR_SIZE];
 };
 
-/* What the libcurl callbacks fill during one attempt. */
+/* What one attempt brought back. */
 typedef struct {
 	pmbot_buf body;
 	long long retry_after_ms; /* -1: the answer named no wait */
 	int too_big;
-	int oom;
 } exchange;
 
 const char *pmbot_llm_provider_name(pmbot_llm_provider p)
@@ -71,69 +67,26 @@ void pmbot_llm_config_init(pmbot_llm_config *cfg)
 	cfg->max_wait_ms = PMBOT_LLM_DEFAULT_MAX_WAIT_MS;
 }
 
-static void wipe_free(char *s)
-{
-	if (s)
-		memset(s, 0, strlen(s));
-	free(s);
-}
-
 void pmbot_llm_config_free(pmbot_llm_config *cfg)
 {
 	free(cfg->url);
 	free(cfg->model);
-	wipe_free(cfg->api_key);
+	pmbot_net_wipe_free(cfg->api_key);
 	pmbot_llm_config_init(cfg);
 }
 
-/* Printable ASCII without spaces: safe in a header line, cannot inject. */
-static int is_token_string(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
-			return 0;
-	return 1;
-}
-
-/*
- * An http(s) URL with a host and no credentials, query or fragment (they
- * would reach error messages, and the paths are appended to it), copied
- * without trailing slashes. `*host_out` points into `*out`.
- */
+/* The base URL, normalised (pmbot_net_base_url), or why not in words. */
 static int copy_base_url(char **out, const char **host_out, size_t *host_len,
 	const char *url, pmbot_buf *err)
 {
 	pmbot_buf show = PMBOT_BUF_INIT;
-	const char *host = NULL, *end;
-	size_t len;
-	int rc = PMBOT_EINVALID;
+	int why, rc = pmbot_net_base_url(out, host_out, host_len, &why, url);
 
-	*out = NULL;
-	if (!strncmp(url, "https://", 8))
-		host = url + 8;
-	else if (!strncmp(url, "http://", 7))
-		host = url + 7;
-	/* Credentials first: a refused URL is quoted, and they must never be. */
-	end = host ? host + strcspn(host, "/?#") : url;
-	if (host && memchr(host, '@', (size_t)(end - host))) {
+	if (rc == PMBOT_EINVALID && why == PMBOT_NET_URL_CREDENTIALS)
 		pmbot_buf_note(err, "PM_BOT_LLM_URL must not hold credentials; use PM_BOT_LLM_API_KEY");
-		goto done;
-	}
-	if (!host || !is_token_string(url) || host == end || strpbrk(host, "?#")) {
+	else if (rc == PMBOT_EINVALID)
 		pmbot_buf_note(err, "PM_BOT_LLM_URL \"%s\" is not an http(s) base URL without query "
 			"(e.g. http://localhost:11434/v1)", pmbot_diag_show(&show, url, 200));
-		goto done;
-	}
-	len = strlen(url);
-	while (len > (size_t)(host - url) && url[len - 1] == '/')
-		len--;
-	rc = PMBOT_ERROR;
-	if (!(*out = strndup(url, len)))
-		goto done;
-	*host_out = *out + (host - url);
-	*host_len = (size_t)(end - host);
-	rc = 0;
-done:
 	pmbot_buf_free(&show);
 	return rc;
 }
@@ -188,7 +141,7 @@ static int check_config(char **url_out, const pmbot_llm_config *cfg, pmbot_buf *
 	}
 	if (cfg->api_key && *cfg->api_key) {
 		/* Said without the key: the message may end up in a CI log. */
-		if (!is_token_string(cfg->api_key)) {
+		if (!pmbot_net_is_token(cfg->api_key)) {
 			pmbot_buf_note(err, "PM_BOT_LLM_API_KEY holds characters that cannot go in an "
 				"HTTP header (spaces, control characters or non-ASCII)");
 			goto done;
@@ -278,17 +231,6 @@ int pmbot_llm_config_from_env(pmbot_llm_config *out, pmbot_buf *err)
 	return pmbot_llm_config_from_getenv(out, NULL, NULL, err);
 }
 
-static void real_sleep(void *payload, long long ms)
-{
-	struct timespec ts, rem;
-
-	(void)payload;
-	ts.tv_sec = (time_t)(ms / 1000);
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &rem) < 0 && errno == EINTR)
-		ts = rem;
-}
-
 int pmbot_llm_client_new(pmbot_llm_client **out, const pmbot_llm_config *cfg, pmbot_buf *err)
 {
 	pmbot_llm_client *c = NULL;
@@ -325,12 +267,10 @@ int pmbot_llm_client_new(pmbot_llm_client **out, const pmbot_llm_config *cfg, pm
 	c->retry_base_ms = cfg->retry_base_ms > 0 ? cfg->retry_base_ms
 		: PMBOT_LLM_DEFAULT_RETRY_BASE_MS;
 	c->max_wait_ms = cfg->max_wait_ms > 0 ? cfg->max_wait_ms : PMBOT_LLM_DEFAULT_MAX_WAIT_MS;
-	c->sleep = cfg->sleep ? cfg->sleep : real_sleep;
+	c->sleep = cfg->sleep ? cfg->sleep : pmbot_net_sleep_ms;
 	c->sleep_payload = cfg->sleep_payload;
-	if (!(c->curl = curl_easy_init())) {
-		pmbot_buf_note(err, "libcurl could not make a handle (was curl_global_init called?)");
+	if (pmbot_net_new(&c->net, err) < 0)
 		goto done;
-	}
 	*out = c;
 	c = NULL;
 	rc = 0;
@@ -350,12 +290,11 @@ void pmbot_llm_client_free(pmbot_llm_client *c)
 {
 	if (!c)
 		return;
-	if (c->curl)
-		curl_easy_cleanup(c->curl);
+	pmbot_net_free(c->net);
 	free(c->endpoint);
 	free(c->model);
-	wipe_free(c->api_key);
-	wipe_free(c->auth_header);
+	pmbot_net_wipe_free(c->api_key);
+	pmbot_net_wipe_free(c->auth_header);
 	pmbot_buf_free(&c->stop_reason);
 	free(c);
 }
@@ -368,15 +307,6 @@ void pmbot_llm_client_stats(pmbot_llm_stats *out, const pmbot_llm_client *c)
 const char *pmbot_llm_last_stop_reason(const pmbot_llm_client *c)
 {
 	return c->stop_reason.buf;
-}
-
-/*
- * Servers echo keys back in error messages ("Incorrect API key provided:
- * ..."), whole or in part, so every text that leaves the client passes here.
- */
-static void scrub(pmbot_buf *b, const char *key)
-{
-	pmbot_secret_scrub(b, key);
 }
 
 static void fail(const pmbot_llm_client *c, pmbot_buf *err, const char *fmt, ...)
@@ -399,7 +329,7 @@ static void fail(const pmbot_llm_client *c, pmbot_buf *err, const char *fmt, ...
 		pmbot_buf_clear(&msg);
 		pmbot_buf_puts(&msg, "out of memory");
 	}
-	scrub(&msg, c->api_key);
+	pmbot_net_redact(&msg, c->api_key);
 	pmbot_buf_put(err, msg.buf, msg.len);
 	pmbot_buf_free(&msg);
 }
@@ -429,22 +359,12 @@ static void provider_message(pmbot_buf *out, const pmbot_llm_client *c, const pm
 		msg = json_string_value(json_object_get(doc, "detail"));
 	if (pmbot_buf_puts(&raw, msg ? msg : body->buf) < 0)
 		goto done;
-	scrub(&raw, c->api_key);
+	pmbot_net_redact(&raw, c->api_key);
 	if (raw.len)
 		pmbot_buf_printf(out, ": %s", pmbot_diag_show(&show, raw.buf, SHOW_MAX));
 done:
 	pmbot_buf_free(&raw);
 	pmbot_buf_free(&show);
-}
-
-static int header_is(const char *line, size_t len, const char *name, const char **value)
-{
-	size_t n = strlen(name);
-
-	if (len <= n || line[n] != ':' || strncasecmp(line, name, n))
-		return 0;
-	*value = line + n + 1;
-	return 1;
 }
 
 /* A wait in milliseconds from "<number>" scaled by `unit_ms`; -1 when not one. */
@@ -453,13 +373,6 @@ static long long parse_wait(const char *v, size_t len, double unit_ms)
 	char tmp[32], *end;
 	double d;
 
-	while (len && (*v == ' ' || *v == '\t')) {
-		v++;
-		len--;
-	}
-	while (len && (v[len - 1] == ' ' || v[len - 1] == '\t' || v[len - 1] == '\r' ||
-		       v[len - 1] == '\n'))
-		len--;
 	if (!len || len >= sizeof(tmp) || !(*v >= '0' && *v <= '9'))
 		return -1;
 	memcpy(tmp, v, len);
@@ -473,132 +386,60 @@ static long long parse_wait(const char *v, size_t len, double unit_ms)
 	return d > 1e15 ? (long long)1e15 : (long long)d;
 }
 
-static size_t on_header(char *data, size_t size, size_t nitems, void *userdata)
+static int on_header(void *payload, const char *line, size_t len)
 {
-	exchange *x = userdata;
-	size_t len = size * nitems;
+	exchange *x = payload;
 	const char *v;
+	size_t vlen;
 	long long w;
 
 	/* A new status line (100 Continue): earlier headers are void. */
-	if (len >= 5 && !memcmp(data, "HTTP/", 5)) {
+	if (len >= 5 && !memcmp(line, "HTTP/", 5)) {
 		x->retry_after_ms = -1;
-		return len;
+		return 0;
 	}
 	/* retry-after-ms (OpenAI) is more precise, so it wins over retry-after. */
-	if (header_is(data, len, "retry-after-ms", &v)) {
-		if ((w = parse_wait(v, len - (size_t)(v - data), 1.0)) >= 0)
+	if (pmbot_net_header_is(&v, &vlen, line, len, "retry-after-ms")) {
+		if ((w = parse_wait(v, vlen, 1.0)) >= 0)
 			x->retry_after_ms = w;
-	} else if (header_is(data, len, "retry-after", &v)) {
-		if (x->retry_after_ms < 0 &&
-		    (w = parse_wait(v, len - (size_t)(v - data), 1000.0)) >= 0)
+	} else if (pmbot_net_header_is(&v, &vlen, line, len, "retry-after")) {
+		if (x->retry_after_ms < 0 && (w = parse_wait(v, vlen, 1000.0)) >= 0)
 			x->retry_after_ms = w;
 	}
-	return len;
-}
-
-static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
-{
-	exchange *x = userdata;
-	int err = pmbot_buf_put(&x->body, data, size * nmemb);
-
-	if (err == PMBOT_ETOOBIG)
-		x->too_big = 1;
-	else if (err < 0)
-		x->oom = 1;
-	return err < 0 ? 0 : size * nmemb;
-}
-
-static int add_header(struct curl_slist **list, const char *h)
-{
-	struct curl_slist *n = curl_slist_append(*list, h);
-
-	if (!n)
-		return -1;
-	*list = n;
 	return 0;
 }
 
 /*
- * One attempt on the reused handle: curl_easy_reset first so nothing of the
- * previous request carries over (the connection cache survives, keep-alive
- * still works). Redirects are not followed: the key goes to the configured
+ * One attempt. Redirects are not followed: the key goes to the configured
  * URL only.
  */
 static CURLcode perform(pmbot_llm_client *c, const pmbot_buf *payload, exchange *x,
 	long *status)
 {
-	struct curl_slist *h = NULL, *n;
-	CURLcode cc = CURLE_OUT_OF_MEMORY;
-	CURL *e = c->curl;
-
-	*status = 0;
-	pmbot_buf_clear(&x->body);
-	x->retry_after_ms = -1;
-	x->too_big = x->oom = 0;
-	c->curl_error[0] = '\0';
-	curl_easy_reset(e);
-
 	/* Expect: off, or curl waits for 100-continue on a long prompt. */
-	if (add_header(&h, "Content-Type: application/json") < 0 ||
-	    add_header(&h, "Accept: application/json") < 0 || add_header(&h, "Expect:") < 0 ||
-	    (c->auth_header && add_header(&h, c->auth_header) < 0) ||
-	    (c->provider == PMBOT_LLM_ANTHROPIC &&
-	     add_header(&h, "anthropic-version: " PMBOT_LLM_ANTHROPIC_VERSION) < 0))
-		goto done;
-	if ((cc = curl_easy_setopt(e, CURLOPT_URL, c->endpoint)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L)) ||
-#if LIBCURL_VERSION_NUM >= 0x075500
-	    (cc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https")) ||
-#endif
-	    (cc = curl_easy_setopt(e, CURLOPT_USERAGENT, "pm-bot/" PMBOT_VERSION)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_HTTPHEADER, h)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max_response)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->curl_error)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_WRITEDATA, x)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_HEADERDATA, x)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)payload->len)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_POSTFIELDS, payload->buf)))
-		goto done;
-	cc = curl_easy_perform(e);
-	if (curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, status) != CURLE_OK)
-		*status = 0;
-done:
-	/* The handle must not point at memory that is about to go. */
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDS, NULL);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);
-	for (n = h; n; n = n->next)
-		memset(n->data, 0, strlen(n->data));
-	curl_slist_free_all(h);
-	if (x->oom)
-		cc = CURLE_OUT_OF_MEMORY;
-	return cc;
-}
+	const char *headers[6] = {
+		"Content-Type: application/json", "Accept: application/json", "Expect:",
+	};
+	size_t n = 3;
+	const pmbot_net_request rq = {
+		.method = "POST", .url = c->endpoint, .headers = headers,
+		.user_agent = "pm-bot/" PMBOT_VERSION, .body = payload->buf,
+		.body_len = payload->len, .connect_timeout_ms = c->connect_timeout_ms,
+		.timeout_ms = c->timeout_ms, .on_header = on_header, .header_payload = x,
+	};
+	pmbot_net_response resp;
+	CURLcode cc;
 
-/* Worth another attempt: nothing complete came back. */
-static int transport_retryable(CURLcode cc)
-{
-	switch (cc) {
-	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_COULDNT_RESOLVE_PROXY:
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_OPERATION_TIMEDOUT:
-	case CURLE_PARTIAL_FILE:
-	case CURLE_RECV_ERROR:
-	case CURLE_SEND_ERROR:
-	case CURLE_GOT_NOTHING:
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_HTTP2:
-	case CURLE_HTTP2_STREAM:
-		return 1;
-	default:
-		return 0;
-	}
+	if (c->auth_header)
+		headers[n++] = c->auth_header;
+	if (c->provider == PMBOT_LLM_ANTHROPIC)
+		headers[n++] = "anthropic-version: " PMBOT_LLM_ANTHROPIC_VERSION;
+	headers[n] = NULL;
+	x->retry_after_ms = -1;
+	cc = pmbot_net_perform(&resp, &x->body, c->net, &rq);
+	*status = resp.status;
+	x->too_big = resp.too_big;
+	return cc;
 }
 
 /* Overloaded or rate limited: the provider did no work and asks for patience. */
@@ -611,13 +452,9 @@ static int status_retryable(long status)
 /* The wait before attempt `attempt + 1`, capped at max_wait_ms. */
 static long long retry_wait(const pmbot_llm_client *c, const exchange *x, int attempt)
 {
-	long long w = x->retry_after_ms;
-	int i;
-
-	if (w < 0)
-		for (w = c->retry_base_ms, i = 1; i < attempt && w < c->max_wait_ms; i++)
-			w *= 2;
-	return w > c->max_wait_ms ? c->max_wait_ms : w;
+	if (x->retry_after_ms >= 0)
+		return x->retry_after_ms > c->max_wait_ms ? c->max_wait_ms : x->retry_after_ms;
+	return pmbot_net_backoff(c->retry_base_ms, attempt - 1, c->max_wait_ms);
 }
 
 static int build_body(pmbot_buf *out, const pmbot_llm_client *c, const char *system,
@@ -697,7 +534,7 @@ static int extract_text(pmbot_buf *text, pmbot_llm_client *c, const json_t *doc,
 			pmbot_buf raw = PMBOT_BUF_INIT;
 
 			pmbot_buf_puts(&raw, json_string_value(refusal));
-			scrub(&raw, c->api_key);
+			pmbot_net_redact(&raw, c->api_key);
 			pmbot_buf_printf(why, "the model refused: %s",
 				pmbot_diag_show(&show, raw.buf, SHOW_MAX));
 			pmbot_buf_free(&raw);
@@ -837,19 +674,19 @@ int pmbot_llm_complete(pmbot_buf *text_out, pmbot_llm_client *c, const char *sys
 			rc = PMBOT_ERROR;
 			break;
 		}
-		if (x.too_big || cc == CURLE_FILESIZE_EXCEEDED) {
+		if (x.too_big) {
 			rc = PMBOT_LLM_ETOOBIG;
 			fail(c, err, "the answer is larger than %zu bytes", c->max_response);
 			break;
 		}
 		if (cc != CURLE_OK) {
-			if (transport_retryable(cc) && attempt < c->max_attempts) {
+			if (pmbot_net_retryable(cc) && attempt < c->max_attempts) {
 				before_retry(c, retry_wait(c, &x, attempt));
 				continue;
 			}
 			rc = PMBOT_LLM_ETRANSPORT;
 			fail(c, err, "%s (after %d attempt%s)",
-				c->curl_error[0] ? c->curl_error : curl_easy_strerror(cc), attempt,
+				pmbot_net_error(c->net, cc), attempt,
 				attempt == 1 ? "" : "s");
 			break;
 		}

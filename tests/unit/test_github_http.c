@@ -22,7 +22,6 @@
 #include "pmbot/buf.h"
 #include "pmbot/fs.h"
 #include "pmbot/github.h"
-#include "pmbot/secret.h"
 #include "pmbot/banned.h"
 
 /*
@@ -1454,48 +1453,6 @@ static void test_github_http__parts_of_the_token_are_scrubbed_from_errors_and_ev
 	pmbot_buf_free(&seen);
 }
 
-static const char *scrubbed(pmbot_buf *b, const char *text, const char *secret)
-{
-	pmbot_buf_clear(b);
-	assert_int_equal(pmbot_buf_puts(b, text), 0);
-	assert_int_equal(pmbot_secret_scrub(b, secret), 0);
-	return b->buf;
-}
-
-static void test_secret_scrub__every_substring_of_8_or_more_is_masked(void **state)
-{
-	pmbot_buf b = PMBOT_BUF_INIT;
-	static const char secret[] = "0123456789abcdefghij";
-
-	(void)state;
-	assert_string_equal(scrubbed(&b, "a 0123456789abcdefghij b", secret), "a [REDACTED] b");
-	assert_string_equal(scrubbed(&b, "prefix 01234567 end", secret), "prefix [REDACTED] end");
-	assert_string_equal(scrubbed(&b, "mid 6789abcdefg!", secret), "mid [REDACTED]!");
-	assert_string_equal(scrubbed(&b, "tail cdefghij", secret), "tail [REDACTED]");
-	/* Two pieces with a gap: two masks; touching pieces: one. */
-	assert_string_equal(scrubbed(&b, "01234567-abcdefgh", secret), "[REDACTED]-[REDACTED]");
-	assert_string_equal(scrubbed(&b, "01234567abcdefgh", secret), "[REDACTED]");
-	/* 7 characters, or 8 that are not in a row in the secret, stay. */
-	assert_string_equal(scrubbed(&b, "0123456 x 0123457a", secret), "0123456 x 0123457a");
-	/* Shorter than 8 bytes of text: nothing can match. */
-	assert_string_equal(scrubbed(&b, "0123", secret), "0123");
-	assert_string_equal(scrubbed(&b, "", secret), "");
-	pmbot_buf_free(&b);
-}
-
-static void test_secret_scrub__a_short_secret_is_masked_only_whole(void **state)
-{
-	pmbot_buf b = PMBOT_BUF_INIT;
-
-	(void)state;
-	assert_string_equal(scrubbed(&b, "pw=hunter2, again hunter2", "hunter2"),
-		"pw=[REDACTED], again [REDACTED]");
-	assert_string_equal(scrubbed(&b, "hunter", "hunter2"), "hunter");
-	assert_string_equal(scrubbed(&b, "nothing to hide", NULL), "nothing to hide");
-	assert_string_equal(scrubbed(&b, "nothing to hide", ""), "nothing to hide");
-	pmbot_buf_free(&b);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1556,8 +1513,6 @@ int main(void)
 		T(test_github_http__graphql_mutations_are_paced_and_never_blindly_retried),
 		T(test_github_http__token_never_appears_in_errors_events_or_cache),
 		T(test_github_http__parts_of_the_token_are_scrubbed_from_errors_and_events),
-		cmocka_unit_test(test_secret_scrub__every_substring_of_8_or_more_is_masked),
-		cmocka_unit_test(test_secret_scrub__a_short_secret_is_masked_only_whole),
 #undef T
 	};
 	int rc;

@@ -892,7 +892,7 @@ static void test_llm_key__a_prefix_a_middle_and_the_whole_key_are_scrubbed(void 
 }
 
 /*
- * The choice documented in secret.h: fragments of 7 characters stay, so
+ * The choice documented in net.h (pmbot_net_redact): fragments of 7 characters stay, so
  * ordinary words that share a few letters with the key remain readable.
  */
 static void test_llm_key__fragments_shorter_than_8_stay_readable(void **state)

@@ -1,11 +1,11 @@
-#include "pmbot/secret.h"
+#include "pmbot/net.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pmbot/banned.h"
 
-#define W PMBOT_SECRET_MIN_MATCH
+#define W PMBOT_NET_REDACT_MIN
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -50,7 +50,7 @@ static int scrub_windows(pmbot_buf *out, const char *text, size_t n, const char 
 			continue;
 		}
 		if (in_run) {
-			err |= pmbot_buf_puts(out, PMBOT_SECRET_MASK);
+			err |= pmbot_buf_puts(out, PMBOT_NET_REDACTED);
 			done = run_end;
 		}
 		err |= pmbot_buf_put(out, text + done, i - done);
@@ -58,7 +58,7 @@ static int scrub_windows(pmbot_buf *out, const char *text, size_t n, const char 
 		run_end = i + W;
 	}
 	if (in_run) {
-		err |= pmbot_buf_puts(out, PMBOT_SECRET_MASK);
+		err |= pmbot_buf_puts(out, PMBOT_NET_REDACTED);
 		done = run_end;
 	}
 	err |= pmbot_buf_put(out, text + done, n - done);
@@ -79,14 +79,14 @@ static int scrub_whole(pmbot_buf *out, const char *text, size_t n, const char *s
 			continue;
 		}
 		err |= pmbot_buf_put(out, text + done, i - done);
-		err |= pmbot_buf_puts(out, PMBOT_SECRET_MASK);
+		err |= pmbot_buf_puts(out, PMBOT_NET_REDACTED);
 		done = i += slen;
 	}
 	err |= pmbot_buf_put(out, text + done, n - done);
 	return err ? -1 : 0;
 }
 
-int pmbot_secret_scrub(pmbot_buf *b, const char *secret)
+int pmbot_net_redact(pmbot_buf *b, const char *secret)
 {
 	pmbot_buf out;
 	size_t slen = secret ? strlen(secret) : 0;
@@ -100,7 +100,7 @@ int pmbot_secret_scrub(pmbot_buf *b, const char *secret)
 	pmbot_buf_clear(b);
 	if (err || pmbot_buf_put(b, out.buf, out.len) < 0) {
 		pmbot_buf_clear(b);
-		pmbot_buf_puts(b, PMBOT_SECRET_MASK);
+		pmbot_buf_puts(b, PMBOT_NET_REDACTED);
 		err = -1;
 	}
 	pmbot_buf_free(&out);
