@@ -89,9 +89,9 @@ typedef struct pmbot_promptir {
 	char *intent;                /* what the agent should achieve; governance reads it */
 	pmbot_phase phase;
 	char **context_refs;         /* "file:<path>", "diff:<rev>", "memory:<key>", marker, raw */
-	size_t n_context_refs;
+	size_t n_context_refs, alloc_context_refs;
 	char **constraints;          /* must-follow rules; governance reads them */
-	size_t n_constraints;
+	size_t n_constraints, alloc_constraints;
 	json_t *output_requirements; /* object; never NULL */
 	long long token_budget;      /* 0 .. PMBOT_PROMPTIR_MAX_BUDGET */
 	int priority;                /* 1 (lowest) .. 10 (highest); default 5 */

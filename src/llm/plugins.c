@@ -46,6 +46,7 @@ static int digest_transform(pmbot_promptir *ir, pmbot_buf *description, void *ct
 	free(ir->context_refs);
 	ir->context_refs = marker;
 	ir->n_context_refs = 1;
+	ir->alloc_context_refs = 1;
 	marker = NULL;
 	err = 1;
 done:

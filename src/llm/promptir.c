@@ -9,6 +9,7 @@
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
 #include "pmbot/utf8.h"
+#include "pmbot/array.h"
 #include "pmbot/banned.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -212,7 +213,7 @@ done:
 	return err;
 }
 
-static int push_string(char ***v, size_t *n, const char *s)
+static int push_string(char ***v, size_t *n, size_t *alloc, const char *s)
 {
 	char **p, *copy = NULL;
 	int err = PMBOT_EINVALID;
@@ -220,7 +221,7 @@ static int push_string(char ***v, size_t *n, const char *s)
 	if (!valid_text(s))
 		goto done;
 	err = PMBOT_ERROR;
-	if (!(copy = strdup(s)) || !(p = realloc(*v, (*n + 1) * sizeof(*p))))
+	if (!(copy = strdup(s)) || !(p = pmbot_array_grow(*v, alloc, *n + 1, sizeof(*p))))
 		goto done;
 	p[*n] = copy;
 	copy = NULL;
@@ -234,12 +235,12 @@ done:
 
 int pmbot_promptir_add_context_ref(pmbot_promptir *ir, const char *ref)
 {
-	return push_string(&ir->context_refs, &ir->n_context_refs, ref);
+	return push_string(&ir->context_refs, &ir->n_context_refs, &ir->alloc_context_refs, ref);
 }
 
 int pmbot_promptir_add_constraint(pmbot_promptir *ir, const char *constraint)
 {
-	return push_string(&ir->constraints, &ir->n_constraints, constraint);
+	return push_string(&ir->constraints, &ir->n_constraints, &ir->alloc_constraints, constraint);
 }
 
 static int dup_strings(char ***out, char *const *v, size_t n)
@@ -479,7 +480,7 @@ static void read_string(reader *r, const json_t *in, const char *key, int requir
 }
 
 static void read_string_array(reader *r, const json_t *in, const char *key,
-	char ***dst, size_t *n)
+	char ***dst, size_t *n, size_t *alloc)
 {
 	const json_t *v = json_object_get(in, key), *item;
 	size_t i, mark;
@@ -505,7 +506,7 @@ static void read_string_array(reader *r, const json_t *in, const char *key,
 			fail(r, "PROMPTIR_FIELD", NULL, "every entry of '%s' must be a string", key);
 		else if (has_nul(item))
 			fail(r, "PROMPTIR_FIELD", NULL, "an entry of '%s' holds a NUL byte", key);
-		else if ((e = push_string(dst, n, json_string_value(item))) == PMBOT_EINVALID)
+		else if ((e = push_string(dst, n, alloc, json_string_value(item))) == PMBOT_EINVALID)
 			fail(r, "PROMPTIR_FIELD", NULL, "an entry of '%s' is not valid UTF-8", key);
 		else if (e < 0)
 			r->oom = 1;
@@ -619,8 +620,10 @@ int pmbot_promptir_from_json(pmbot_promptir **out, const json_t *in, pmbot_diag_
 	read_string(&r, in, "role", 1, 0, &ir->role);
 	read_string(&r, in, "intent", 1, 0, &ir->intent);
 	read_phase(&r, in, &ir->phase);
-	read_string_array(&r, in, "context_refs", &ir->context_refs, &ir->n_context_refs);
-	read_string_array(&r, in, "constraints", &ir->constraints, &ir->n_constraints);
+	read_string_array(&r, in, "context_refs", &ir->context_refs, &ir->n_context_refs,
+		&ir->alloc_context_refs);
+	read_string_array(&r, in, "constraints", &ir->constraints, &ir->n_constraints,
+		&ir->alloc_constraints);
 	read_object(&r, in, "output_requirements", 1, &ir->output_requirements);
 	read_integer(&r, in, "token_budget", 1, 0, PMBOT_PROMPTIR_MAX_BUDGET, &ir->token_budget);
 	{

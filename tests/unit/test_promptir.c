@@ -689,6 +689,11 @@ static void test_promptir__context_digest_replaces_refs_over_the_threshold(void 
 	assert_string_equal(json_string_value(json_object_get(json_array_get(records, 1),
 		"transformation_type")), "budget_optimization");
 	assert_int_equal(out->token_budget, 4320);
+	/* The digested list is a list like any other: it still grows. */
+	for (i = 0; i < 20; i++)
+		assert_int_equal(pmbot_promptir_add_context_ref(out, "file:more.md"), PMBOT_OK);
+	assert_int_equal(out->n_context_refs, 21);
+	assert_string_equal(out->context_refs[20], "file:more.md");
 	json_decref(records);
 	pmbot_promptir_free(out);
 	pmbot_promptir_free(ir);
