@@ -252,9 +252,51 @@ void pmbot_action__react(struct pmbot_action *a, const char *content)
 	pmbot_buf_free(&err);
 }
 
+void pmbot_action__reply(struct pmbot_action *a, const char *text)
+{
+	pmbot_buf body = PMBOT_BUF_INIT;
+	struct slot s;
+	int r, forbidden = 0;
+
+	memset(&s, 0, sizeof(s));
+	if (!a->ev->is_pull_request || a->ev->number <= 0)
+		return;
+	if (pmbot_action__slot_find(a, &s, 0, a->ev->number) != RC_OK)
+		goto done;
+	/* A stranger's comment never makes pm-bot start a comment of its own. */
+	if (!s.body || !s.has_meta) {
+		pmbot_note(a->notes, PMBOT_NOTE_NOTICE, "pm-bot: no plan comment on this pull request "
+			"yet; the reply is in the job log only");
+		goto done;
+	}
+	/* An apply that is running writes its result there: do not race it. */
+	if (!strcmp(s.meta.status, "applying")) {
+		pmbot_note(a->notes, PMBOT_NOTE_NOTICE, "pm-bot: an apply is running; the reply is in "
+			"the job log only");
+		goto done;
+	}
+	r = pmbot_comment_reply(&body, s.body, a->ev->comment_author, text, 0);
+	if (r == PMBOT_EINVALID || r == PMBOT_ENOTFOUND) {
+		pmbot_note(a->notes, PMBOT_NOTE_NOTICE, "pm-bot: the reply does not fit in the plan "
+			"comment; it is in the job log only");
+		goto done;
+	}
+	if (r < 0 || pmbot_action__slot_write(a, &s, body.buf, &forbidden) != RC_OK) {
+		pmbot_note(a->notes, PMBOT_NOTE_WARNING, "warning: cannot write the reply to the plan comment");
+		goto done;
+	}
+	if (!forbidden) {
+		a->comment_number = s.number;
+		a->comment_id = s.comment_id;
+	}
+done:
+	pmbot_action__slot_clear(&s);
+	pmbot_buf_free(&body);
+}
+
 int pmbot_action__authorize(struct pmbot_action *a, const pmbot_config *config, const char *plan_hash)
 {
-	pmbot_buf err = PMBOT_BUF_INIT, reason = PMBOT_BUF_INIT;
+	pmbot_buf err = PMBOT_BUF_INIT, reason = PMBOT_BUF_INIT, line = PMBOT_BUF_INIT;
 	const char *login = a->ev->comment_author;
 	char *perm = NULL;
 	int rc;
@@ -284,12 +326,15 @@ int pmbot_action__authorize(struct pmbot_action *a, const pmbot_config *config, 
 		goto done;
 	}
 	pmbot_action__react(a, "-1");
+	if (pmbot_buf_puts(&line, "Approval refused: ") == 0 && pmbot_buf_puts(&line, reason.buf) == 0)
+		pmbot_action__reply(a, line.buf);
 	a->result = "denied";
 	rc = RC_INVALID;
 done:
 	free(perm);
 	pmbot_buf_free(&err);
 	pmbot_buf_free(&reason);
+	pmbot_buf_free(&line);
 	return rc;
 }
 
@@ -811,6 +856,8 @@ static int may_replan_fork(struct pmbot_action *a, const pmbot_gh_pull *pull)
 	pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s may not re-plan a pull request from a fork: that needs write "
 		"permission", a->ev->comment_author);
 	pmbot_action__react(a, "-1");
+	pmbot_action__reply(a, "re-planning a pull request from a fork runs its reports with this "
+		"repository's token: that needs write permission or higher.");
 	a->result = "denied";
 	rc = RC_INVALID;
 done:
@@ -821,9 +868,9 @@ done:
 
 /*
  * A `/pm-bot` line pm-bot did not understand: the commenter addressed
- * pm-bot, so it answers with a reaction (👍 for help, 😕 otherwise) and the
- * reply in the log and the job summary. The reply goes nowhere else: the
- * pull request keeps its one pm-bot comment, which shows plans only.
+ * pm-bot, so it answers with a reaction (👍 for help, 😕 otherwise), the
+ * reply in the log and the job summary, and on the pull request in the
+ * reply block of pm-bot's comment (pmbot_action__reply()).
  */
 static int on_unknown(struct pmbot_action *a, const pmbot_command *cmd)
 {
@@ -840,6 +887,7 @@ static int on_unknown(struct pmbot_action *a, const pmbot_command *cmd)
 		goto done;
 	}
 	pmbot_action__react(a, is_help ? "+1" : "confused");
+	pmbot_action__reply(a, reply.buf);
 	a->result = "ignored";
 done:
 	pmbot_buf_free(&reply);

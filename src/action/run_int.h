@@ -109,6 +109,17 @@ void pmbot_action__audit(struct pmbot_action *a, const char *event, json_t *fiel
 void pmbot_action__react(struct pmbot_action *a, const char *content);
 
 /*
+ * Answer the commenter on the pull request: `text` (pm-bot's own words,
+ * user text in it already escaped) becomes the reply block of pm-bot's
+ * comment (pmbot_comment_reply()), one edit. Nothing is written when the
+ * event is not on a pull request, when the PR has no pm-bot comment yet
+ * (a stranger's comment never creates one), while an apply is running, or
+ * when the reply would not fit the comment: the log says so. Failures are
+ * only warned about; the caller has logged `text` already.
+ */
+void pmbot_action__reply(struct pmbot_action *a, const char *text);
+
+/*
  * May the commenter approve under `config`? RC_OK yes; RC_INVALID no
  * (audited, reacted to, result "denied"); RC_RUNTIME when GitHub could
  * not say.
