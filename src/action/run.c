@@ -282,7 +282,7 @@ void pmbot_action__reply(struct pmbot_action *a, const char *text)
 		goto done;
 	}
 	if (r < 0 || pmbot_action__slot_write(a, &s, body.buf, &forbidden) != RC_OK) {
-		pmbot_note(a->notes, PMBOT_NOTE_WARNING, "warning: cannot write the reply to the plan comment");
+		pmbot_note(a->notes, PMBOT_NOTE_WARNING, "cannot write the reply to the plan comment");
 		goto done;
 	}
 	if (!forbidden) {
@@ -1423,6 +1423,7 @@ int pmbot_action_new(struct pmbot_action **out, const pmbot_action_env *env,
 	const pmbot_action_opts *o, const pmbot_notes *notes)
 {
 	struct pmbot_action *a = calloc(1, sizeof(*a));
+	int r;
 
 	*out = NULL;
 	if (!a)
@@ -1438,6 +1439,16 @@ int pmbot_action_new(struct pmbot_action **out, const pmbot_action_env *env,
 	a->what = PMBOT_ACT_IGNORE;
 	pmbot_buf_init(&a->summary, 0);
 	pmbot_buf_init(&a->cache_dir, 0);
+	pmbot_buf_init(&a->server_url, 0);
+	r = pmbot_action_server_url(&a->server_url, a->env.server_url);
+	if (r == PMBOT_ERROR) {
+		pmbot_action_free(a);
+		return PMBOT_ERROR;
+	}
+	/* The value is not shown: it is what was refused. */
+	if (r == PMBOT_EINVALID)
+		pmbot_note(notes, PMBOT_NOTE_WARNING, "GITHUB_SERVER_URL is not an https:// "
+			"server address pm-bot takes; links use %s", a->server_url.buf);
 	*out = a;
 	return PMBOT_OK;
 }
@@ -1641,6 +1652,65 @@ int pmbot_action_conclude(struct pmbot_action *a, int rc)
 	return PMBOT_OK;
 }
 
+#define DEFAULT_SERVER_URL "https://github.com"
+#define SERVER_URL_MAX 200
+
+static int is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* HOST[:PORT] as pmbot_action_server_url() takes it, `len` bytes at `s`. */
+static int authority_ok(const char *s, size_t len)
+{
+	size_t i = 0, label = 0, digits = 0;
+
+	for (; i < len && s[i] != ':'; i++) {
+		if (s[i] == '.') {
+			if (!label)
+				return 0;
+			label = 0;
+		} else if (is_alnum(s[i]) || (s[i] == '-' && label)) {
+			label++;
+		} else {
+			return 0;
+		}
+	}
+	if (!label)
+		return 0;
+	if (i == len)
+		return 1;
+	for (i++; i < len; i++, digits++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return digits >= 1 && digits <= 5;
+}
+
+int pmbot_action_server_url(pmbot_buf *out, const char *value)
+{
+	size_t len, skip;
+
+	if (!value || !*value)
+		return pmbot_buf_puts(out, DEFAULT_SERVER_URL) < 0 ? PMBOT_ERROR : PMBOT_OK;
+	len = strlen(value);
+	if (len > SERVER_URL_MAX)
+		goto bad;
+	if (value[len - 1] == '/')
+		len--;
+	if (len >= 8 && !strncmp(value, "https://", 8))
+		skip = 8;
+	else if (len >= 16 && (!strncmp(value, "http://127.0.0.1", 16) ||
+		 !strncmp(value, "http://localhost", 16)) && (len == 16 || value[16] == ':'))
+		skip = 7;
+	else
+		goto bad;
+	if (!authority_ok(value + skip, len - skip))
+		goto bad;
+	return pmbot_buf_put(out, value, len) < 0 ? PMBOT_ERROR : PMBOT_OK;
+bad:
+	return pmbot_buf_puts(out, DEFAULT_SERVER_URL) < 0 ? PMBOT_ERROR : PMBOT_EINVALID;
+}
+
 int pmbot_action_log_line(pmbot_buf *out, const struct pmbot_action *a)
 {
 	const char *result = pmbot_action_result(a);
@@ -1656,9 +1726,9 @@ int pmbot_action_log_line(pmbot_buf *out, const struct pmbot_action *a)
 			a->conflicts == 1 ? "" : "s");
 	if (!err && a->comment_number > 0 && a->slug && slug_ok(a->slug))
 		err = a->comment_id > 0 ?
-			pmbot_buf_printf(out, ", comment https://github.com/%s/pull/%ld#issuecomment-%lld",
-				a->slug, a->comment_number, a->comment_id) :
-			pmbot_buf_printf(out, ", issue https://github.com/%s/issues/%ld", a->slug,
+			pmbot_buf_printf(out, ", comment %s/%s/pull/%ld#issuecomment-%lld",
+				a->server_url.buf, a->slug, a->comment_number, a->comment_id) :
+			pmbot_buf_printf(out, ", issue %s/%s/issues/%ld", a->server_url.buf, a->slug,
 				a->comment_number);
 	return err ? -1 : 0;
 }
@@ -1686,5 +1756,6 @@ void pmbot_action_free(struct pmbot_action *a)
 	pmbot_event_free(a->own_ev);
 	pmbot_buf_free(&a->summary);
 	pmbot_buf_free(&a->cache_dir);
+	pmbot_buf_free(&a->server_url);
 	free(a);
 }

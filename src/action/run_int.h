@@ -45,6 +45,7 @@ struct pmbot_action {
 	long comment_number;         /* the PR or issue pm-bot's text was last written on */
 	long long comment_id;        /* its comment (0: the tracking issue's body, or none) */
 	pmbot_buf cache_dir;         /* the default cache under $RUNNER_TEMP, when used */
+	pmbot_buf server_url;        /* links' server: pmbot_action_server_url(env.server_url) */
 };
 
 /*

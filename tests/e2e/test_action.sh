@@ -193,7 +193,13 @@ action 0 && expect_eq "$(output result)" planned && C=$(comments 1 | py - 'd[0]'
 CASE="the job log ends with one summary line: result, changes, plan hash and the comment's URL"
 pr_event synchronize 1 acme/widgets "$HEAD_SHA"
 action 0 && L=$(tail -n 1 "$TMP/out") &&
-	expect_in "$L" "pm-bot: planned, " && expect_in "$L" " changes, plan ${HASH:0:8}, comment https://github.com/acme/widgets/pull/1#issuecomment-" && ok
+	expect_in "$L" "pm-bot: planned, " && expect_in "$L" " changes, plan ${HASH:0:8}, comment https://github.com/acme/widgets/pull/1#issuecomment-" &&
+	GITHUB_SERVER_URL=https://ghe.example.com:8443/ action 0 &&
+	expect_in "$(tail -n 1 "$TMP/out")" ", comment https://ghe.example.com:8443/acme/widgets/pull/1#issuecomment-" &&
+	GITHUB_SERVER_URL='https://evil.example/x?y' action 0 &&
+	expect_in "$(tail -n 1 "$TMP/out")" ", comment https://github.com/acme/widgets/pull/1#issuecomment-" &&
+	expect_in "$OUT" "::warning::GITHUB_SERVER_URL is not an https:// server address" &&
+	{ ! grep -q 'evil' "$TMP/out" "$TMP/err" || fail "the refused value was echoed"; } && ok
 
 CASE="a command in indented code, an HTML comment or a collapsed <details> approves nothing"
 comment_event created 1 alice User "    /pm-bot apply $HASH"
