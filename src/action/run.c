@@ -10,6 +10,7 @@
 
 #include "run_int.h"
 #include "pmbot/actionflow.h"
+#include "pmbot/bundle.h"
 #include "pmbot/fs.h"
 #include "pmbot/ghops.h"
 #include "pmbot/github.h"
@@ -613,18 +614,21 @@ static int resumes_approved(struct pmbot_action *a, const struct pr_plan *p, con
 {
 	const char *dir = cache_dir_of(a);
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
-	pmbot_buf path = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT;
+	pmbot_buf path = PMBOT_BUF_INIT;
 	json_t *approved = NULL;
-	int yes = 0;
+	int yes = 0, r;
 
-	pmbot_buf_init(&text, PMBOT_STATE_MAX_BYTES);
 	if (!dir || !p->bundle || !p->in.state ||
-	    pmbot_buf_printf(&path, "%s/plans/%s.json", dir, hash) < 0 ||
-	    pmbot_fs_read(&text, path.buf) < 0 ||
-	    !(approved = json_loadb(text.buf, text.len, JSON_REJECT_DUPLICATES, NULL)) ||
-	    !json_is_string(json_object_get(approved, "plan_hash")) ||
-	    strcmp(json_string_value(json_object_get(approved, "plan_hash")), hash))
+	    pmbot_buf_printf(&path, "%s/plans/%s.json", dir, hash) < 0)
 		goto done;
+	/* The cache is outside input too: only a checked plan is compared. */
+	r = pmbot_bundle_load(&approved, path.buf, &diags);
+	if (r == PMBOT_EINVALID && diags.count)
+		pmbot_note(a->notes, PMBOT_NOTE_INFO, "the kept approved plan is damaged, not continued: "
+			"%s %s", diags.items[0].code, diags.items[0].message);
+	if (r != PMBOT_OK || strcmp(pmbot_bundle_plan_hash(approved), hash))
+		goto done;
+	pmbot_diag_list_free(&diags);
 	if (pmbot_apply_check(approved, p->bundle, p->in.state, p->in.config, &diags) == PMBOT_OK) {
 		*total = pmbot_plan_count(approved);
 		yes = 1;
@@ -636,7 +640,6 @@ done:
 	json_decref(approved);
 	pmbot_diag_list_free(&diags);
 	pmbot_buf_free(&path);
-	pmbot_buf_free(&text);
 	return yes;
 }
 
