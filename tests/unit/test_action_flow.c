@@ -688,6 +688,33 @@ static void push_comments(fixture *fx, const char *status, const char *const *ot
 	pmbot_buf_free(&body);
 }
 
+static void test_action_flow__a_damaged_kept_plan_is_not_continued_and_the_approval_is_stale(
+	void **state)
+{
+	fixture *fx = *state;
+
+	/* The kept approved plan is "{}": the loader refuses it, nothing crashes or runs. */
+	paused_in_cache(fx, "12\n");
+	comment_event(fx, "created", "alice", "User", "/pm-bot apply " PAUSED);
+	push_reaction(fx);
+	push_json(fx, 200, pull_json("open", 0, "acme/widgets", fx->plan_sha));
+	push_permission(fx, "admin");
+	push(fx, 201, "{\"id\":1,\"name\":\"pm-bot:lock:pr-12\"}");   /* the lock */
+	push(fx, 200, EMPTY_ISSUES);                                   /* the state */
+	push_comments(fx, "paused", NULL, 0);                          /* the plan comment */
+	push(fx, 200, EMPTY_ISSUES);                                   /* planned again to show */
+	push_comments(fx, "paused", NULL, 0);
+	push(fx, 200, "{\"id\":55}");                                  /* the comment */
+	push_reaction(fx);
+	push(fx, 204, NULL);                                           /* the lock released */
+	assert_int_equal(run(fx), PMBOT_OK);
+	assert_string_equal(pmbot_action_result(fx->a), "stale");
+	assert_contains(fx->log.buf, "the kept approved plan is damaged, not continued: PLAN_INVALID");
+	assert_request(fx, 8, "PATCH", R "/issues/comments/55");
+	assert_contains(fakehttp_get(fx->srv, 8)->body, "the plan is stale");
+	assert_no_issue_writes(fx);
+}
+
 static void test_action_flow__a_scheduled_run_does_not_continue_an_apply_whose_approver_lost_permission(
 	void **state)
 {
@@ -930,6 +957,7 @@ int main(void)
 		T(test_action_flow__a_scheduled_run_believes_github_not_the_cache_hint),
 		T(test_action_flow__a_malformed_cache_hint_is_ignored),
 		T(test_action_flow__the_log_lines_link_is_on_the_server_the_workflow_names),
+		T(test_action_flow__a_damaged_kept_plan_is_not_continued_and_the_approval_is_stale),
 #undef T
 		cmocka_unit_test(test_results__every_result_has_one_exit_status),
 		cmocka_unit_test(test_results__conclude_makes_result_and_exit_agree),
