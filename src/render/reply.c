@@ -82,9 +82,10 @@ int pmbot_comment_reply(pmbot_buf *out, const char *body, const char *login, con
 		return PMBOT_EINVALID;
 	if (!max_chars)
 		max_chars = PMBOT_COMMENT_MAX_CHARS;
-	/* parse() saw the header line end, so there is a '\n'. */
-	nl = strchr(body, '\n');
-	rest = nl + 1;
+	/* A header alone, without a line break, is a valid comment too. */
+	if (!(nl = strchr(body, '\n')))
+		nl = body + strlen(body);
+	rest = *nl ? nl + 1 : nl;
 	if (*rest == '\n')
 		rest++;
 	/*

@@ -102,6 +102,20 @@ static void test_a_body_trimmed_after_the_quote_still_loses_its_old_reply(void *
 	pmbot_buf_free(&out);
 }
 
+static void test_a_header_without_a_line_break_gets_the_reply_after_it(void **state)
+{
+	pmbot_buf out = PMBOT_BUF_INIT, want = PMBOT_BUF_INIT;
+	char *h = header();
+
+	(void)state;
+	assert_int_equal(pmbot_comment_reply(&out, h, "bob", "hi", 0), 0);
+	assert_int_equal(pmbot_buf_printf(&want, "%s\n\n" PMBOT_COMMENT_REPLY_MARK "\n> Reply to `bob`: hi\n\n", h), 0);
+	assert_string_equal(out.buf, want.buf);
+	free(h);
+	pmbot_buf_free(&out);
+	pmbot_buf_free(&want);
+}
+
 static void test_text_that_only_looks_like_a_reply_block_is_kept(void **state)
 {
 	pmbot_buf out = PMBOT_BUF_INIT;
@@ -196,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_a_reply_goes_right_after_the_header_and_the_plan_stays),
 		cmocka_unit_test(test_a_new_reply_replaces_the_earlier_one_and_is_idempotent),
 		cmocka_unit_test(test_a_body_trimmed_after_the_quote_still_loses_its_old_reply),
+		cmocka_unit_test(test_a_header_without_a_line_break_gets_the_reply_after_it),
 		cmocka_unit_test(test_text_that_only_looks_like_a_reply_block_is_kept),
 		cmocka_unit_test(test_hostile_reply_text_cannot_mention_link_or_leave_the_quote),
 		cmocka_unit_test(test_a_long_reply_is_cut_to_the_cap),
