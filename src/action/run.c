@@ -625,7 +625,8 @@ static int resumes_approved(struct pmbot_action *a, const struct pr_plan *p, con
 	r = pmbot_bundle_load(&approved, path.buf, &diags);
 	if (r == PMBOT_EINVALID && diags.count)
 		pmbot_note(a->notes, PMBOT_NOTE_INFO, "the kept approved plan is damaged, not continued: "
-			"%s %s", diags.items[0].code, diags.items[0].message);
+			"%s %s: %s", diags.items[0].code, diags.items[0].path[0] ? diags.items[0].path :
+			"(root)", diags.items[0].message);
 	if (r != PMBOT_OK || strcmp(pmbot_bundle_plan_hash(approved), hash))
 		goto done;
 	pmbot_diag_list_free(&diags);

@@ -709,7 +709,8 @@ static void test_action_flow__a_damaged_kept_plan_is_not_continued_and_the_appro
 	push(fx, 204, NULL);                                           /* the lock released */
 	assert_int_equal(run(fx), PMBOT_OK);
 	assert_string_equal(pmbot_action_result(fx->a), "stale");
-	assert_contains(fx->log.buf, "the kept approved plan is damaged, not continued: PLAN_INVALID");
+	assert_contains(fx->log.buf, "the kept approved plan is damaged, not continued: PLAN_INVALID "
+		"/schema_version: must be \"changeset_bundle/v1\"");
 	assert_request(fx, 8, "PATCH", R "/issues/comments/55");
 	assert_contains(fakehttp_get(fx->srv, 8)->body, "the plan is stale");
 	assert_no_issue_writes(fx);
