@@ -19,6 +19,8 @@
 #               pmbot_changeset_is_applied, pmbot_flow_compile/validate,
 #               pmbot_plan_markdown
 #   command     a comment body as raw bytes: pmbot_command_parse_bytes
+#   bundle      a plan file's bytes: pmbot_bundle_parse (the loader apply and
+#               the Action read plans through)
 #
 # A crash, leak, timeout or out-of-memory fails the script; the input that
 # caused it is left in BUILD_DIR/TARGET (crash-*, leak-*, timeout-*, oom-*).
@@ -195,7 +197,7 @@ PY
 		mapfile -t files < <(find tests/fixtures/states tests/fixtures/bundles-apply \
 			tests/fixtures/fieldsync -name '*.json' -type f 2>/dev/null | sort)
 		add_seeds "$dir" "${files[@]}" ;;
-	plan)
+	plan | bundle)
 		mapfile -t files < <(find tests/fixtures/bundles tests/fixtures/bundles-apply \
 			-name '*.json' -type f 2>/dev/null | sort)
 		add_seeds "$dir" "${files[@]}" ;;

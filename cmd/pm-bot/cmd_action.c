@@ -96,6 +96,7 @@ int cmd_action(int argc, char **argv)
 	env.output = env_of("GITHUB_OUTPUT");
 	env.step_summary = env_of("GITHUB_STEP_SUMMARY");
 	env.cache_dir_set = getenv("PMBOT_GITHUB_CACHE_DIR") != NULL;
+	env.server_url = env_of("GITHUB_SERVER_URL");
 
 	if (pmbot_action_new(&a, &env, &o, cmd_action_notes()) < 0)
 		return EXIT_RUNTIME;

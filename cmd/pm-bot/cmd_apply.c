@@ -1,4 +1,3 @@
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 
 #include "cmd.h"
 #include "pmbot/apply.h"
+#include "pmbot/bundle.h"
 #include "pmbot/fs.h"
 #include "pmbot/plan.h"
 #include "pmbot/banned.h"
@@ -50,25 +50,18 @@ static void after_changeset(void *ctx, const json_t *changeset, const char *stat
 		raise(SIGKILL);
 }
 
+/* The plan file, checked (pmbot_bundle_load): a damaged plan is an error, never a crash. */
 static int read_bundle(json_t **out, const char *path)
 {
-	json_error_t jerr;
-	const char *sv;
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	int r = pmbot_bundle_load(out, path, &diags);
 
-	*out = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (!*out) {
-		fprintf(stderr, "pm-bot: cannot read the plan %s: %s (line %d)\n", cmd_show(path),
-			cmd_show_msg(jerr.text),
-			jerr.line);
-		return errno == ENOENT ? EXIT_RUNTIME : EXIT_INVALID;
-	}
-	sv = json_string_value(json_object_get(*out, "schema_version"));
-	if (!sv || strcmp(sv, "changeset_bundle/v1") ||
-	    !json_is_string(json_object_get(*out, "plan_hash"))) {
-		fprintf(stderr, "pm-bot: %s is not a changeset_bundle/v1 plan\n", cmd_show(path));
-		return EXIT_INVALID;
-	}
-	return EXIT_OK;
+	cmd_print_diags(stderr, &diags);
+	pmbot_diag_list_free(&diags);
+	if (r == PMBOT_EINVALID)
+		fprintf(stderr, "pm-bot: %s is not a plan pm-bot can apply: nothing applied\n",
+			cmd_show(path));
+	return r == PMBOT_OK ? EXIT_OK : r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 }
 
 /* Inputs not given on the command line come from the plan itself. */
@@ -79,9 +72,8 @@ static int read_bundle(json_t **out, const char *path)
  */
 static int backend_from_plan(struct plan_opts *o, const json_t *bundle)
 {
-	const json_t *b = json_object_get(json_object_get(bundle, "source"), "backend");
-	const char *kind = json_string_value(json_object_get(b, "kind"));
-	const char *state = json_string_value(json_object_get(b, "state"));
+	const char *kind = pmbot_bundle_backend_kind(bundle);
+	const char *state = pmbot_bundle_backend_state(bundle);
 
 	if (!kind)
 		return EXIT_OK;
@@ -109,31 +101,29 @@ static int backend_from_plan(struct plan_opts *o, const json_t *bundle)
 
 static void defaults_from_plan(struct plan_opts *o, const json_t *bundle, char ***owned)
 {
-	const json_t *source = json_object_get(bundle, "source"), *reports, *r;
-	const char *commit = json_string_value(json_object_get(source, "commit"));
+	const char *commit = pmbot_bundle_source_commit(bundle);
 	size_t i, n;
 
 	if (!o->target)
-		o->target = json_string_value(json_object_get(bundle, "target"));
+		o->target = pmbot_bundle_target(bundle);
 	if (commit && !o->repo)
 		o->repo = ".";
 	if (commit && !o->rev)
 		o->rev = commit;
 	if (o->n_paths)
 		return;
-	reports = json_object_get(source, "reports");
-	n = json_array_size(reports);
+	n = pmbot_bundle_report_count(bundle);
 	if (!n || !(*owned = calloc(n, sizeof(**owned))))
 		return;
-	json_array_foreach(reports, i, r)
-		(*owned)[i] = (char *)json_string_value(json_object_get(r, "path"));
+	for (i = 0; i < n; i++)
+		(*owned)[i] = (char *)pmbot_bundle_report_path(bundle, i);
 	o->paths = *owned;
 	o->n_paths = n;
 }
 
 static int is_proposal(const json_t *bundle)
 {
-	const char *kind = json_string_value(json_object_get(json_object_get(bundle, "source"), "kind"));
+	const char *kind = pmbot_bundle_source_kind(bundle);
 
 	return kind && !strcmp(kind, "proposal");
 }
@@ -192,7 +182,7 @@ int cmd_apply(int argc, char **argv)
 	const char *actor = getenv("USER"), *env;
 	char **owned_paths = NULL;
 	json_t *approved = NULL, *fresh = NULL, *results = NULL, *ev = NULL;
-	int c, rc, r;
+	int c, rc, r, damaged;
 
 	memset(&o, 0, sizeof(o));
 	memset(&in, 0, sizeof(in));
@@ -218,11 +208,14 @@ int cmd_apply(int argc, char **argv)
 	o.paths = argv + optind;
 	o.n_paths = (size_t)(argc - optind);
 
-	if ((rc = read_bundle(&approved, plan_path)) != EXIT_OK)
+	/* A damaged plan is refused, and the refusal audited like any other. */
+	if ((damaged = read_bundle(&approved, plan_path)) == EXIT_RUNTIME) {
+		rc = damaged;
 		goto done;
-	if (!is_proposal(approved))
+	}
+	if (approved && !is_proposal(approved))
 		defaults_from_plan(&o, approved, &owned_paths);
-	if ((rc = backend_from_plan(&o, approved)) != EXIT_OK)
+	if (approved && (rc = backend_from_plan(&o, approved)) != EXIT_OK)
 		goto done;
 	if (o.repo && !o.rev)
 		o.rev = "HEAD";
@@ -247,17 +240,24 @@ int cmd_apply(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
-	if (strcmp(approve, json_string_value(json_object_get(approved, "plan_hash")))) {
+	if (damaged != EXIT_OK) {
+		ev = json_pack("{s:s, s:s, s:s}", "reason", "PLAN_INVALID", "actor", actor,
+			"approved_hash", approve);
+		record_denial(audit, audit_path, ev);
+		rc = EXIT_INVALID;
+		goto done;
+	}
+	if (strcmp(approve, pmbot_bundle_plan_hash(approved))) {
 		ev = json_pack("{s:s, s:s, s:s, s:O}", "reason", "APPROVAL_MISMATCH", "actor", actor,
 			"approved_hash", approve, "plan_hash", json_object_get(approved, "plan_hash"));
 		record_denial(audit, audit_path, ev);
 		fprintf(stderr, "pm-bot: the approval names %s but the plan's hash is %s: nothing applied\n",
-			cmd_show(approve), cmd_show(json_string_value(json_object_get(approved, "plan_hash"))));
+			cmd_show(approve), cmd_show(pmbot_bundle_plan_hash(approved)));
 		rc = EXIT_INVALID;
 		goto done;
 	}
 	if (is_proposal(approved)) {
-		rc = plan_inputs_load_state(&in, &o, json_string_value(json_object_get(approved, "target")),
+		rc = plan_inputs_load_state(&in, &o, pmbot_bundle_target(approved),
 			&diags);
 		cmd_print_diags(stderr, &diags);
 		if (rc != EXIT_OK)

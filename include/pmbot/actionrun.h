@@ -32,6 +32,8 @@ typedef struct {
 	const char *output;       /* $GITHUB_OUTPUT: the step's outputs are appended */
 	const char *step_summary; /* $GITHUB_STEP_SUMMARY: the plan is appended */
 	int cache_dir_set;        /* $PMBOT_GITHUB_CACHE_DIR is set: no default cache dir */
+	const char *server_url;   /* $GITHUB_SERVER_URL: links in the log line
+	                             (pmbot_action_server_url()) */
 } pmbot_action_env;
 
 typedef struct {
@@ -113,9 +115,24 @@ int pmbot_action_conclude(pmbot_action *a, int rc);
 /*
  * Append the job log's one summary line to `out` (the caller owns it):
  * "pm-bot: RESULT, N changes, plan 07e8ec48, comment URL" (parts only when
- * known). Starts with "pm-bot:", never with "::". 0, or -1 out of memory.
+ * known; the URL on the server pmbot_action_server_url() gives for
+ * env.server_url). Starts with "pm-bot:", never with "::". 0, or -1 out of memory.
  */
 PMBOT_WARN_UNUSED int pmbot_action_log_line(pmbot_buf *out, const pmbot_action *a);
+
+/*
+ * The web address links are made from, for $GITHUB_SERVER_URL `value`:
+ * appended to `out` (the caller owns it) without a trailing '/'. Taken
+ * only when it is https://HOST[:PORT] (HOST: dot-separated labels of
+ * letters, digits and '-'; PORT: 1 to 5 digits), or http://127.0.0.1[:PORT]
+ * or http://localhost[:PORT] (a local rehearsal), with at most one '/'
+ * after it and at most 200 bytes: the value is outside input, and a path,
+ * query, user name, space or control character in it could make the log
+ * line point elsewhere. Otherwise "https://github.com" is appended.
+ * 0 (value taken, or NULL/"" and the default); PMBOT_EINVALID (a value
+ * given but refused: the default was appended); PMBOT_ERROR (out of memory).
+ */
+int pmbot_action_server_url(pmbot_buf *out, const char *value);
 
 /* The plan's hash ("" when none; borrowed) and the job summary so far (borrowed). */
 const char *pmbot_action_plan_hash(const pmbot_action *a);

@@ -104,7 +104,8 @@ int pmbot_proposal_fingerprint(json_t **out, const json_t *changesets, const pmb
  *  - pmbot_proposal_fingerprint() and the plan_hash over both; bundle_id
  *    "proposal-<16 hex>"; summary {total, diagnostics: 0}.
  * Then pmbot_apply_rules_check(): a proposal apply would refuse is refused
- * now, with the same diagnostics. `*out` (new, the caller's) is set only on
+ * now, with the same diagnostics; and the bundle must pass the plan loader
+ * (pmbot_bundle_check(), PLAN_INVALID), so apply can read what advise wrote. `*out` (new, the caller's) is set only on
  * PMBOT_OK; PMBOT_EINVALID with diagnostics in `diags`; PMBOT_ERROR when
  * out of memory or `answer` has no changesets[].
  */

@@ -219,4 +219,40 @@ int pmbot_comment_render(pmbot_buf *out, const pmbot_comment_input *in);
 int pmbot_comment_mermaid(pmbot_buf *out, const pmbot_workgraph *graph, const json_t *bundle,
 	size_t max_nodes);
 
+/*
+ * A reply to a command (an unknown word, a malformed hash, `help`, a
+ * denial), shown in the PR's one pm-bot comment rather than in a second
+ * comment: a block right after the header line,
+ *
+ *   <!-- pm-bot:reply -->
+ *   > Reply to `login`: REPLY
+ *
+ * then a blank line. The block is transient: a later render (a plan)
+ * leaves it out, and a new reply replaces it.
+ */
+#define PMBOT_COMMENT_REPLY_MARK "<!-- pm-bot:reply -->"
+
+/* Cap on the reply's text, in code points (longer text is cut with "…"). */
+#define PMBOT_COMMENT_REPLY_MAX_CHARS ((size_t)1000)
+
+/*
+ * Append to `out` (the caller owns it) the comment `body` (pm-bot's own
+ * text, NUL-terminated) with its reply block, if any, replaced by one for
+ * `reply` addressed to `login` (may be NULL: "Reply: …"). Nothing of
+ * `body` is changed but the block. `reply` is flattened to one line, cut at
+ * PMBOT_COMMENT_REPLY_MAX_CHARS, '<' written "&lt;" and neutralised
+ * (text.h: no mention, reference or link), so it can neither leave the
+ * quote nor notify anyone; `login` keeps only [A-Za-z0-9._[\]-] (others
+ * become '?') in a code span, at most 40 characters.
+ *
+ * 0; PMBOT_ENOTFOUND when `body` has no valid pm-bot header
+ * (pmbot_comment_parse()); PMBOT_EINVALID when `reply` is not valid UTF-8
+ * or the result would be over `max_chars` code points (0:
+ * PMBOT_COMMENT_MAX_CHARS): the caller then leaves the comment alone;
+ * PMBOT_ERROR when out of memory. `out` is left as it was on failure.
+ * Pure; same input, same bytes.
+ */
+int pmbot_comment_reply(pmbot_buf *out, const char *body, const char *login, const char *reply,
+	size_t max_chars);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include "run_int.h"
 #include "pmbot/actionflow.h"
+#include "pmbot/bundle.h"
 #include "pmbot/fs.h"
 #include "pmbot/ghops.h"
 #include "pmbot/github.h"
@@ -252,9 +253,51 @@ void pmbot_action__react(struct pmbot_action *a, const char *content)
 	pmbot_buf_free(&err);
 }
 
+void pmbot_action__reply(struct pmbot_action *a, const char *text)
+{
+	pmbot_buf body = PMBOT_BUF_INIT;
+	struct slot s;
+	int r, forbidden = 0;
+
+	memset(&s, 0, sizeof(s));
+	if (!a->ev->is_pull_request || a->ev->number <= 0)
+		return;
+	if (pmbot_action__slot_find(a, &s, 0, a->ev->number) != RC_OK)
+		goto done;
+	/* A stranger's comment never makes pm-bot start a comment of its own. */
+	if (!s.body || !s.has_meta) {
+		pmbot_note(a->notes, PMBOT_NOTE_NOTICE, "pm-bot: no plan comment on this pull request "
+			"yet; the reply is in the job log only");
+		goto done;
+	}
+	/* An apply that is running writes its result there: do not race it. */
+	if (!strcmp(s.meta.status, "applying")) {
+		pmbot_note(a->notes, PMBOT_NOTE_NOTICE, "pm-bot: an apply is running; the reply is in "
+			"the job log only");
+		goto done;
+	}
+	r = pmbot_comment_reply(&body, s.body, a->ev->comment_author, text, 0);
+	if (r == PMBOT_EINVALID || r == PMBOT_ENOTFOUND) {
+		pmbot_note(a->notes, PMBOT_NOTE_NOTICE, "pm-bot: the reply does not fit in the plan "
+			"comment; it is in the job log only");
+		goto done;
+	}
+	if (r < 0 || pmbot_action__slot_write(a, &s, body.buf, &forbidden) != RC_OK) {
+		pmbot_note(a->notes, PMBOT_NOTE_WARNING, "cannot write the reply to the plan comment");
+		goto done;
+	}
+	if (!forbidden) {
+		a->comment_number = s.number;
+		a->comment_id = s.comment_id;
+	}
+done:
+	pmbot_action__slot_clear(&s);
+	pmbot_buf_free(&body);
+}
+
 int pmbot_action__authorize(struct pmbot_action *a, const pmbot_config *config, const char *plan_hash)
 {
-	pmbot_buf err = PMBOT_BUF_INIT, reason = PMBOT_BUF_INIT;
+	pmbot_buf err = PMBOT_BUF_INIT, reason = PMBOT_BUF_INIT, line = PMBOT_BUF_INIT;
 	const char *login = a->ev->comment_author;
 	char *perm = NULL;
 	int rc;
@@ -284,12 +327,15 @@ int pmbot_action__authorize(struct pmbot_action *a, const pmbot_config *config, 
 		goto done;
 	}
 	pmbot_action__react(a, "-1");
+	if (pmbot_buf_puts(&line, "Approval refused: ") == 0 && pmbot_buf_puts(&line, reason.buf) == 0)
+		pmbot_action__reply(a, line.buf);
 	a->result = "denied";
 	rc = RC_INVALID;
 done:
 	free(perm);
 	pmbot_buf_free(&err);
 	pmbot_buf_free(&reason);
+	pmbot_buf_free(&line);
 	return rc;
 }
 
@@ -701,18 +747,22 @@ static int resumes_approved(struct pmbot_action *a, const struct pr_plan *p, con
 {
 	const char *dir = cache_dir_of(a);
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
-	pmbot_buf path = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT;
+	pmbot_buf path = PMBOT_BUF_INIT;
 	json_t *approved = NULL;
-	int yes = 0;
+	int yes = 0, r;
 
-	pmbot_buf_init(&text, PMBOT_STATE_MAX_BYTES);
 	if (!dir || !p->bundle || !p->in.state ||
-	    pmbot_buf_printf(&path, "%s/plans/%s.json", dir, hash) < 0 ||
-	    pmbot_fs_read(&text, path.buf) < 0 ||
-	    !(approved = json_loadb(text.buf, text.len, JSON_REJECT_DUPLICATES, NULL)) ||
-	    !json_is_string(json_object_get(approved, "plan_hash")) ||
-	    strcmp(json_string_value(json_object_get(approved, "plan_hash")), hash))
+	    pmbot_buf_printf(&path, "%s/plans/%s.json", dir, hash) < 0)
 		goto done;
+	/* The cache is outside input too: only a checked plan is compared. */
+	r = pmbot_bundle_load(&approved, path.buf, &diags);
+	if (r == PMBOT_EINVALID && diags.count)
+		pmbot_note(a->notes, PMBOT_NOTE_INFO, "the kept approved plan is damaged, not continued: "
+			"%s %s: %s", diags.items[0].code, diags.items[0].path[0] ? diags.items[0].path :
+			"(root)", diags.items[0].message);
+	if (r != PMBOT_OK || strcmp(pmbot_bundle_plan_hash(approved), hash))
+		goto done;
+	pmbot_diag_list_free(&diags);
 	if (pmbot_apply_check(approved, p->bundle, p->in.state, p->in.config, &diags) == PMBOT_OK) {
 		*total = pmbot_plan_count(approved);
 		yes = 1;
@@ -724,7 +774,6 @@ done:
 	json_decref(approved);
 	pmbot_diag_list_free(&diags);
 	pmbot_buf_free(&path);
-	pmbot_buf_free(&text);
 	return yes;
 }
 
@@ -946,6 +995,8 @@ static int may_replan_fork(struct pmbot_action *a, const pmbot_gh_pull *pull)
 	pmbot_note(a->notes, PMBOT_NOTE_ERROR, "%s may not re-plan a pull request from a fork: that needs write "
 		"permission", a->ev->comment_author);
 	pmbot_action__react(a, "-1");
+	pmbot_action__reply(a, "re-planning a pull request from a fork runs its reports with this "
+		"repository's token: that needs write permission or higher.");
 	a->result = "denied";
 	rc = RC_INVALID;
 done:
@@ -956,9 +1007,9 @@ done:
 
 /*
  * A `/pm-bot` line pm-bot did not understand: the commenter addressed
- * pm-bot, so it answers with a reaction (👍 for help, 😕 otherwise) and the
- * reply in the log and the job summary. The reply goes nowhere else: the
- * pull request keeps its one pm-bot comment, which shows plans only.
+ * pm-bot, so it answers with a reaction (👍 for help, 😕 otherwise), the
+ * reply in the log and the job summary, and on the pull request in the
+ * reply block of pm-bot's comment (pmbot_action__reply()).
  */
 static int on_unknown(struct pmbot_action *a, const pmbot_command *cmd)
 {
@@ -975,6 +1026,7 @@ static int on_unknown(struct pmbot_action *a, const pmbot_command *cmd)
 		goto done;
 	}
 	pmbot_action__react(a, is_help ? "+1" : "confused");
+	pmbot_action__reply(a, reply.buf);
 	a->result = "ignored";
 done:
 	pmbot_buf_free(&reply);
@@ -1510,6 +1562,7 @@ int pmbot_action_new(struct pmbot_action **out, const pmbot_action_env *env,
 	const pmbot_action_opts *o, const pmbot_notes *notes)
 {
 	struct pmbot_action *a = calloc(1, sizeof(*a));
+	int r;
 
 	*out = NULL;
 	if (!a)
@@ -1525,6 +1578,16 @@ int pmbot_action_new(struct pmbot_action **out, const pmbot_action_env *env,
 	a->what = PMBOT_ACT_IGNORE;
 	pmbot_buf_init(&a->summary, 0);
 	pmbot_buf_init(&a->cache_dir, 0);
+	pmbot_buf_init(&a->server_url, 0);
+	r = pmbot_action_server_url(&a->server_url, a->env.server_url);
+	if (r == PMBOT_ERROR) {
+		pmbot_action_free(a);
+		return PMBOT_ERROR;
+	}
+	/* The value is not shown: it is what was refused. */
+	if (r == PMBOT_EINVALID)
+		pmbot_note(notes, PMBOT_NOTE_WARNING, "GITHUB_SERVER_URL is not an https:// "
+			"server address pm-bot takes; links use %s", a->server_url.buf);
 	*out = a;
 	return PMBOT_OK;
 }
@@ -1728,6 +1791,65 @@ int pmbot_action_conclude(struct pmbot_action *a, int rc)
 	return PMBOT_OK;
 }
 
+#define DEFAULT_SERVER_URL "https://github.com"
+#define SERVER_URL_MAX 200
+
+static int is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* HOST[:PORT] as pmbot_action_server_url() takes it, `len` bytes at `s`. */
+static int authority_ok(const char *s, size_t len)
+{
+	size_t i = 0, label = 0, digits = 0;
+
+	for (; i < len && s[i] != ':'; i++) {
+		if (s[i] == '.') {
+			if (!label)
+				return 0;
+			label = 0;
+		} else if (is_alnum(s[i]) || (s[i] == '-' && label)) {
+			label++;
+		} else {
+			return 0;
+		}
+	}
+	if (!label)
+		return 0;
+	if (i == len)
+		return 1;
+	for (i++; i < len; i++, digits++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return digits >= 1 && digits <= 5;
+}
+
+int pmbot_action_server_url(pmbot_buf *out, const char *value)
+{
+	size_t len, skip;
+
+	if (!value || !*value)
+		return pmbot_buf_puts(out, DEFAULT_SERVER_URL) < 0 ? PMBOT_ERROR : PMBOT_OK;
+	len = strlen(value);
+	if (len > SERVER_URL_MAX)
+		goto bad;
+	if (value[len - 1] == '/')
+		len--;
+	if (len >= 8 && !strncmp(value, "https://", 8))
+		skip = 8;
+	else if (len >= 16 && (!strncmp(value, "http://127.0.0.1", 16) ||
+		 !strncmp(value, "http://localhost", 16)) && (len == 16 || value[16] == ':'))
+		skip = 7;
+	else
+		goto bad;
+	if (!authority_ok(value + skip, len - skip))
+		goto bad;
+	return pmbot_buf_put(out, value, len) < 0 ? PMBOT_ERROR : PMBOT_OK;
+bad:
+	return pmbot_buf_puts(out, DEFAULT_SERVER_URL) < 0 ? PMBOT_ERROR : PMBOT_EINVALID;
+}
+
 int pmbot_action_log_line(pmbot_buf *out, const struct pmbot_action *a)
 {
 	const char *result = pmbot_action_result(a);
@@ -1743,9 +1865,9 @@ int pmbot_action_log_line(pmbot_buf *out, const struct pmbot_action *a)
 			a->conflicts == 1 ? "" : "s");
 	if (!err && a->comment_number > 0 && a->slug && slug_ok(a->slug))
 		err = a->comment_id > 0 ?
-			pmbot_buf_printf(out, ", comment https://github.com/%s/pull/%ld#issuecomment-%lld",
-				a->slug, a->comment_number, a->comment_id) :
-			pmbot_buf_printf(out, ", issue https://github.com/%s/issues/%ld", a->slug,
+			pmbot_buf_printf(out, ", comment %s/%s/pull/%ld#issuecomment-%lld",
+				a->server_url.buf, a->slug, a->comment_number, a->comment_id) :
+			pmbot_buf_printf(out, ", issue %s/%s/issues/%ld", a->server_url.buf, a->slug,
 				a->comment_number);
 	return err ? -1 : 0;
 }
@@ -1773,5 +1895,6 @@ void pmbot_action_free(struct pmbot_action *a)
 	pmbot_event_free(a->own_ev);
 	pmbot_buf_free(&a->summary);
 	pmbot_buf_free(&a->cache_dir);
+	pmbot_buf_free(&a->server_url);
 	free(a);
 }

@@ -45,6 +45,7 @@ struct pmbot_action {
 	long comment_number;         /* the PR or issue pm-bot's text was last written on */
 	long long comment_id;        /* its comment (0: the tracking issue's body, or none) */
 	pmbot_buf cache_dir;         /* the default cache under $RUNNER_TEMP, when used */
+	pmbot_buf server_url;        /* links' server: pmbot_action_server_url(env.server_url) */
 };
 
 /*
@@ -107,6 +108,17 @@ void pmbot_action__audit(struct pmbot_action *a, const char *event, json_t *fiel
 
 /* React to the command comment; a failure is only warned about. */
 void pmbot_action__react(struct pmbot_action *a, const char *content);
+
+/*
+ * Answer the commenter on the pull request: `text` (pm-bot's own words,
+ * user text in it already escaped) becomes the reply block of pm-bot's
+ * comment (pmbot_comment_reply()), one edit. Nothing is written when the
+ * event is not on a pull request, when the PR has no pm-bot comment yet
+ * (a stranger's comment never creates one), while an apply is running, or
+ * when the reply would not fit the comment: the log says so. Failures are
+ * only warned about; the caller has logged `text` already.
+ */
+void pmbot_action__reply(struct pmbot_action *a, const char *text);
 
 /*
  * May the commenter approve under `config`? RC_OK yes; RC_INVALID no

@@ -8,6 +8,7 @@
 #include "pmbot/plan.h"
 #include "pmbot/render.h"
 #include "pmbot/text.h"
+#include "pmbot/bundle.h"
 #include "pmbot/banned.h"
 
 /*
@@ -349,6 +350,12 @@ int pmbot_proposal_bundle(json_t **out, const json_t *answer, const pmbot_state 
 		"total", (json_int_t)json_array_size(changesets), "diagnostics", (json_int_t)0);
 	if (!b)
 		goto done;
+	/* What advise writes, apply must be able to load: held to the same loader. */
+	if ((r = pmbot_bundle_check(b, diags)) != PMBOT_OK) {
+		json_decref(b);
+		rc = r;
+		goto done;
+	}
 	*out = b;
 	rc = PMBOT_OK;
 done:

@@ -72,7 +72,7 @@ need_node() {
 # that would change a run (a script unsets its own extras after).
 emu_env() {
 	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 PMBOT_NOW=2026-11-22T12:00:00Z
-	unset PMBOT_TEST_KILL_AFTER GITHUB_TOKEN PMBOT_VERBOSE PMBOT_GITHUB_STATS
+	unset PMBOT_TEST_KILL_AFTER GITHUB_TOKEN PMBOT_VERBOSE PMBOT_GITHUB_STATS GITHUB_SERVER_URL
 }
 
 # emu_seed OUT [PYTHON [ARG...]]: write to OUT an emulator seed: the example's

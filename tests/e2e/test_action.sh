@@ -150,35 +150,58 @@ action 0 && expect_eq "$(output result)" ignored &&
 	action 0 && expect_eq "$(output result)" ignored &&
 	expect_eq "$(n_issues)" 0 && ok
 
-# The five comments this case posts count in later cases: pm-bot adds none of its own.
+# The five comments this case posts (and the next case's one) count in later cases: pm-bot adds none of its own.
 CASE="commands pm-bot does not understand are answered: bad hash, did you mean, help, and a denial names the permission"
 post_comment 1 "/pm-bot apply abc"
 comment_event created 1 alice User "/pm-bot apply abc"
 action 0 && expect_eq "$(output result)" ignored && expect_in "$(reactions "$COMMENT_ID")" "confused" &&
 	expect_in "$(cat "$TMP/summary")" '`abc` is not a 64-hex plan hash' &&
 	expect_in "$OUT" 'is not a 64-hex plan hash' &&
+	expect_in "$(comments 1 | py - 'd[0]')" '> Reply to `alice`: `abc` is not a 64-hex plan hash' &&
 	post_comment 1 "/pm-bot aply $HASH" &&
 	comment_event created 1 alice User "/pm-bot aply $HASH" &&
 	action 0 && expect_in "$(reactions "$COMMENT_ID")" "confused" &&
 	expect_in "$(cat "$TMP/summary")" 'did you mean `apply`?' &&
+	C=$(comments 1 | py - 'd[0]') && expect_in "$C" 'did you mean `apply`?' &&
+	expect_eq "$(grep -c '^<!-- pm-bot:reply -->$' <<<"$C")" 1 && expect_in "$C" "/pm-bot apply $HASH" &&
 	post_comment 1 "/pm-bot help" &&
 	comment_event created 1 alice User "/pm-bot help" &&
 	action 0 && expect_in "$(reactions "$COMMENT_ID")" "+1" &&
 	expect_in "$(cat "$TMP/summary")" '`/pm-bot apply HASH`' &&
+	expect_in "$(comments 1 | py - 'd[0]')" '> Reply to `alice`: pm-bot commands: `/pm-bot plan`' && expect_in "$(comments 1 | py - 'd[0]')" '`/pm-bot apply HASH` (apply' &&
 	post_comment 1 "/pm-bot apply @admin\`](http://evil)" &&
 	comment_event created 1 alice User "/pm-bot apply @admin\`](http://evil)" &&
 	action 0 && { ! grep -q '@admin\|http://evil' "$TMP/summary" "$TMP/out" || fail "the commenter's text was echoed raw"; } &&
+	{ ! comments 1 | py - 'd[0]' | grep -q '@admin\|http://evil' || fail "the commenter's text reached the comment raw"; } &&
 	post_comment 1 "/pm-bot apply $HASH" &&
 	comment_event created 1 bob User "/pm-bot apply $HASH" &&
 	action 0 && expect_eq "$(output result)" denied &&
 	expect_in "$(cat "$TMP/summary")" 'Approval refused: @bob has permission "read"' &&
 	expect_in "$(tail -n 1 "$TMP/out")" "pm-bot: denied" &&
+	expect_in "$(comments 1 | py - 'd[0]')" '> Reply to `bob`: Approval refused: @' &&
+	expect_in "$(comments 1 | py - 'd[0]')" 'has permission "read"; approving needs "write" or higher' &&
 	expect_eq "$(n_issues)" 0 && ok
+
+CASE="a reply is transient: the next plan drops it, and a PR without pm-bot's comment gets none"
+post_comment 1 "/pm-bot plan"
+comment_event created 1 alice User "/pm-bot plan"
+action 0 && expect_eq "$(output result)" planned && C=$(comments 1 | py - 'd[0]') &&
+	expect_in "$C" "/pm-bot apply $HASH" &&
+	{ ! grep -q 'pm-bot:reply\|Reply to' <<<"$C" || fail "the reply outlived the plan"; } &&
+	comment_event created 3 alice User "/pm-bot help" &&
+	action 0 && expect_eq "$(output result)" ignored && expect_eq "$(n_comments 3)" 0 &&
+	expect_in "$ERR$OUT" "no plan comment on this pull request yet" && ok
 
 CASE="the job log ends with one summary line: result, changes, plan hash and the comment's URL"
 pr_event synchronize 1 acme/widgets "$HEAD_SHA"
 action 0 && L=$(tail -n 1 "$TMP/out") &&
-	expect_in "$L" "pm-bot: planned, " && expect_in "$L" " changes, plan ${HASH:0:8}, comment https://github.com/acme/widgets/pull/1#issuecomment-" && ok
+	expect_in "$L" "pm-bot: planned, " && expect_in "$L" " changes, plan ${HASH:0:8}, comment https://github.com/acme/widgets/pull/1#issuecomment-" &&
+	GITHUB_SERVER_URL=https://ghe.example.com:8443/ action 0 &&
+	expect_in "$(tail -n 1 "$TMP/out")" ", comment https://ghe.example.com:8443/acme/widgets/pull/1#issuecomment-" &&
+	GITHUB_SERVER_URL='https://evil.example/x?y' action 0 &&
+	expect_in "$(tail -n 1 "$TMP/out")" ", comment https://github.com/acme/widgets/pull/1#issuecomment-" &&
+	expect_in "$OUT" "::warning::GITHUB_SERVER_URL is not an https:// server address" &&
+	{ ! grep -q 'evil' "$TMP/out" "$TMP/err" || fail "the refused value was echoed"; } && ok
 
 CASE="a command in indented code, an HTML comment or a collapsed <details> approves nothing"
 comment_event created 1 alice User "    /pm-bot apply $HASH"
@@ -199,7 +222,7 @@ comment_event created 1 alice User "/pm-bot apply 000000000000000000000000000000
 action 0 && expect_eq "$(output result)" stale && expect_eq "$(n_issues)" 0 &&
 	expect_in "$(comments 1 | py - 'd[0]')" "the plan is stale" &&
 	expect_in "$(comments 1 | py - 'd[0]')" "- the plan shown was \`${HASH:0:8}\`, not the approved \`00000000\`" &&
-	expect_in "$(reactions "$COMMENT_ID")" "confused" && expect_eq "$(n_comments 1)" 8 && ok
+	expect_in "$(reactions "$COMMENT_ID")" "confused" && expect_eq "$(n_comments 1)" 9 && ok
 
 CASE="a run holding the lock keeps a second run from applying"
 # The lock is the repository label pm-bot:lock:pr-1 (docs/action.md#concurrency); run 999 holds it now.
@@ -223,7 +246,7 @@ post_comment 1 "/pm-bot apply $HASH"
 comment_event created 1 alice User "/pm-bot apply $HASH"
 action 0 && expect_eq "$(output result)" applied && expect_eq "$(n_issues)" 7 &&
 	expect_in "$OUT" '"event":"approval"' && expect_in "$(reactions "$COMMENT_ID")" "+1" &&
-	expect_in "$(comments 1 | py - 'd[0]')" "Applied" && expect_eq "$(n_comments 1)" 11 &&
+	expect_in "$(comments 1 | py - 'd[0]')" "Applied" && expect_eq "$(n_comments 1)" 12 &&
 	"$PMBOT" audit verify "$W/.pm-bot/audit.jsonl" >/dev/null &&
 	{ ! api "$TOKEN" GET "/repos/acme/widgets/labels/pm-bot%3Alock%3Apr-1" >/dev/null || fail "the lock was not released"; } && ok
 

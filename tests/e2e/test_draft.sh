@@ -462,7 +462,8 @@ canon = lambda v: json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_as
 b["plan_hash"] = hashlib.sha256(canon({"changesets": b["changesets"], "fingerprint": b["fingerprint"]})).hexdigest()
 json.dump(b, open(sys.argv[1], "w"))
 PY
-	apply_refused "$TMP/f5.json" BUNDLE_INVALID && expect_in "$ERR" "not {ref, node_id, updated_at}" && ok
+	apply_refused "$TMP/f5.json" PLAN_INVALID &&
+	expect_in "$ERR" "error PLAN_INVALID /fingerprint/0/updated_at: must be a string (it is missing)" && ok
 
 CASE="a request to write to GitHub directly is denied before any request"
 fake "$(answer "$PROPOSAL")"

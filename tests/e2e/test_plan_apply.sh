@@ -436,6 +436,30 @@ py edit "$TMP/elsewhere.json" 's["source"]["backend"]["state"] = "'"$TMP"'/notes
 run 2 "$PMBOT" apply --repo "$R1" --plan "$TMP/elsewhere.json" --approve "$(py eval "$TMP/stale.json" 'b["plan_hash"]')" &&
 	expect_in "$ERR" "not a .json file" && [ ! -e "$TMP/notes.txt" ] && same_bytes "$S1" "$TMP/s1.before" && ok
 
+CASE="a damaged plan (a fingerprint entry without updated_at, its hash recomputed) is refused with where, never applied nor a crash"
+# plan_hash is sha256 of the canonical JSON of {changesets, fingerprint} (plan.h):
+# recomputed, the damage passes the hash and reaches the loader.
+rehash() {
+	python3 - "$1" <<'PY'
+import hashlib, json, sys
+b = json.load(open(sys.argv[1], encoding="utf-8"))
+canon = lambda v: json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+print(hashlib.sha256(canon({"changesets": b["changesets"], "fingerprint": b["fingerprint"]})).hexdigest())
+PY
+}
+# A fresh plan (it would apply): only the damage may stop it.
+run 0 "$PMBOT" plan --repo "$R1" --out "$TMP/damaged.json" &&
+	expect_eq "$(rehash "$TMP/damaged.json")" "$(py eval "$TMP/damaged.json" 'b["plan_hash"]')" &&
+	expect_eq "$(py eval "$TMP/damaged.json" 'str(len(b["fingerprint"]) > 0)')" True &&
+	py edit "$TMP/damaged.json" 'del s["fingerprint"][0]["updated_at"]' &&
+	H=$(rehash "$TMP/damaged.json") &&
+	py edit "$TMP/damaged.json" 's["plan_hash"] = "'"$H"'"' &&
+	run 2 "$PMBOT" apply --repo "$R1" --plan "$TMP/damaged.json" --approve "$H" &&
+	expect_in "$ERR" "error PLAN_INVALID /fingerprint/0/updated_at: must be a string (it is missing)" &&
+	expect_in "$ERR" "is not a plan pm-bot can apply: nothing applied" &&
+	expect_in "$(tail -n 1 "$R1/.pm-bot/audit.jsonl")" '"reason":"PLAN_INVALID"' &&
+	same_bytes "$S1" "$TMP/s1.before" && ok
+
 CASE="stale plan: a wrong --approve hash is refused"
 run 2 "$PMBOT" apply --repo "$R1" --plan "$TMP/stale.json" --approve "$(printf '0%.0s' $(seq 64))" && {
 	expect_in "$ERR" "nothing applied" &&

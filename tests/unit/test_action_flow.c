@@ -329,10 +329,31 @@ static char *outputs(fixture *fx)
 
 /* ---- approvals ---- */
 
+/* pm-bot's plan comment on PR 12 (id 55), as GitHub lists it. */
+static json_t *plan_comment_list(const char *head)
+{
+	pmbot_buf body = PMBOT_BUF_INIT;
+	pmbot_comment_meta m;
+	json_t *list;
+
+	memset(&m, 0, sizeof(m));
+	snprintf(m.kind, sizeof(m.kind), "plan");
+	m.number = 12;
+	snprintf(m.head, sizeof(m.head), "%s", head);
+	snprintf(m.status, sizeof(m.status), "planned");
+	assert_int_equal(pmbot_comment_header(&body, &m), 0);
+	assert_int_equal(pmbot_buf_puts(&body, "\n\n## pm-bot plan\n"), 0);
+	list = json_pack("[{s:i, s:s, s:{s:s, s:s}}]", "id", 55, "body", body.buf,
+		"user", "login", "github-actions[bot]", "type", "Bot");
+	pmbot_buf_free(&body);
+	return list;
+}
+
 static void test_action_flow__a_readers_approval_is_denied_and_audited_with_nothing_written(
 	void **state)
 {
 	fixture *fx = *state;
+	const fakehttp_request *edit;
 	char *audit, *out;
 
 	comment_event(fx, "created", "mallory", "User", "/pm-bot apply " STALE);
@@ -340,14 +361,25 @@ static void test_action_flow__a_readers_approval_is_denied_and_audited_with_noth
 	push_json(fx, 200, pull_json("open", 0, "acme/widgets", fx->plan_sha));
 	push_permission(fx, "read");
 	push_reaction(fx);
+	push_json(fx, 200, plan_comment_list(fx->plan_sha));
+	push(fx, 200, "{\"id\":55}");
 	assert_int_equal(run(fx), PMBOT_OK);
 	assert_string_equal(pmbot_action_result(fx->a), "denied");
-	assert_requests(fx, 4);
+	assert_requests(fx, 6);
 	assert_request(fx, 0, "POST", R "/issues/comments/777/reactions");
 	assert_request(fx, 1, "GET", R "/pulls/12");
 	assert_request(fx, 2, "GET", R "/collaborators/mallory/permission");
 	assert_request(fx, 3, "POST", R "/issues/comments/777/reactions");
 	assert_contains(fakehttp_get(fx->srv, 3)->body, "\"-1\"");
+	/* The one write besides reactions: the reply in pm-bot's own comment. */
+	assert_request(fx, 4, "GET", R "/issues/12/comments?per_page=100");
+	assert_request(fx, 5, "PATCH", R "/issues/comments/55");
+	edit = fakehttp_get(fx->srv, 5);
+	assert_contains(edit->body, "<!-- pm-bot:reply -->\\n> Reply to `mallory`: Approval refused: @");
+	assert_contains(edit->body, "approving needs \\\"write\\\" or higher");
+	assert_contains(edit->body, "## pm-bot plan");
+	assert_null(strstr(edit->body, "@mallory"));   /* no mention: nobody is notified */
+	assert_no_issue_writes(fx);
 	assert_contains(fx->log.buf, "mallory may not approve");
 	assert_non_null(audit = ledger(fx));
 	assert_contains(audit, "\"NOT_AUTHORIZED\"");
@@ -520,11 +552,14 @@ static void test_action_flow__an_outsiders_plan_command_on_a_fork_pr_is_refused(
 	push_json(fx, 200, pull_json("open", 0, "mallory/widgets", fx->secret_sha));
 	push_permission(fx, "read");
 	push_reaction(fx);
+	push(fx, 200, "[]");                     /* no pm-bot comment: the reply is not posted */
 	assert_int_equal(run(fx), PMBOT_OK);
 	assert_string_equal(pmbot_action_result(fx->a), "denied");
-	assert_requests(fx, 4);
+	assert_requests(fx, 5);
 	assert_request(fx, 2, "GET", R "/collaborators/mallory/permission");
+	assert_request(fx, 4, "GET", R "/issues/12/comments?per_page=100");
 	assert_contains(fx->log.buf, "may not re-plan a pull request from a fork");
+	assert_contains(fx->log.buf, "no plan comment on this pull request yet");
 	assert_non_null(audit = ledger(fx));
 	assert_contains(audit, "\"FORK_PLAN_NOT_ALLOWED\"");
 	free(audit);
@@ -651,6 +686,34 @@ static void push_comments(fixture *fx, const char *status, const char *const *ot
 			"type", strstr(others[2 * i], "[bot]") ? "Bot" : "User"));
 	push_json(fx, 200, list);
 	pmbot_buf_free(&body);
+}
+
+static void test_action_flow__a_damaged_kept_plan_is_not_continued_and_the_approval_is_stale(
+	void **state)
+{
+	fixture *fx = *state;
+
+	/* The kept approved plan is "{}": the loader refuses it, nothing crashes or runs. */
+	paused_in_cache(fx, "12\n");
+	comment_event(fx, "created", "alice", "User", "/pm-bot apply " PAUSED);
+	push_reaction(fx);
+	push_json(fx, 200, pull_json("open", 0, "acme/widgets", fx->plan_sha));
+	push_permission(fx, "admin");
+	push(fx, 201, "{\"id\":1,\"name\":\"pm-bot:lock:pr-12\"}");   /* the lock */
+	push(fx, 200, EMPTY_ISSUES);                                   /* the state */
+	push_comments(fx, "paused", NULL, 0);                          /* the plan comment */
+	push(fx, 200, EMPTY_ISSUES);                                   /* planned again to show */
+	push_comments(fx, "paused", NULL, 0);
+	push(fx, 200, "{\"id\":55}");                                  /* the comment */
+	push_reaction(fx);
+	push(fx, 204, NULL);                                           /* the lock released */
+	assert_int_equal(run(fx), PMBOT_OK);
+	assert_string_equal(pmbot_action_result(fx->a), "stale");
+	assert_contains(fx->log.buf, "the kept approved plan is damaged, not continued: PLAN_INVALID "
+		"/schema_version: must be \"changeset_bundle/v1\"");
+	assert_request(fx, 8, "PATCH", R "/issues/comments/55");
+	assert_contains(fakehttp_get(fx->srv, 8)->body, "the plan is stale");
+	assert_no_issue_writes(fx);
 }
 
 static void test_action_flow__a_scheduled_run_does_not_continue_an_apply_whose_approver_lost_permission(
@@ -822,6 +885,59 @@ static void test_results__the_log_line_says_the_result(void **state)
 	pmbot_action_free(a);
 }
 
+static void check_server_url(const char *value, int want_rc, const char *want)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_action_server_url(&b, value), want_rc);
+	assert_string_equal(b.buf, want);
+	pmbot_buf_free(&b);
+}
+
+static void test_results__the_server_url_is_taken_only_when_it_is_a_plain_server_address(void **state)
+{
+	(void)state;
+	check_server_url(NULL, 0, "https://github.com");
+	check_server_url("", 0, "https://github.com");
+	check_server_url("https://github.example.com", 0, "https://github.example.com");
+	check_server_url("https://ghe.example.com:8443/", 0, "https://ghe.example.com:8443");
+	check_server_url("http://127.0.0.1:4010", 0, "http://127.0.0.1:4010");
+	check_server_url("http://localhost", 0, "http://localhost");
+	/* Hostile or odd values fall back, and say so. */
+	check_server_url("http://github.example.com", PMBOT_EINVALID, "https://github.com");
+	check_server_url("http://127.0.0.1.evil.example", PMBOT_EINVALID, "https://github.com");
+	check_server_url("https://evil.example/x?", PMBOT_EINVALID, "https://github.com");
+	check_server_url("https://user@evil.example", PMBOT_EINVALID, "https://github.com");
+	check_server_url("https://a b.example", PMBOT_EINVALID, "https://github.com");
+	check_server_url("https://ghe.example.com\n::error::x", PMBOT_EINVALID, "https://github.com");
+	check_server_url("https://.example", PMBOT_EINVALID, "https://github.com");
+	check_server_url("https://-x.example", PMBOT_EINVALID, "https://github.com");
+	check_server_url("https://ghe.example.com:", PMBOT_EINVALID, "https://github.com");
+	check_server_url("https://ghe.example.com:123456", PMBOT_EINVALID, "https://github.com");
+	check_server_url("https://", PMBOT_EINVALID, "https://github.com");
+	check_server_url("javascript:alert(1)", PMBOT_EINVALID, "https://github.com");
+}
+
+static void test_action_flow__the_log_lines_link_is_on_the_server_the_workflow_names(void **state)
+{
+	fixture *fx = *state;
+	pmbot_buf line = PMBOT_BUF_INIT;
+
+	fx->env.server_url = "https://ghe.example.com";
+	comment_event(fx, "created", "mallory", "User", "/pm-bot apply " STALE);
+	push_reaction(fx);
+	push_json(fx, 200, pull_json("open", 0, "acme/widgets", fx->plan_sha));
+	push_permission(fx, "read");
+	push_reaction(fx);
+	push_json(fx, 200, plan_comment_list(fx->plan_sha));
+	push(fx, 200, "{\"id\":55}");
+	assert_int_equal(run(fx), PMBOT_OK);
+	assert_int_equal(pmbot_action_log_line(&line, fx->a), 0);
+	assert_string_equal(line.buf,
+		"pm-bot: denied, comment https://ghe.example.com/acme/widgets/pull/12#issuecomment-55");
+	pmbot_buf_free(&line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -841,10 +957,13 @@ int main(void)
 		T(test_action_flow__a_scheduled_run_without_the_approval_comment_asks_for_a_new_one),
 		T(test_action_flow__a_scheduled_run_believes_github_not_the_cache_hint),
 		T(test_action_flow__a_malformed_cache_hint_is_ignored),
+		T(test_action_flow__the_log_lines_link_is_on_the_server_the_workflow_names),
+		T(test_action_flow__a_damaged_kept_plan_is_not_continued_and_the_approval_is_stale),
 #undef T
 		cmocka_unit_test(test_results__every_result_has_one_exit_status),
 		cmocka_unit_test(test_results__conclude_makes_result_and_exit_agree),
 		cmocka_unit_test(test_results__the_log_line_says_the_result),
+		cmocka_unit_test(test_results__the_server_url_is_taken_only_when_it_is_a_plain_server_address),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
