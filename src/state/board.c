@@ -1,20 +1,7 @@
 #include "pmbot/state.h"
 
+#include "pmbot/json.h"
 #include "pmbot/banned.h"
-
-/* A string array of `n` strings of `v`, or NULL when out of memory. */
-static json_t *strings(char *const *v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_string(v[i])) < 0) {
-			json_decref(a);
-			a = NULL;
-		}
-	return a;
-}
 
 int pmbot_state_board(json_t **out, const pmbot_state *st)
 {
@@ -28,8 +15,8 @@ int pmbot_state_board(json_t **out, const pmbot_state *st)
 	for (i = 0; i < st->n_issues; i++) {
 		const pmbot_issue *is = &st->issues[i];
 
-		if (!(labels = strings(is->labels, is->n_labels)) ||
-		    !(blocked = strings(is->blocked_by, is->n_blocked_by)))
+		if (!(labels = pmbot_json_strings(is->labels, is->n_labels)) ||
+		    !(blocked = pmbot_json_strings(is->blocked_by, is->n_blocked_by)))
 			goto done;
 		/* The body may be absent in a state; the model always gets a string. */
 		if (json_array_append_new(issues, json_pack("{s:s, s:I, s:s, s:s, s:O, s:s?, s:O, s:s}",
