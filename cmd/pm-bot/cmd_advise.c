@@ -7,9 +7,6 @@
 
 #include "llm_int.h"
 #include "pmbot/apply.h"
-#include "pmbot/fs.h"
-#include "pmbot/hash.h"
-#include "pmbot/json.h"
 #include "pmbot/plan.h"
 #include "pmbot/state.h"
 #include "pmbot/banned.h"

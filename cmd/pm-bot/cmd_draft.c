@@ -5,13 +5,8 @@
 #include <string.h>
 
 #include "llm_int.h"
-#include "pmbot/apply.h"
 #include "pmbot/capability.h"
 #include "pmbot/fs.h"
-#include "pmbot/hash.h"
-#include "pmbot/json.h"
-#include "pmbot/report.h"
-#include "pmbot/source.h"
 #include "pmbot/banned.h"
 
 /* Check the draft against every ReportIR v1 rule, as the report it becomes. */
@@ -39,8 +34,7 @@ static int run(int argc, char **argv, int call_model)
 	pmbot_buf user = PMBOT_BUF_INIT, md = PMBOT_BUF_INIT;
 	pmbot_buf ref = PMBOT_BUF_INIT, denied = PMBOT_BUF_INIT, intent = PMBOT_BUF_INIT;
 	pmbot_buf text = PMBOT_BUF_INIT, path = PMBOT_BUF_INIT;
-	json_t *effective = NULL, *result = NULL, *audit = NULL, *out = NULL, *ir_json = NULL;
-	char input_hash[PMBOT_SHA256_HEX_SIZE];
+	json_t *effective = NULL, *result = NULL, *audit = NULL, *out = NULL;
 	int c, rc = EXIT_RUNTIME;
 
 	memset(&o, 0, sizeof(o));
@@ -106,19 +100,9 @@ static int run(int argc, char **argv, int call_model)
 	rc = EXIT_RUNTIME;
 	if (llm_render(&user, &r, cap, ref.buf, NULL) < 0)
 		goto done;
-	if (pmbot_sha256_hex(input_hash, user.buf, user.len) < 0)
-		goto done;
 	if (!call_model) {
 		/* What would be sent, and what it would cost, without sending it. */
-		if (pmbot_promptir_to_json(&ir_json, r.run.ir) < 0 ||
-		    !(out = json_pack("{s:O, s:O, s:{s:b, s:O}, s:O, s:O, s:{s:s, s:s, s:I, s:I, s:s}}",
-			"ir", ir_json, "transformations", r.run.transformations,
-			"governance", "approved", 1, "violations", r.run.gov_result.violations,
-			"flags", r.run.flags, "policy", effective,
-			"prompt", "system", pmbot_capability_system_prompt(), "user", user.buf,
-			"characters", (json_int_t)user.len,
-			"estimated_input_tokens", (json_int_t)((user.len + 3) / 4),
-			"input_hash", input_hash)))
+		if (pmbot_llm_run_preview(&out, &r.run, effective, user.buf, user.len) < 0)
 			goto done;
 		rc = cmd_print_json(out);
 		goto done;
@@ -163,7 +147,6 @@ done:
 	json_decref(result);
 	json_decref(audit);
 	json_decref(out);
-	json_decref(ir_json);
 	llm_run_free(&r);
 	pmbot_buf_free(&user);
 	pmbot_buf_free(&md);

@@ -9,10 +9,7 @@
 #include "pmbot/apply.h"
 #include "pmbot/capability.h"
 #include "pmbot/fs.h"
-#include "pmbot/hash.h"
-#include "pmbot/json.h"
 #include "pmbot/llm.h"
-#include "pmbot/source.h"
 #include "pmbot/banned.h"
 
 int llm_render(pmbot_buf *out, struct llm_run *r, const pmbot_capability *cap,

@@ -131,6 +131,19 @@ int pmbot_llm_run_render(pmbot_buf *out, const pmbot_llm_run *r, const pmbot_cap
 	const char *report_ref, const json_t *extra, const char *repository, pmbot_diag_list *diags);
 
 /*
+ * What a prepared run would send for the user message `user` (`len`
+ * bytes), and what it would cost, without sending it (`prompt-ir`):
+ * `*out` is a new object (the caller's), {"ir": the IR after governance
+ * and plugins, "transformations", "governance": {"approved": true,
+ * "violations"}, "flags", "policy": `policy` (the class policy's effective
+ * options, borrowed), "prompt": {"system", "user", "characters",
+ * "estimated_input_tokens" (a quarter of the characters, rounded up),
+ * "input_hash" (SHA-256 of `user`)}}. 0, or PMBOT_ERROR (`*out` NULL).
+ */
+int pmbot_llm_run_preview(json_t **out, const pmbot_llm_run *r, const json_t *policy,
+	const char *user, size_t len);
+
+/*
  * Check the model's `answer` (`len` bytes) to the user message `user` for
  * `cap` (pmbot_capability_run_output()) and describe the run for the audit
  * ledger: `*audit` gets pmbot_capability_audit_fields() of `model`,

@@ -289,3 +289,26 @@ done:
 	pmbot_buf_free(&ref);
 	return rc;
 }
+
+int pmbot_llm_run_preview(json_t **out, const pmbot_llm_run *r, const json_t *policy,
+	const char *user, size_t len)
+{
+	json_t *ir_json = NULL;
+	char input_hash[PMBOT_SHA256_HEX_SIZE];
+
+	*out = NULL;
+	if (pmbot_sha256_hex(input_hash, user, len) < 0 ||
+	    pmbot_promptir_to_json(&ir_json, r->ir) < 0)
+		return PMBOT_ERROR;
+	/* A token is about four characters: an estimate to budget by, not a count. */
+	*out = json_pack("{s:O, s:O, s:{s:b, s:O}, s:O, s:O, s:{s:s, s:s, s:I, s:I, s:s}}",
+		"ir", ir_json, "transformations", r->transformations,
+		"governance", "approved", 1, "violations", r->gov_result.violations,
+		"flags", r->flags, "policy", policy,
+		"prompt", "system", pmbot_capability_system_prompt(), "user", user,
+		"characters", (json_int_t)len,
+		"estimated_input_tokens", (json_int_t)((len + 3) / 4),
+		"input_hash", input_hash);
+	json_decref(ir_json);
+	return *out ? 0 : PMBOT_ERROR;
+}

@@ -281,6 +281,35 @@ static void test_llm_run__render_takes_extra_variables_first(void **state)
 	assert_null(strstr(fx->buf.buf, "CONTEXT-TEXT"));
 }
 
+static void test_llm_run__preview_is_what_would_be_sent_and_its_estimated_cost(void **state)
+{
+	fixture *fx = *state;
+	char hash[PMBOT_SHA256_HEX_SIZE];
+	json_t *prompt;
+
+	fake_run(fx, NULL);
+	fx->run.transformations = json_array();
+	fx->run.gov_result.violations = json_array();
+	fx->run.flags = json_pack("[{s:s}]", "ref", "file:a.md");
+	fx->json = json_pack("{s:s}", "approval_level", "low");
+	assert_int_equal(pmbot_llm_run_preview(&fx->json2, &fx->run, fx->json, "hello", 5), 0);
+	prompt = json_object_get(fx->json2, "prompt");
+	assert_string_equal(json_string_value(json_object_get(prompt, "user")), "hello");
+	assert_string_equal(json_string_value(json_object_get(prompt, "system")),
+		pmbot_capability_system_prompt());
+	assert_int_equal(json_integer_value(json_object_get(prompt, "characters")), 5);
+	/* Four characters a token, rounded up. */
+	assert_int_equal(json_integer_value(json_object_get(prompt, "estimated_input_tokens")), 2);
+	assert_int_equal(pmbot_sha256_hex(hash, "hello", 5), 0);
+	assert_string_equal(json_string_value(json_object_get(prompt, "input_hash")), hash);
+	assert_true(json_is_true(json_object_get(json_object_get(fx->json2, "governance"),
+		"approved")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(fx->json2, "ir"),
+		"ir_id")), "abcdef01");
+	assert_ptr_equal(json_object_get(fx->json2, "policy"), fx->json);
+	assert_int_equal(json_array_size(json_object_get(fx->json2, "flags")), 1);
+}
+
 static void test_llm_run__a_non_json_answer_is_rejected_and_audited_as_such(void **state)
 {
 	fixture *fx = *state;
@@ -431,6 +460,7 @@ int main(void)
 		T(test_llm_run__render_fills_the_draft_template_from_the_run),
 		T(test_llm_run__render_without_repository_or_report_says_so),
 		T(test_llm_run__render_takes_extra_variables_first),
+		T(test_llm_run__preview_is_what_would_be_sent_and_its_estimated_cost),
 		T(test_llm_run__a_non_json_answer_is_rejected_and_audited_as_such),
 		T(test_llm_run__a_valid_answer_is_the_result_with_no_outcome_yet),
 		T(test_llm_run__an_empty_model_name_is_not_audited),
