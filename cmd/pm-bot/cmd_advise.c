@@ -120,17 +120,13 @@ int cmd_advise(int argc, char **argv)
 	rc = EXIT_RUNTIME;
 	/* pm-bot's own bundle, held to apply's rules, before the run is recorded. */
 	if (mutation) {
-		if (!(source = json_pack("{s:s, s:s, s:O, s:O, s:O}", "kind", "proposal", "capability",
-			cap->id, "model", json_object_get(audit, "model"), "provider",
-			json_object_get(audit, "provider"), "input_hash",
-			json_object_get(audit, "input_hash"))))
+		if (pmbot_llm_run_proposal_source(&source, cap, audit) < 0)
 			goto done;
 		refused = pmbot_proposal_bundle(&bundle, result, st, r.config, target, source, &diags);
 		if (refused == PMBOT_ERROR)
 			goto done;
 	}
-	json_object_set_new(audit, "outcome", json_string(!mutation ? "advised" :
-		refused ? "rejected" : "proposed"));
+	json_object_set_new(audit, "outcome", json_string(pmbot_llm_run_outcome(cap, refused)));
 	if (llm_audit(&o, audit) < 0)
 		goto done;
 	if (!mutation) {

@@ -159,6 +159,23 @@ int pmbot_llm_run_answer(json_t **result, json_t **audit, const pmbot_capability
 	const char *answer, size_t len);
 
 /*
+ * The ledger's word for how an `advise` run of `cap` ended (static
+ * storage): "advised" for read-only advice; for a mutation proposal
+ * "rejected" when `refused` (the proposal broke the plan's rules) else
+ * "proposed".
+ */
+const char *pmbot_llm_run_outcome(const pmbot_capability *cap, int refused);
+
+/*
+ * Where a proposal bundle came from: `*out` is a new object (the
+ * caller's), {"kind": "proposal", "capability": cap->id, "model",
+ * "provider", "input_hash"} with the last three from the run's `audit`
+ * (pmbot_llm_run_answer(), borrowed). 0, or PMBOT_ERROR (`*out` NULL) when
+ * out of memory or `audit` lacks one of them.
+ */
+int pmbot_llm_run_proposal_source(json_t **out, const pmbot_capability *cap, const json_t *audit);
+
+/*
  * A report_ir_draft `result` as a Markdown report, appended to `out` (the
  * caller's): the title and a review notice naming `model`, `provider` and
  * `source` (the prose report), the `flags` of the run (may be NULL), the

@@ -312,3 +312,19 @@ int pmbot_llm_run_preview(json_t **out, const pmbot_llm_run *r, const json_t *po
 	json_decref(ir_json);
 	return *out ? 0 : PMBOT_ERROR;
 }
+
+const char *pmbot_llm_run_outcome(const pmbot_capability *cap, int refused)
+{
+	if (cap->cls != PMBOT_CAPABILITY_MUTATION_PROPOSAL)
+		return "advised";
+	return refused ? "rejected" : "proposed";
+}
+
+int pmbot_llm_run_proposal_source(json_t **out, const pmbot_capability *cap, const json_t *audit)
+{
+	/* Only what names the run: a proposal never carries the prompt or the answer. */
+	*out = json_pack("{s:s, s:s, s:O, s:O, s:O}", "kind", "proposal", "capability", cap->id,
+		"model", json_object_get(audit, "model"), "provider", json_object_get(audit, "provider"),
+		"input_hash", json_object_get(audit, "input_hash"));
+	return *out ? 0 : PMBOT_ERROR;
+}

@@ -362,6 +362,41 @@ static void test_llm_run__an_empty_model_name_is_not_audited(void **state)
 	assert_null(fx->json2);
 }
 
+static void test_llm_run__advise_outcomes_by_class(void **state)
+{
+	const pmbot_capability *review, *proposal;
+
+	(void)state;
+	assert_int_equal(pmbot_capability_find(&review, "board_strategy_review", NULL), 0);
+	assert_int_equal(pmbot_capability_find(&proposal, "issue_adjustment_proposal", NULL), 0);
+	assert_string_equal(pmbot_llm_run_outcome(review, 0), "advised");
+	assert_string_equal(pmbot_llm_run_outcome(review, 1), "advised");
+	assert_string_equal(pmbot_llm_run_outcome(proposal, 0), "proposed");
+	assert_string_equal(pmbot_llm_run_outcome(proposal, 1), "rejected");
+}
+
+static void test_llm_run__a_proposal_names_its_run_not_its_text(void **state)
+{
+	fixture *fx = *state;
+	const pmbot_capability *cap;
+	pmbot_buf canon = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_capability_find(&cap, "issue_replanner", NULL), 0);
+	fx->json = json_pack("{s:s, s:s, s:s, s:s, s:s}", "model", "m1", "provider", "openai",
+		"input_hash", "ab", "run_id", "abcdef01", "prompt_version", "v");
+	assert_int_equal(pmbot_llm_run_proposal_source(&fx->json2, cap, fx->json), 0);
+	assert_int_equal(pmbot_json_canonical(&canon, fx->json2), 0);
+	assert_string_equal(canon.buf, "{\"capability\":\"issue_replanner\",\"input_hash\":\"ab\","
+		"\"kind\":\"proposal\",\"model\":\"m1\",\"provider\":\"openai\"}");
+	pmbot_buf_free(&canon);
+	json_decref(fx->json2);
+	fx->json2 = NULL;
+	/* An audit without the model cannot name the run. */
+	json_object_del(fx->json, "model");
+	assert_int_equal(pmbot_llm_run_proposal_source(&fx->json2, cap, fx->json), PMBOT_ERROR);
+	assert_null(fx->json2);
+}
+
 static void open_repo(fixture *fx, const char *file, const char *content)
 {
 	pmbot_buf err = PMBOT_BUF_INIT;
@@ -464,6 +499,8 @@ int main(void)
 		T(test_llm_run__a_non_json_answer_is_rejected_and_audited_as_such),
 		T(test_llm_run__a_valid_answer_is_the_result_with_no_outcome_yet),
 		T(test_llm_run__an_empty_model_name_is_not_audited),
+		T(test_llm_run__advise_outcomes_by_class),
+		T(test_llm_run__a_proposal_names_its_run_not_its_text),
 		T(test_llm_run__prepare_resolves_the_context_and_flags_it),
 		T(test_llm_run__prepare_denies_a_constraint_that_bypasses_policy),
 		T(test_llm_run__prepare_refuses_a_missing_reference),
