@@ -7,38 +7,9 @@
 
 #include "llm_int.h"
 #include "pmbot/apply.h"
-#include "pmbot/fs.h"
-#include "pmbot/hash.h"
-#include "pmbot/json.h"
 #include "pmbot/plan.h"
 #include "pmbot/state.h"
 #include "pmbot/banned.h"
-
-/* What the model sees of the state: issues and the board, compact and in state order. */
-static json_t *board_json(const pmbot_state *st)
-{
-	json_t *issues = json_array(), *items = json_array(), *o;
-	size_t i, k;
-
-	for (i = 0; issues && i < st->n_issues; i++) {
-		const pmbot_issue *is = &st->issues[i];
-		json_t *labels = json_array(), *blocked = json_array();
-
-		for (k = 0; labels && k < is->n_labels; k++)
-			json_array_append_new(labels, json_string(is->labels[k]));
-		for (k = 0; blocked && k < is->n_blocked_by; k++)
-			json_array_append_new(blocked, json_string(is->blocked_by[k]));
-		json_array_append_new(issues, json_pack("{s:s, s:I, s:s, s:s, s:o, s:s?, s:o, s:s}",
-			"repo", is->repo, "number", (json_int_t)is->number, "title", is->title,
-			"state", is->closed ? "closed" : "open", "labels", labels, "parent", is->parent,
-			"blocked_by", blocked, "body", is->body ? is->body : ""));
-	}
-	for (i = 0; st->project && items && i < st->project->n_items; i++)
-		json_array_append_new(items, json_pack("{s:s, s:O}", "issue", st->project->items[i].issue,
-			"values", st->project->items[i].values));
-	o = json_pack("{s:o, s:o}", "issues", issues, "board_items", items);
-	return o;
-}
 
 int cmd_advise(int argc, char **argv)
 {
@@ -138,7 +109,7 @@ int cmd_advise(int argc, char **argv)
 		fprintf(stderr, "pm-bot: cannot read the state: %s\n", cmd_show_msg(err.buf));
 		goto done;
 	}
-	if (!(board = board_json(st)) || !(dump = json_dumps(board, JSON_COMPACT | JSON_SORT_KEYS)))
+	if (pmbot_state_board(&board, st) < 0 || !(dump = json_dumps(board, JSON_COMPACT | JSON_SORT_KEYS)))
 		goto done;
 	vars = mutation ? json_pack("{s:s, s:s}", "issues", dump, "request", request)
 		: json_pack("{s:s}", "board", dump);
@@ -149,17 +120,13 @@ int cmd_advise(int argc, char **argv)
 	rc = EXIT_RUNTIME;
 	/* pm-bot's own bundle, held to apply's rules, before the run is recorded. */
 	if (mutation) {
-		if (!(source = json_pack("{s:s, s:s, s:O, s:O, s:O}", "kind", "proposal", "capability",
-			cap->id, "model", json_object_get(audit, "model"), "provider",
-			json_object_get(audit, "provider"), "input_hash",
-			json_object_get(audit, "input_hash"))))
+		if (pmbot_llm_run_proposal_source(&source, cap, audit) < 0)
 			goto done;
 		refused = pmbot_proposal_bundle(&bundle, result, st, r.config, target, source, &diags);
 		if (refused == PMBOT_ERROR)
 			goto done;
 	}
-	json_object_set_new(audit, "outcome", json_string(!mutation ? "advised" :
-		refused ? "rejected" : "proposed"));
+	json_object_set_new(audit, "outcome", json_string(pmbot_llm_run_outcome(cap, refused)));
 	if (llm_audit(&o, audit) < 0)
 		goto done;
 	if (!mutation) {

@@ -5,92 +5,17 @@
 #include <string.h>
 
 #include "llm_int.h"
-#include "pmbot/apply.h"
 #include "pmbot/capability.h"
 #include "pmbot/fs.h"
-#include "pmbot/hash.h"
-#include "pmbot/json.h"
-#include "pmbot/report.h"
-#include "pmbot/source.h"
 #include "pmbot/banned.h"
-
-/* "## heading" and one bullet per string of `list`; nothing for an empty list. */
-static int bullets(pmbot_buf *out, const char *heading, const json_t *list)
-{
-	json_t *v;
-	size_t i;
-
-	if (!json_array_size(list))
-		return 0;
-	if (pmbot_buf_printf(out, "## %s\n\n", heading) < 0)
-		return -1;
-	json_array_foreach(list, i, v)
-		if (pmbot_buf_printf(out, "- %s\n", cmd_show_msg(json_string_value(v))) < 0)
-			return -1;
-	return pmbot_buf_putc(out, '\n');
-}
-
-/*
- * The draft as a Markdown report: review notes, flags, then the block. The
- * model's words are shown log-safe: the draft goes to standard output, and a
- * title or a note must not forge lines of its own.
- */
-static int draft_markdown(pmbot_buf *out, const json_t *result, const json_t *flags,
-	const char *model, const char *provider, const char *source)
-{
-	const json_t *draft = json_object_get(result, "draft"), *v;
-	const char *title = json_string_value(json_object_get(json_object_get(draft, "report"), "title"));
-	char *pretty = json_dumps(draft, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
-	size_t i;
-	int rc = -1;
-
-	if (!pretty)
-		return -1;
-	if (pmbot_buf_printf(out, "# %s\n\n> **Draft for review.** Written by the model `%s` (%s) from "
-		"`%s` with pm-bot's `report_ir_draft` capability. Nothing has been written to GitHub: "
-		"check every item, then commit this report and let `pm-bot plan` propose the issues.\n\n",
-		cmd_show_msg(title ? title : "Draft report"), cmd_show(model), cmd_show(provider),
-		cmd_show(source)) < 0)
-		goto done;
-	if (json_array_size(flags)) {
-		if (pmbot_buf_puts(out, "## Flagged for review\n\nThe input text contains phrases that "
-			"pm-bot's policies name. They were passed to the model as text, not as "
-			"instructions; check that the draft does not act on them.\n\n") < 0)
-			goto done;
-		json_array_foreach(flags, i, v)
-			if (pmbot_buf_printf(out, "- `%s` (policy `%s`) in `%s`\n",
-				cmd_show(json_string_value(json_object_get(v, "matched"))),
-				cmd_show(json_string_value(json_object_get(v, "policy"))),
-				cmd_show(json_string_value(json_object_get(v, "ref")))) < 0)
-				goto done;
-		if (pmbot_buf_putc(out, '\n') < 0)
-			goto done;
-	}
-	if (bullets(out, "Assumptions", json_object_get(result, "assumptions")) < 0 ||
-	    bullets(out, "Open questions", json_object_get(result, "open_questions")) < 0)
-		goto done;
-	if (pmbot_buf_printf(out, "```pm-bot:report-ir/v1\n%s\n```\n", pretty) < 0)
-		goto done;
-	rc = 0;
-done:
-	free(pretty);
-	return rc;
-}
 
 /* Check the draft against every ReportIR v1 rule, as the report it becomes. */
 static int validate_draft(const char *markdown, size_t len, const char *name)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
-	pmbot_limits lim;
-	pmbot_report *rep = NULL;
-	int r;
+	int r = pmbot_llm_draft_check(&diags, markdown, len, name);
 
-	pmbot_limits_default(&lim);
-	r = pmbot_report_load(&rep, name, markdown, len, &lim, &diags);
-	if (r == PMBOT_OK)
-		r = pmbot_report_validate(rep, &diags);
 	cmd_print_diags(stderr, &diags);
-	pmbot_report_free(rep);
 	pmbot_diag_list_free(&diags);
 	return r == PMBOT_OK ? EXIT_OK : r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 }
@@ -109,8 +34,7 @@ static int run(int argc, char **argv, int call_model)
 	pmbot_buf user = PMBOT_BUF_INIT, md = PMBOT_BUF_INIT;
 	pmbot_buf ref = PMBOT_BUF_INIT, denied = PMBOT_BUF_INIT, intent = PMBOT_BUF_INIT;
 	pmbot_buf text = PMBOT_BUF_INIT, path = PMBOT_BUF_INIT;
-	json_t *effective = NULL, *result = NULL, *audit = NULL, *out = NULL, *ir_json = NULL;
-	char input_hash[PMBOT_SHA256_HEX_SIZE];
+	json_t *effective = NULL, *result = NULL, *audit = NULL, *out = NULL;
 	int c, rc = EXIT_RUNTIME;
 
 	memset(&o, 0, sizeof(o));
@@ -176,19 +100,9 @@ static int run(int argc, char **argv, int call_model)
 	rc = EXIT_RUNTIME;
 	if (llm_render(&user, &r, cap, ref.buf, NULL) < 0)
 		goto done;
-	if (pmbot_sha256_hex(input_hash, user.buf, user.len) < 0)
-		goto done;
 	if (!call_model) {
 		/* What would be sent, and what it would cost, without sending it. */
-		if (pmbot_promptir_to_json(&ir_json, r.ir) < 0 ||
-		    !(out = json_pack("{s:O, s:O, s:{s:b, s:O}, s:O, s:O, s:{s:s, s:s, s:I, s:I, s:s}}",
-			"ir", ir_json, "transformations", r.transformations,
-			"governance", "approved", 1, "violations", r.gov_result.violations,
-			"flags", r.flags, "policy", effective,
-			"prompt", "system", pmbot_capability_system_prompt(), "user", user.buf,
-			"characters", (json_int_t)user.len,
-			"estimated_input_tokens", (json_int_t)((user.len + 3) / 4),
-			"input_hash", input_hash)))
+		if (pmbot_llm_run_preview(&out, &r.run, effective, user.buf, user.len) < 0)
 			goto done;
 		rc = cmd_print_json(out);
 		goto done;
@@ -196,7 +110,8 @@ static int run(int argc, char **argv, int call_model)
 	if ((rc = llm_ask(&result, &audit, &r, &o, cap, user.buf)) != EXIT_OK)
 		goto done;
 	rc = EXIT_RUNTIME;
-	if (draft_markdown(&md, result, r.flags, json_string_value(json_object_get(audit, "model")),
+	if (pmbot_llm_draft_markdown(&md, result, r.run.flags,
+		json_string_value(json_object_get(audit, "model")),
 		json_string_value(json_object_get(audit, "provider")), o.file) < 0)
 		goto done;
 	if ((rc = validate_draft(md.buf, md.len, o.out ? o.out : "<draft>")) != EXIT_OK) {
@@ -216,8 +131,8 @@ static int run(int argc, char **argv, int call_model)
 		goto done;
 	}
 	if (o.json) {
-		json_t *j = json_pack("{s:O, s:O, s:O, s:O, s:s?}", "result", result, "flags", r.flags,
-			"transformations", r.transformations, "audit", audit, "out", o.out);
+		json_t *j = json_pack("{s:O, s:O, s:O, s:O, s:s?}", "result", result, "flags", r.run.flags,
+			"transformations", r.run.transformations, "audit", audit, "out", o.out);
 
 		rc = j ? cmd_print_json(j) : EXIT_RUNTIME;
 		json_decref(j);
@@ -232,7 +147,6 @@ done:
 	json_decref(result);
 	json_decref(audit);
 	json_decref(out);
-	json_decref(ir_json);
 	llm_run_free(&r);
 	pmbot_buf_free(&user);
 	pmbot_buf_free(&md);

@@ -7,20 +7,6 @@
 #include "pmbot/source.h"
 #include "pmbot/banned.h"
 
-static json_t *issue_json(const pmbot_wg_node *n, const pmbot_rendered_issue *is)
-{
-	json_t *labels = json_array();
-	size_t i;
-
-	for (i = 0; labels && i < is->n_labels; i++)
-		if (json_array_append_new(labels, json_string(is->labels[i])) < 0) {
-			json_decref(labels);
-			return NULL;
-		}
-	return json_pack("{s:s, s:s, s:o, s:s%}", "stable_id", n->stable_id, "title", is->title,
-		"labels", labels, "body", is->body, is->body_len);
-}
-
 static void print_issue(const pmbot_wg_node *n, const pmbot_rendered_issue *is, int first)
 {
 	size_t i;
@@ -130,10 +116,15 @@ int cmd_render(int argc, char **argv)
 		if (n->file && pmbot_diag_list_set_file(&diags, n->file) < 0)
 			r = PMBOT_ERROR;
 		if (r == PMBOT_OK) {
-			if (as_json)
-				r = json_array_append_new(out, issue_json(n, &is)) < 0 ? PMBOT_ERROR : 0;
-			else
+			if (as_json) {
+				json_t *j;
+
+				r = pmbot_rendered_issue_to_json(&j, n->stable_id, &is) < 0 ||
+				    json_array_append_new(out, j) < 0 ? PMBOT_ERROR : 0;
+			}
+			else {
 				print_issue(n, &is, !shown++);
+			}
 		}
 		pmbot_rendered_issue_free(&is);
 		if (r == PMBOT_ERROR) {

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "pmbot/json.h"
 #include "pmbot/banned.h"
 
 /*
@@ -16,33 +15,6 @@
 static const char *state_word(const pmbot_issue *is)
 {
 	return is->closed ? "closed" : "open";
-}
-
-static json_t *managed_json(const pmbot_managed_issue *m, int full)
-{
-	const pmbot_issue *is = m->issue;
-	pmbot_buf ref = PMBOT_BUF_INIT;
-	json_t *o;
-
-	if (pmbot_issue_ref(&ref, is->repo, is->number) < 0)
-		return NULL;
-	o = json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:b}", "stable_id", m->stable_id,
-		"issue", ref.buf, "state", state_word(is), "title", is->title ? is->title : "",
-		"on_board", m->item != NULL, "edited", m->edited, "duplicate", m->duplicate);
-	pmbot_buf_free(&ref);
-	if (o && full && (json_object_set_new(o, "labels",
-			pmbot_json_strings(is->labels, is->n_labels)) < 0 ||
-	    json_object_set_new(o, "parent", is->parent ? json_string(is->parent) : json_null()) < 0 ||
-	    json_object_set_new(o, "blocked_by",
-			pmbot_json_strings(is->blocked_by, is->n_blocked_by)) < 0 ||
-	    json_object_set_new(o, "issue_type", is->issue_type ? json_string(is->issue_type) :
-		json_null()) < 0 ||
-	    json_object_set_new(o, "board", m->item ? json_deep_copy(m->item->values) :
-		json_null()) < 0)) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -224,7 +196,8 @@ int cmd_state(int argc, char **argv)
 			goto done;
 		}
 		if (!strcmp(format, "json"))
-			rc = (out = managed_json(m, 1)) ? cmd_print_json(out) : EXIT_RUNTIME;
+			rc = pmbot_plan_managed_to_json(&out, m, 1) == 0 ? cmd_print_json(out) :
+				EXIT_RUNTIME;
 		else
 			rc = show_one(list, n, m);
 		goto done;
@@ -235,7 +208,8 @@ int cmd_state(int argc, char **argv)
 			goto done;
 		}
 		for (i = 0; i < n; i++)
-			if (!(j = managed_json(&list[i], 0)) || json_array_append_new(out, j) < 0) {
+			if (pmbot_plan_managed_to_json(&j, &list[i], 0) < 0 ||
+			    json_array_append_new(out, j) < 0) {
 				rc = EXIT_RUNTIME;
 				goto done;
 			}

@@ -15,26 +15,6 @@ struct validate_opts {
 	const char *config_rev;
 };
 
-static json_t *diag_array(const pmbot_diag_list *diags, pmbot_severity sev)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; a && i < diags->count; i++) {
-		const pmbot_diag *d = &diags->items[i];
-
-		if (d->severity != sev)
-			continue;
-		if (json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:i, s:s}",
-			"code", d->code, "path", d->path, "line", d->line, "column", d->column,
-			"message", d->message)) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
 /*
  * Record one file's outcome: a JSON object appended to `results`, or
  * diagnostics on stderr and a summary line on stdout.
@@ -44,8 +24,8 @@ static int report_file(json_t *results, const char *name, const char *blob,
 {
 	json_t *o;
 
-	pmbot_diag_list_sort(diags);
 	if (!results) {
+		pmbot_diag_list_sort(diags);
 		cmd_print_diags(stderr, diags);
 		printf("%s", cmd_show(name));
 		if (blob)
@@ -55,13 +35,8 @@ static int report_file(json_t *results, const char *name, const char *blob,
 			diags->warnings == 1 ? "" : "s");
 		return 0;
 	}
-	o = json_pack("{s:s, s:b, s:o, s:o}", "file", name, "valid", diags->errors == 0,
-		"errors", diag_array(diags, PMBOT_SEV_ERROR),
-		"warnings", diag_array(diags, PMBOT_SEV_WARNING));
-	if (o && blob && json_object_set_new(o, "blob", json_string(blob)) < 0) {
-		json_decref(o);
-		o = NULL;
-	}
+	if (pmbot_report_result(&o, name, blob, diags) < 0)
+		return -1;
 	return json_array_append_new(results, o);
 }
 
@@ -91,54 +66,6 @@ static int validate_files(json_t *results, int argc, char **argv)
 	return rc;
 }
 
-/* The reports to validate: named paths, the changed ones, or every match of the globs. */
-static int select_reports(pmbot_repo_files *out, pmbot_repo *repo, const struct validate_opts *o,
-	const pmbot_config *cfg, int argc, char **argv)
-{
-	pmbot_repo_changes ch = PMBOT_REPO_CHANGES_INIT;
-	const char *const *globs = (const char *const *)cfg->reports.items;
-	size_t n = cfg->reports.count, i;
-	int r;
-
-	if (argc) {
-		/* Explicit paths: each one is its own exact glob. */
-		globs = (const char *const *)argv;
-		n = (size_t)argc;
-	}
-	if (!o->base)
-		return pmbot_repo_list(out, repo, o->rev, globs, n);
-	if ((r = pmbot_repo_changed(&ch, repo, o->base, o->rev, globs, n)) < 0)
-		return r;
-	memset(out, 0, sizeof(*out));
-	for (i = 0; i < ch.count; i++) {
-		pmbot_repo_file *f;
-
-		if (ch.items[i].kind == PMBOT_CHANGE_DELETED)
-			continue;
-		if (out->count == out->alloc) {
-			size_t alloc = out->alloc ? out->alloc * 2 : 8;
-			pmbot_repo_file *p = realloc(out->items, alloc * sizeof(*p));
-
-			if (!p) {
-				r = PMBOT_ERROR;
-				break;
-			}
-			out->items = p;
-			out->alloc = alloc;
-		}
-		f = &out->items[out->count];
-		if (!(f->path = strdup(ch.items[i].new_path))) {
-			r = PMBOT_ERROR;
-			break;
-		}
-		memcpy(f->blob_id, ch.items[i].new_blob_id, sizeof(f->blob_id));
-		f->executable = 0;
-		out->count++;
-	}
-	pmbot_repo_changes_free(&ch);
-	return r < 0 ? r : 0;
-}
-
 static int validate_repo(json_t *results, const struct validate_opts *o, int argc, char **argv)
 {
 	pmbot_repo *repo = NULL;
@@ -153,7 +80,8 @@ static int validate_repo(json_t *results, const struct validate_opts *o, int arg
 		goto done;
 	if ((rc = cmd_load_config(&cfg, repo, o->config_rev ? o->config_rev : o->rev)) != EXIT_OK)
 		goto done;
-	if ((r = select_reports(&files, repo, o, cfg, argc, argv)) < 0) {
+	if ((r = pmbot_source_select_reports(&files, repo, cfg, o->rev, o->base,
+		(const char *const *)argv, (size_t)argc)) < 0) {
 		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(repo)));
 		rc = r == PMBOT_ENOTFOUND || r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 		goto done;

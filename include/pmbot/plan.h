@@ -235,4 +235,14 @@ const pmbot_managed_issue *pmbot_plan_managed_find(const pmbot_managed_issue *li
 /* Free what pmbot_plan_managed() returned. NULL is allowed. */
 void pmbot_plan_managed_free(pmbot_managed_issue *list, size_t n);
 
+/*
+ * A managed issue as `state list|show --format json` prints it: `*out` is
+ * a new object (the caller's), {"stable_id", "issue" (its ref), "state":
+ * "open"|"closed", "title", "on_board", "edited", "duplicate"}; with
+ * `full` also "labels", "parent", "blocked_by", "issue_type" (null when
+ * none) and "board" (the item's values, null when not on the board).
+ * 0, or PMBOT_ERROR (`*out` NULL).
+ */
+int pmbot_plan_managed_to_json(json_t **out, const pmbot_managed_issue *m, int full);
+
 #endif

@@ -265,6 +265,15 @@ int pmbot_render_issue(pmbot_rendered_issue *out, const pmbot_workgraph *g,
 void pmbot_rendered_issue_free(pmbot_rendered_issue *issue);
 
 /*
+ * A rendered issue as `render --json` prints it: `*out` is a new object
+ * (the caller's), {"stable_id", "title", "labels", "body"}; `stable_id` and
+ * `is` are borrowed. 0, or PMBOT_ERROR (`*out` NULL) when out of memory or
+ * a string is not UTF-8.
+ */
+int pmbot_rendered_issue_to_json(json_t **out, const char *stable_id,
+	const pmbot_rendered_issue *is);
+
+/*
  * Set `*rest` (borrowed from `title`) to the title without the form's
  * prefix. Returns 0 when the title starts with the prefix,
  * PMBOT_ENOTFOUND (and `*rest` = title) when it does not.

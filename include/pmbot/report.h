@@ -105,4 +105,22 @@ int pmbot_report_type_word_ok(const char *s, size_t len);
 /* Is `s` a GitHub issue URL (https://github.com/OWNER/REPO/issues/N)? */
 int pmbot_report_is_issue_url(const char *s);
 
+/*
+ * The diagnostics of `diags` with severity `sev`, in list order, as a new
+ * array (`*out`, the caller's) of {"code", "path", "line", "column",
+ * "message"}. 0, or PMBOT_ERROR (`*out` NULL) when out of memory or a
+ * diagnostic lacks a string.
+ */
+int pmbot_diag_list_to_json(json_t **out, const pmbot_diag_list *diags, pmbot_severity sev);
+
+/*
+ * One file's outcome as `validate --json` prints it: `*out` is a new object
+ * (the caller's), {"file", "valid": no errors, "errors": [...],
+ * "warnings": [...]} and "blob" when `blob` is not NULL (a report read from
+ * git). Sorts `diags` first (pmbot_diag_list_sort()). 0, or PMBOT_ERROR
+ * (`*out` NULL).
+ */
+int pmbot_report_result(json_t **out, const char *file, const char *blob,
+	pmbot_diag_list *diags);
+
 #endif

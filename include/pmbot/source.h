@@ -66,4 +66,20 @@ int pmbot_source_forms(pmbot_formset **out, pmbot_repo *repo, const char *rev,
 int pmbot_source_report(pmbot_workgraph **out, pmbot_repo *repo, const char *blob_id,
 	const char *path, const pmbot_limits *lim, pmbot_diag_list *diags);
 
+/*
+ * The report files a run reads at `rev`: the `n_paths` `paths` when there
+ * are any (each an exact glob; a path that does not exist at `rev` is left
+ * out, so the caller compares counts), else every file matching
+ * cfg->reports. With `base` (may be NULL) only those added, modified or
+ * renamed between `base` and `rev` (pmbot_repo_changed(); a deleted report
+ * is left out), with their new path and blob. `*out` is overwritten and
+ * freed by the caller with pmbot_repo_files_free(), also after a failure;
+ * `cfg` and `paths` are borrowed. Returns as pmbot_repo_list(): PMBOT_OK,
+ * PMBOT_EINVALID (a bad glob), PMBOT_ENOTFOUND (an unknown revision) or
+ * PMBOT_ERROR, the reason in pmbot_repo_last_error().
+ */
+int pmbot_source_select_reports(pmbot_repo_files *out, pmbot_repo *repo,
+	const pmbot_config *cfg, const char *rev, const char *base,
+	const char *const *paths, size_t n_paths);
+
 #endif

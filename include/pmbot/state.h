@@ -149,6 +149,16 @@ int pmbot_state_to_json(json_t **out, const pmbot_state *state);
 int pmbot_state_canonical(pmbot_buf *out, const pmbot_state *state);
 
 /*
+ * What a model is shown of `state` (advise): `*out` is a new object (the
+ * caller's), compact and in state order, {"issues": [{"repo", "number",
+ * "title", "state": "open"|"closed", "labels", "parent" (null for none),
+ * "blocked_by", "body" ("" when none)}...], "board_items": [{"issue",
+ * "values"}...]}, no ids, authors or timestamps. 0, or PMBOT_ERROR (`*out`
+ * NULL).
+ */
+int pmbot_state_board(json_t **out, const pmbot_state *state);
+
+/*
  * The issue with that ref / repo+number (borrowed, valid until the state
  * changes), or NULL (also for a malformed ref). O(log n).
  */
