@@ -32,6 +32,7 @@ rank() {
 bad=0
 for d in "$objdir"/src/*/; do
 	m=$(basename "$d")
+	[ -d "$(dirname "$0")/../src/$m" ] || continue
 	if [ "$(rank "$m")" -lt 0 ]; then
 		echo "check-layers: src/$m/ is not in LAYERS (scripts/check-layers.sh): place it" >&2
 		bad=1
@@ -40,8 +41,11 @@ done
 [ "$bad" = 0 ] || exit 1
 
 # "D module symbol" for definitions, "U module symbol object" for uses.
+root=$(cd "$(dirname "$0")/.." && pwd)
 syms=$(for o in "$objdir"/src/*/*.o; do
 	m=$(basename "$(dirname "$o")")
+	# An object left behind by a moved or deleted source is not the code.
+	[ -f "$root/src/$m/$(basename "$o" .o).c" ] || continue
 	nm -P "$o" | awk -v m="$m" -v o="${o#"$objdir"/}" \
 		'$2 ~ /^[TDBRCV]$/ { print "D", m, $1 } $2 == "U" { print "U", m, $1, o }'
 done)
