@@ -447,7 +447,12 @@ static int put_error(pmbot_buf *b, const void *ctx, size_t i)
 	return err ? -1 : 0;
 }
 
-static int put_errors(pmbot_buf *out, const pmbot_diag_list *diags, size_t budget)
+/*
+ * The diagnostics of one severity under their heading (already in `head`'s
+ * words), in the error form and the list's cap.
+ */
+static int put_diags(pmbot_buf *out, const pmbot_diag_list *diags, size_t budget,
+	pmbot_severity sev)
 {
 	size_t *pick = malloc((diags->count ? diags->count : 1) * sizeof(*pick)), n = 0, i;
 	pmbot_buf head = PMBOT_BUF_INIT;
@@ -456,19 +461,27 @@ static int put_errors(pmbot_buf *out, const pmbot_diag_list *diags, size_t budge
 	if (!pick)
 		return -1;
 	for (i = 0; i < diags->count; i++)
-		if (diags->items[i].severity == PMBOT_SEV_ERROR)
+		if (diags->items[i].severity == sev)
 			pick[n++] = i;
-	if (n) {
+	if (n && sev == PMBOT_SEV_ERROR)
 		err |= pmbot_buf_printf(&head, "### Reports are invalid\n\n%zu error%s: fix %s and "
 			"push again; nothing can be planned or applied until then.\n\n", n,
 			n == 1 ? "" : "s", n == 1 ? "it" : "them");
-		if (!err)
-			err |= put_list(out, budget, &head, pick, n, ERRORS_LISTED, put_error, diags,
-				"error", "errors");
-	}
+	else if (n)
+		err |= pmbot_buf_printf(&head, "### Warnings\n\n%zu warning%s: %s not stop the plan, "
+			"but worth a look.\n\n", n, n == 1 ? "" : "s", n == 1 ? "it does" : "they do");
+	if (n && !err)
+		err |= put_list(out, budget, &head, pick, n, ERRORS_LISTED, put_error, diags,
+			sev == PMBOT_SEV_ERROR ? "error" : "warning",
+			sev == PMBOT_SEV_ERROR ? "errors" : "warnings");
 	pmbot_buf_free(&head);
 	free(pick);
 	return err ? -1 : 0;
+}
+
+static int put_errors(pmbot_buf *out, const pmbot_diag_list *diags, size_t budget)
+{
+	return put_diags(out, diags, budget, PMBOT_SEV_ERROR);
 }
 
 /*
@@ -477,25 +490,7 @@ static int put_errors(pmbot_buf *out, const pmbot_diag_list *diags, size_t budge
  */
 static int put_warnings(pmbot_buf *out, const pmbot_diag_list *diags, size_t budget)
 {
-	size_t *pick = malloc((diags->count ? diags->count : 1) * sizeof(*pick)), n = 0, i;
-	pmbot_buf head = PMBOT_BUF_INIT;
-	int err = 0;
-
-	if (!pick)
-		return -1;
-	for (i = 0; i < diags->count; i++)
-		if (diags->items[i].severity == PMBOT_SEV_WARNING)
-			pick[n++] = i;
-	if (n) {
-		err |= pmbot_buf_printf(&head, "### Warnings\n\n%zu warning%s: %s not stop the plan, "
-			"but worth a look.\n\n", n, n == 1 ? "" : "s", n == 1 ? "it does" : "they do");
-		if (!err)
-			err |= put_list(out, budget, &head, pick, n, ERRORS_LISTED, put_error, diags,
-				"warning", "warnings");
-	}
-	pmbot_buf_free(&head);
-	free(pick);
-	return err ? -1 : 0;
+	return put_diags(out, diags, budget, PMBOT_SEV_WARNING);
 }
 
 /* ---- notice ------------------------------------------------------------------------------ */
