@@ -1132,18 +1132,11 @@ static void test_github_http__a_cut_off_body_is_retried_for_get_but_not_for_post
 
 static int closed_port_url(char *out, size_t size)
 {
-	struct sockaddr_in addr;
-	socklen_t alen = sizeof(addr);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	unsigned port = fakehttp_closed_port();
 
-	memset(&addr, 0, sizeof(addr));
-	addr.sin_family = AF_INET;
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&addr, &alen) < 0)
+	if (!port)
 		return -1;
-	close(fd);
-	snprintf(out, size, "http://127.0.0.1:%u", (unsigned)ntohs(addr.sin_port));
+	snprintf(out, size, "http://127.0.0.1:%u", port);
 	return 0;
 }
 

@@ -781,21 +781,13 @@ static void test_llm_retry__a_timeout_is_retried(void **state)
 	assert_stats(fx, 2, 1, 100, 200);
 }
 
-/* A loopback port nobody listens on (bound, then closed). */
+/* A loopback port nobody listens on; the test cannot run without one. */
 static unsigned closed_port(void)
 {
-	struct sockaddr_in addr;
-	socklen_t alen = sizeof(addr);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	unsigned port = fakehttp_closed_port();
 
-	assert_true(fd >= 0);
-	memset(&addr, 0, sizeof(addr));
-	addr.sin_family = AF_INET;
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&addr, &alen), 0);
-	close(fd);
-	return ntohs(addr.sin_port);
+	assert_true(port != 0);
+	return port;
 }
 
 static void test_llm_retry__no_connection_is_a_transport_error_after_3_attempts(void **state)

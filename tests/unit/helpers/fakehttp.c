@@ -529,3 +529,20 @@ const char *fakehttp_header_value(const fakehttp_request *r, const char *name)
 			return r->headers[i].value;
 	return NULL;
 }
+
+unsigned fakehttp_closed_port(void)
+{
+	struct sockaddr_in addr;
+	socklen_t alen = sizeof(addr);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+
+	if (fd < 0)
+		return 0;
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 &&
+		getsockname(fd, (struct sockaddr *)&addr, &alen) == 0;
+	close(fd);
+	return ok ? ntohs(addr.sin_port) : 0;
+}
