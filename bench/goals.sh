@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# usage: bench/goals.sh BIN
+#
+# Issue 17's figures in one run, on the same 10,000-item report (BENCH_N):
+# `validate`, `plan` against an empty state and `plan` against a state that
+# already matches (nothing to do), each the best user+sys CPU time and the
+# peak RSS of BENCH_REPEAT runs (default 5). With PMBOT_PY_REF set to the
+# Python pm-bot's pm_bot/control_plane/models/report_ir_intake.py
+# (github.com/phys-sims/pm-bot), the same run times its validate_report_ir
+# and validate_report_ir + build_changeset_preview on the same block
+# (bench/py_ref.py) and prints the ratios. Figures only: nothing is asserted.
+set -euo pipefail
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 BIN" >&2
+	exit 2
+fi
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+repeat=${BENCH_REPEAT:-5}
+n=${BENCH_N:-10000}
+ref=${PMBOT_PY_REF:-}
+
+if [ ! -x /usr/bin/time ]; then
+	"$here/../scripts/install-deps.sh" time
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmbot-goals.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export PMBOT_NOW=${PMBOT_NOW:-2026-11-22T12:00:00Z}
+repo=$tmp/repo
+g() { git -C "$repo" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false "$@"; }
+
+# Sets cpu (ms) and rss (KiB): the run with the least user+sys CPU of
+# `repeat`. Exit status 3 is "changes pending"; any other failure stops.
+measure() {
+	local i u s m c status
+	cpu="" rss=""
+	for ((i = 0; i < repeat; i++)); do
+		status=0
+		/usr/bin/time -o "$tmp/time" -f '%U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || status=$?
+		if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+			echo "$0: $*: exit status $status" >&2
+			cat "$tmp/stderr" >&2
+			exit 1
+		fi
+		read -r u s m <<<"$(tail -n 1 "$tmp/time")"
+		c=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 1000 + 0.5 }')
+		if [ -z "$cpu" ] || [ "$c" -lt "$cpu" ]; then
+			cpu=$c rss=$m
+		fi
+	done
+}
+
+# Sets py_cpu (ms, the best call) and py_rss (KiB, the whole interpreter).
+measure_python() {
+	/usr/bin/time -o "$tmp/time" -f '%M' python3 "$here/py_ref.py" "$ref" "$1" "$2" "$repeat" \
+		>"$tmp/py" 2>"$tmp/stderr" || { cat "$tmp/stderr" >&2; exit 1; }
+	read -r py_cpu _ <"$tmp/py"
+	py_rss=$(tail -n 1 "$tmp/time")
+}
+
+row() {
+	printf '%-40s %8s %10s   %8s %10s   %7s   %s\n' "$@"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
+
+git init -q -b main "$repo"
+mkdir -p "$repo/plans" "$repo/.github"
+printf 'reports: ["plans/**/*.md"]\nrepos: [acme/widgets]\nproject: {owner: acme, number: 1}\n' \
+	>"$repo/.github/pm-bot.yml"
+python3 "$here/gen_report.py" -o "$repo/plans/bench.md" "$n"
+g add -A && g commit -qm "bench: $n items"
+python3 "$here/gen_state.py" -o "$tmp/empty.json"
+# The issue's "empty state" case: no project, so creates, parents and edges.
+git init -q -b main "$tmp/bare"
+mkdir -p "$tmp/bare/plans" "$tmp/bare/.github"
+cp "$repo/plans/bench.md" "$tmp/bare/plans/bench.md"
+printf 'reports: ["plans/**/*.md"]\nrepos: [acme/widgets]\n' >"$tmp/bare/.github/pm-bot.yml"
+git -C "$tmp/bare" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false add -A
+git -C "$tmp/bare" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false \
+	commit -qm "bench: $n items, no project"
+"$bin" plan --repo "$repo" --state "$tmp/empty.json" --format json --out "$tmp/create.json" \
+	>/dev/null 2>&1 || true
+python3 "$here/gen_state.py" --base "$tmp/empty.json" --plan "$tmp/create.json" -o "$tmp/state.json"
+"$bin" plan --repo "$tmp/bare" --state "$tmp/none.json" --format json --out "$tmp/bare.json" \
+	>/dev/null 2>&1 || true
+count() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["changesets"]))' "$1"; }
+
+printf '%d items, report %d bytes; empty-state plans: %d changesets (%d bytes of JSON), %d with a project; best of %d\n' \
+	"$n" "$(stat -c %s "$repo/plans/bench.md")" "$(count "$tmp/bare.json")" \
+	"$(stat -c %s "$tmp/bare.json")" "$(count "$tmp/create.json")" "$repeat"
+row "step" "pm-bot" "peak" "Python" "peak" "ratio" "goal"
+row "" "CPU ms" "RSS KiB" "CPU ms" "RSS KiB" "" ""
+
+py_cpu=- py_rss=-
+measure "$bin" validate "$repo/plans/bench.md"
+[ -n "$ref" ] && measure_python "$repo/plans/bench.md" validate
+row "validate" "$cpu" "$rss" "$py_cpu" "$py_rss" "$(ratio "$py_cpu" "$cpu")" \
+	">= 100x, <= 16384 KiB"
+
+[ -n "$ref" ] && measure_python "$repo/plans/bench.md" preview
+measure "$bin" plan --repo "$tmp/bare" --state "$tmp/none.json" --format json
+row "plan, empty state (--format json)" "$cpu" "$rss" "$py_cpu" "$py_rss" \
+	"$(ratio "$py_cpu" "$cpu")" ">= 20x, less memory than Python"
+measure "$bin" plan --repo "$repo" --state "$tmp/empty.json" --format json
+row "  the same with a project" "$cpu" "$rss" "$py_cpu" "$py_rss" "$(ratio "$py_cpu" "$cpu")" ""
+
+measure "$bin" plan --repo "$repo" --state "$tmp/state.json"
+row "plan, nothing to do" "$cpu" "$rss" - - - "<= 150 ms"
