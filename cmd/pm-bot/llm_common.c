@@ -178,6 +178,7 @@ int llm_prepare(struct llm_run *r, const struct llm_opts *o, const char *capabil
 	static const pmbot_llm_run init = PMBOT_LLM_RUN_INIT;
 	pmbot_llm_run_request req;
 	char commit[PMBOT_OID_HEX_SIZE];
+	pmbot_buf err = PMBOT_BUF_INIT;
 	char *now = NULL;
 	int rc;
 
@@ -185,8 +186,9 @@ int llm_prepare(struct llm_run *r, const struct llm_opts *o, const char *capabil
 	r->run = init;
 	if ((rc = cmd_open_repo(&r->repo, o->repo ? o->repo : ".")) != EXIT_OK)
 		return rc;
-	if (pmbot_repo_resolve(commit, r->repo, o->rev ? o->rev : "HEAD") < 0) {
-		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(r->repo)));
+	if (pmbot_repo_resolve(commit, r->repo, o->rev ? o->rev : "HEAD", &err) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.buf));
+		pmbot_buf_free(&err);
 		return EXIT_INVALID;
 	}
 	if ((rc = cmd_load_config(&r->config, r->repo, commit)) != EXIT_OK)
