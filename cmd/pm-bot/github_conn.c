@@ -115,10 +115,9 @@ int github_conn_open(struct github_conn *gc, const struct plan_opts *o)
 	 * markers are trusted as well. Not fatal: without it only the
 	 * configured authors are trusted.
 	 */
-	if (pmbot_github_viewer_login(&gc->self_login, gc->client) < 0)
+	if (pmbot_github_viewer_login(&gc->self_login, gc->client, &err) < 0)
 		fprintf(stderr, "pm-bot: github: cannot tell which login the token acts as (%s); "
-			"trusting only the configured authors\n",
-			cmd_show_msg(pmbot_github_last_error(gc->client)));
+			"trusting only the configured authors\n", cmd_show_msg(err.buf));
 done:
 	pmbot_buf_free(&err);
 	pmbot_buf_free(&cache);
