@@ -220,6 +220,16 @@ typedef struct pmbot_github_client pmbot_github_client;
 void pmbot_github_options_init(pmbot_github_options *opts);
 
 /*
+ * The write pace a user gave (--pace-ms, $PMBOT_GITHUB_PACE_MS): `text` a
+ * whole number of milliseconds, 0 or more (0: no pacing), in the range of
+ * long, read like strtol in base 10 (leading blanks and a '+' allowed,
+ * nothing after the digits). 0 with `*out` set; PMBOT_EINVALID, `*out`
+ * unchanged, for anything else (NULL, empty, not a number, a negative
+ * number, trailing characters, out of range). The caller words the message.
+ */
+PMBOT_WARN_UNUSED int pmbot_github_pace_parse(long *out, const char *text);
+
+/*
  * Make a client from `opts` (NULL: defaults), reading the environment for
  * what opts leaves NULL. `*out` is new; free it with
  * pmbot_github_client_free(). On failure `*out` is NULL and, when `err` is

@@ -109,6 +109,21 @@ void pmbot_github_options_init(pmbot_github_options *opts)
 	opts->cache_dir = PMBOT_GITHUB_DEFAULT_CACHE_DIR;
 }
 
+int pmbot_github_pace_parse(long *out, const char *text)
+{
+	char *end;
+	long v;
+
+	if (!text)
+		return PMBOT_EINVALID;
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < 0)
+		return PMBOT_EINVALID;
+	*out = v;
+	return 0;
+}
+
 void pmbot_github_response_free(pmbot_github_response *resp)
 {
 	pmbot_github_response init = PMBOT_GITHUB_RESPONSE_INIT;

@@ -1458,10 +1458,35 @@ static void test_github_http__parts_of_the_token_are_scrubbed_from_errors_and_ev
 	pmbot_buf_free(&seen);
 }
 
+/* --pace-ms and $PMBOT_GITHUB_PACE_MS: whole milliseconds, 0 or more. */
+static void test_github_pace__parses_milliseconds_and_refuses_anything_else(void **state)
+{
+	static const char *const bad[] = { "", "abc", "-1", "5ms", "1.5", "250 ",
+		"99999999999999999999" };
+	long pace = 42;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pmbot_github_pace_parse(&pace, "250"), 0);
+	assert_int_equal(pace, 250);
+	assert_int_equal(pmbot_github_pace_parse(&pace, "0"), 0);
+	assert_int_equal(pace, 0);
+	assert_int_equal(pmbot_github_pace_parse(&pace, " +7"), 0);
+	assert_int_equal(pace, 7);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pace = 42;
+		assert_int_equal(pmbot_github_pace_parse(&pace, bad[i]), PMBOT_EINVALID);
+		assert_int_equal(pace, 42);
+	}
+	assert_int_equal(pmbot_github_pace_parse(&pace, NULL), PMBOT_EINVALID);
+	assert_int_equal(pace, 42);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+		cmocka_unit_test(test_github_pace__parses_milliseconds_and_refuses_anything_else),
 		T(test_github_http__get_sends_exact_request_line_and_headers),
 		T(test_github_http__anonymous_client_sends_no_authorization),
 		T(test_github_http__a_401_names_the_token_variables),
