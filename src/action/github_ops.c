@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pmbot/ghops.h"
+#include "pmbot/action.h"
 #include "pmbot/gql.h"
 #include "pmbot/utf8.h"
 #include "pmbot/banned.h"

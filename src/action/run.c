@@ -9,10 +9,9 @@
 #include <unistd.h>
 
 #include "run_int.h"
-#include "pmbot/actionflow.h"
+#include "pmbot/action.h"
 #include "pmbot/bundle.h"
 #include "pmbot/fs.h"
-#include "pmbot/ghops.h"
 #include "pmbot/github.h"
 #include "pmbot/json.h"
 #include "pmbot/inputs.h"
