@@ -91,9 +91,11 @@ static int read_board(board *out, pmbot_github_client *c, const char *owner, lon
 		if (!(vars = json_pack("{s:s, s:I, s:O, s:b}", "login", owner, "number",
 			      (json_int_t)number, "after", cursor ? cursor : json_null(), "org", org)))
 			goto done;
-		if (pmbot_github_graphql(&data, c, pmbot_gql("project"), vars) < 0) {
-			fprintf(stderr, "gql_alias_bench: reading the board: %s\n",
-				pmbot_github_last_error(c));
+		pmbot_buf err = PMBOT_BUF_INIT;
+
+		if (pmbot_github_graphql(&data, c, pmbot_gql("project"), vars, &err) < 0) {
+			fprintf(stderr, "gql_alias_bench: reading the board: %s\n", err.buf);
+			pmbot_buf_free(&err);
 			goto done;
 		}
 		p = json_object_get(json_object_get(data, org ? "organization" : "user"), "projectV2");
@@ -166,7 +168,7 @@ static int build_doc(pmbot_buf *doc, size_t k)
 static int send_batch(pmbot_github_client *c, const board *b, const char *doc, size_t from,
 	size_t k, const char *tag)
 {
-	pmbot_buf name = PMBOT_BUF_INIT, value = PMBOT_BUF_INIT;
+	pmbot_buf name = PMBOT_BUF_INIT, value = PMBOT_BUF_INIT, err = PMBOT_BUF_INIT;
 	json_t *vars = NULL, *data = NULL;
 	size_t i;
 	int rc = PMBOT_ERROR;
@@ -185,9 +187,8 @@ static int send_batch(pmbot_github_client *c, const board *b, const char *doc, s
 		    json_object_set_new(vars, name.buf, json_string(value.buf)) < 0)
 			goto done;
 	}
-	if (pmbot_github_graphql(&data, c, doc, vars) < 0) {
-		fprintf(stderr, "gql_alias_bench: items %zu..%zu: %s\n", from, from + k - 1,
-			pmbot_github_last_error(c));
+	if (pmbot_github_graphql(&data, c, doc, vars, &err) < 0) {
+		fprintf(stderr, "gql_alias_bench: items %zu..%zu: %s\n", from, from + k - 1, err.buf);
 		goto done;
 	}
 	for (i = 0; i < k; i++) {
@@ -209,6 +210,7 @@ done:
 	json_decref(data);
 	pmbot_buf_free(&name);
 	pmbot_buf_free(&value);
+	pmbot_buf_free(&err);
 	return rc;
 }
 

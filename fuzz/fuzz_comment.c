@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmbot/action.h"
 #include "pmbot/buf.h"
-#include "pmbot/comment.h"
 
 #include "fuzz_util.h"
 #include "pmbot/banned.h"

@@ -4,13 +4,13 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "pmbot/actionrun.h"
+#include "pmbot/action.h"
 #include "pmbot/github.h"
 #include "pmbot/banned.h"
 
 /*
  * `pm-bot action`: the options and the workflow's environment go to the
- * library's run (pmbot/actionrun.h), which decides and does everything;
+ * library's run (pmbot/action.h, part 5), which decides and does everything;
  * this prints what it tells and picks the exit status.
  */
 

@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "pmbot/apply.h"
+#include "pmbot/bundle.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/banned.h"
@@ -96,19 +97,15 @@ int cmd_plan(int argc, char **argv)
 	if (!bundle)
 		goto done;
 	if (audit_path) {
-		pmbot_audit *audit = NULL;
 		pmbot_diag_list ad = PMBOT_DIAG_LIST_INIT;
-		json_t *f = json_pack("{s:O, s:I}", "plan_hash", json_object_get(bundle, "plan_hash"),
-			"changesets", (json_int_t)pmbot_plan_count(bundle));
+		json_t *f = pmbot_audit_proposal_fields(bundle);
 
-		if (pmbot_audit_open(&audit, audit_path, &ad) < 0 ||
-		    pmbot_audit_append(audit, "proposal", f) < 0) {
+		if (pmbot_audit_record(audit_path, "proposal", f, &ad) < 0) {
 			cmd_print_diags(stderr, &ad);
 			fprintf(stderr, "pm-bot: cannot append to the audit ledger %s\n",
 				cmd_show(audit_path));
 			rc = EXIT_RUNTIME;
 		}
-		pmbot_audit_close(audit);
 		pmbot_diag_list_free(&ad);
 		json_decref(f);
 	}
@@ -138,9 +135,7 @@ int cmd_plan(int argc, char **argv)
 		if (md.len && md.buf[md.len - 1] != '\n')
 			putchar('\n');
 	}
-	/* A standing conflict is drift too: "nothing to do" would hide it. */
-	if (rc == EXIT_OK && detailed && (pmbot_plan_count(bundle) ||
-			json_array_size(json_object_get(bundle, "conflicts"))))
+	if (rc == EXIT_OK && detailed && pmbot_bundle_has_drift(bundle))
 		rc = EXIT_CHANGES;
 done:
 	json_decref(bundle);

@@ -24,20 +24,21 @@ static int load_report(pmbot_workgraph **g, pmbot_repo *repo, const char *rev, c
 	pmbot_diag_list *diags)
 {
 	pmbot_limits lim;
-	pmbot_buf text;
+	pmbot_buf text, err = PMBOT_BUF_INIT;
 	int r;
 
 	pmbot_limits_default(&lim);
 	pmbot_buf_init(&text, lim.max_bytes);
-	r = pmbot_repo_read(&text, NULL, repo, rev, path);
+	r = pmbot_repo_read(&text, NULL, repo, rev, path, &err);
 	if (r == 0)
 		r = pmbot_workgraph_load(g, path, text.buf, text.len, &lim, diags);
 	else if (r == PMBOT_ENOTFOUND || r == PMBOT_EINVALID)
-		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(repo)));
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.buf));
 	else
 		fprintf(stderr, "pm-bot: cannot read %s at %s: %s\n", cmd_show(path), cmd_show(rev),
-			cmd_show_msg(pmbot_repo_last_error(repo)));
+			cmd_show_msg(err.buf));
 	pmbot_buf_free(&text);
+	pmbot_buf_free(&err);
 	if (r == PMBOT_OK)
 		return EXIT_OK;
 	return r == PMBOT_ERROR || r == PMBOT_REPO_ETOOBIG ? EXIT_RUNTIME : EXIT_INVALID;
@@ -58,6 +59,7 @@ int cmd_render(int argc, char **argv)
 	pmbot_repo *repo = NULL;
 	pmbot_config *cfg = NULL;
 	pmbot_formset *forms = NULL;
+	pmbot_buf err = PMBOT_BUF_INIT;
 	pmbot_workgraph *g = NULL;
 	json_t *out = NULL;
 	size_t i, shown = 0;
@@ -79,10 +81,9 @@ int cmd_render(int argc, char **argv)
 	if ((rc = cmd_open_repo(&repo, dir)) != EXIT_OK ||
 	    (rc = cmd_load_config(&cfg, repo, rev)) != EXIT_OK)
 		goto done;
-	r = pmbot_source_forms(&forms, repo, rev, cfg, &diags);
+	r = pmbot_source_forms(&forms, repo, rev, cfg, &diags, &err);
 	if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
-		fprintf(stderr, "pm-bot: cannot read issue forms: %s\n",
-			cmd_show_msg(pmbot_repo_last_error(repo)));
+		fprintf(stderr, "pm-bot: cannot read issue forms: %s\n", cmd_show_msg(err.buf));
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
@@ -144,5 +145,6 @@ done:
 	pmbot_config_free(cfg);
 	pmbot_repo_free(repo);
 	pmbot_diag_list_free(&diags);
+	pmbot_buf_free(&err);
 	return rc;
 }

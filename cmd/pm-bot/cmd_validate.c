@@ -72,6 +72,7 @@ static int validate_repo(json_t *results, const struct validate_opts *o, int arg
 	pmbot_config *cfg = NULL;
 	pmbot_repo_files files = PMBOT_REPO_FILES_INIT;
 	pmbot_limits lim;
+	pmbot_buf err = PMBOT_BUF_INIT;
 	size_t i;
 	int rc, r;
 
@@ -81,8 +82,8 @@ static int validate_repo(json_t *results, const struct validate_opts *o, int arg
 	if ((rc = cmd_load_config(&cfg, repo, o->config_rev ? o->config_rev : o->rev)) != EXIT_OK)
 		goto done;
 	if ((r = pmbot_source_select_reports(&files, repo, cfg, o->rev, o->base,
-		(const char *const *)argv, (size_t)argc)) < 0) {
-		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(repo)));
+		(const char *const *)argv, (size_t)argc, &err)) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.buf));
 		rc = r == PMBOT_ENOTFOUND || r == PMBOT_EINVALID ? EXIT_INVALID : EXIT_RUNTIME;
 		goto done;
 	}
@@ -100,11 +101,13 @@ static int validate_repo(json_t *results, const struct validate_opts *o, int arg
 		pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 		pmbot_workgraph *g = NULL;
 
-		r = pmbot_source_report(&g, repo, files.items[i].blob_id, files.items[i].path, &lim, &diags);
+		pmbot_buf_clear(&err);
+		r = pmbot_source_report(&g, repo, files.items[i].blob_id, files.items[i].path, &lim,
+			&diags, &err);
 		pmbot_workgraph_free(g);
 		if (r == PMBOT_ERROR) {
 			fprintf(stderr, "pm-bot: cannot read %s: %s\n", cmd_show(files.items[i].path),
-				cmd_show_msg(pmbot_repo_last_error(repo)));
+				cmd_show_msg(err.buf));
 			rc = EXIT_RUNTIME;
 		} else {
 			if (report_file(results, files.items[i].path, files.items[i].blob_id, &diags) < 0)
@@ -117,6 +120,7 @@ done:
 	pmbot_repo_files_free(&files);
 	pmbot_config_free(cfg);
 	pmbot_repo_free(repo);
+	pmbot_buf_free(&err);
 	return rc;
 }
 

@@ -203,7 +203,7 @@ char *cmd_current_repo(pmbot_repo *repo)
 
 	if (env && *env)
 		return strdup(env);
-	if (repo && pmbot_repo_remote_url(&url, repo, "origin") == 0)
+	if (repo && pmbot_repo_remote_url(&url, repo, "origin", NULL) == 0)
 		pmbot_source_slug_from_url(&slug, url.buf);
 	pmbot_buf_free(&url);
 	return slug;
@@ -244,18 +244,21 @@ int cmd_open_repo(pmbot_repo **out, const char *path)
 int cmd_load_config(pmbot_config **out, pmbot_repo *repo, const char *rev)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf err = PMBOT_BUF_INIT;
 	char *current = cmd_current_repo(repo);
-	int rc = pmbot_source_config(out, NULL, repo, rev, current, &diags);
+	int rc = pmbot_source_config(out, NULL, repo, rev, current, &diags, &err);
 
 	free(current);
 	cmd_print_diags(stderr, &diags);
 	pmbot_diag_list_free(&diags);
+	if (rc != PMBOT_OK && rc != PMBOT_EINVALID)
+		fprintf(stderr, "pm-bot: cannot read %s at %s: %s\n", PMBOT_CONFIG_PATH,
+			cmd_show(rev), cmd_show_msg(err.buf));
+	pmbot_buf_free(&err);
 	if (rc == PMBOT_OK)
 		return EXIT_OK;
 	if (rc == PMBOT_EINVALID)
 		return EXIT_INVALID;
-	fprintf(stderr, "pm-bot: cannot read %s at %s: %s\n", PMBOT_CONFIG_PATH, cmd_show(rev),
-		cmd_show_msg(pmbot_repo_last_error(repo)));
 	/* An unknown revision is the user's input, not a failure of ours. */
 	return rc == PMBOT_ENOTFOUND ? EXIT_INVALID : EXIT_RUNTIME;
 }

@@ -1,4 +1,3 @@
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +60,6 @@ int github_conn_open(struct github_conn *gc, const struct plan_opts *o)
 	pmbot_github_options opts;
 	pmbot_buf err = PMBOT_BUF_INIT, cache = PMBOT_BUF_INIT;
 	const char *env, *pace_text = o->pace_ms;
-	char *end;
-	long pace;
 	int r, rc = EXIT_OK;
 
 	memset(gc, 0, sizeof(*gc));
@@ -84,16 +81,11 @@ int github_conn_open(struct github_conn *gc, const struct plan_opts *o)
 	}
 	if (!pace_text && (env = getenv("PMBOT_GITHUB_PACE_MS")) && *env)
 		pace_text = env;
-	if (pace_text) {
-		errno = 0;
-		pace = strtol(pace_text, &end, 10);
-		if (errno || end == pace_text || *end || pace < 0) {
-			fprintf(stderr, "pm-bot: the write pace must be a number of milliseconds, not '%s'\n",
-				cmd_show(pace_text));
-			rc = EXIT_INVALID;
-			goto done;
-		}
-		opts.pace_ms = pace;
+	if (pace_text && pmbot_github_pace_parse(&opts.pace_ms, pace_text) < 0) {
+		fprintf(stderr, "pm-bot: the write pace must be a number of milliseconds, not '%s'\n",
+			cmd_show(pace_text));
+		rc = EXIT_INVALID;
+		goto done;
 	}
 	opts.on_event = on_event;
 	opts.event_payload = gc;
@@ -115,10 +107,9 @@ int github_conn_open(struct github_conn *gc, const struct plan_opts *o)
 	 * markers are trusted as well. Not fatal: without it only the
 	 * configured authors are trusted.
 	 */
-	if (pmbot_github_viewer_login(&gc->self_login, gc->client) < 0)
+	if (pmbot_github_viewer_login(&gc->self_login, gc->client, &err) < 0)
 		fprintf(stderr, "pm-bot: github: cannot tell which login the token acts as (%s); "
-			"trusting only the configured authors\n",
-			cmd_show_msg(pmbot_github_last_error(gc->client)));
+			"trusting only the configured authors\n", cmd_show_msg(err.buf));
 done:
 	pmbot_buf_free(&err);
 	pmbot_buf_free(&cache);

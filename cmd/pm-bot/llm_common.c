@@ -8,7 +8,6 @@
 #include "llm_int.h"
 #include "pmbot/apply.h"
 #include "pmbot/capability.h"
-#include "pmbot/fs.h"
 #include "pmbot/llm.h"
 #include "pmbot/banned.h"
 
@@ -26,27 +25,21 @@ int llm_render(pmbot_buf *out, struct llm_run *r, const pmbot_capability *cap,
 
 int llm_audit(const struct llm_opts *o, const json_t *fields)
 {
-	pmbot_buf path = PMBOT_BUF_INIT, dir = PMBOT_BUF_INIT;
-	pmbot_audit *audit = NULL;
+	pmbot_buf path = PMBOT_BUF_INIT;
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 	int rc = -1;
 
-	if (pmbot_buf_printf(&dir, "%s/.pm-bot", o->repo ? o->repo : ".") < 0 ||
-	    pmbot_buf_printf(&path, "%s/audit.jsonl", dir.buf) < 0)
+	if (pmbot_audit_repo_path(&path, o->repo) < 0)
 		goto done;
-	pmbot_fs_mkdirs(dir.buf, 0755);
-	if (pmbot_audit_open(&audit, path.buf, &diags) < 0 ||
-	    pmbot_audit_append(audit, "capability_run", fields) < 0) {
+	if (pmbot_audit_record(path.buf, "capability_run", fields, &diags) < 0) {
 		cmd_print_diags(stderr, &diags);
 		fprintf(stderr, "pm-bot: cannot write the audit ledger %s\n", cmd_show(path.buf));
 		goto done;
 	}
 	rc = 0;
 done:
-	pmbot_audit_close(audit);
 	pmbot_diag_list_free(&diags);
 	pmbot_buf_free(&path);
-	pmbot_buf_free(&dir);
 	return rc;
 }
 
@@ -178,6 +171,7 @@ int llm_prepare(struct llm_run *r, const struct llm_opts *o, const char *capabil
 	static const pmbot_llm_run init = PMBOT_LLM_RUN_INIT;
 	pmbot_llm_run_request req;
 	char commit[PMBOT_OID_HEX_SIZE];
+	pmbot_buf err = PMBOT_BUF_INIT;
 	char *now = NULL;
 	int rc;
 
@@ -185,8 +179,9 @@ int llm_prepare(struct llm_run *r, const struct llm_opts *o, const char *capabil
 	r->run = init;
 	if ((rc = cmd_open_repo(&r->repo, o->repo ? o->repo : ".")) != EXIT_OK)
 		return rc;
-	if (pmbot_repo_resolve(commit, r->repo, o->rev ? o->rev : "HEAD") < 0) {
-		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(pmbot_repo_last_error(r->repo)));
+	if (pmbot_repo_resolve(commit, r->repo, o->rev ? o->rev : "HEAD", &err) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.buf));
+		pmbot_buf_free(&err);
 		return EXIT_INVALID;
 	}
 	if ((rc = cmd_load_config(&r->config, r->repo, commit)) != EXIT_OK)

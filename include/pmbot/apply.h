@@ -234,6 +234,30 @@ PMBOT_WARN_UNUSED int pmbot_audit_open(pmbot_audit **out, const char *path, pmbo
 void pmbot_audit_close(pmbot_audit *audit);
 
 /*
+ * Open the ledger at `path`, append one event and close it: what a command
+ * that records a single event does (`pm-bot plan --audit`, the LLM
+ * commands). `fields` is borrowed, as for pmbot_audit_append(). 0; the
+ * returns and diagnostics of pmbot_audit_open() and pmbot_audit_append().
+ */
+PMBOT_WARN_UNUSED int pmbot_audit_record(const char *path, const char *event, const json_t *fields,
+	pmbot_diag_list *diags);
+
+/*
+ * Append to `out` the path of a repository's own ledger, where the LLM
+ * commands record their runs: `repo_dir` (NULL: ".") + "/.pm-bot/audit.jsonl".
+ * 0, or the error of pmbot_buf_printf().
+ */
+int pmbot_audit_repo_path(pmbot_buf *out, const char *repo_dir);
+
+/*
+ * The fields of a "proposal" event for the plan `bundle` (borrowed):
+ * {"plan_hash": its plan_hash, "changesets": how many it has}. A new
+ * object the caller owns; NULL when out of memory or when the bundle has
+ * no plan_hash.
+ */
+json_t *pmbot_audit_proposal_fields(const json_t *bundle);
+
+/*
  * Append one event: `fields` (borrowed; an object or NULL; it must not hold
  * the keys event, seq, at or prev) plus the four chain members. Written
  * with one write() on an O_APPEND descriptor and fsync'd before returning,

@@ -78,4 +78,12 @@ const char *pmbot_bundle_backend_state(const json_t *bundle);
 size_t pmbot_bundle_report_count(const json_t *bundle);
 const char *pmbot_bundle_report_path(const json_t *bundle, size_t i);
 
+/*
+ * Does the plan show drift (what `pm-bot plan --detailed-exitcode` exits 3
+ * for)? 1 when it has a changeset or a standing conflict, 0 when there is
+ * nothing to do: a conflict is drift too, since "nothing to do" would hide
+ * it. `bundle` is borrowed; NULL is 0.
+ */
+int pmbot_bundle_has_drift(const json_t *bundle);
+
 #endif

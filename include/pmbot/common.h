@@ -27,9 +27,9 @@ typedef enum {
 	PMBOT_GITHUB_EGRAPHQL = -37,
 	PMBOT_GITHUB_EBUDGET = -38,
 
-	PMBOT_GH_EFORBIDDEN = -40,          /* ghops.h: the Action's reads and writes */
+	PMBOT_GH_EFORBIDDEN = -40,          /* action.h: the Action's reads and writes */
 	PMBOT_GH_EEXISTS = -41,
-	PMBOT_LOCK_EBUSY = -42,             /* actionflow.h: the run lock is held */
+	PMBOT_LOCK_EBUSY = -42,             /* action.h: the run lock is held */
 	PMBOT_BACKEND_EPAUSED = -44,        /* state.h: a write waits for the budget */
 
 	PMBOT_LLM_EHTTP = -48,              /* llm.h: the model provider's outcomes */

@@ -7,6 +7,13 @@
 #include "pmbot/common.h"
 
 /*
+ * Thin POSIX wrappers. Unlike the rest of the library they report through
+ * errno, not a `pmbot_buf *err`: every caller branches on the value
+ * (ENOENT: no file yet, EFBIG: over the cap) and words the message for its
+ * own context (docs/architecture.md, "Messages").
+ */
+
+/*
  * Write `len` bytes to `path` so that a reader sees either the old file or
  * the whole new one, never a part: a temporary file in the same directory,
  * fsync, rename over `path`, fsync of the directory. Mode 0644 less umask.

@@ -21,8 +21,12 @@
  * either.
  *
  * A client is not safe to share between threads. Nothing here prints or
- * exits: failures are return codes plus pmbot_github_last_error(); progress
- * (waits, retries, responses) goes through the optional event callback.
+ * exits: failures are return codes plus a message appended to the `err`
+ * that every request function takes last (may be NULL; the caller owns
+ * it; left as it was on success). The message holds method, URL, status
+ * and GitHub's message (control characters escaped), never the token. The
+ * client keeps no message between calls. Progress (waits, retries,
+ * responses) goes through the optional event callback.
  * The token is never written to any error, event or cache file.
  *
  * Returns, for every function below: 0 on success, or
@@ -216,6 +220,16 @@ typedef struct pmbot_github_client pmbot_github_client;
 void pmbot_github_options_init(pmbot_github_options *opts);
 
 /*
+ * The write pace a user gave (--pace-ms, $PMBOT_GITHUB_PACE_MS): `text` a
+ * whole number of milliseconds, 0 or more (0: no pacing), in the range of
+ * long, read like strtol in base 10 (leading blanks and a '+' allowed,
+ * nothing after the digits). 0 with `*out` set; PMBOT_EINVALID, `*out`
+ * unchanged, for anything else (NULL, empty, not a number, a negative
+ * number, trailing characters, out of range). The caller words the message.
+ */
+PMBOT_WARN_UNUSED int pmbot_github_pace_parse(long *out, const char *text);
+
+/*
  * Make a client from `opts` (NULL: defaults), reading the environment for
  * what opts leaves NULL. `*out` is new; free it with
  * pmbot_github_client_free(). On failure `*out` is NULL and, when `err` is
@@ -227,13 +241,6 @@ PMBOT_WARN_UNUSED int pmbot_github_client_new(pmbot_github_client **out, const p
 
 /* Free the client and its easy handle. NULL is a no-op. */
 void pmbot_github_client_free(pmbot_github_client *c);
-
-/*
- * Why the last call failed (owned by `c`, valid until its next request);
- * "" after a success. Holds method, URL, status and GitHub's message
- * (control characters escaped), never the token.
- */
-const char *pmbot_github_last_error(const pmbot_github_client *c);
 
 /* Copy the counters into `out`. */
 void pmbot_github_client_stats(pmbot_github_stats *out, const pmbot_github_client *c);
@@ -285,9 +292,10 @@ int pmbot_github_has_token(const pmbot_github_client *c);
  * success and, as far as an answer arrived, on failure.
  */
 int pmbot_github_rest(pmbot_github_response *resp, pmbot_github_client *c, const char *method,
-	const char *path_and_query, const json_t *body);
+	const char *path_and_query, const json_t *body, pmbot_buf *err);
 int pmbot_github_rest_flags(pmbot_github_response *resp, pmbot_github_client *c,
-	const char *method, const char *path_and_query, const json_t *body, unsigned flags);
+	const char *method, const char *path_and_query, const json_t *body, unsigned flags,
+	pmbot_buf *err);
 
 /*
  * GET every page of a list endpoint: adds per_page=100 unless the query
@@ -296,7 +304,7 @@ int pmbot_github_rest_flags(pmbot_github_response *resp, pmbot_github_client *c,
  * `*out` is a new array the caller owns; NULL unless 0.
  */
 int pmbot_github_rest_paginate(json_t **out, pmbot_github_client *c,
-	const char *path_and_query, unsigned flags);
+	const char *path_and_query, unsigned flags, pmbot_buf *err);
 
 /*
  * One GraphQL request: POST {"query": query, "variables": variables} to the
@@ -309,14 +317,14 @@ int pmbot_github_rest_paginate(json_t **out, pmbot_github_client *c,
  * error's type (branch on it, not on messages).
  */
 int pmbot_github_graphql_ex(pmbot_github_response *resp, pmbot_github_client *c,
-	const char *query, const json_t *variables, unsigned flags);
+	const char *query, const json_t *variables, unsigned flags, pmbot_buf *err);
 
 /*
  * pmbot_github_graphql_ex without flags, returning only "data": `*data_out`
  * is a new reference the caller owns; NULL unless 0.
  */
 int pmbot_github_graphql(json_t **data_out, pmbot_github_client *c, const char *query,
-	const json_t *variables);
+	const json_t *variables, pmbot_buf *err);
 
 /*
  * The login the token acts as, from the GraphQL "viewer" document
@@ -326,7 +334,7 @@ int pmbot_github_graphql(json_t **data_out, pmbot_github_client *c, const char *
  * ("github-actions[bot]"). `*out` is a new string the caller frees, NULL
  * unless 0. Errors as above; PMBOT_ERROR also when the answer has no login.
  */
-int pmbot_github_viewer_login(char **out, pmbot_github_client *c);
+int pmbot_github_viewer_login(char **out, pmbot_github_client *c, pmbot_buf *err);
 
 /*
  * The rel="next" target of a Link header value (RFC 8288:

@@ -439,7 +439,7 @@ int pmbot_promptir_pipeline(pmbot_promptir **out_ir, json_t **out_transformation
  * Diagnostics are appended to `diags` (owned by the caller).
  * Returns 0 with `*out` set; PMBOT_EINVALID with `*out` NULL when any ref
  * was refused (the diagnostics say why); PMBOT_ERROR with `*out` NULL for
- * a git or memory failure (pmbot_repo_last_error(repo) may say more).
+ * a git or memory failure.
  */
 int pmbot_context_resolve(json_t **out, const char *const *refs, size_t n_refs,
 	const json_t *metadata, pmbot_repo *repo, const char *rev, pmbot_diag_list *diags);

@@ -21,8 +21,12 @@
  * or names the wrong kind of object (a revision that is not a commit, a
  * path that is a directory, symlink or submodule); PMBOT_REPO_ETOOBIG when
  * a blob does not fit the buffer's cap; PMBOT_ERROR for any other libgit2
- * or memory failure. After every failure pmbot_repo_last_error() says what
- * happened, including libgit2's own message when it gave one.
+ * or memory failure.
+ *
+ * Every function that can fail takes `err` last (may be NULL; the caller
+ * owns it): on failure one message is appended to it, saying what happened
+ * and ending with libgit2's own message when it gave one; on success it is
+ * left as it was. The handle keeps no message between calls.
  */
 
 /* PMBOT_REPO_ETOOBIG (common.h): a blob larger than the room left under pmbot_buf.max. */
@@ -46,12 +50,6 @@ PMBOT_WARN_UNUSED int pmbot_repo_open(pmbot_repo **out, const char *path, pmbot_
 void pmbot_repo_free(pmbot_repo *repo);
 
 /*
- * The message of the last failure on `repo` (owned by `repo`, valid until
- * its next call or pmbot_repo_free()); "" when the last call succeeded.
- */
-const char *pmbot_repo_last_error(const pmbot_repo *repo);
-
-/*
  * Resolve `rev` to a commit id: anything git rev-parse accepts — "HEAD",
  * a branch ("main", "refs/heads/main"), a remote-tracking branch
  * ("origin/main"), a tag (annotated tags are peeled to their commit), a
@@ -60,7 +58,8 @@ const char *pmbot_repo_last_error(const pmbot_repo *repo);
  * revision; PMBOT_EINVALID for an ambiguous short SHA, a malformed
  * revision, or one that names a tree or blob rather than a commit.
  */
-int pmbot_repo_resolve(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo, const char *rev);
+int pmbot_repo_resolve(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo, const char *rev,
+	pmbot_buf *err);
 
 /*
  * The merge base of revisions `a` and `b` (what `git merge-base a b`
@@ -69,7 +68,7 @@ int pmbot_repo_resolve(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo, const
  * ancestor.
  */
 int pmbot_repo_merge_base(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo,
-	const char *a, const char *b);
+	const char *a, const char *b, pmbot_buf *err);
 
 /* One regular file of a tree. */
 typedef struct {
@@ -101,7 +100,7 @@ void pmbot_repo_files_free(pmbot_repo_files *files);
  * is also harmless after a failure. An invalid glob is PMBOT_EINVALID.
  */
 int pmbot_repo_list(pmbot_repo_files *out, pmbot_repo *repo, const char *rev,
-	const char *const *globs, size_t n_globs);
+	const char *const *globs, size_t n_globs, pmbot_buf *err);
 
 /*
  * Append the bytes of the file `path` (repository-relative, '/'
@@ -114,7 +113,7 @@ int pmbot_repo_list(pmbot_repo_files *out, pmbot_repo *repo, const char *rev,
  * PMBOT_EINVALID when `path` is a directory, a symlink or a submodule.
  */
 PMBOT_WARN_UNUSED int pmbot_repo_read(pmbot_buf *out, char blob_id[PMBOT_OID_HEX_SIZE], pmbot_repo *repo,
-	const char *rev, const char *path);
+	const char *rev, const char *path, pmbot_buf *err);
 
 /*
  * Append the bytes of the blob with full 40-digit id `blob_id` to `out`,
@@ -123,14 +122,15 @@ PMBOT_WARN_UNUSED int pmbot_repo_read(pmbot_buf *out, char blob_id[PMBOT_OID_HEX
  * missing one. Pairs with pmbot_repo_list() to read many files without a
  * path lookup each.
  */
-int pmbot_repo_read_blob(pmbot_buf *out, pmbot_repo *repo, const char *blob_id);
+int pmbot_repo_read_blob(pmbot_buf *out, pmbot_repo *repo, const char *blob_id,
+	pmbot_buf *err);
 
 /*
  * The size in bytes of the blob `blob_id` (40 hex digits), from its object
  * header, without loading it: what a caller checks before reading hostile
  * files. Errors as pmbot_repo_read_blob(); `*out` is 0 then.
  */
-int pmbot_repo_blob_size(size_t *out, pmbot_repo *repo, const char *blob_id);
+int pmbot_repo_blob_size(size_t *out, pmbot_repo *repo, const char *blob_id, pmbot_buf *err);
 
 typedef enum {
 	PMBOT_CHANGE_ADDED,
@@ -181,7 +181,7 @@ void pmbot_repo_changes_free(pmbot_repo_changes *changes);
  * `*out` is overwritten and freed by the caller as for pmbot_repo_list().
  */
 int pmbot_repo_changed(pmbot_repo_changes *out, pmbot_repo *repo, const char *base,
-	const char *rev, const char *const *globs, size_t n_globs);
+	const char *rev, const char *const *globs, size_t n_globs, pmbot_buf *err);
 
 /*
  * Append to `out` the unified diff that turns the tree of `from_rev` into
@@ -213,12 +213,13 @@ int pmbot_repo_changed(pmbot_repo_changes *out, pmbot_repo *repo, const char *ba
  * says, PMBOT_ERROR for a libgit2 or memory failure.
  */
 int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char *from_rev,
-	const char *to_rev, size_t max_bytes);
+	const char *to_rev, size_t max_bytes, pmbot_buf *err);
 
 /*
  * Append the URL of remote `remote` (e.g. "origin") to `out`.
  * PMBOT_ENOTFOUND when there is no such remote or it has no URL.
  */
-int pmbot_repo_remote_url(pmbot_buf *out, pmbot_repo *repo, const char *remote);
+int pmbot_repo_remote_url(pmbot_buf *out, pmbot_repo *repo, const char *remote,
+	pmbot_buf *err);
 
 #endif

@@ -34,17 +34,17 @@ int pmbot_source_slug_from_url(char **out, const char *url);
  * write allowlist. `blob_id` (may be NULL) receives the config blob's id,
  * "" when there is none. `*out` is new; the caller frees it with
  * pmbot_config_free(). PMBOT_EINVALID with diagnostics for a bad file;
- * PMBOT_ERROR or PMBOT_ENOTFOUND (unknown revision) with the reason in
- * pmbot_repo_last_error().
+ * PMBOT_ERROR or PMBOT_ENOTFOUND (unknown revision) with the reason
+ * appended to `err` (may be NULL; caller owns it).
  */
 int pmbot_source_config(pmbot_config **out, char blob_id[PMBOT_OID_HEX_SIZE],
 	pmbot_repo *repo, const char *rev, const char *default_repo,
-	pmbot_diag_list *diags);
+	pmbot_diag_list *diags, pmbot_buf *err);
 
 /* pmbot_source_config() for the file at `path` (repository-relative) instead. */
 int pmbot_source_config_at(pmbot_config **out, char blob_id[PMBOT_OID_HEX_SIZE],
 	pmbot_repo *repo, const char *rev, const char *path, const char *default_repo,
-	pmbot_diag_list *diags);
+	pmbot_diag_list *diags, pmbot_buf *err);
 
 /*
  * The issue forms under cfg->templates at `rev`, with pm-bot's built-in
@@ -52,19 +52,20 @@ int pmbot_source_config_at(pmbot_config **out, char blob_id[PMBOT_OID_HEX_SIZE],
  * parse gives its diagnostics and is left out (the result is still
  * usable; the return is PMBOT_EINVALID so callers can fail). `*out` is new;
  * the caller frees it with pmbot_formset_free(). PMBOT_ERROR with the
- * reason in pmbot_repo_last_error().
+ * reason appended to `err` (may be NULL; caller owns it).
  */
 int pmbot_source_forms(pmbot_formset **out, pmbot_repo *repo, const char *rev,
-	const pmbot_config *cfg, pmbot_diag_list *diags);
+	const pmbot_config *cfg, pmbot_diag_list *diags, pmbot_buf *err);
 
 /*
  * Read the report blob `blob_id` and load its WorkGraph
  * (pmbot_workgraph_load) with `path` as the file name in diagnostics.
  * Returns as pmbot_workgraph_load; a blob over lim->max_bytes is
- * INPUT_TOO_LARGE (PMBOT_EINVALID).
+ * INPUT_TOO_LARGE (PMBOT_EINVALID). A failure to read appends
+ * its reason to `err` (may be NULL; caller owns it).
  */
 int pmbot_source_report(pmbot_workgraph **out, pmbot_repo *repo, const char *blob_id,
-	const char *path, const pmbot_limits *lim, pmbot_diag_list *diags);
+	const char *path, const pmbot_limits *lim, pmbot_diag_list *diags, pmbot_buf *err);
 
 /*
  * The report files a run reads at `rev`: the `n_paths` `paths` when there
@@ -76,10 +77,10 @@ int pmbot_source_report(pmbot_workgraph **out, pmbot_repo *repo, const char *blo
  * freed by the caller with pmbot_repo_files_free(), also after a failure;
  * `cfg` and `paths` are borrowed. Returns as pmbot_repo_list(): PMBOT_OK,
  * PMBOT_EINVALID (a bad glob), PMBOT_ENOTFOUND (an unknown revision) or
- * PMBOT_ERROR, the reason in pmbot_repo_last_error().
+ * PMBOT_ERROR, the reason appended to `err` (may be NULL; caller owns it).
  */
 int pmbot_source_select_reports(pmbot_repo_files *out, pmbot_repo *repo,
 	const pmbot_config *cfg, const char *rev, const char *base,
-	const char *const *paths, size_t n_paths);
+	const char *const *paths, size_t n_paths, pmbot_buf *err);
 
 #endif

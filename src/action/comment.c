@@ -1,4 +1,4 @@
-#include "pmbot/comment.h"
+#include "pmbot/action.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pmbot/ghops.h"
+#include "pmbot/action.h"
 #include "pmbot/gql.h"
 #include "pmbot/utf8.h"
 #include "pmbot/banned.h"
@@ -22,6 +22,7 @@ typedef struct {
 	pmbot_buf path;
 	pmbot_buf what; /* "reading pull request acme/widgets#12", for messages */
 	pmbot_github_response resp;
+	pmbot_buf why;  /* the client's message when the request failed */
 } call;
 
 /*
@@ -49,7 +50,15 @@ static void call_end(call *k)
 {
 	pmbot_buf_free(&k->path);
 	pmbot_buf_free(&k->what);
+	pmbot_buf_free(&k->why);
 	pmbot_github_response_free(&k->resp);
+}
+
+/* The message buffer emptied, so it holds the next request's message only. */
+static pmbot_buf *fresh_why(call *k)
+{
+	pmbot_buf_clear(&k->why);
+	return &k->why;
 }
 
 static const char *show(const char *s)
@@ -70,6 +79,7 @@ static int call_start(call *k, pmbot_github_client *c, pmbot_buf *err, const cha
 	k->err = err;
 	pmbot_buf_init(&k->path, 0);
 	pmbot_buf_init(&k->what, 0);
+	pmbot_buf_init(&k->why, 0);
 	k->resp = (pmbot_github_response)PMBOT_GITHUB_RESPONSE_INIT;
 	va_start(ap, fmt);
 	rc = pmbot_buf_vprintf(&k->what, fmt, ap);
@@ -148,7 +158,7 @@ static int call_oom(call *k)
  */
 static int call_failed(call *k, int rc, int is_write)
 {
-	const char *why = pmbot_github_last_error(k->c);
+	const char *why = k->why.buf;
 	long status = k->resp.status;
 
 	if (!*why)
@@ -176,7 +186,8 @@ static int call_rest(call *k, const char *method, const json_t *body, unsigned f
 
 	if (!is_write)
 		flags |= PMBOT_GITHUB_NO_CACHE;
-	rc = pmbot_github_rest_flags(&k->resp, k->c, method, k->path.buf, body, flags);
+	rc = pmbot_github_rest_flags(&k->resp, k->c, method, k->path.buf, body, flags,
+		fresh_why(k));
 	return rc < 0 ? call_failed(k, rc, is_write) : 0;
 }
 
@@ -354,7 +365,8 @@ int pmbot_gh_permission(char **out, pmbot_github_client *c, const char *repo, co
 	    (rc = call_path(&k, "/collaborators/")) < 0 || (rc = call_login(&k, login)) < 0 ||
 	    (rc = call_path(&k, "/permission")) < 0)
 		goto done;
-	rc = pmbot_github_rest_flags(&k.resp, c, "GET", k.path.buf, NULL, PMBOT_GITHUB_NO_CACHE);
+	rc = pmbot_github_rest_flags(&k.resp, c, "GET", k.path.buf, NULL, PMBOT_GITHUB_NO_CACHE,
+		fresh_why(&k));
 	if (rc == PMBOT_GITHUB_EHTTP && k.resp.status == 404) {
 		/* No such user: no access, and nothing the caller must report. */
 		role = "none";
@@ -766,7 +778,7 @@ int pmbot_gh_label_create(pmbot_github_client *c, const char *repo, const char *
 		goto done;
 	}
 	/* Never retried: a create that may have landed is re-read by the caller. */
-	rc = pmbot_github_rest_flags(&k.resp, k.c, "POST", k.path.buf, req, 0);
+	rc = pmbot_github_rest_flags(&k.resp, k.c, "POST", k.path.buf, req, 0, fresh_why(&k));
 	if (rc == PMBOT_GITHUB_EHTTP && already_exists(&k)) {
 		pmbot_buf_note(err, "%s: a label of that name exists", k.what.buf);
 		rc = PMBOT_GH_EEXISTS;
@@ -812,7 +824,8 @@ int pmbot_gh_label_delete(pmbot_github_client *c, const char *repo, const char *
 	    (rc = call_label(&k, repo, name)) < 0)
 		goto done;
 	/* Deleting what is already gone changes nothing: safe to repeat. */
-	rc = pmbot_github_rest_flags(&k.resp, k.c, "DELETE", k.path.buf, NULL, PMBOT_GITHUB_IDEMPOTENT);
+	rc = pmbot_github_rest_flags(&k.resp, k.c, "DELETE", k.path.buf, NULL,
+		PMBOT_GITHUB_IDEMPOTENT, fresh_why(&k));
 	if (rc == PMBOT_GITHUB_EHTTP && k.resp.status == 404) {
 		pmbot_buf_note(err, "%s: no such label", k.what.buf);
 		rc = PMBOT_ENOTFOUND;

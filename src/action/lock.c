@@ -2,8 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmbot/actionflow.h"
-#include "pmbot/ghops.h"
+#include "pmbot/action.h"
 #include "pmbot/banned.h"
 
 /* Run ids (GitHub's are 64-bit integers) and keys fit a 50-character marker name. */

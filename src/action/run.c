@@ -9,10 +9,9 @@
 #include <unistd.h>
 
 #include "run_int.h"
-#include "pmbot/actionflow.h"
+#include "pmbot/action.h"
 #include "pmbot/bundle.h"
 #include "pmbot/fs.h"
-#include "pmbot/ghops.h"
 #include "pmbot/github.h"
 #include "pmbot/json.h"
 #include "pmbot/inputs.h"
@@ -535,7 +534,7 @@ static int on_push(struct pmbot_action *a)
 	char head[PMBOT_OID_HEX_SIZE];
 	const char *sha = a->ev->after ? a->ev->after : a->env.sha;
 
-	if (!sha || pmbot_repo_resolve(head, a->repo, sha) < 0) {
+	if (!sha || pmbot_repo_resolve(head, a->repo, sha, NULL) < 0) {
 		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "the pushed commit %s is not in %s", (sha ? sha : "(none)"),
 			(a->dir));
 		return RC_RUNTIME;
@@ -800,19 +799,20 @@ static int refuse_closed(struct pmbot_action *a, const pmbot_gh_pull *pull, cons
 static int load_policy(struct pmbot_action *a, pmbot_config **config)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
-	int r;
+	pmbot_buf why = PMBOT_BUF_INIT;
+	int r, rc = RC_OK;
 
 	r = pmbot_source_config_at(config, NULL, a->repo, a->default_rev,
-		a->config_path ? a->config_path : PMBOT_CONFIG_PATH, a->slug, &diags);
+		a->config_path ? a->config_path : PMBOT_CONFIG_PATH, a->slug, &diags, &why);
 	pmbot_diag_list_free(&diags);
-	if (r == PMBOT_EINVALID)
-		return RC_INVALID;
-	if (r < 0) {
-		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read the configuration: %s",
-			pmbot_repo_last_error(a->repo));
-		return RC_RUNTIME;
+	if (r == PMBOT_EINVALID) {
+		rc = RC_INVALID;
+	} else if (r < 0) {
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read the configuration: %s", why.buf);
+		rc = RC_RUNTIME;
 	}
-	return RC_OK;
+	pmbot_buf_free(&why);
+	return rc;
 }
 
 static int on_apply(struct pmbot_action *a, const pmbot_command *cmd)
@@ -1428,12 +1428,12 @@ static int resolve_default(struct pmbot_action *a)
 
 	if (b) {
 		if (pmbot_buf_printf(&ref, "refs/remotes/origin/%s", b) == 0)
-			r = pmbot_repo_resolve(a->default_rev, a->repo, ref.buf);
+			r = pmbot_repo_resolve(a->default_rev, a->repo, ref.buf, NULL);
 		pmbot_buf_clear(&ref);
 		if (r < 0 && pmbot_buf_printf(&ref, "refs/heads/%s", b) == 0)
-			r = pmbot_repo_resolve(a->default_rev, a->repo, ref.buf);
+			r = pmbot_repo_resolve(a->default_rev, a->repo, ref.buf, NULL);
 	} else {
-		r = pmbot_repo_resolve(a->default_rev, a->repo, "refs/remotes/origin/HEAD");
+		r = pmbot_repo_resolve(a->default_rev, a->repo, "refs/remotes/origin/HEAD", NULL);
 	}
 	pmbot_buf_free(&ref);
 	if (r < 0) {

@@ -2,10 +2,8 @@
 #define PMBOT_ACTION_RUN_INT_H
 
 #include "pmbot/action.h"
-#include "pmbot/actionrun.h"
 #include "pmbot/apply.h"
 #include "pmbot/buf.h"
-#include "pmbot/comment.h"
 #include "pmbot/note.h"
 #include "pmbot/repo.h"
 

@@ -73,13 +73,15 @@ static int sync_open(struct pmbot_action *a, struct sync *y)
 
 	memset(y, 0, sizeof(*y));
 	r = pmbot_source_config_at(&y->config, NULL, a->repo, a->default_rev,
-		a->config_path ? a->config_path : PMBOT_CONFIG_PATH, a->slug, &y->diags);
+		a->config_path ? a->config_path : PMBOT_CONFIG_PATH, a->slug, &y->diags, &err);
 	pmbot_note_diags(a->notes, &y->diags);
-	if (r == PMBOT_EINVALID)
+	if (r == PMBOT_EINVALID) {
+		pmbot_buf_free(&err);
 		return RC_INVALID;
+	}
 	if (r < 0) {
-		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read the configuration: %s",
-			(pmbot_repo_last_error(a->repo)));
+		pmbot_note(a->notes, PMBOT_NOTE_ERROR, "cannot read the configuration: %s", err.buf);
+		pmbot_buf_free(&err);
 		return RC_RUNTIME;
 	}
 	if (a->self_login && pmbot_config_trust(y->config, a->self_login) == PMBOT_ERROR)

@@ -11,6 +11,7 @@
 #include "pmbot/fs.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
+#include "pmbot/plan.h"
 #include "pmbot/banned.h"
 
 struct pmbot_audit {
@@ -266,6 +267,31 @@ void pmbot_audit_close(pmbot_audit *audit)
 		close(audit->fd);
 	free(audit->path);
 	free(audit);
+}
+
+int pmbot_audit_record(const char *path, const char *event, const json_t *fields,
+	pmbot_diag_list *diags)
+{
+	pmbot_audit *audit = NULL;
+	int rc;
+
+	if ((rc = pmbot_audit_open(&audit, path, diags)) < 0)
+		goto done;
+	rc = pmbot_audit_append(audit, event, fields);
+done:
+	pmbot_audit_close(audit);
+	return rc;
+}
+
+int pmbot_audit_repo_path(pmbot_buf *out, const char *repo_dir)
+{
+	return pmbot_buf_printf(out, "%s/.pm-bot/audit.jsonl", repo_dir ? repo_dir : ".");
+}
+
+json_t *pmbot_audit_proposal_fields(const json_t *bundle)
+{
+	return json_pack("{s:O, s:I}", "plan_hash", json_object_get(bundle, "plan_hash"),
+		"changesets", (json_int_t)pmbot_plan_count(bundle));
 }
 
 void pmbot_audit_head(char out[PMBOT_SHA256_HEX_SIZE], size_t *lines, const pmbot_audit *audit)

@@ -37,6 +37,9 @@ typedef struct {
 	pmbot_buf meta_doc;
 } gh_backend;
 
+/* `b` emptied: the message buffer of one request holds that request's message only. */
+#define FRESH(b) (pmbot_buf_clear(b), (b))
+
 #define OOM(err, op) (pmbot_buf_printf((err), "%s: out of memory", (op)), PMBOT_ERROR)
 
 /* ---- failures ---------------------------------------------------------- */
@@ -44,13 +47,12 @@ typedef struct {
 /*
  * Turn a client failure into the interface's codes: GitHub refusing the
  * request (4xx other than rate limits) is a refusal, everything else a
- * failure the executor may retry or resolve by re-reading.
+ * failure the executor may retry or resolve by re-reading. `why` is the
+ * client's message of the failed request.
  */
 static int gh_fail(gh_backend *g, pmbot_buf *err, const char *op, const char *what, int rc,
-	const pmbot_github_response *resp)
+	const pmbot_github_response *resp, const char *why)
 {
-	const char *why = pmbot_github_last_error(g->client);
-
 	/* Nothing was sent: a pause for the executor, not a failure to re-read after. */
 	if (rc == PMBOT_GITHUB_EBUDGET) {
 		g->base.resume_at = (pmbot_github_budget_resume(g->client) + 999) / 1000;
@@ -145,7 +147,7 @@ static json_t *author_login(const json_t *author, int *is_bot)
 static int read_dependencies(json_t *out_refs, gh_backend *g, const char *repo, long number,
 	pmbot_buf *err)
 {
-	pmbot_buf path = PMBOT_BUF_INIT, ref = PMBOT_BUF_INIT;
+	pmbot_buf path = PMBOT_BUF_INIT, ref = PMBOT_BUF_INIT, why = PMBOT_BUF_INIT;
 	json_t *list = NULL, *it;
 	size_t i;
 	int rc;
@@ -154,9 +156,9 @@ static int read_dependencies(json_t *out_refs, gh_backend *g, const char *repo, 
 		rc = OOM(err, "read");
 		goto done;
 	}
-	rc = pmbot_github_rest_paginate(&list, g->client, path.buf, 0);
+	rc = pmbot_github_rest_paginate(&list, g->client, path.buf, 0, FRESH(&why));
 	if (rc < 0) {
-		rc = gh_fail(g, err, "read", "listing dependencies", rc, NULL);
+		rc = gh_fail(g, err, "read", "listing dependencies", rc, NULL, why.buf);
 		goto done;
 	}
 	json_array_foreach(list, i, it) {
@@ -176,6 +178,7 @@ done:
 	json_decref(list);
 	pmbot_buf_free(&path);
 	pmbot_buf_free(&ref);
+	pmbot_buf_free(&why);
 	return rc;
 }
 
@@ -474,6 +477,7 @@ static int read_repo(json_t *issues_out, json_t *unreadable, char **name_out, gh
 	const char *slash = strchr(repo, '/');
 	char *owner = NULL;
 	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
+	pmbot_buf why = PMBOT_BUF_INIT;
 	json_t *vars = NULL, *data = NULL, *issues = NULL, *cursor = NULL;
 	json_t *forbidden = NULL;
 	const char *name_with_owner = NULL, *doc;
@@ -500,7 +504,7 @@ static int read_repo(json_t *issues_out, json_t *unreadable, char **name_out, gh
 		forbidden = NULL;
 		if (!(doc = issues_doc(g)))
 			goto oom;
-		rc = pmbot_github_graphql_ex(&resp, g->client, doc, vars, 0);
+		rc = pmbot_github_graphql_ex(&resp, g->client, doc, vars, 0, FRESH(&why));
 		if (rc == PMBOT_GITHUB_EGRAPHQL && learn_missing_fields(g, resp.json))
 			continue; /* the same page, without the fields this GitHub lacks */
 		if (rc == PMBOT_GITHUB_EGRAPHQL) {
@@ -512,7 +516,7 @@ static int read_repo(json_t *issues_out, json_t *unreadable, char **name_out, gh
 				rc = 0;
 		}
 		if (rc < 0) {
-			rc = gh_fail(g, err, "read", "reading issues", rc, NULL);
+			rc = gh_fail(g, err, "read", "reading issues", rc, NULL, why.buf);
 			goto done;
 		}
 		data = json_incref(json_object_get(resp.json, "data"));
@@ -570,6 +574,7 @@ oom:
 	rc = PMBOT_ERROR;
 done:
 	pmbot_github_response_free(&resp);
+	pmbot_buf_free(&why);
 	json_decref(forbidden);
 	free((char *)name_with_owner);
 	free(owner);
@@ -685,6 +690,7 @@ static int read_numbers(json_t *issues_out, json_t *unreadable, gh_backend *g, c
 	const char *slash = strchr(repo, '/'), *issues = issues_doc(g), *frag;
 	pmbot_buf doc = PMBOT_BUF_INIT, alias = PMBOT_BUF_INIT;
 	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
+	pmbot_buf why = PMBOT_BUF_INIT;
 	json_t *vars = NULL, *forbidden = NULL;
 	size_t start, k;
 	int rc = PMBOT_ERROR, r;
@@ -715,7 +721,7 @@ static int read_numbers(json_t *issues_out, json_t *unreadable, gh_backend *g, c
 			goto oom;
 		pmbot_github_response_free(&resp);
 		resp = (pmbot_github_response)PMBOT_GITHUB_RESPONSE_INIT;
-		rc = pmbot_github_graphql_ex(&resp, g->client, doc.buf, vars, 0);
+		rc = pmbot_github_graphql_ex(&resp, g->client, doc.buf, vars, 0, FRESH(&why));
 		json_decref(forbidden);
 		if (!(forbidden = json_object()))
 			goto oom;
@@ -752,7 +758,7 @@ static int read_numbers(json_t *issues_out, json_t *unreadable, gh_backend *g, c
 			}
 		}
 		if (rc < 0) {
-			rc = gh_fail(g, err, "read", "reading issues by number", rc, NULL);
+			rc = gh_fail(g, err, "read", "reading issues by number", rc, NULL, why.buf);
 			goto done;
 		}
 		rc = PMBOT_ERROR;
@@ -788,6 +794,7 @@ oom:
 	rc = PMBOT_ERROR;
 done:
 	pmbot_github_response_free(&resp);
+	pmbot_buf_free(&why);
 	json_decref(vars);
 	json_decref(forbidden);
 	pmbot_buf_free(&doc);
@@ -1015,6 +1022,7 @@ static int read_project(json_t **out, gh_backend *g, const char *owner, long num
 	pmbot_buf *err)
 {
 	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
+	pmbot_buf why = PMBOT_BUF_INIT;
 	json_t *vars = NULL, *project = NULL, *items = NULL, *fields = NULL, *names = NULL;
 	json_t *cursor = NULL, *types = NULL;
 	int org = 1, rc = PMBOT_ERROR;
@@ -1030,7 +1038,8 @@ static int read_project(json_t **out, gh_backend *g, const char *owner, long num
 		if (!(vars = json_pack("{s:s, s:I, s:O, s:b}", "login", owner, "number",
 			      (json_int_t)number, "after", cursor ? cursor : json_null(), "org", org)))
 			goto oom;
-		rc = pmbot_github_graphql_ex(&resp, g->client, pmbot_gql("project"), vars, 0);
+		rc = pmbot_github_graphql_ex(&resp, g->client, pmbot_gql("project"), vars, 0,
+			FRESH(&why));
 		if (rc == PMBOT_GITHUB_EGRAPHQL && resp.error_type &&
 		    !strcmp(resp.error_type, "NOT_FOUND") && !cursor) {
 			if (org) {
@@ -1041,7 +1050,7 @@ static int read_project(json_t **out, gh_backend *g, const char *owner, long num
 			goto done;
 		}
 		if (rc < 0) {
-			rc = gh_fail(g, err, "read", "reading the project", rc, &resp);
+			rc = gh_fail(g, err, "read", "reading the project", rc, &resp, why.buf);
 			goto done;
 		}
 		rc = PMBOT_ERROR;
@@ -1106,6 +1115,7 @@ oom:
 	rc = PMBOT_ERROR;
 done:
 	pmbot_github_response_free(&resp);
+	pmbot_buf_free(&why);
 	json_decref(vars);
 	json_decref(project);
 	json_decref(items);
@@ -1211,7 +1221,17 @@ typedef struct {
 	pmbot_buf *err;
 	pmbot_buf path;
 	pmbot_github_response resp;
+	pmbot_buf why;                /* the client's message of the last request */
 } op_ctx;
+
+/* A request's message buffer, emptied so it holds that request's message only. */
+#define WHY(o) FRESH(&(o)->why)
+
+/* gh_fail() for an operation's request, with the message that request left. */
+static int op_fail(op_ctx *o, const char *what, int rc, const pmbot_github_response *resp)
+{
+	return gh_fail(o->g, o->err, o->op, what, rc, resp, o->why.buf);
+}
 
 static int set_path(op_ctx *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -1230,9 +1250,10 @@ static int set_path(op_ctx *o, const char *fmt, ...)
 static int rest(op_ctx *o, const char *what, const char *method, const json_t *body,
 	unsigned flags)
 {
-	int rc = pmbot_github_rest_flags(&o->resp, o->g->client, method, o->path.buf, body, flags);
+	int rc = pmbot_github_rest_flags(&o->resp, o->g->client, method, o->path.buf, body, flags,
+		WHY(o));
 
-	return rc < 0 ? gh_fail(o->g, o->err, o->op, what, rc, &o->resp) : 0;
+	return rc < 0 ? op_fail(o, what, rc, &o->resp) : 0;
 }
 
 /* ---- create: one createIssue with labels, parent, board and type -------- */
@@ -1282,7 +1303,7 @@ static int repo_meta(const json_t **out, op_ctx *o, const char *repo, int refres
 		    (!g->no_issue_types && json_object_set_new(vars, "types", json_boolean(!cursor)) < 0) ||
 		    !(doc = gh_doc(g, &g->meta_doc, "repo_meta")))
 			goto oom;
-		r2 = pmbot_github_graphql_ex(&o->resp, g->client, doc, vars, 0);
+		r2 = pmbot_github_graphql_ex(&o->resp, g->client, doc, vars, 0, WHY(o));
 		r = json_object_get(json_object_get(o->resp.json, "data"), "repository");
 		/*
 		 * A server whose schema has no issue types (GitHub Enterprise Server
@@ -1301,7 +1322,7 @@ static int repo_meta(const json_t **out, op_ctx *o, const char *repo, int refres
 		    json_is_array(json_object_get(json_object_get(r, "labels"), "nodes")))
 			r2 = 0;
 		if (r2 < 0) {
-			rc = gh_fail(g, o->err, o->op, "reading the repository's labels", r2, &o->resp);
+			rc = op_fail(o, "reading the repository's labels", r2, &o->resp);
 			goto done;
 		}
 		conn = json_object_get(r, "labels");
@@ -1396,7 +1417,8 @@ static int label_ids(json_t **out, op_ctx *o, const char *repo, const json_t *la
 				rc = OOM(o->err, o->op);
 				goto done;
 			}
-			r = pmbot_github_rest_flags(&o->resp, o->g->client, "POST", o->path.buf, req, 0);
+			r = pmbot_github_rest_flags(&o->resp, o->g->client, "POST", o->path.buf, req, 0,
+				WHY(o));
 			if (r == 0 && jstr(o->resp.json, "node_id")) {
 				if (json_object_set(json_object_get(meta, "labels"), name.buf,
 					    json_object_get(o->resp.json, "node_id")) < 0) {
@@ -1405,12 +1427,12 @@ static int label_ids(json_t **out, op_ctx *o, const char *repo, const json_t *la
 				}
 			} else if (!(r == PMBOT_GITHUB_EHTTP && o->resp.status == 422 && !reread) &&
 				   !(r == PMBOT_GITHUB_EUNKNOWN_OUTCOME && !reread)) {
-				rc = gh_fail(o->g, o->err, o->op, "creating a label", r, &o->resp);
+				rc = op_fail(o, "creating a label", r, &o->resp);
 				goto done;
 			} else {
 				/* It exists already, or may: the labels as GitHub has them decide. */
 				pmbot_buf_clear(&why);
-				if (pmbot_buf_puts(&why, pmbot_github_last_error(o->g->client)) < 0) {
+				if (pmbot_buf_puts(&why, o->why.buf) < 0) {
 					rc = OOM(o->err, o->op);
 					goto done;
 				}
@@ -1505,7 +1527,7 @@ again:
 		goto done;
 	}
 	/* Not idempotent: a repeat could open a second issue, so the client never retries it. */
-	r = pmbot_github_graphql_ex(&o->resp, o->g->client, doc, vars, 0);
+	r = pmbot_github_graphql_ex(&o->resp, o->g->client, doc, vars, 0, WHY(o));
 	issue = json_object_get(json_object_get(json_object_get(o->resp.json, "data"), "createIssue"),
 		"issue");
 	/* An answer that names the new issue means it exists, whatever else it says. */
@@ -1527,7 +1549,7 @@ again:
 		goto again;
 	}
 	if (r < 0) {
-		rc = gh_fail(o->g, o->err, o->op, "creating the issue", r, &o->resp);
+		rc = op_fail(o, "creating the issue", r, &o->resp);
 		goto done;
 	}
 	if (!json_is_integer(json_object_get(issue, "number")) ||
@@ -1637,12 +1659,12 @@ static int op_labels(op_ctx *o, int add)
 			break;
 		}
 		r = pmbot_github_rest_flags(&o->resp, o->g->client, "DELETE", o->path.buf, NULL,
-			PMBOT_GITHUB_IDEMPOTENT);
+			PMBOT_GITHUB_IDEMPOTENT, WHY(o));
 		/* 404 "Label does not exist": already removed, e.g. by an earlier attempt. */
 		if (r == PMBOT_GITHUB_EHTTP && o->resp.status == 404)
 			r = 0;
 		if (r < 0) {
-			rc = gh_fail(o->g, o->err, o->op, "removing a label", r, &o->resp);
+			rc = op_fail(o, "removing a label", r, &o->resp);
 			break;
 		}
 	}
@@ -1695,18 +1717,18 @@ static int op_set_parent(op_ctx *o)
 		      replace)))
 		return OOM(o->err, o->op);
 	r = pmbot_github_rest_flags(&o->resp, o->g->client, "POST", o->path.buf, req,
-		PMBOT_GITHUB_IDEMPOTENT);
+		PMBOT_GITHUB_IDEMPOTENT, WHY(o));
 	json_decref(req);
 	/* A 422 may mean an earlier attempt already landed: the read-back decides. */
 	if (r < 0 && !(r == PMBOT_GITHUB_EHTTP && o->resp.status == 422))
-		return gh_fail(o->g, o->err, o->op, "adding the sub-issue", r, &o->resp);
+		return op_fail(o, "adding the sub-issue", r, &o->resp);
 	/* The read-back replaces the client's last error: keep the refusal's reason. */
-	if (r < 0 && pmbot_buf_puts(&why, pmbot_github_last_error(o->g->client)) < 0)
+	if (r < 0 && pmbot_buf_puts(&why, o->why.buf) < 0)
 		return OOM(o->err, o->op);
 	if ((rc = set_path(o, "/repos/%s/issues/%lld/parent", repo, number)) < 0)
 		goto done;
 	rc = pmbot_github_rest_flags(&o->resp, o->g->client, "GET", o->path.buf, NULL,
-		PMBOT_GITHUB_NO_CACHE);
+		PMBOT_GITHUB_NO_CACHE, WHY(o));
 	if (rc == 0 && is_issue(o->resp.json, parent_repo, parent_number)) {
 		rc = 0;
 		goto done;
@@ -1718,7 +1740,7 @@ static int op_set_parent(op_ctx *o)
 		goto done;
 	}
 	if (rc < 0 && !(rc == PMBOT_GITHUB_EHTTP && o->resp.status == 404)) {
-		rc = gh_fail(o->g, o->err, o->op, "reading the parent back", rc, &o->resp);
+		rc = op_fail(o, "reading the parent back", rc, &o->resp);
 		goto done;
 	}
 	pmbot_buf_printf(o->err, "%s: the parent of %s#%lld did not land: GitHub shows %s after "
@@ -1740,9 +1762,10 @@ static int has_blocker(int *found, op_ctx *o, const char *repo, long long number
 	*found = 0;
 	if ((rc = set_path(o, "/repos/%s/issues/%lld/dependencies/blocked_by", repo, number)) < 0)
 		return rc;
-	rc = pmbot_github_rest_paginate(&list, o->g->client, o->path.buf, PMBOT_GITHUB_NO_CACHE);
+	rc = pmbot_github_rest_paginate(&list, o->g->client, o->path.buf, PMBOT_GITHUB_NO_CACHE,
+		WHY(o));
 	if (rc < 0)
-		return gh_fail(o->g, o->err, o->op, "reading the dependencies back", rc, NULL);
+		return op_fail(o, "reading the dependencies back", rc, NULL);
 	json_array_foreach(list, i, it)
 		if (json_integer_value(json_object_get(it, "id")) == db_id)
 			*found = 1;
@@ -1770,23 +1793,23 @@ static int op_dependency(op_ctx *o, int add)
 		if (!(req = json_pack("{s:I}", "issue_id", (json_int_t)db_id)))
 			return OOM(o->err, o->op);
 		r = pmbot_github_rest_flags(&o->resp, o->g->client, "POST", o->path.buf, req,
-			PMBOT_GITHUB_IDEMPOTENT);
+			PMBOT_GITHUB_IDEMPOTENT, WHY(o));
 		json_decref(req);
 	} else {
 		if ((rc = set_path(o, "/repos/%s/issues/%lld/dependencies/blocked_by/%lld", repo, number,
 			     db_id)) < 0)
 			return rc;
 		r = pmbot_github_rest_flags(&o->resp, o->g->client, "DELETE", o->path.buf, NULL,
-			PMBOT_GITHUB_IDEMPOTENT);
+			PMBOT_GITHUB_IDEMPOTENT, WHY(o));
 	}
 	/* 422 on add / 404 on remove may mean an earlier attempt landed: read back. */
 	if (r < 0 && !(r == PMBOT_GITHUB_EHTTP && o->resp.status == (add ? 422 : 404)))
-		return gh_fail(o->g, o->err, o->op, add ? "adding the dependency" :
+		return op_fail(o, add ? "adding the dependency" :
 			"removing the dependency", r, &o->resp);
 	{
 		pmbot_buf why = PMBOT_BUF_INIT;
 
-		if (r < 0 && pmbot_buf_puts(&why, pmbot_github_last_error(o->g->client)) < 0)
+		if (r < 0 && pmbot_buf_puts(&why, o->why.buf) < 0)
 			return OOM(o->err, o->op);
 		rc = has_blocker(&found, o, repo, number, db_id);
 		if (rc == 0 && found != add) {
@@ -1827,9 +1850,9 @@ static int need_project(op_ctx *o)
 static int graphql(op_ctx *o, const char *what, const char *doc, const json_t *vars)
 {
 	int rc = pmbot_github_graphql_ex(&o->resp, o->g->client, pmbot_gql(doc), vars,
-		PMBOT_GITHUB_IDEMPOTENT);
+		PMBOT_GITHUB_IDEMPOTENT, WHY(o));
 
-	return rc < 0 ? gh_fail(o->g, o->err, o->op, what, rc, &o->resp) : 0;
+	return rc < 0 ? op_fail(o, what, rc, &o->resp) : 0;
 }
 
 static int op_add_to_project(op_ctx *o)
@@ -1844,7 +1867,7 @@ static int op_add_to_project(op_ctx *o)
 	if (!(vars = json_pack("{s:s, s:s}", "project", o->g->project_id, "content", node_id)))
 		return OOM(o->err, o->op);
 	rc = pmbot_github_graphql_ex(&o->resp, o->g->client, pmbot_gql("add_project_item"), vars,
-		PMBOT_GITHUB_IDEMPOTENT);
+		PMBOT_GITHUB_IDEMPOTENT, WHY(o));
 	json_decref(vars);
 	item = jstr(json_object_get(json_object_get(json_object_get(o->resp.json, "data"),
 			    "addProjectV2ItemById"), "item"), "id");
@@ -1856,7 +1879,7 @@ static int op_add_to_project(op_ctx *o)
 	if (rc == PMBOT_GITHUB_EGRAPHQL && item)
 		rc = 0;
 	if (rc < 0)
-		return gh_fail(o->g, o->err, o->op, "adding the issue to the project", rc, &o->resp);
+		return op_fail(o, "adding the issue to the project", rc, &o->resp);
 	if (!item) {
 		pmbot_buf_printf(o->err, "%s: GitHub named no project item; re-read the state", o->op);
 		return PMBOT_ERROR;
@@ -2015,6 +2038,7 @@ static int field_request(gh_backend *g, const char *op, const json_t *const *arg
 {
 	pmbot_buf doc = PMBOT_BUF_INIT, alias = PMBOT_BUF_INIT;
 	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
+	pmbot_buf why = PMBOT_BUF_INIT;
 	json_t *vars = json_pack("{s:s}", "project", g->project_id);
 	size_t j;
 	int rc = PMBOT_ERROR, r = 0;
@@ -2052,12 +2076,13 @@ static int field_request(gh_backend *g, const char *op, const json_t *const *arg
 	if (r)
 		goto done;
 	/* Field writes are repeat-safe, so the client may retry the whole request. */
-	r = pmbot_github_graphql_ex(&resp, g->client, doc.buf, vars, PMBOT_GITHUB_IDEMPOTENT);
+	r = pmbot_github_graphql_ex(&resp, g->client, doc.buf, vars, PMBOT_GITHUB_IDEMPOTENT,
+		FRESH(&why));
 	for (j = 0; j < k; j++) {
 		pmbot_buf *e = &errs[idx[j]];
 
 		if (r < 0 && r != PMBOT_GITHUB_EGRAPHQL) {
-			codes[idx[j]] = gh_fail(g, e, op, "setting the field", r, &resp);
+			codes[idx[j]] = gh_fail(g, e, op, "setting the field", r, &resp, why.buf);
 			continue;
 		}
 		pmbot_buf_clear(&alias);
@@ -2073,6 +2098,7 @@ done:
 				codes[idx[j]] = OOM(&errs[idx[j]], op);
 	json_decref(vars);
 	pmbot_github_response_free(&resp);
+	pmbot_buf_free(&why);
 	pmbot_buf_free(&doc);
 	pmbot_buf_free(&alias);
 	return rc;
@@ -2096,6 +2122,7 @@ static int dep_request(gh_backend *g, const char *op, const json_t *const *args,
 	const char *mutation = strcmp(op, "add_dependency") ? "removeBlockedBy" : "addBlockedBy";
 	pmbot_buf doc = PMBOT_BUF_INIT;
 	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
+	pmbot_buf why = PMBOT_BUF_INIT;
 	json_t *vars = json_object();
 	size_t j;
 	int rc = PMBOT_ERROR, r = 0;
@@ -2120,13 +2147,15 @@ static int dep_request(gh_backend *g, const char *op, const json_t *const *args,
 	if (r)
 		goto done;
 	/* Adding an edge twice, or removing one twice, leaves it the same: repeat-safe. */
-	r = pmbot_github_graphql_ex(&resp, g->client, doc.buf, vars, PMBOT_GITHUB_IDEMPOTENT);
+	r = pmbot_github_graphql_ex(&resp, g->client, doc.buf, vars, PMBOT_GITHUB_IDEMPOTENT,
+		FRESH(&why));
 	for (j = 0; j < k; j++) {
 		const json_t *v;
 		char alias[32];
 
 		if (r < 0 && r != PMBOT_GITHUB_EGRAPHQL) {
-			codes[idx[j]] = gh_fail(g, &errs[idx[j]], op, "changing the dependency", r, &resp);
+			codes[idx[j]] = gh_fail(g, &errs[idx[j]], op, "changing the dependency", r, &resp,
+				why.buf);
 			continue;
 		}
 		snprintf(alias, sizeof(alias), "d%zu", j);
@@ -2147,6 +2176,7 @@ done:
 				codes[idx[j]] = OOM(&errs[idx[j]], op);
 	json_decref(vars);
 	pmbot_github_response_free(&resp);
+	pmbot_buf_free(&why);
 	pmbot_buf_free(&doc);
 	return rc;
 }
@@ -2227,6 +2257,7 @@ static int gh_perform_batch(json_t **results, int *codes, pmbot_backend *b,
 		o.op = operation;
 		o.args = args[i];
 		o.err = &errs[i];
+		pmbot_buf_init(&o.why, 0);
 		if (!json_is_object(args[i])) {
 			pmbot_buf_printf(&errs[i], "%s: the arguments must be an object", operation);
 			codes[i] = PMBOT_EINVALID;
@@ -2282,6 +2313,7 @@ static int gh_perform_op(json_t **result, pmbot_backend *b, pmbot_operation op,
 	o.args = args;
 	o.err = err;
 	pmbot_buf_init(&o.path, 0);
+	pmbot_buf_init(&o.why, 0);
 	o.resp = (pmbot_github_response)PMBOT_GITHUB_RESPONSE_INIT;
 	if (!pmbot_operation_name(op)) {
 		pmbot_buf_printf(err, "%s: unknown operation", o.op);
@@ -2305,6 +2337,7 @@ done:
 	json_decref(o.result);
 	pmbot_github_response_free(&o.resp);
 	pmbot_buf_free(&o.path);
+	pmbot_buf_free(&o.why);
 	return rc;
 }
 

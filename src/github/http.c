@@ -68,6 +68,9 @@ struct pmbot_github_client {
 	pmbot_github_spent spent;
 	long long budget_resume_ms;
 	pmbot_github_stats stats;
+	/* The message of a failure while one public call composes it (set_error
+	 * and the appends after it); finish() hands it to the caller's `err` and
+	 * empties it before that call returns, so no message outlives a call. */
 	pmbot_buf error;
 	pmbot_buf scratch;
 };
@@ -104,6 +107,21 @@ void pmbot_github_options_init(pmbot_github_options *opts)
 	opts->max_rate_waits = DEFAULT_MAX_RATE_WAITS;
 	opts->max_wait_ms = DEFAULT_MAX_WAIT_MS;
 	opts->cache_dir = PMBOT_GITHUB_DEFAULT_CACHE_DIR;
+}
+
+int pmbot_github_pace_parse(long *out, const char *text)
+{
+	char *end;
+	long v;
+
+	if (!text)
+		return PMBOT_EINVALID;
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < 0)
+		return PMBOT_EINVALID;
+	*out = v;
+	return 0;
 }
 
 void pmbot_github_response_free(pmbot_github_response *resp)
@@ -313,11 +331,6 @@ void pmbot_github_client_free(pmbot_github_client *c)
 	free(c);
 }
 
-const char *pmbot_github_last_error(const pmbot_github_client *c)
-{
-	return c->error.buf;
-}
-
 void pmbot_github_client_stats(pmbot_github_stats *out, const pmbot_github_client *c)
 {
 	*out = c->stats;
@@ -344,6 +357,15 @@ static void set_error(pmbot_github_client *c, const char *fmt, ...)
 	va_end(ap);
 	/* GitHub's own messages are echoed: every outgoing sentence is redacted. */
 	pmbot_net_redact(&c->error, c->token);
+}
+
+/* The end of every public request: the message composed in c->error goes to `err`. */
+static int finish(pmbot_github_client *c, int rc, pmbot_buf *err)
+{
+	if (rc < 0 && err)
+		(void)pmbot_buf_put(err, c->error.buf, c->error.len);
+	pmbot_buf_clear(&c->error);
+	return rc;
 }
 
 static void emit(pmbot_github_client *c, pmbot_github_event_kind kind, const request *rq,
@@ -1285,7 +1307,7 @@ static int full_url(pmbot_buf *out, pmbot_github_client *c, const char *path)
 	return pmbot_buf_printf(out, "%s%s", c->api_url, path) < 0 ? PMBOT_ERROR : 0;
 }
 
-int pmbot_github_rest_flags(pmbot_github_response *resp, pmbot_github_client *c,
+static int rest_flags(pmbot_github_response *resp, pmbot_github_client *c,
 	const char *method, const char *path_and_query, const json_t *body, unsigned flags)
 {
 	pmbot_buf url = PMBOT_BUF_INIT, payload = PMBOT_BUF_INIT;
@@ -1338,10 +1360,17 @@ done:
 	return rc;
 }
 
-int pmbot_github_rest(pmbot_github_response *resp, pmbot_github_client *c, const char *method,
-	const char *path_and_query, const json_t *body)
+int pmbot_github_rest_flags(pmbot_github_response *resp, pmbot_github_client *c,
+	const char *method, const char *path_and_query, const json_t *body, unsigned flags,
+	pmbot_buf *err)
 {
-	return pmbot_github_rest_flags(resp, c, method, path_and_query, body, 0);
+	return finish(c, rest_flags(resp, c, method, path_and_query, body, flags), err);
+}
+
+int pmbot_github_rest(pmbot_github_response *resp, pmbot_github_client *c, const char *method,
+	const char *path_and_query, const json_t *body, pmbot_buf *err)
+{
+	return pmbot_github_rest_flags(resp, c, method, path_and_query, body, 0, err);
 }
 
 static int has_query_param(const char *url, const char *name)
@@ -1358,7 +1387,7 @@ static int has_query_param(const char *url, const char *name)
 	return 0;
 }
 
-int pmbot_github_rest_paginate(json_t **out, pmbot_github_client *c,
+static int rest_paginate(json_t **out, pmbot_github_client *c,
 	const char *path_and_query, unsigned flags)
 {
 	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
@@ -1375,7 +1404,7 @@ int pmbot_github_rest_paginate(json_t **out, pmbot_github_client *c,
 	    pmbot_buf_printf(&url, "%cper_page=100", strchr(url.buf, '?') ? '&' : '?') < 0)
 		goto done;
 	for (;;) {
-		if ((rc = pmbot_github_rest_flags(&resp, c, "GET", url.buf, NULL, flags)) < 0)
+		if ((rc = rest_flags(&resp, c, "GET", url.buf, NULL, flags)) < 0)
 			goto done;
 		if (!json_is_array(resp.json)) {
 			rc = PMBOT_EINVALID;
@@ -1417,7 +1446,13 @@ done:
 	return rc;
 }
 
-int pmbot_github_graphql_ex(pmbot_github_response *resp, pmbot_github_client *c,
+int pmbot_github_rest_paginate(json_t **out, pmbot_github_client *c,
+	const char *path_and_query, unsigned flags, pmbot_buf *err)
+{
+	return finish(c, rest_paginate(out, c, path_and_query, flags), err);
+}
+
+static int graphql_ex(pmbot_github_response *resp, pmbot_github_client *c,
 	const char *query, const json_t *variables, unsigned flags)
 {
 	pmbot_buf payload = PMBOT_BUF_INIT;
@@ -1453,14 +1488,20 @@ done:
 	return rc;
 }
 
+int pmbot_github_graphql_ex(pmbot_github_response *resp, pmbot_github_client *c,
+	const char *query, const json_t *variables, unsigned flags, pmbot_buf *err)
+{
+	return finish(c, graphql_ex(resp, c, query, variables, flags), err);
+}
+
 int pmbot_github_graphql(json_t **data_out, pmbot_github_client *c, const char *query,
-	const json_t *variables)
+	const json_t *variables, pmbot_buf *err)
 {
 	pmbot_github_response resp = PMBOT_GITHUB_RESPONSE_INIT;
 	int rc;
 
 	*data_out = NULL;
-	if ((rc = pmbot_github_graphql_ex(&resp, c, query, variables, 0)) < 0)
+	if ((rc = pmbot_github_graphql_ex(&resp, c, query, variables, 0, err)) < 0)
 		goto done;
 	*data_out = json_incref(json_object_get(resp.json, "data"));
 done:

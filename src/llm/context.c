@@ -29,6 +29,7 @@ struct ctx {
 	const char *given_ref;        /* read by the caller, not at `rev`; may be NULL */
 	const char *given;
 	size_t given_len;
+	pmbot_buf why;                /* the git layer's message, quoted in a diagnostic */
 };
 
 static const char *show1(struct ctx *c, const char *s)
@@ -80,11 +81,11 @@ static int need_commit(struct ctx *c, const char *ref)
 			"'%s' needs a repository and a revision to read from", show1(c, ref));
 		return PMBOT_EINVALID;
 	}
-	rc = pmbot_repo_resolve(c->commit, c->repo, c->rev);
+	pmbot_buf_clear(&c->why);
+	rc = pmbot_repo_resolve(c->commit, c->repo, c->rev, &c->why);
 	if (rc == PMBOT_ENOTFOUND || rc == PMBOT_EINVALID) {
 		pmbot_diag_add(c->diags, PMBOT_SEV_ERROR, "CONTEXT_REV", NULL, c->pointer.buf, 0, 0,
-			"cannot read '%s': %s", show1(c, ref),
-			show2(c, pmbot_repo_last_error(c->repo)));
+			"cannot read '%s': %s", show1(c, ref), show2(c, c->why.buf));
 		return PMBOT_EINVALID;
 	}
 	if (rc < 0)
@@ -137,7 +138,7 @@ static int resolve_file(struct ctx *c, json_t *list, const char *ref, const char
 	}
 	if ((rc = need_commit(c, ref)) < 0)
 		goto done;
-	rc = pmbot_repo_read(&text, NULL, c->repo, c->commit, path);
+	rc = pmbot_repo_read(&text, NULL, c->repo, c->commit, path, NULL);
 	if (rc == PMBOT_ENOTFOUND || rc == PMBOT_EINVALID) {
 		pmbot_diag_add(c->diags, PMBOT_SEV_ERROR, "CONTEXT_NOT_FOUND", NULL, c->pointer.buf,
 			0, 0, "'%s': no regular file '%s' at '%s'", show1(c, ref), show2(c, path),
@@ -232,10 +233,12 @@ static int resolve_diff(struct ctx *c, json_t *list, const char *ref, const char
 	}
 	if ((rc = need_commit(c, ref)) < 0)
 		goto done;
-	rc = pmbot_repo_diff(&raw, &cut, c->repo, base, c->commit, PMBOT_CONTEXT_DIFF_MAX_BYTES);
+	pmbot_buf_clear(&c->why);
+	rc = pmbot_repo_diff(&raw, &cut, c->repo, base, c->commit, PMBOT_CONTEXT_DIFF_MAX_BYTES,
+		&c->why);
 	if (rc == PMBOT_ENOTFOUND || rc == PMBOT_EINVALID) {
 		pmbot_diag_add(c->diags, PMBOT_SEV_ERROR, "CONTEXT_REV", NULL, c->pointer.buf, 0, 0,
-			"cannot read '%s': %s", show1(c, ref), show2(c, pmbot_repo_last_error(c->repo)));
+			"cannot read '%s': %s", show1(c, ref), show2(c, c->why.buf));
 		rc = PMBOT_EINVALID;
 		goto done;
 	}
@@ -394,7 +397,8 @@ static int resolve(json_t **out, const char *const *refs, size_t n_refs,
 	const char *given, size_t given_len, pmbot_diag_list *diags)
 {
 	struct ctx c = { repo, rev, metadata, diags, "", 0,
-		PMBOT_BUF_INIT, PMBOT_BUF_INIT, PMBOT_BUF_INIT, given_ref, given, given_len };
+		PMBOT_BUF_INIT, PMBOT_BUF_INIT, PMBOT_BUF_INIT, given_ref, given, given_len,
+		PMBOT_BUF_INIT };
 	json_t *list = NULL, *result = NULL;
 	size_t i;
 	int rc = PMBOT_ERROR, invalid = 0, one;
@@ -438,6 +442,7 @@ done:
 	pmbot_buf_free(&c.pointer);
 	pmbot_buf_free(&c.show1);
 	pmbot_buf_free(&c.show2);
+	pmbot_buf_free(&c.why);
 	return rc;
 }
 

@@ -6,6 +6,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/config.h"
 #include "pmbot/fs.h"
+#include "pmbot/plan.h"
 #include "pmbot/banned.h"
 
 #define CODE "PLAN_INVALID"
@@ -387,6 +388,12 @@ static const json_t *member(const json_t *o, const char *a, const char *b)
 	const json_t *v = json_object_get(o, a);
 
 	return b ? json_object_get(v, b) : v;
+}
+
+int pmbot_bundle_has_drift(const json_t *bundle)
+{
+	return pmbot_plan_count(bundle) > 0 ||
+		json_array_size(json_object_get(bundle, "conflicts")) > 0;
 }
 
 const char *pmbot_bundle_plan_hash(const json_t *bundle)

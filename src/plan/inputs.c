@@ -135,11 +135,13 @@ static int check_sizes(pmbot_inputs *in, const pmbot_inputs_opts *o, const pmbot
 {
 	size_t i, size, total = 0, max = in->config->max_report_bytes;
 	size_t max_total = in->config->max_total_bytes;
+	pmbot_buf why = PMBOT_BUF_INIT;
 	int rc = PMBOT_OK;
 
 	for (i = 0; i < files->count; i++) {
-		if (pmbot_repo_blob_size(&size, in->repo, files->items[i].blob_id) < 0) {
-			pmbot_note(o->notes, PMBOT_NOTE_ERROR, "%s", pmbot_repo_last_error(in->repo));
+		if (pmbot_repo_blob_size(&size, in->repo, files->items[i].blob_id, &why) < 0) {
+			pmbot_note(o->notes, PMBOT_NOTE_ERROR, "%s", why.buf);
+			pmbot_buf_free(&why);
 			return PMBOT_ERROR;
 		}
 		total += size;
@@ -164,7 +166,7 @@ static int load_reports_from_git(pmbot_inputs *in, const pmbot_inputs_opts *o,
 {
 	pmbot_repo_files files = PMBOT_REPO_FILES_INIT;
 	pmbot_limits lim;
-	pmbot_buf text;
+	pmbot_buf text, why = PMBOT_BUF_INIT;
 	const char *const *globs = (const char *const *)in->config->reports.items;
 	size_t n = in->config->reports.count, i;
 	int rc = PMBOT_OK, r;
@@ -175,8 +177,8 @@ static int load_reports_from_git(pmbot_inputs *in, const pmbot_inputs_opts *o,
 		globs = (const char *const *)o->paths;
 		n = o->n_paths;
 	}
-	if ((r = pmbot_repo_list(&files, in->repo, o->rev, globs, n)) < 0) {
-		pmbot_note(o->notes, PMBOT_NOTE_ERROR, "%s", (pmbot_repo_last_error(in->repo)));
+	if ((r = pmbot_repo_list(&files, in->repo, o->rev, globs, n, &why)) < 0) {
+		pmbot_note(o->notes, PMBOT_NOTE_ERROR, "%s", why.buf);
 		rc = r == PMBOT_ERROR ? PMBOT_ERROR : PMBOT_EINVALID;
 		goto done;
 	}
@@ -192,7 +194,8 @@ static int load_reports_from_git(pmbot_inputs *in, const pmbot_inputs_opts *o,
 	pmbot_buf_init(&text, in->config->max_report_bytes ? in->config->max_report_bytes : lim.max_bytes);
 	for (i = 0; i < files.count; i++) {
 		pmbot_buf_clear(&text);
-		r = pmbot_repo_read_blob(&text, in->repo, files.items[i].blob_id);
+		pmbot_buf_clear(&why);
+		r = pmbot_repo_read_blob(&text, in->repo, files.items[i].blob_id, &why);
 		if (r == PMBOT_REPO_ETOOBIG) {
 			pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", files.items[i].path, "",
 				0, 0, "the report is larger than %zu bytes", text.max);
@@ -200,7 +203,7 @@ static int load_reports_from_git(pmbot_inputs *in, const pmbot_inputs_opts *o,
 			continue;
 		}
 		if (r < 0) {
-			pmbot_note(o->notes, PMBOT_NOTE_ERROR, "%s", (pmbot_repo_last_error(in->repo)));
+			pmbot_note(o->notes, PMBOT_NOTE_ERROR, "%s", why.buf);
 			rc = PMBOT_ERROR;
 			goto done;
 		}
@@ -216,6 +219,7 @@ static int load_reports_from_git(pmbot_inputs *in, const pmbot_inputs_opts *o,
 	}
 done:
 	pmbot_buf_free(&text);
+	pmbot_buf_free(&why);
 	pmbot_repo_files_free(&files);
 	return rc;
 }
@@ -423,6 +427,7 @@ int pmbot_inputs_load(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_diag_l
 	const char *config_path = o->config_path ? o->config_path : PMBOT_CONFIG_PATH;
 	const char *config_rev = o->config_rev ? o->config_rev : o->rev;
 	char config_blob[PMBOT_OID_HEX_SIZE] = "";
+	pmbot_buf why = PMBOT_BUF_INIT;
 	int rc, r;
 
 	memset(in, 0, sizeof(*in));
@@ -432,22 +437,23 @@ int pmbot_inputs_load(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_diag_l
 		return PMBOT_ERROR;
 	if (o->repo) {
 		r = pmbot_source_config_at(&in->config, config_blob, in->repo, config_rev, config_path,
-			o->current_repo, diags);
-		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
+			o->current_repo, diags, &why);
+		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND)
 			pmbot_note(o->notes, PMBOT_NOTE_ERROR, "cannot read %s: %s", config_path,
-				pmbot_repo_last_error(in->repo));
+				why.buf);
+		pmbot_buf_free(&why);
+		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND)
 			return r == PMBOT_ENOTFOUND ? PMBOT_EINVALID : PMBOT_ERROR;
-		}
 		if (r == PMBOT_EINVALID)
 			return PMBOT_EINVALID;
 		if (json_object_set_new(in->source, "config_blob", json_string(config_blob)) < 0)
 			return PMBOT_ERROR;
-		r = pmbot_source_forms(&in->forms, in->repo, config_rev, in->config, diags);
-		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND) {
-			pmbot_note(o->notes, PMBOT_NOTE_ERROR, "cannot read issue forms: %s",
-				pmbot_repo_last_error(in->repo));
+		r = pmbot_source_forms(&in->forms, in->repo, config_rev, in->config, diags, &why);
+		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND)
+			pmbot_note(o->notes, PMBOT_NOTE_ERROR, "cannot read issue forms: %s", why.buf);
+		pmbot_buf_free(&why);
+		if (r == PMBOT_ERROR || r == PMBOT_ENOTFOUND)
 			return PMBOT_ERROR;
-		}
 		if (r == PMBOT_EINVALID)
 			return PMBOT_EINVALID;
 		rc = load_reports_from_git(in, o, diags);

@@ -12,7 +12,6 @@
 struct pmbot_repo {
 	git_repository *git;
 	git_odb *odb;
-	char err[1024];
 };
 
 /* Format into a fixed array so that reporting a failure cannot itself fail;
@@ -56,41 +55,24 @@ static int map_git(int gerr)
 	}
 }
 
-static int fail(pmbot_repo *r, int code, int gerr, const char *fmt, ...)
+/* Append the message to `err` (when not NULL) and return `code`. Every
+ * public entry calls git_error_clear() first so that a stale libgit2 error
+ * from an earlier call is never reported as the cause of a new failure. */
+static int fail(pmbot_buf *err, int code, int gerr, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static int fail(pmbot_repo *r, int code, int gerr, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vformat_error(r->err, sizeof(r->err), gerr, fmt, ap);
-	va_end(ap);
-	return code;
-}
-
-/* Every public entry starts here so that a stale libgit2 error from an
- * earlier call is never reported as the cause of a new failure. */
-static void begin(pmbot_repo *r)
-{
-	r->err[0] = '\0';
-	git_error_clear();
-}
-
-static void open_error(pmbot_buf *err, int gerr, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void open_error(pmbot_buf *err, int gerr, const char *fmt, ...)
+static int fail(pmbot_buf *err, int code, int gerr, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
 
 	if (!err)
-		return;
+		return code;
 	va_start(ap, fmt);
 	vformat_error(msg, sizeof(msg), gerr, fmt, ap);
 	va_end(ap);
 	(void)pmbot_buf_puts(err, msg);
+	return code;
 }
 
 int pmbot_repo_open(pmbot_repo **out, const char *path, pmbot_buf *err)
@@ -101,29 +83,29 @@ int pmbot_repo_open(pmbot_repo **out, const char *path, pmbot_buf *err)
 	*out = NULL;
 	if (!path || !*path) {
 		ret = PMBOT_EINVALID;
-		open_error(err, 0, "empty repository path");
+		(void)fail(err, PMBOT_ERROR, 0, "empty repository path");
 		goto done;
 	}
 	/* libgit2's error state exists only once it is initialised. */
 	if ((gerr = git_libgit2_init()) < 0) {
-		open_error(err, gerr, "cannot initialize libgit2");
+		(void)fail(err, PMBOT_ERROR, gerr, "cannot initialize libgit2");
 		goto done;
 	}
 	inited = 1;
 	git_error_clear();
 	if (!(r = calloc(1, sizeof(*r)))) {
-		open_error(err, 0, "out of memory");
+		(void)fail(err, PMBOT_ERROR, 0, "out of memory");
 		goto done;
 	}
 	/* Flags 0: search upward like git, but ignore GIT_DIR and friends so
 	 * the environment cannot redirect what is read. */
 	if ((gerr = git_repository_open_ext(&r->git, path, 0, NULL)) < 0) {
 		ret = map_git(gerr) == PMBOT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR;
-		open_error(err, gerr, "cannot open a git repository at or above '%s'", path);
+		(void)fail(err, PMBOT_ERROR, gerr, "cannot open a git repository at or above '%s'", path);
 		goto done;
 	}
 	if ((gerr = git_repository_odb(&r->odb, r->git)) < 0) {
-		open_error(err, gerr, "cannot open the object database of '%s'", path);
+		(void)fail(err, PMBOT_ERROR, gerr, "cannot open the object database of '%s'", path);
 		goto done;
 	}
 	*out = r;
@@ -151,76 +133,72 @@ void pmbot_repo_free(pmbot_repo *repo)
 	git_libgit2_shutdown();
 }
 
-const char *pmbot_repo_last_error(const pmbot_repo *repo)
-{
-	return repo ? repo->err : "";
-}
-
-static int lookup_commit(git_commit **out, pmbot_repo *r, const char *rev)
+static int lookup_commit(git_commit **out, pmbot_repo *r, const char *rev, pmbot_buf *err)
 {
 	git_object *obj = NULL;
 	int gerr, code;
 
 	*out = NULL;
 	if (!rev || !*rev)
-		return fail(r, PMBOT_EINVALID, 0, "empty revision");
+		return fail(err, PMBOT_EINVALID, 0, "empty revision");
 	if ((gerr = git_revparse_single(&obj, r->git, rev)) < 0) {
 		code = map_git(gerr);
 		/* The usual first step of a new user: files written, nothing committed yet. */
 		if (code == PMBOT_ENOTFOUND && git_repository_head_unborn(r->git) == 1)
-			return fail(r, code, 0, "the repository has no commit yet: pm-bot reads "
+			return fail(err, code, 0, "the repository has no commit yet: pm-bot reads "
 				"reports and configuration from git objects, not from the work tree, "
 				"so commit them first (git add … && git commit)");
-		return fail(r, code, gerr, code == PMBOT_ENOTFOUND ?
+		return fail(err, code, gerr, code == PMBOT_ENOTFOUND ?
 			"unknown revision '%s'" : "cannot resolve revision '%s'", rev);
 	}
 	gerr = git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT);
 	git_object_free(obj);
 	if (gerr < 0) {
 		code = map_git(gerr);
-		return fail(r, code == PMBOT_ERROR ? PMBOT_ERROR : PMBOT_EINVALID, gerr,
+		return fail(err, code == PMBOT_ERROR ? PMBOT_ERROR : PMBOT_EINVALID, gerr,
 			"revision '%s' does not name a commit", rev);
 	}
 	return 0;
 }
 
-static int commit_tree(git_tree **out, pmbot_repo *r, git_commit *commit, const char *rev)
+static int commit_tree(git_tree **out, git_commit *commit, const char *rev, pmbot_buf *err)
 {
 	int gerr = git_commit_tree(out, commit);
 
 	if (gerr < 0)
-		return fail(r, PMBOT_ERROR, gerr, "cannot read the tree of '%s'", rev);
+		return fail(err, PMBOT_ERROR, gerr, "cannot read the tree of '%s'", rev);
 	return 0;
 }
 
-int pmbot_repo_resolve(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo, const char *rev)
+int pmbot_repo_resolve(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo, const char *rev,
+	pmbot_buf *err)
 {
 	git_commit *commit = NULL;
-	int err;
+	int rc;
 
-	begin(repo);
-	if ((err = lookup_commit(&commit, repo, rev)) < 0)
+	git_error_clear();
+	if ((rc = lookup_commit(&commit, repo, rev, err)) < 0)
 		goto done;
 	git_oid_tostr(oid_hex, PMBOT_OID_HEX_SIZE, git_commit_id(commit));
 done:
 	git_commit_free(commit);
-	return err;
+	return rc;
 }
 
 int pmbot_repo_merge_base(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo,
-	const char *a, const char *b)
+	const char *a, const char *b, pmbot_buf *err)
 {
 	git_commit *ca = NULL, *cb = NULL;
 	git_oid base;
-	int err, gerr;
+	int rc, gerr;
 
-	begin(repo);
-	if ((err = lookup_commit(&ca, repo, a)) < 0 ||
-	    (err = lookup_commit(&cb, repo, b)) < 0)
+	git_error_clear();
+	if ((rc = lookup_commit(&ca, repo, a, err)) < 0 ||
+	    (rc = lookup_commit(&cb, repo, b, err)) < 0)
 		goto done;
 	gerr = git_merge_base(&base, repo->git, git_commit_id(ca), git_commit_id(cb));
 	if (gerr < 0) {
-		err = fail(repo, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
+		rc = fail(err, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
 			"no merge base of '%s' and '%s'", a, b);
 		goto done;
 	}
@@ -228,7 +206,7 @@ int pmbot_repo_merge_base(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo,
 done:
 	git_commit_free(ca);
 	git_commit_free(cb);
-	return err;
+	return rc;
 }
 
 static int is_file_mode(unsigned mode)
@@ -236,14 +214,14 @@ static int is_file_mode(unsigned mode)
 	return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE;
 }
 
-static int check_globs(pmbot_repo *r, const char *const *globs, size_t n)
+static int check_globs(const char *const *globs, size_t n, pmbot_buf *err)
 {
 	const char *reason;
 	size_t i, at;
 
 	for (i = 0; i < n; i++)
 		if (pmbot_glob_check(globs[i], &at, &reason) < 0)
-			return fail(r, PMBOT_EINVALID, 0, "glob '%s' at offset %zu: %s",
+			return fail(err, PMBOT_EINVALID, 0, "glob '%s' at offset %zu: %s",
 				globs[i] ? globs[i] : "(null)", at, reason);
 	return 0;
 }
@@ -336,123 +314,124 @@ static int cmp_file(const void *a, const void *b)
 }
 
 int pmbot_repo_list(pmbot_repo_files *out, pmbot_repo *repo, const char *rev,
-	const char *const *globs, size_t n_globs)
+	const char *const *globs, size_t n_globs, pmbot_buf *err)
 {
 	struct walk w = { out, globs, n_globs, PMBOT_BUF_INIT, 0 };
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
-	int err, gerr;
+	int rc, gerr;
 
 	memset(out, 0, sizeof(*out));
-	begin(repo);
-	if ((err = check_globs(repo, globs, n_globs)) < 0 ||
-	    (err = lookup_commit(&commit, repo, rev)) < 0 ||
-	    (err = commit_tree(&tree, repo, commit, rev)) < 0)
+	git_error_clear();
+	if ((rc = check_globs(globs, n_globs, err)) < 0 ||
+	    (rc = lookup_commit(&commit, repo, rev, err)) < 0 ||
+	    (rc = commit_tree(&tree, commit, rev, err)) < 0)
 		goto done;
 	git_oid_tostr(out->commit_id, sizeof(out->commit_id), git_commit_id(commit));
 	gerr = git_tree_walk(tree, GIT_TREEWALK_PRE, walk_entry, &w);
 	if (w.oom) {
-		err = fail(repo, PMBOT_ERROR, 0, "out of memory listing '%s'", rev);
+		rc = fail(err, PMBOT_ERROR, 0, "out of memory listing '%s'", rev);
 		goto done;
 	}
 	if (gerr < 0) {
-		err = fail(repo, PMBOT_ERROR, gerr, "cannot walk the tree of '%s'", rev);
+		rc = fail(err, PMBOT_ERROR, gerr, "cannot walk the tree of '%s'", rev);
 		goto done;
 	}
 	if (out->count > 1)
 		qsort(out->items, out->count, sizeof(*out->items), cmp_file);
 done:
-	if (err < 0)
+	if (rc < 0)
 		pmbot_repo_files_free(out);
 	pmbot_buf_free(&w.path);
 	git_tree_free(tree);
 	git_commit_free(commit);
-	return err;
+	return rc;
 }
 
 /* The size comes from the object header so that an oversized blob is
  * refused before it is inflated into memory. */
-static int read_oid(pmbot_buf *out, pmbot_repo *r, const git_oid *id, const char *what)
+static int read_oid(pmbot_buf *out, pmbot_repo *r, const git_oid *id, const char *what,
+	pmbot_buf *err)
 {
 	git_blob *blob = NULL;
 	git_object_t type;
 	size_t size;
 	git_object_size_t raw;
-	int err = 0, gerr;
+	int rc = 0, gerr;
 
 	if ((gerr = git_odb_read_header(&size, &type, r->odb, id)) < 0) {
-		err = fail(r, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
+		rc = fail(err, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
 			"cannot read %s", what);
 		goto done;
 	}
 	if (type != GIT_OBJECT_BLOB) {
-		err = fail(r, PMBOT_EINVALID, 0, "%s is a %s, not a blob", what,
+		rc = fail(err, PMBOT_EINVALID, 0, "%s is a %s, not a blob", what,
 			git_object_type2string(type));
 		goto done;
 	}
 	if (size > out->max - out->len) {
-		err = fail(r, PMBOT_REPO_ETOOBIG, 0,
+		rc = fail(err, PMBOT_REPO_ETOOBIG, 0,
 			"%s is %zu bytes, more than the %zu bytes allowed", what, size,
 			out->max - out->len);
 		goto done;
 	}
 	if ((gerr = git_blob_lookup(&blob, r->git, id)) < 0) {
-		err = fail(r, PMBOT_ERROR, gerr, "cannot read %s", what);
+		rc = fail(err, PMBOT_ERROR, gerr, "cannot read %s", what);
 		goto done;
 	}
 	raw = git_blob_rawsize(blob);
 	if (raw > (git_object_size_t)(out->max - out->len)) {
-		err = fail(r, PMBOT_REPO_ETOOBIG, 0, "%s does not fit the buffer", what);
+		rc = fail(err, PMBOT_REPO_ETOOBIG, 0, "%s does not fit the buffer", what);
 		goto done;
 	}
 	switch (pmbot_buf_put(out, git_blob_rawcontent(blob), (size_t)raw)) {
 	case 0:
 		break;
 	case PMBOT_ETOOBIG:
-		err = fail(r, PMBOT_REPO_ETOOBIG, 0, "%s does not fit the buffer", what);
+		rc = fail(err, PMBOT_REPO_ETOOBIG, 0, "%s does not fit the buffer", what);
 		goto done;
 	default:
-		err = fail(r, PMBOT_ERROR, 0, "out of memory reading %s", what);
+		rc = fail(err, PMBOT_ERROR, 0, "out of memory reading %s", what);
 		goto done;
 	}
 done:
 	git_blob_free(blob);
-	return err;
+	return rc;
 }
 
 int pmbot_repo_read(pmbot_buf *out, char blob_id[PMBOT_OID_HEX_SIZE], pmbot_repo *repo,
-	const char *rev, const char *path)
+	const char *rev, const char *path, pmbot_buf *err)
 {
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
 	git_tree_entry *entry = NULL;
 	char what[512];
 	unsigned mode;
-	int err, gerr;
+	int rc, gerr;
 
-	begin(repo);
+	git_error_clear();
 	if (!path || !*path) {
-		err = fail(repo, PMBOT_EINVALID, 0, "empty path");
+		rc = fail(err, PMBOT_EINVALID, 0, "empty path");
 		goto done;
 	}
-	if ((err = lookup_commit(&commit, repo, rev)) < 0 ||
-	    (err = commit_tree(&tree, repo, commit, rev)) < 0)
+	if ((rc = lookup_commit(&commit, repo, rev, err)) < 0 ||
+	    (rc = commit_tree(&tree, commit, rev, err)) < 0)
 		goto done;
 	if ((gerr = git_tree_entry_bypath(&entry, tree, path)) < 0) {
-		err = fail(repo, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
+		rc = fail(err, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
 			"'%s' not found at '%s'", path, rev);
 		goto done;
 	}
 	mode = (unsigned)git_tree_entry_filemode(entry);
 	if (!is_file_mode(mode)) {
-		err = fail(repo, PMBOT_EINVALID, 0, "'%s' at '%s' is a %s, not a regular file",
+		rc = fail(err, PMBOT_EINVALID, 0, "'%s' at '%s' is a %s, not a regular file",
 			path, rev, mode == GIT_FILEMODE_TREE ? "directory" :
 			mode == GIT_FILEMODE_LINK ? "symlink (never followed)" :
 			mode == GIT_FILEMODE_COMMIT ? "submodule" : "special entry");
 		goto done;
 	}
 	snprintf(what, sizeof(what), "'%s' at '%s'", path, rev);
-	if ((err = read_oid(out, repo, git_tree_entry_id(entry), what)) < 0)
+	if ((rc = read_oid(out, repo, git_tree_entry_id(entry), what, err)) < 0)
 		goto done;
 	if (blob_id)
 		git_oid_tostr(blob_id, PMBOT_OID_HEX_SIZE, git_tree_entry_id(entry));
@@ -460,23 +439,24 @@ done:
 	git_tree_entry_free(entry);
 	git_tree_free(tree);
 	git_commit_free(commit);
-	return err;
+	return rc;
 }
 
-int pmbot_repo_read_blob(pmbot_buf *out, pmbot_repo *repo, const char *blob_id)
+int pmbot_repo_read_blob(pmbot_buf *out, pmbot_repo *repo, const char *blob_id,
+	pmbot_buf *err)
 {
 	git_oid id;
 	char what[64];
 
-	begin(repo);
+	git_error_clear();
 	if (!blob_id || strlen(blob_id) != 40 || git_oid_fromstrn(&id, blob_id, 40) < 0)
-		return fail(repo, PMBOT_EINVALID, 0, "'%s' is not a 40-digit object id",
+		return fail(err, PMBOT_EINVALID, 0, "'%s' is not a 40-digit object id",
 			blob_id ? blob_id : "(null)");
 	snprintf(what, sizeof(what), "blob %s", blob_id);
-	return read_oid(out, repo, &id, what);
+	return read_oid(out, repo, &id, what, err);
 }
 
-int pmbot_repo_blob_size(size_t *out, pmbot_repo *repo, const char *blob_id)
+int pmbot_repo_blob_size(size_t *out, pmbot_repo *repo, const char *blob_id, pmbot_buf *err)
 {
 	git_oid id;
 	git_object_t type;
@@ -484,16 +464,16 @@ int pmbot_repo_blob_size(size_t *out, pmbot_repo *repo, const char *blob_id)
 	int gerr;
 
 	*out = 0;
-	begin(repo);
+	git_error_clear();
 	if (!blob_id || strlen(blob_id) != 40 || git_oid_fromstrn(&id, blob_id, 40) < 0)
-		return fail(repo, PMBOT_EINVALID, 0, "'%s' is not a 40-digit object id",
+		return fail(err, PMBOT_EINVALID, 0, "'%s' is not a 40-digit object id",
 			blob_id ? blob_id : "(null)");
 	/* The object's header only: its size is known without inflating it. */
 	if ((gerr = git_odb_read_header(&size, &type, repo->odb, &id)) < 0)
-		return fail(repo, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
+		return fail(err, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
 			"cannot read blob %s", blob_id);
 	if (type != GIT_OBJECT_BLOB)
-		return fail(repo, PMBOT_EINVALID, 0, "%s is a %s, not a blob", blob_id,
+		return fail(err, PMBOT_EINVALID, 0, "%s is a %s, not a blob", blob_id,
 			git_object_type2string(type));
 	*out = size;
 	return 0;
@@ -585,7 +565,7 @@ static int add_change(pmbot_repo_changes *out, const git_diff_delta *d, int old_
 }
 
 int pmbot_repo_changed(pmbot_repo_changes *out, pmbot_repo *repo, const char *base,
-	const char *rev, const char *const *globs, size_t n_globs)
+	const char *rev, const char *const *globs, size_t n_globs, pmbot_buf *err)
 {
 	git_diff_options opts;
 	git_diff_find_options find;
@@ -593,26 +573,26 @@ int pmbot_repo_changed(pmbot_repo_changes *out, pmbot_repo *repo, const char *ba
 	git_tree *bt = NULL, *nt = NULL;
 	git_diff *diff = NULL;
 	size_t i, n;
-	int err, gerr;
+	int rc, gerr;
 
 	memset(out, 0, sizeof(*out));
-	begin(repo);
-	if ((err = check_globs(repo, globs, n_globs)) < 0 ||
-	    (err = lookup_commit(&bc, repo, base)) < 0 ||
-	    (err = lookup_commit(&nc, repo, rev)) < 0 ||
-	    (err = commit_tree(&bt, repo, bc, base)) < 0 ||
-	    (err = commit_tree(&nt, repo, nc, rev)) < 0)
+	git_error_clear();
+	if ((rc = check_globs(globs, n_globs, err)) < 0 ||
+	    (rc = lookup_commit(&bc, repo, base, err)) < 0 ||
+	    (rc = lookup_commit(&nc, repo, rev, err)) < 0 ||
+	    (rc = commit_tree(&bt, bc, base, err)) < 0 ||
+	    (rc = commit_tree(&nt, nc, rev, err)) < 0)
 		goto done;
 	git_oid_tostr(out->base_id, sizeof(out->base_id), git_commit_id(bc));
 	git_oid_tostr(out->commit_id, sizeof(out->commit_id), git_commit_id(nc));
 	if (git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION) < 0 ||
 	    git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION) < 0) {
-		err = fail(repo, PMBOT_ERROR, -1, "cannot set up the diff");
+		rc = fail(err, PMBOT_ERROR, -1, "cannot set up the diff");
 		goto done;
 	}
 	opts.ignore_submodules = GIT_SUBMODULE_IGNORE_ALL;
 	if ((gerr = git_diff_tree_to_tree(&diff, repo->git, bt, nt, &opts)) < 0) {
-		err = fail(repo, PMBOT_ERROR, gerr, "cannot diff '%s' and '%s'", base, rev);
+		rc = fail(err, PMBOT_ERROR, gerr, "cannot diff '%s' and '%s'", base, rev);
 		goto done;
 	}
 	/* Every knob is set so that diff.renames / diff.renameLimit in some
@@ -622,7 +602,7 @@ int pmbot_repo_changed(pmbot_repo_changes *out, pmbot_repo *repo, const char *ba
 	find.rename_threshold = 50;
 	find.rename_limit = 1000;
 	if ((gerr = git_diff_find_similar(diff, &find)) < 0) {
-		err = fail(repo, PMBOT_ERROR, gerr, "rename detection failed");
+		rc = fail(err, PMBOT_ERROR, gerr, "rename detection failed");
 		goto done;
 	}
 	n = git_diff_num_deltas(diff);
@@ -637,21 +617,21 @@ int pmbot_repo_changed(pmbot_repo_changes *out, pmbot_repo *repo, const char *ba
 		    !(new_ok && any_glob(globs, n_globs, d->new_file.path)))
 			continue;
 		if (add_change(out, d, old_ok, new_ok) < 0) {
-			err = fail(repo, PMBOT_ERROR, 0, "out of memory");
+			rc = fail(err, PMBOT_ERROR, 0, "out of memory");
 			goto done;
 		}
 	}
 	if (out->count > 1)
 		qsort(out->items, out->count, sizeof(*out->items), cmp_change);
 done:
-	if (err < 0)
+	if (rc < 0)
 		pmbot_repo_changes_free(out);
 	git_diff_free(diff);
 	git_tree_free(bt);
 	git_tree_free(nt);
 	git_commit_free(bc);
 	git_commit_free(nc);
-	return err;
+	return rc;
 }
 
 struct diff_sink {
@@ -701,7 +681,7 @@ static int diff_line(const git_diff_delta *delta, const git_diff_hunk *hunk,
 }
 
 int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char *from_rev,
-	const char *to_rev, size_t max_bytes)
+	const char *to_rev, size_t max_bytes, pmbot_buf *err)
 {
 	git_diff_options opts;
 	git_diff_find_options find;
@@ -709,20 +689,20 @@ int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char
 	git_tree *ft = NULL, *tt = NULL;
 	git_diff *diff = NULL;
 	struct diff_sink sink = { out, out->len, max_bytes, 0, 0 };
-	int err, gerr;
+	int rc, gerr;
 
 	*truncated = 0;
-	begin(repo);
+	git_error_clear();
 	if (sink.budget > out->max - out->len)
 		sink.budget = out->max - out->len;
-	if ((err = lookup_commit(&fc, repo, from_rev)) < 0 ||
-	    (err = lookup_commit(&tc, repo, to_rev)) < 0 ||
-	    (err = commit_tree(&ft, repo, fc, from_rev)) < 0 ||
-	    (err = commit_tree(&tt, repo, tc, to_rev)) < 0)
+	if ((rc = lookup_commit(&fc, repo, from_rev, err)) < 0 ||
+	    (rc = lookup_commit(&tc, repo, to_rev, err)) < 0 ||
+	    (rc = commit_tree(&ft, fc, from_rev, err)) < 0 ||
+	    (rc = commit_tree(&tt, tc, to_rev, err)) < 0)
 		goto done;
 	if (git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION) < 0 ||
 	    git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION) < 0) {
-		err = fail(repo, PMBOT_ERROR, -1, "cannot set up the diff");
+		rc = fail(err, PMBOT_ERROR, -1, "cannot set up the diff");
 		goto done;
 	}
 	/* Left at 0, id_abbrev would come from core.abbrev. */
@@ -731,7 +711,7 @@ int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char
 	opts.interhunk_lines = 0;
 	opts.id_abbrev = 7;
 	if ((gerr = git_diff_tree_to_tree(&diff, repo->git, ft, tt, &opts)) < 0) {
-		err = fail(repo, PMBOT_ERROR, gerr, "cannot diff '%s' and '%s'", from_rev, to_rev);
+		rc = fail(err, PMBOT_ERROR, gerr, "cannot diff '%s' and '%s'", from_rev, to_rev);
 		goto done;
 	}
 	/* The same fixed knobs as pmbot_repo_changed(), for the same reason. */
@@ -739,12 +719,12 @@ int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char
 	find.rename_threshold = 50;
 	find.rename_limit = 1000;
 	if ((gerr = git_diff_find_similar(diff, &find)) < 0) {
-		err = fail(repo, PMBOT_ERROR, gerr, "rename detection failed");
+		rc = fail(err, PMBOT_ERROR, gerr, "rename detection failed");
 		goto done;
 	}
 	gerr = git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, diff_line, &sink);
 	if (sink.oom) {
-		err = fail(repo, PMBOT_ERROR, 0, "out of memory printing the diff");
+		rc = fail(err, PMBOT_ERROR, 0, "out of memory printing the diff");
 		goto done;
 	}
 	if (sink.full) {
@@ -756,12 +736,12 @@ int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char
 		*truncated = 1;
 		git_error_clear();
 	} else if (gerr < 0) {
-		err = fail(repo, PMBOT_ERROR, gerr, "cannot print the diff of '%s' and '%s'",
+		rc = fail(err, PMBOT_ERROR, gerr, "cannot print the diff of '%s' and '%s'",
 			from_rev, to_rev);
 		goto done;
 	}
 done:
-	if (err < 0) {
+	if (rc < 0) {
 		pmbot_buf_truncate(out, sink.start);
 		*truncated = 0;
 	}
@@ -770,7 +750,7 @@ done:
 	git_tree_free(tt);
 	git_commit_free(fc);
 	git_commit_free(tc);
-	return err;
+	return rc;
 }
 
 /*
@@ -778,32 +758,33 @@ done:
  * git_remote_lookup(): the lookup matches config keys with a regex, and
  * libgit2 1.5's PCRE2 backend leaks its match data there.
  */
-int pmbot_repo_remote_url(pmbot_buf *out, pmbot_repo *repo, const char *remote)
+int pmbot_repo_remote_url(pmbot_buf *out, pmbot_repo *repo, const char *remote,
+	pmbot_buf *err)
 {
 	git_config *cfg = NULL;
 	git_buf url = GIT_BUF_INIT;
 	pmbot_buf key = PMBOT_BUF_INIT;
-	int err = 0, gerr;
+	int rc = 0, gerr;
 
-	begin(repo);
+	git_error_clear();
 	if (pmbot_buf_printf(&key, "remote.%s.url", remote) < 0) {
-		err = fail(repo, PMBOT_ERROR, 0, "out of memory");
+		rc = fail(err, PMBOT_ERROR, 0, "out of memory");
 		goto done;
 	}
 	if ((gerr = git_repository_config_snapshot(&cfg, repo->git)) < 0) {
-		err = fail(repo, PMBOT_ERROR, gerr, "cannot read the repository configuration");
+		rc = fail(err, PMBOT_ERROR, gerr, "cannot read the repository configuration");
 		goto done;
 	}
 	if ((gerr = git_config_get_string_buf(&url, cfg, key.buf)) < 0) {
-		err = fail(repo, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
+		rc = fail(err, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
 			"no remote '%s'", remote);
 		goto done;
 	}
 	if (pmbot_buf_put(out, url.ptr, url.size) < 0)
-		err = fail(repo, PMBOT_ERROR, 0, "out of memory");
+		rc = fail(err, PMBOT_ERROR, 0, "out of memory");
 done:
 	git_buf_dispose(&url);
 	git_config_free(cfg);
 	pmbot_buf_free(&key);
-	return err;
+	return rc;
 }

@@ -8,7 +8,7 @@
 
 int pmbot_source_select_reports(pmbot_repo_files *out, pmbot_repo *repo,
 	const pmbot_config *cfg, const char *rev, const char *base,
-	const char *const *paths, size_t n_paths)
+	const char *const *paths, size_t n_paths, pmbot_buf *err)
 {
 	pmbot_repo_changes ch = PMBOT_REPO_CHANGES_INIT;
 	const char *const *globs = (const char *const *)cfg->reports.items;
@@ -22,8 +22,8 @@ int pmbot_source_select_reports(pmbot_repo_files *out, pmbot_repo *repo,
 		n = n_paths;
 	}
 	if (!base)
-		return pmbot_repo_list(out, repo, rev, globs, n);
-	if ((r = pmbot_repo_changed(&ch, repo, base, rev, globs, n)) < 0)
+		return pmbot_repo_list(out, repo, rev, globs, n, err);
+	if ((r = pmbot_repo_changed(&ch, repo, base, rev, globs, n, err)) < 0)
 		goto done;
 	for (i = 0; i < ch.count; i++) {
 		pmbot_repo_file *f;

@@ -44,23 +44,27 @@ done:
 
 int pmbot_source_config(pmbot_config **out, char blob_id[PMBOT_OID_HEX_SIZE],
 	pmbot_repo *repo, const char *rev, const char *default_repo,
-	pmbot_diag_list *diags)
+	pmbot_diag_list *diags, pmbot_buf *err)
 {
 	return pmbot_source_config_at(out, blob_id, repo, rev, PMBOT_CONFIG_PATH, default_repo,
-		diags);
+		diags, err);
 }
 
 int pmbot_source_config_at(pmbot_config **out, char blob_id[PMBOT_OID_HEX_SIZE],
 	pmbot_repo *repo, const char *rev, const char *path, const char *default_repo,
-	pmbot_diag_list *diags)
+	pmbot_diag_list *diags, pmbot_buf *err)
 {
 	pmbot_buf text;
 	char id[PMBOT_OID_HEX_SIZE] = "";
+	size_t mark = err ? err->len : 0;
 	int rc;
 
 	*out = NULL;
 	pmbot_buf_init(&text, PMBOT_CONFIG_MAX_BYTES);
-	rc = pmbot_repo_read(&text, id, repo, rev, path);
+	rc = pmbot_repo_read(&text, id, repo, rev, path, err);
+	/* Both answers below are not failures of the read: their message goes. */
+	if ((rc == PMBOT_REPO_ETOOBIG || rc == PMBOT_ENOTFOUND) && err)
+		pmbot_buf_truncate(err, mark);
 	if (rc == PMBOT_REPO_ETOOBIG) {
 		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", path, "", 0, 0,
 			"the configuration is larger than %zu bytes", (size_t)PMBOT_CONFIG_MAX_BYTES);
@@ -71,7 +75,7 @@ int pmbot_source_config_at(pmbot_config **out, char blob_id[PMBOT_OID_HEX_SIZE],
 		char commit[PMBOT_OID_HEX_SIZE];
 
 		/* A missing file means defaults; a missing revision is an error. */
-		if ((rc = pmbot_repo_resolve(commit, repo, rev)) < 0)
+		if ((rc = pmbot_repo_resolve(commit, repo, rev, err)) < 0)
 			goto done;
 		id[0] = '\0';
 		rc = pmbot_config_default(out, default_repo);
@@ -88,7 +92,7 @@ done:
 }
 
 int pmbot_source_forms(pmbot_formset **out, pmbot_repo *repo, const char *rev,
-	const pmbot_config *cfg, pmbot_diag_list *diags)
+	const pmbot_config *cfg, pmbot_diag_list *diags, pmbot_buf *err)
 {
 	pmbot_repo_files files = PMBOT_REPO_FILES_INIT;
 	pmbot_formset *set = NULL;
@@ -105,13 +109,13 @@ int pmbot_source_forms(pmbot_formset **out, pmbot_repo *repo, const char *rev,
 	if (pmbot_buf_printf(&glob, "%s/*", cfg->templates) < 0)
 		goto done;
 	globs[0] = glob.buf;
-	if ((rc = pmbot_repo_list(&files, repo, rev, globs, 1)) < 0)
+	if ((rc = pmbot_repo_list(&files, repo, rev, globs, 1, err)) < 0)
 		goto done;
 	for (i = 0; i < files.count; i++) {
 		if (!pmbot_form_is_form_path(files.items[i].path))
 			continue;
 		pmbot_buf_clear(&text);
-		if ((rc = pmbot_repo_read_blob(&text, repo, files.items[i].blob_id)) < 0)
+		if ((rc = pmbot_repo_read_blob(&text, repo, files.items[i].blob_id, err)) < 0)
 			goto done;
 		rc = pmbot_formset_add(set, files.items[i].path, text.buf, text.len, diags);
 		if (rc == PMBOT_EINVALID)
@@ -131,10 +135,11 @@ done:
 }
 
 int pmbot_source_report(pmbot_workgraph **out, pmbot_repo *repo, const char *blob_id,
-	const char *path, const pmbot_limits *lim, pmbot_diag_list *diags)
+	const char *path, const pmbot_limits *lim, pmbot_diag_list *diags, pmbot_buf *err)
 {
 	pmbot_limits def;
 	pmbot_buf text;
+	size_t mark = err ? err->len : 0;
 	int rc;
 
 	*out = NULL;
@@ -143,8 +148,11 @@ int pmbot_source_report(pmbot_workgraph **out, pmbot_repo *repo, const char *blo
 		lim = &def;
 	}
 	pmbot_buf_init(&text, lim->max_bytes);
-	rc = pmbot_repo_read_blob(&text, repo, blob_id);
+	rc = pmbot_repo_read_blob(&text, repo, blob_id, err);
 	if (rc == PMBOT_REPO_ETOOBIG) {
+		/* A diagnostic, not a failure: the read's message goes. */
+		if (err)
+			pmbot_buf_truncate(err, mark);
 		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "INPUT_TOO_LARGE", path, "", 0, 0,
 			"the report is larger than %zu bytes", lim->max_bytes);
 		rc = PMBOT_EINVALID;

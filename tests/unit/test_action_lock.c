@@ -11,9 +11,8 @@
 
 #include "helpers/fakehttp.h"
 #include "helpers/tmpdir.h"
-#include "pmbot/actionflow.h"
+#include "pmbot/action.h"
 #include "pmbot/buf.h"
-#include "pmbot/ghops.h"
 #include "pmbot/github.h"
 #include "pmbot/banned.h"
 

@@ -597,6 +597,77 @@ static void test_audit_verify_head__refuses_an_expected_head_that_is_not_a_sha25
 	assert_int_equal(d.count, i);
 	pmbot_diag_list_free(&d);
 }
+/* One call opens, appends and closes: a second call can open the ledger again. */
+static void test_audit_record__appends_one_event_per_call_and_releases_the_ledger(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	json_t *bundle, *fields, *line;
+	char path[400], **lines;
+	size_t n, count;
+
+	bundle = json_pack("{s:s, s:[{}, {}], s:[]}", "plan_hash",
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		"changesets", "conflicts");
+	assert_non_null(bundle);
+	assert_non_null(fields = pmbot_audit_proposal_fields(bundle));
+	/* Where the ledger's directory does not exist yet. */
+	snprintf(path, sizeof(path), "%s/deeper/audit.jsonl", f->dir);
+	assert_int_equal(pmbot_audit_record(path, "proposal", fields, &d), PMBOT_OK);
+	assert_int_equal(pmbot_audit_record(path, "proposal", fields, &d), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	assert_int_equal(pmbot_audit_verify(path, &count, &d), PMBOT_OK);
+	assert_int_equal(count, 2);
+
+	lines = read_lines(path, &n);
+	assert_int_equal(n, 2);
+	assert_non_null(line = json_loads(lines[1], 0, NULL));
+	assert_string_equal(json_string_value(json_object_get(line, "event")), "proposal");
+	assert_string_equal(json_string_value(json_object_get(line, "plan_hash")),
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	assert_int_equal(json_integer_value(json_object_get(line, "changesets")), 2);
+	assert_int_equal(json_integer_value(json_object_get(line, "seq")), 2);
+	json_decref(line);
+	free_lines(lines, n);
+	json_decref(fields);
+	json_decref(bundle);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_record__an_unknown_event_is_refused_and_nothing_is_written(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	size_t count;
+
+	assert_int_equal(pmbot_audit_record(f->path, "no_such_event", NULL, &d), PMBOT_EINVALID);
+	assert_int_equal(pmbot_audit_verify(f->path, &count, &d), PMBOT_OK);
+	assert_int_equal(count, 0);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_repo_path__is_the_repositorys_own_ledger(void **state)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(pmbot_audit_repo_path(&b, "work/repo"), 0);
+	assert_string_equal(b.buf, "work/repo/.pm-bot/audit.jsonl");
+	pmbot_buf_clear(&b);
+	assert_int_equal(pmbot_audit_repo_path(&b, NULL), 0);
+	assert_string_equal(b.buf, "./.pm-bot/audit.jsonl");
+	pmbot_buf_free(&b);
+}
+
+static void test_audit_proposal_fields__need_a_plan_hash(void **state)
+{
+	json_t *bundle = json_pack("{s:[{}]}", "changesets");
+
+	(void)state;
+	assert_non_null(bundle);
+	assert_null(pmbot_audit_proposal_fields(bundle));
+	json_decref(bundle);
+}
 
 int main(void)
 {
@@ -622,6 +693,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_audit_open__refuses_a_second_writer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_audit_open__refuses_a_malformed_PMBOT_NOW, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_audit_verify__a_missing_file_is_an_io_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_record__appends_one_event_per_call_and_releases_the_ledger, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_record__an_unknown_event_is_refused_and_nothing_is_written, setup, teardown),
+		cmocka_unit_test(test_audit_repo_path__is_the_repositorys_own_ledger),
+		cmocka_unit_test(test_audit_proposal_fields__need_a_plan_hash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -313,6 +313,36 @@ static void test_bundle__load_names_the_file_and_tells_a_missing_one(void **stat
 	test_remove_tree(dir);
 }
 
+/* --detailed-exitcode's rule: changes are drift, and so is a conflict that stands. */
+static void test_bundle__drift_is_a_changeset_or_a_standing_conflict(void **state)
+{
+	json_t *b;
+
+	(void)state;
+	assert_int_equal(pmbot_bundle_has_drift(NULL), 0);
+	b = json_pack("{s:[], s:[]}", "changesets", "conflicts");
+	assert_non_null(b);
+	assert_int_equal(pmbot_bundle_has_drift(b), 0);
+	json_decref(b);
+
+	b = json_pack("{s:[{s:s}], s:[]}", "changesets", "id", "cs-0001", "conflicts");
+	assert_non_null(b);
+	assert_int_equal(pmbot_bundle_has_drift(b), 1);
+	json_decref(b);
+
+	/* Nothing to change, yet GitHub and the plan disagree: still drift. */
+	b = json_pack("{s:[], s:[{s:s}]}", "changesets", "conflicts", "key", "task-1");
+	assert_non_null(b);
+	assert_int_equal(pmbot_bundle_has_drift(b), 1);
+	json_decref(b);
+
+	/* A plan without the lists has nothing to show. */
+	b = json_pack("{s:s}", "plan_hash", HASH64);
+	assert_non_null(b);
+	assert_int_equal(pmbot_bundle_has_drift(b), 0);
+	json_decref(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_bundle__not_an_object_or_not_json_is_refused),
 		cmocka_unit_test(test_bundle__many_faults_are_listed_up_to_twenty_then_counted),
 		cmocka_unit_test(test_bundle__load_names_the_file_and_tells_a_missing_one),
+		cmocka_unit_test(test_bundle__drift_is_a_changeset_or_a_standing_conflict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,7 +11,7 @@
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 
-#include "pmbot/comment.h"
+#include "pmbot/action.h"
 #include "pmbot/config.h"
 #include "pmbot/fs.h"
 #include "pmbot/plan.h"

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "pmbot/comment.h"
+#include "pmbot/action.h"
 #include "pmbot/banned.h"
 
 /* The reply block in pm-bot's one PR comment (src/render/reply.c). */

@@ -284,8 +284,18 @@ typedef struct {
 	long long slept_ms;
 	size_t n_sleeps;
 	size_t n_budget_events;
+	pmbot_buf err;             /* the message of the last request, fresh each call */
 	pmbot_buf events;
 } fixture;
+
+/* The fixture's message buffer emptied: what one request says lands there. */
+#define ERR fresh_err(fx)
+
+static pmbot_buf *fresh_err(fixture *fx)
+{
+	pmbot_buf_clear(&fx->err);
+	return &fx->err;
+}
 
 static long long fake_now(void *payload)
 {
@@ -334,6 +344,7 @@ static int setup(void **state)
 	fx->now_ms = T0_MS;
 	fx->resp = init;
 	pmbot_buf_init(&fx->events, 0);
+	pmbot_buf_init(&fx->err, 0);
 	unsetenv("PMBOT_GITHUB_WRITE_BUDGET");
 	*state = fx;
 	return 0;
@@ -348,6 +359,7 @@ static int teardown(void **state)
 	fakehttp_stop(fx->srv);
 	test_remove_tree(fx->cache.dir);
 	pmbot_buf_free(&fx->events);
+	pmbot_buf_free(&fx->err);
 	unsetenv("PMBOT_GITHUB_WRITE_BUDGET");
 	free(fx);
 	return 0;
@@ -371,14 +383,14 @@ static pmbot_github_client *client(fixture *fx)
 static int post(fixture *fx)
 {
 	assert_int_equal(fakehttp_push_simple(fx->srv, 201, NULL, "{\"id\":1}"), 0);
-	return pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/o/r/issues", NULL);
+	return pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/o/r/issues", NULL, ERR);
 }
 
 /* A write the budget stops: its code, and it never reached the server. */
 static int post_stopped(fixture *fx)
 {
 	size_t before = fakehttp_count(fx->srv);
-	int rc = pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/o/r/issues", NULL);
+	int rc = pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/o/r/issues", NULL, ERR);
 
 	assert_int_equal(fakehttp_count(fx->srv), before);
 	return rc;
@@ -402,18 +414,18 @@ static void test_budget_client__waits_for_a_window_that_frees_soon_and_stops_bef
 	assert_int_equal(post_stopped(fx), PMBOT_GITHUB_EBUDGET);
 	assert_int_equal(fakehttp_count(fx->srv), 5);
 	assert_int_equal(pmbot_github_budget_resume(fx->c), T0_MS + 10000);
-	assert_non_null(strstr(pmbot_github_last_error(fx->c),
+	assert_non_null(strstr(fx->err.buf,
 		"not sent: the write budget is spent; writes resume after 2023-11-14T22:13:30Z "
 		"(write budget 3/2s,5/10s)"));
 	/* Both told: the wait for the 2 s window and the stop. */
 	assert_int_equal(fx->n_budget_events, 2);
 	/* Reads are never budgeted. */
 	assert_int_equal(fakehttp_push_simple(fx->srv, 200, NULL, "[]"), 0);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/o/r/issues", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/o/r/issues", NULL, ERR), 0);
 	/* Once the window frees, writes go again. */
 	fx->now_ms = T0_MS + 10000;
 	assert_int_equal(fakehttp_push_simple(fx->srv, 201, NULL, "{\"id\":1}"), 0);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/o/r/issues", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/o/r/issues", NULL, ERR), 0);
 }
 
 static void test_budget_client__free_at_says_when_a_run_may_start_writing(void **state)
@@ -458,11 +470,11 @@ static void test_budget_client__the_next_run_knows_what_this_one_spent(void **st
 	/* A GraphQL mutation counts once, like any write; a query does not count. */
 	assert_int_equal(fakehttp_push_simple(fx->srv, 200, NULL, "{\"data\":{}}"), 0);
 	assert_int_equal(pmbot_github_graphql_ex(&fx->resp, fx->c, "query { viewer { login } }",
-		NULL, 0), 0);
+		NULL, 0, ERR), 0);
 	assert_int_equal(fakehttp_push_simple(fx->srv, 200, NULL, "{\"data\":{}}"), 0);
 	assert_int_equal(pmbot_github_graphql_ex(&fx->resp, fx->c,
 		"mutation { a: addLabelsToLabelable(input: {}) { clientMutationId } "
-		"b: addLabelsToLabelable(input: {}) { clientMutationId } }", NULL, 0), 0);
+		"b: addLabelsToLabelable(input: {}) { clientMutationId } }", NULL, 0, ERR), 0);
 	/* Five writes were sent in all; the next run's client says the 10 s window is full. */
 	client(fx);
 	assert_int_equal(post_stopped(fx), PMBOT_GITHUB_EBUDGET);
@@ -479,15 +491,15 @@ static void test_budget_client__a_long_secondary_limit_on_a_write_stops_instead_
 		"{\"message\":\"You have exceeded a secondary rate limit.\"}"), 0);
 	assert_int_equal(fakehttp_push_simple(fx->srv, 201, NULL, "{\"id\":1}"), 0);
 	/* A short one is waited out. */
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/o/r/issues", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/o/r/issues", NULL, ERR), 0);
 	assert_int_equal(fx->slept_ms, 1000);
 	assert_int_equal(fakehttp_push_simple(fx->srv, 403, "retry-after: 600\r\n",
 		"{\"message\":\"You have exceeded a secondary rate limit.\"}"), 0);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/o/r/issues", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/o/r/issues", NULL, ERR),
 		PMBOT_GITHUB_EBUDGET);
 	assert_int_equal(fx->slept_ms, 1000);
 	assert_int_equal(pmbot_github_budget_resume(fx->c), fx->now_ms + 600000);
-	assert_non_null(strstr(pmbot_github_last_error(fx->c), "GitHub asks to wait 600 s"));
+	assert_non_null(strstr(fx->err.buf, "GitHub asks to wait 600 s"));
 }
 
 static void test_budget_client__a_record_that_cannot_be_used_is_said_not_fatal(void **state)

@@ -46,10 +46,20 @@ typedef struct {
 	long long now_ms;
 	long long waits[MAX_WAITS];
 	size_t n_waits;
+	pmbot_buf err;             /* the message of the last request, fresh each call */
 	pmbot_buf events;          /* every event message, one per line */
 	size_t n_kind[6];
 	long long last_wait_event;
 } fixture;
+
+/* The fixture's message buffer emptied: what one request says lands there. */
+#define ERR fresh_err(fx)
+
+static pmbot_buf *fresh_err(fixture *fx)
+{
+	pmbot_buf_clear(&fx->err);
+	return &fx->err;
+}
 
 static long long fake_now(void *payload)
 {
@@ -103,6 +113,7 @@ static int setup(void **state)
 	fx->now_ms = T0_MS;
 	fx->resp = init;
 	pmbot_buf_init(&fx->events, 0);
+	pmbot_buf_init(&fx->err, 0);
 	*state = fx;
 	return 0;
 }
@@ -116,6 +127,7 @@ static int teardown(void **state)
 	fakehttp_stop(fx->srv);
 	test_remove_tree(fx->cache);
 	pmbot_buf_free(&fx->events);
+	pmbot_buf_free(&fx->err);
 	free(fx);
 	return 0;
 }
@@ -206,7 +218,7 @@ static void test_github_http__get_sends_exact_request_line_and_headers(void **st
 		"X-RateLimit-Reset: 1700003600\r\nX-GitHub-Request-Id: ABCD:1234\r\n"
 		"Content-Type: application/json\r\n", "{\"number\":7}");
 	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET",
-		"/repos/acme/widgets/issues/7?state=all", NULL), 0);
+		"/repos/acme/widgets/issues/7?state=all", NULL, ERR), 0);
 	assert_int_equal(fx->resp.status, 200);
 	assert_int_equal(fx->resp.from_cache, 0);
 	assert_int_equal(json_integer_value(json_object_get(fx->resp.json, "number")), 7);
@@ -217,7 +229,7 @@ static void test_github_http__get_sends_exact_request_line_and_headers(void **st
 	assert_int_equal(fx->resp.rate_reset, 1700003600);
 	assert_int_equal(fx->resp.retry_after, -1);
 	assert_null(fx->resp.next_url);
-	assert_string_equal(pmbot_github_last_error(fx->c), "");
+	assert_string_equal(fx->err.buf, "");
 
 	assert_int_equal(fakehttp_count(fx->srv), 1);
 	r = req(fx, 0);
@@ -233,7 +245,7 @@ static void test_github_http__anonymous_client_sends_no_authorization(void **sta
 
 	fx->opts.token = "";
 	push(fx, 200, NULL, "{}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/zen", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/zen", NULL, ERR), 0);
 	assert_int_equal(pmbot_github_has_token(fx->c), 0);
 	assert_get_headers(fx, req(fx, 0), NULL);
 }
@@ -245,9 +257,9 @@ static void test_github_http__a_401_names_the_token_variables(void **state)
 
 	fx->opts.token = "";
 	push(fx, 401, NULL, "{\"message\":\"Requires authentication\"}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR),
 		PMBOT_GITHUB_EHTTP);
-	assert_contains(pmbot_github_last_error(fx->c), "HTTP 401: Requires authentication. "
+	assert_contains(fx->err.buf, "HTTP 401: Requires authentication. "
 		"No token was given: set GH_TOKEN or GITHUB_TOKEN");
 }
 
@@ -266,7 +278,7 @@ static void test_github_http__client_reads_urls_and_token_from_the_environment(v
 	setenv("GITHUB_TOKEN", "github-token", 1);
 
 	push(fx, 200, NULL, "{}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/rate_limit", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/rate_limit", NULL, ERR), 0);
 	assert_string_equal(req(fx, 0)->target, "/api/v3/rate_limit");
 	assert_string_equal(fakehttp_header_value(req(fx, 0), "Authorization"),
 		"Bearer gh-token-wins");
@@ -275,7 +287,7 @@ static void test_github_http__client_reads_urls_and_token_from_the_environment(v
 	setenv("GH_TOKEN", "", 1);
 	push(fx, 200, NULL, "{\"data\":{}}");
 	assert_int_equal(pmbot_github_graphql_ex(&fx->resp, client(fx), "{viewer{login}}", NULL,
-		0), 0);
+		0, ERR), 0);
 	assert_string_equal(req(fx, 1)->target, "/graphql");
 	assert_string_equal(fakehttp_header_value(req(fx, 1), "Authorization"),
 		"Bearer github-token");
@@ -284,7 +296,7 @@ static void test_github_http__client_reads_urls_and_token_from_the_environment(v
 	fx->opts.api_url = fx->api;
 	fx->opts.token = "explicit";
 	push(fx, 200, NULL, "{}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/rate_limit", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/rate_limit", NULL, ERR), 0);
 	assert_string_equal(req(fx, 2)->target, "/rate_limit");
 	assert_string_equal(fakehttp_header_value(req(fx, 2), "Authorization"), "Bearer explicit");
 
@@ -338,7 +350,7 @@ static void test_github_http__user_agent_can_be_set_but_not_used_to_inject(void 
 
 	fx->opts.user_agent = "acme-planner/2.1 (+https://acme.example)";
 	push(fx, 200, NULL, "{}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/zen", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/zen", NULL, ERR), 0);
 	assert_string_equal(fakehttp_header_value(req(fx, 0), "User-Agent"),
 		"acme-planner/2.1 (+https://acme.example)");
 	pmbot_github_client_free(fx->c);
@@ -358,9 +370,9 @@ static void test_github_http__post_then_get_leaks_no_body_method_or_content_type
 	push(fx, 201, NULL, "{\"number\":1}");
 	push(fx, 200, NULL, "{\"number\":1}");
 	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "POST", "/repos/a/b/issues",
-		body), 0);
+		body, ERR), 0);
 	assert_int_equal(fx->resp.status, 201);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/a/b/issues/1", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/a/b/issues/1", NULL, ERR),
 		0);
 	json_decref(body);
 
@@ -393,11 +405,11 @@ static void test_github_http__no_method_or_body_carries_over_between_writes(void
 	push(fx, 200, NULL, "[]");
 	push(fx, 204, NULL, NULL);
 	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "PATCH", "/repos/a/b/issues/1",
-		patch), 0);
+		patch, ERR), 0);
 	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/a/b/issues/1/labels",
-		post), 0);
+		post, ERR), 0);
 	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "DELETE",
-		"/repos/a/b/issues/1/labels/bug", NULL), 0);
+		"/repos/a/b/issues/1/labels/bug", NULL, ERR), 0);
 	json_decref(patch);
 	json_decref(post);
 
@@ -425,13 +437,13 @@ static void test_github_http__bodiless_put_sends_length_zero_and_delete_sends_no
 	push(fx, 204, NULL, NULL);
 	push(fx, 200, NULL, "{}");
 	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "PUT", "/user/starred/a/b",
-		NULL), 0);
+		NULL, ERR), 0);
 	assert_int_equal(fx->resp.status, 204);
 	assert_null(fx->resp.json);
 	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "DELETE",
-		"/repos/a/b/issues/1/labels/needs%20triage", NULL), 0);
+		"/repos/a/b/issues/1/labels/needs%20triage", NULL, ERR), 0);
 	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "DELETE",
-		"/repos/a/b/issues/1/sub_issue", body), 0);
+		"/repos/a/b/issues/1/sub_issue", body, ERR), 0);
 	json_decref(body);
 
 	r = req(fx, 0);
@@ -456,7 +468,7 @@ static void test_github_http__a_get_follows_a_redirect_of_a_renamed_repository(v
 	push(fx, 301, "Location: /repositories/9\r\nETag: \"old\"\r\n",
 		"{\"message\":\"Moved Permanently\"}");
 	push(fx, 200, "X-RateLimit-Remaining: 17\r\n", "{\"id\":9}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/repos/old/name", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/repos/old/name", NULL, ERR),
 		0);
 	assert_string_equal(fx->resp.body.buf, "{\"id\":9}");
 	/* Headers of the redirect do not leak into the final answer. */
@@ -475,11 +487,11 @@ static void expect_redirect_refused(fixture *fx, const char *location, const cha
 	snprintf(headers, sizeof(headers), "Location: %s\r\n", location);
 	push(fx, 301, headers, "{\"message\":\"Moved Permanently\"}");
 	push(fx, 200, NULL, "{\"id\":666}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/repos/old/name", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/repos/old/name", NULL, ERR),
 		PMBOT_GITHUB_ETRANSPORT);
-	assert_contains(pmbot_github_last_error(fx->c), "redirects to another origin");
-	assert_contains(pmbot_github_last_error(fx->c), shown);
-	assert_null(strstr(pmbot_github_last_error(fx->c), TOKEN));
+	assert_contains(fx->err.buf, "redirects to another origin");
+	assert_contains(fx->err.buf, shown);
+	assert_null(strstr(fx->err.buf, TOKEN));
 	/* Only the first request left, and the redirect's body is not taken as the answer. */
 	assert_int_equal(fakehttp_count(fx->srv), 1);
 	assert_null(strstr(fx->resp.body.buf ? fx->resp.body.buf : "", "666"));
@@ -541,7 +553,7 @@ static void test_github_http__a_same_origin_redirect_keeps_the_token_and_is_boun
 	push(fx, 301, headers, NULL);
 	push(fx, 307, "Location: /repositories/9/moved\r\n", NULL);
 	push(fx, 200, NULL, "{\"id\":9}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/repos/old/name", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/repos/old/name", NULL, ERR),
 		0);
 	assert_string_equal(fx->resp.body.buf, "{\"id\":9}");
 	assert_int_equal(fx->resp.status, 200);
@@ -552,9 +564,9 @@ static void test_github_http__a_same_origin_redirect_keeps_the_token_and_is_boun
 	/* A loop ends after 5 redirects. */
 	for (i = 0; i < 7; i++)
 		push(fx, 302, "Location: /loop\r\n", NULL);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/a/b", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/a/b", NULL, ERR),
 		PMBOT_GITHUB_ETRANSPORT);
-	assert_contains(pmbot_github_last_error(fx->c), "more than 5 redirects");
+	assert_contains(fx->err.buf, "more than 5 redirects");
 	assert_int_equal(fakehttp_count(fx->srv), 3 + 6);
 }
 
@@ -566,7 +578,7 @@ static void test_github_http__a_write_is_never_redirected(void **state)
 	push(fx, 307, "Location: /repos/new/name/issues\r\n", NULL);
 	push(fx, 201, NULL, "{\"id\":1}");
 	assert_true(pmbot_github_rest(&fx->resp, client(fx), "POST", "/repos/old/name/issues",
-		body) < 0);
+		body, ERR) < 0);
 	assert_int_equal(fakehttp_count(fx->srv), 1);
 	json_decref(body);
 }
@@ -602,15 +614,15 @@ static void test_github_http__refuses_bad_methods_paths_and_a_get_with_a_body(vo
 	json_t *body = json_object();
 
 	client(fx);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "HEAD", "/zen", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "HEAD", "/zen", NULL, ERR),
 		PMBOT_EINVALID);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/zen", body), PMBOT_EINVALID);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "zen", NULL), PMBOT_EINVALID);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/labels/needs triage", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/zen", body, ERR), PMBOT_EINVALID);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "zen", NULL, ERR), PMBOT_EINVALID);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/labels/needs triage", NULL, ERR),
 		PMBOT_EINVALID);
 	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "http://evil.example/zen",
-		NULL), PMBOT_EINVALID);
-	assert_contains(pmbot_github_last_error(fx->c), "not under the API URL");
+		NULL, ERR), PMBOT_EINVALID);
+	assert_contains(fx->err.buf, "not under the API URL");
 	assert_int_equal(fakehttp_count(fx->srv), 0);
 	json_decref(body);
 }
@@ -669,7 +681,7 @@ static void test_github_http__paginate_follows_link_next_over_three_pages(void *
 	push(fx, 200, h2, "[3,4]");
 	push(fx, 200, NULL, "[5]");
 	assert_int_equal(pmbot_github_rest_paginate(&all, client(fx),
-		"/repos/a/b/issues?state=all", 0), 0);
+		"/repos/a/b/issues?state=all", 0, ERR), 0);
 	assert_true(json_equal(all, expect));
 	assert_int_equal(fakehttp_count(fx->srv), 3);
 	assert_string_equal(req(fx, 0)->target, "/repos/a/b/issues?state=all&per_page=100");
@@ -694,9 +706,9 @@ static void test_github_http__paginate_keeps_an_explicit_per_page(void **state)
 	push(fx, 200, NULL, "[]");
 	push(fx, 200, NULL, "[]");
 	assert_int_equal(pmbot_github_rest_paginate(&all, client(fx), "/user/repos?per_page=5",
-		0), 0);
+		0, ERR), 0);
 	json_decref(all);
-	assert_int_equal(pmbot_github_rest_paginate(&all, fx->c, "/user/repos", 0), 0);
+	assert_int_equal(pmbot_github_rest_paginate(&all, fx->c, "/user/repos", 0, ERR), 0);
 	assert_int_equal(json_array_size(all), 0);
 	json_decref(all);
 	assert_string_equal(req(fx, 0)->target, "/user/repos?per_page=5");
@@ -710,12 +722,12 @@ static void test_github_http__paginate_refuses_a_next_link_to_another_origin(voi
 
 	push(fx, 200, "Link: <http://evil.example/steal?page=2>; rel=\"next\"\r\n", "[1]");
 	push(fx, 200, NULL, "[2]");
-	assert_int_equal(pmbot_github_rest_paginate(&all, client(fx), "/repos/a/b/issues", 0),
+	assert_int_equal(pmbot_github_rest_paginate(&all, client(fx), "/repos/a/b/issues", 0, ERR),
 		PMBOT_EINVALID);
 	assert_null(all);
 	assert_int_equal(fakehttp_count(fx->srv), 1);
-	assert_contains(pmbot_github_last_error(fx->c), "http://evil.example/steal?page=2");
-	assert_contains(pmbot_github_last_error(fx->c), "not under the API URL");
+	assert_contains(fx->err.buf, "http://evil.example/steal?page=2");
+	assert_contains(fx->err.buf, "not under the API URL");
 }
 
 static void test_github_http__paginate_refuses_a_page_that_is_not_an_array(void **state)
@@ -724,10 +736,10 @@ static void test_github_http__paginate_refuses_a_page_that_is_not_an_array(void 
 	json_t *all = NULL;
 
 	push(fx, 200, NULL, "{\"total_count\":0,\"items\":[]}");
-	assert_int_equal(pmbot_github_rest_paginate(&all, client(fx), "/search/issues?q=x", 0),
+	assert_int_equal(pmbot_github_rest_paginate(&all, client(fx), "/search/issues?q=x", 0, ERR),
 		PMBOT_EINVALID);
 	assert_null(all);
-	assert_contains(pmbot_github_last_error(fx->c), "not a JSON array");
+	assert_contains(fx->err.buf, "not a JSON array");
 }
 
 /* ---- ETag cache ---- */
@@ -766,12 +778,12 @@ static void test_github_http__conditional_get_serves_the_cached_body_on_304(void
 	push(fx, 200, "ETag: \"v1\"\r\n", "[{\"number\":1}]");
 	push(fx, 304, "ETag: \"v1\"\r\nX-RateLimit-Remaining: 4000\r\n", NULL);
 	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/repos/a/b/issues",
-		NULL), 0);
+		NULL, ERR), 0);
 	assert_null(fakehttp_header_value(req(fx, 0), "If-None-Match"));
 	assert_int_equal(cache_files(fx, &files), 1);
 	assert_null(strstr(files.buf, TOKEN));
 
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/a/b/issues", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/a/b/issues", NULL, ERR), 0);
 	assert_string_equal(fakehttp_header_value(req(fx, 1), "If-None-Match"), "\"v1\"");
 	assert_get_headers(fx, req(fx, 1), "Bearer " TOKEN);
 	assert_int_equal(fx->resp.status, 200);
@@ -800,8 +812,8 @@ static void test_github_http__cached_pagination_keeps_the_next_links(void **stat
 	push(fx, 200, "ETag: \"p2\"\r\n", "[2]");
 	push(fx, 304, NULL, NULL);
 	push(fx, 304, NULL, NULL);
-	assert_int_equal(pmbot_github_rest_paginate(&first, client(fx), "/r", 0), 0);
-	assert_int_equal(pmbot_github_rest_paginate(&second, fx->c, "/r", 0), 0);
+	assert_int_equal(pmbot_github_rest_paginate(&first, client(fx), "/r", 0, ERR), 0);
+	assert_int_equal(pmbot_github_rest_paginate(&second, fx->c, "/r", 0, ERR), 0);
 	assert_true(json_equal(first, second));
 	assert_int_equal(json_array_size(second), 2);
 	assert_string_equal(req(fx, 3)->target, "/r?per_page=100&page=2");
@@ -819,12 +831,12 @@ static void test_github_http__cache_entries_are_per_token_and_skippable(void **s
 	push(fx, 200, "ETag: \"v1\"\r\n", "{}");
 	push(fx, 200, "ETag: \"v1\"\r\n", "{}");
 	push(fx, 200, "ETag: \"v1\"\r\n", "{}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR), 0);
 	assert_int_equal(pmbot_github_rest_flags(&fx->resp, fx->c, "GET", "/user", NULL,
-		PMBOT_GITHUB_NO_CACHE), 0);
+		PMBOT_GITHUB_NO_CACHE, ERR), 0);
 	assert_null(fakehttp_header_value(req(fx, 1), "If-None-Match"));
 	fx->opts.token = "another-token";
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR), 0);
 	assert_null(fakehttp_header_value(req(fx, 2), "If-None-Match"));
 	assert_int_equal(cache_files(fx, NULL), 2);
 }
@@ -838,7 +850,7 @@ static void test_github_http__a_damaged_cache_entry_is_ignored(void **state)
 
 	push(fx, 200, "ETag: \"v1\"\r\n", "{}");
 	push(fx, 200, "ETag: \"v2\"\r\n", "{\"a\":1}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR), 0);
 	d = opendir(fx->cache);
 	assert_non_null(d);
 	while ((e = readdir(d))) {
@@ -850,7 +862,7 @@ static void test_github_http__a_damaged_cache_entry_is_ignored(void **state)
 		assert_int_equal(pmbot_fs_write_atomic(path, "garbage", 7), 0);
 	}
 	closedir(d);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL, ERR), 0);
 	assert_null(fakehttp_header_value(req(fx, 1), "If-None-Match"));
 	assert_int_equal(fx->resp.from_cache, 0);
 	/* Replaced by the fresh answer. */
@@ -867,13 +879,13 @@ static void test_github_http__an_answer_without_etag_forgets_the_cache_entry(voi
 	push(fx, 200, "ETag: \"v1\"\r\n", "{\"a\":1}");
 	push(fx, 200, NULL, "{\"a\":2}");
 	push(fx, 200, NULL, "{\"a\":3}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR), 0);
 	assert_int_equal(cache_files(fx, NULL), 1);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL, ERR), 0);
 	assert_string_equal(fakehttp_header_value(req(fx, 1), "If-None-Match"), "\"v1\"");
 	assert_string_equal(fx->resp.body.buf, "{\"a\":2}");
 	assert_int_equal(cache_files(fx, NULL), 0);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL, ERR), 0);
 	assert_null(fakehttp_header_value(req(fx, 2), "If-None-Match"));
 }
 
@@ -888,7 +900,7 @@ static void test_github_http__retry_after_is_honoured_on_403(void **state)
 	push(fx, 403, "Retry-After: 7\r\n",
 		"{\"message\":\"You have exceeded a secondary rate limit.\"}");
 	push(fx, 200, NULL, "{}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR), 0);
 	assert_waits(fx, 1, expect);
 	assert_int_equal(fakehttp_count(fx->srv), 2);
 	assert_string_equal(req(fx, 1)->target, "/user");
@@ -909,7 +921,7 @@ static void test_github_http__retry_after_may_be_an_http_date(void **state)
 	/* T0 is Tue, 14 Nov 2023 22:13:20 GMT. */
 	push(fx, 429, "Retry-After: Tue, 14 Nov 2023 22:13:50 GMT\r\n", NULL);
 	push(fx, 200, NULL, "{}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR), 0);
 	assert_waits(fx, 1, expect);
 }
 
@@ -921,7 +933,7 @@ static void test_github_http__rate_limit_waits_until_reset_when_remaining_is_zer
 	push(fx, 403, "X-RateLimit-Remaining: 0\r\nX-RateLimit-Reset: 1700000125\r\n",
 		"{\"message\":\"API rate limit exceeded for user ID 1.\"}");
 	push(fx, 200, NULL, "{}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR), 0);
 	assert_waits(fx, 1, expect);
 	assert_contains(fx->events.buf, "waiting 125 s (until x-ratelimit-reset)");
 }
@@ -934,7 +946,7 @@ static void test_github_http__429_without_headers_backs_off_from_a_minute_doubli
 	push(fx, 429, NULL, NULL);
 	push(fx, 429, NULL, NULL);
 	push(fx, 200, NULL, "{}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR), 0);
 	assert_waits(fx, 2, expect);
 }
 
@@ -946,7 +958,7 @@ static void test_github_http__secondary_limit_message_without_headers_backs_off(
 	push(fx, 403, NULL, "{\"message\":\"You have exceeded a secondary rate limit. "
 		"Please wait a few minutes before you try again.\"}");
 	push(fx, 200, NULL, "{}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR), 0);
 	assert_waits(fx, 1, expect);
 }
 
@@ -957,14 +969,14 @@ static void test_github_http__a_plain_403_is_a_refusal_not_a_rate_limit(void **s
 	push(fx, 403, "X-RateLimit-Remaining: 4990\r\n",
 		"{\"message\":\"Resource not accessible by integration\"}");
 	push(fx, 200, NULL, "{}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR),
 		PMBOT_GITHUB_EHTTP);
 	assert_int_equal(fx->resp.status, 403);
 	assert_int_equal(fx->n_waits, 0);
 	assert_int_equal(fakehttp_count(fx->srv), 1);
 	assert_string_equal(json_string_value(json_object_get(fx->resp.json, "message")),
 		"Resource not accessible by integration");
-	assert_contains(pmbot_github_last_error(fx->c),
+	assert_contains(fx->err.buf,
 		"HTTP 403: Resource not accessible by integration");
 }
 
@@ -977,11 +989,11 @@ static void test_github_http__rate_limit_gives_up_after_max_waits(void **state)
 	push(fx, 429, NULL, NULL);
 	push(fx, 429, NULL, NULL);
 	push(fx, 429, NULL, NULL);
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR),
 		PMBOT_GITHUB_ERATELIMIT);
 	assert_waits(fx, 2, expect);
 	assert_int_equal(fakehttp_count(fx->srv), 3);
-	assert_contains(pmbot_github_last_error(fx->c), "still rate limited after 2 waits");
+	assert_contains(fx->err.buf, "still rate limited after 2 waits");
 }
 
 static void test_github_http__a_wait_longer_than_allowed_fails_without_sleeping(void **state)
@@ -989,10 +1001,10 @@ static void test_github_http__a_wait_longer_than_allowed_fails_without_sleeping(
 	fixture *fx = *state;
 
 	push(fx, 403, "Retry-After: 7200\r\n", NULL);
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR),
 		PMBOT_GITHUB_ERATELIMIT);
 	assert_int_equal(fx->n_waits, 0);
-	assert_contains(pmbot_github_last_error(fx->c), "wait 7200 s (retry-after)");
+	assert_contains(fx->err.buf, "wait 7200 s (retry-after)");
 }
 
 static void test_github_http__a_rate_limited_post_is_repeated_since_github_refused_it(
@@ -1005,7 +1017,7 @@ static void test_github_http__a_rate_limited_post_is_repeated_since_github_refus
 	push(fx, 403, "Retry-After: 1\r\n", NULL);
 	push(fx, 201, NULL, "{\"number\":3}");
 	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "POST", "/repos/a/b/issues",
-		body), 0);
+		body, ERR), 0);
 	assert_int_equal(fx->resp.status, 201);
 	assert_waits(fx, 1, expect);
 	assert_string_equal(req(fx, 0)->body, req(fx, 1)->body);
@@ -1023,7 +1035,7 @@ static void test_github_http__5xx_is_retried_for_get_with_doubling_backoff(void 
 	push(fx, 502, NULL, "<html>bad gateway</html>");
 	push(fx, 503, NULL, NULL);
 	push(fx, 200, NULL, "{\"ok\":true}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR), 0);
 	assert_waits(fx, 2, expect);
 	assert_int_equal(fx->n_kind[PMBOT_GITHUB_EV_RETRY], 2);
 	pmbot_github_client_stats(&st, fx->c);
@@ -1040,7 +1052,7 @@ static void test_github_http__get_gives_up_after_max_retries(void **state)
 
 	for (i = 0; i < 5; i++)
 		push(fx, 500, NULL, "{\"message\":\"Server Error\"}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR),
 		PMBOT_GITHUB_EHTTP);
 	assert_int_equal(fx->resp.status, 500);
 	assert_waits(fx, 3, expect);
@@ -1056,12 +1068,12 @@ static void test_github_http__5xx_on_post_is_not_retried_and_outcome_is_unknown(
 	push(fx, 502, NULL, NULL);
 	push(fx, 201, NULL, "{\"number\":3}");
 	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "POST", "/repos/a/b/issues",
-		body), PMBOT_GITHUB_EUNKNOWN_OUTCOME);
+		body, ERR), PMBOT_GITHUB_EUNKNOWN_OUTCOME);
 	assert_int_equal(fx->resp.status, 502);
 	assert_int_equal(fakehttp_count(fx->srv), 1);
 	assert_int_equal(fakehttp_pending(fx->srv), 1);
 	assert_int_equal(fx->n_waits, 0);
-	assert_contains(pmbot_github_last_error(fx->c), "whether the request took effect is unknown");
+	assert_contains(fx->err.buf, "whether the request took effect is unknown");
 	json_decref(body);
 }
 
@@ -1074,7 +1086,7 @@ static void test_github_http__an_idempotent_write_is_retried(void **state)
 	push(fx, 502, NULL, NULL);
 	push(fx, 200, NULL, "{\"number\":3}");
 	assert_int_equal(pmbot_github_rest_flags(&fx->resp, client(fx), "PATCH",
-		"/repos/a/b/issues/3", body, PMBOT_GITHUB_IDEMPOTENT), 0);
+		"/repos/a/b/issues/3", body, PMBOT_GITHUB_IDEMPOTENT, ERR), 0);
 	assert_waits(fx, 1, expect);
 	assert_int_equal(fakehttp_count(fx->srv), 2);
 	json_decref(body);
@@ -1089,7 +1101,7 @@ static void test_github_http__timeout_of_a_get_is_retried_then_succeeds(void **s
 	fx->opts.timeout_ms = 250;
 	assert_int_equal(fakehttp_push(fx->srv, &slow), 0);
 	push(fx, 200, NULL, "{\"late\":false}");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR), 0);
 	assert_true(json_is_false(json_object_get(fx->resp.json, "late")));
 	assert_waits(fx, 1, expect);
 	assert_contains(fx->events.buf, "imed out");
@@ -1103,10 +1115,10 @@ static void test_github_http__timeout_of_a_post_is_an_unknown_outcome(void **sta
 	fx->opts.timeout_ms = 250;
 	assert_int_equal(fakehttp_push(fx->srv, &slow), 0);
 	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "POST", "/repos/a/b/issues",
-		NULL), PMBOT_GITHUB_EUNKNOWN_OUTCOME);
+		NULL, ERR), PMBOT_GITHUB_EUNKNOWN_OUTCOME);
 	assert_int_equal(fx->n_waits, 0);
 	assert_int_equal(fakehttp_count(fx->srv), 1);
-	assert_contains(pmbot_github_last_error(fx->c), "imed out");
+	assert_contains(fx->err.buf, "imed out");
 }
 
 static void test_github_http__a_cut_off_body_is_retried_for_get_but_not_for_post(void **state)
@@ -1118,12 +1130,12 @@ static void test_github_http__a_cut_off_body_is_retried_for_get_but_not_for_post
 
 	assert_int_equal(fakehttp_push(fx->srv, &cut), 0);
 	push(fx, 200, NULL, "[]");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user/issues", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user/issues", NULL, ERR), 0);
 	assert_string_equal(fx->resp.body.buf, "[]");
 	assert_waits(fx, 1, expect);
 
 	assert_int_equal(fakehttp_push(fx->srv, &cut), 0);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/a/b/issues", body),
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/a/b/issues", body, ERR),
 		PMBOT_GITHUB_EUNKNOWN_OUTCOME);
 	assert_int_equal(fakehttp_count(fx->srv), 3);
 	assert_int_equal(fx->n_waits, 1);
@@ -1150,12 +1162,12 @@ static void test_github_http__connection_refused_is_a_transport_error_even_for_p
 	assert_int_equal(closed_port_url(url, sizeof(url)), 0);
 	fx->opts.api_url = url;
 	fx->opts.max_retries = 1;
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR),
 		PMBOT_GITHUB_ETRANSPORT);
 	assert_int_equal(fx->resp.status, 0);
 	assert_waits(fx, 1, expect);
 	/* Nothing was sent, so the outcome is known: nothing happened. */
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/a/b/issues", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/a/b/issues", NULL, ERR),
 		PMBOT_GITHUB_ETRANSPORT);
 	assert_int_equal(fx->n_waits, 1);
 }
@@ -1172,20 +1184,20 @@ static void test_github_http__an_answer_over_the_cap_fails(void **state)
 	big[sizeof(big) - 1] = '\0';
 	fx->opts.max_response = 1024;
 	assert_int_equal(fakehttp_push(fx->srv, &chunky), 0);
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/big", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/big", NULL, ERR),
 		PMBOT_GITHUB_ETOOBIG);
-	assert_contains(pmbot_github_last_error(fx->c), "larger than 1024 bytes");
+	assert_contains(fx->err.buf, "larger than 1024 bytes");
 	assert_int_equal(fx->n_waits, 0);
 	assert_int_equal(fakehttp_count(fx->srv), 1);
 	/* A write whose answer cannot be read may still have landed. */
 	assert_int_equal(fakehttp_push(fx->srv, &chunky), 0);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/big", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/big", NULL, ERR),
 		PMBOT_GITHUB_EUNKNOWN_OUTCOME);
 	/* Exactly at the cap is fine. */
 	big[1023] = '"';
 	big[1024] = '\0';
 	assert_int_equal(fakehttp_push(fx->srv, &chunky), 0);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/big", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/big", NULL, ERR), 0);
 	assert_int_equal(fx->resp.body.len, 1024);
 }
 
@@ -1195,10 +1207,10 @@ static void test_github_http__a_2xx_that_is_not_json_is_an_error(void **state)
 
 	push(fx, 200, NULL, "<html>captive portal</html>");
 	push(fx, 201, NULL, "<html>captive portal</html>");
-	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "GET", "/user", NULL, ERR),
 		PMBOT_ERROR);
-	assert_contains(pmbot_github_last_error(fx->c), "not JSON");
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/a/b/issues", NULL),
+	assert_contains(fx->err.buf, "not JSON");
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/a/b/issues", NULL, ERR),
 		PMBOT_GITHUB_EUNKNOWN_OUTCOME);
 }
 
@@ -1211,15 +1223,15 @@ static void test_github_http__http_errors_quote_githubs_message_escaped(void **s
 		"\"Issue\",\"field\":\"title\",\"code\":\"missing_field\"}]}");
 	push(fx, 404, NULL, "{\"message\":\"Not\\nFound\"}");
 	assert_int_equal(pmbot_github_rest(&fx->resp, client(fx), "POST", "/repos/a/b/issues",
-		NULL), PMBOT_GITHUB_EHTTP);
+		NULL, ERR), PMBOT_GITHUB_EHTTP);
 	snprintf(expect, sizeof(expect), "POST %s/repos/a/b/issues: HTTP 422: Validation Failed "
 		"(Issue.title: missing_field)", fx->api);
-	assert_string_equal(pmbot_github_last_error(fx->c), expect);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/a/b", NULL),
+	assert_string_equal(fx->err.buf, expect);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/a/b", NULL, ERR),
 		PMBOT_GITHUB_EHTTP);
 	assert_int_equal(fx->resp.status, 404);
 	snprintf(expect, sizeof(expect), "GET %s/repos/a/b: HTTP 404: Not\\x0aFound", fx->api);
-	assert_string_equal(pmbot_github_last_error(fx->c), expect);
+	assert_string_equal(fx->err.buf, expect);
 }
 
 /* ---- pacing ---- */
@@ -1235,15 +1247,15 @@ static void test_github_http__writes_are_paced_and_reads_are_not(void **state)
 	push(fx, 200, NULL, "{}");
 	push(fx, 204, NULL, NULL);
 	client(fx);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/a/b/issues", NULL), 0);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/a/b/issues/1", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "POST", "/repos/a/b/issues", NULL, ERR), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/repos/a/b/issues/1", NULL, ERR),
 		0);
 	assert_int_equal(fx->n_waits, 0);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "PATCH", "/repos/a/b/issues/1", NULL),
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "PATCH", "/repos/a/b/issues/1", NULL, ERR),
 		0);
 	fx->now_ms += 400;
 	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "DELETE", "/repos/a/b/issues/1/labels",
-		NULL), 0);
+		NULL, ERR), 0);
 	assert_waits(fx, 2, expect);
 	assert_int_equal(fx->n_kind[PMBOT_GITHUB_EV_PACE], 2);
 }
@@ -1259,7 +1271,7 @@ static void test_github_http__graphql_posts_query_and_variables_and_returns_data
 
 	push(fx, 200, NULL, "{\"data\":{\"viewer\":{\"login\":\"octo\"}}}");
 	assert_int_equal(pmbot_github_graphql(&data, client(fx),
-		"query($owner: String!) { viewer { login } }", vars), 0);
+		"query($owner: String!) { viewer { login } }", vars, ERR), 0);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(data, "viewer"),
 		"login")), "octo");
 	r = req(fx, 0);
@@ -1287,12 +1299,12 @@ static void test_github_http__graphql_errors_in_200_are_surfaced_with_their_type
 	push(fx, 200, NULL, "{\"data\":{\"repository\":null},\"errors\":[{\"type\":\"NOT_FOUND\","
 		"\"path\":[\"repository\"],\"message\":\"x\"}]}");
 	assert_int_equal(pmbot_github_graphql_ex(&fx->resp, client(fx),
-		"query { repository(owner: \"a\", name: \"b\") { id } }", NULL, 0),
+		"query { repository(owner: \"a\", name: \"b\") { id } }", NULL, 0, ERR),
 		PMBOT_GITHUB_EGRAPHQL);
 	assert_string_equal(fx->resp.error_type, "NOT_FOUND");
 	assert_true(json_is_null(json_object_get(json_object_get(fx->resp.json, "data"),
 		"repository")));
-	assert_contains(pmbot_github_last_error(fx->c),
+	assert_contains(fx->err.buf,
 		"GraphQL error NOT_FOUND: Could not resolve to a Repository with the name 'a/b'. "
 		"at repository");
 	assert_int_equal(fakehttp_count(fx->srv), 1);
@@ -1300,7 +1312,7 @@ static void test_github_http__graphql_errors_in_200_are_surfaced_with_their_type
 	/* Without variables the key is left out. */
 	assert_string_equal(req(fx, 0)->body,
 		"{\"query\":\"query { repository(owner: \\\"a\\\", name: \\\"b\\\") { id } }\"}");
-	assert_int_equal(pmbot_github_graphql(&data, fx->c, "{ repository { id } }", NULL),
+	assert_int_equal(pmbot_github_graphql(&data, fx->c, "{ repository { id } }", NULL, ERR),
 		PMBOT_GITHUB_EGRAPHQL);
 	assert_null(data);
 }
@@ -1316,7 +1328,7 @@ static void test_github_http__graphql_rate_limited_in_200_is_waited_out(void **s
 	push(fx, 200, NULL,
 		"{\"errors\":[{\"type\":\"RATE_LIMITED\",\"message\":\"whatever the text\"}]}");
 	push(fx, 200, NULL, "{\"data\":{\"viewer\":{\"login\":\"octo\"}}}");
-	assert_int_equal(pmbot_github_graphql(&data, client(fx), "{ viewer { login } }", NULL), 0);
+	assert_int_equal(pmbot_github_graphql(&data, client(fx), "{ viewer { login } }", NULL, ERR), 0);
 	assert_waits(fx, 2, expect);
 	assert_non_null(json_object_get(data, "viewer"));
 	assert_int_equal(fakehttp_count(fx->srv), 3);
@@ -1330,7 +1342,7 @@ static void test_github_http__graphql_decides_by_type_not_by_message(void **stat
 	push(fx, 200, NULL, "{\"errors\":[{\"type\":\"FORBIDDEN\","
 		"\"message\":\"API rate limit exceeded (not really)\"}]}");
 	assert_int_equal(pmbot_github_graphql_ex(&fx->resp, client(fx), "{ viewer { login } }",
-		NULL, 0), PMBOT_GITHUB_EGRAPHQL);
+		NULL, 0, ERR), PMBOT_GITHUB_EGRAPHQL);
 	assert_string_equal(fx->resp.error_type, "FORBIDDEN");
 	assert_int_equal(fx->n_waits, 0);
 }
@@ -1350,14 +1362,14 @@ static void test_github_http__graphql_mutations_are_paced_and_never_blindly_retr
 	push(fx, 200, NULL, "{\"data\":{}}");
 	push(fx, 502, NULL, NULL);
 	push(fx, 200, NULL, "{\"data\":{}}");
-	assert_int_equal(pmbot_github_graphql_ex(&fx->resp, client(fx), mutation, NULL, 0), 0);
+	assert_int_equal(pmbot_github_graphql_ex(&fx->resp, client(fx), mutation, NULL, 0, ERR), 0);
 	/* A query is a read: not paced, retried. */
-	assert_int_equal(pmbot_github_graphql_ex(&fx->resp, fx->c, query, NULL, 0), 0);
+	assert_int_equal(pmbot_github_graphql_ex(&fx->resp, fx->c, query, NULL, 0, ERR), 0);
 	assert_int_equal(fx->n_kind[PMBOT_GITHUB_EV_PACE], 0);
 	assert_int_equal(fx->n_kind[PMBOT_GITHUB_EV_RETRY], 1);
 	/* Take back the retry's second, so the next mutation has a pace to keep. */
 	fx->now_ms -= 1000;
-	assert_int_equal(pmbot_github_graphql_ex(&fx->resp, fx->c, mutation, NULL, 0),
+	assert_int_equal(pmbot_github_graphql_ex(&fx->resp, fx->c, mutation, NULL, 0, ERR),
 		PMBOT_GITHUB_EUNKNOWN_OUTCOME);
 	assert_int_equal(fx->n_waits, 2);
 	assert_int_equal(fx->waits[1], expect[0]);
@@ -1389,21 +1401,21 @@ static void test_github_http__token_never_appears_in_errors_events_or_cache(void
 	push(fx, 304, NULL, NULL);
 
 	client(fx);
-	rc = pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL);
+	rc = pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL, ERR);
 	assert_int_equal(rc, PMBOT_GITHUB_EHTTP);
-	pmbot_buf_printf(&seen, "%s\n", pmbot_github_last_error(fx->c));
-	assert_contains(pmbot_github_last_error(fx->c), "Bad credentials: [REDACTED]");
-	assert_contains(pmbot_github_last_error(fx->c), "GitHub refused the token");
-	rc = pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL);
+	pmbot_buf_printf(&seen, "%s\n", fx->err.buf);
+	assert_contains(fx->err.buf, "Bad credentials: [REDACTED]");
+	assert_contains(fx->err.buf, "GitHub refused the token");
+	rc = pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL, ERR);
 	assert_int_equal(rc, PMBOT_GITHUB_EHTTP);
-	pmbot_buf_printf(&seen, "%s\n", pmbot_github_last_error(fx->c));
-	rc = pmbot_github_graphql(&data, fx->c, "{ viewer { login } }", NULL);
+	pmbot_buf_printf(&seen, "%s\n", fx->err.buf);
+	rc = pmbot_github_graphql(&data, fx->c, "{ viewer { login } }", NULL, ERR);
 	assert_int_equal(rc, PMBOT_GITHUB_EGRAPHQL);
-	pmbot_buf_printf(&seen, "%s\n", pmbot_github_last_error(fx->c));
-	rc = pmbot_github_rest_paginate(&all, fx->c, "/r", 0);
+	pmbot_buf_printf(&seen, "%s\n", fx->err.buf);
+	rc = pmbot_github_rest_paginate(&all, fx->c, "/r", 0, ERR);
 	assert_int_equal(rc, 0);
 	json_decref(all);
-	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/r?per_page=100", NULL), 0);
+	assert_int_equal(pmbot_github_rest(&fx->resp, fx->c, "GET", "/r?per_page=100", NULL, ERR), 0);
 	assert_int_equal(fx->resp.from_cache, 1);
 	assert_int_equal(fakehttp_pending(fx->srv), 0);
 
@@ -1429,27 +1441,52 @@ static void test_github_http__parts_of_the_token_are_scrubbed_from_errors_and_ev
 	push(fx, 403, NULL, "{\"message\":\"token T0kenForTests012 is revoked\"}");
 	push(fx, 404, NULL, "{\"message\":\"ghp_ tokens: 7 chars like S3cr3tT stay\"}");
 	client(fx);
-	rc = pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL);
+	rc = pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL, ERR);
 	assert_int_equal(rc, PMBOT_GITHUB_EHTTP);
-	assert_contains(pmbot_github_last_error(fx->c), "Bad credentials: [REDACTED]...");
-	pmbot_buf_printf(&seen, "%s\n", pmbot_github_last_error(fx->c));
-	rc = pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL);
+	assert_contains(fx->err.buf, "Bad credentials: [REDACTED]...");
+	pmbot_buf_printf(&seen, "%s\n", fx->err.buf);
+	rc = pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL, ERR);
 	assert_int_equal(rc, PMBOT_GITHUB_EHTTP);
-	assert_contains(pmbot_github_last_error(fx->c), "token [REDACTED] is revoked");
-	pmbot_buf_printf(&seen, "%s\n", pmbot_github_last_error(fx->c));
-	rc = pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL);
+	assert_contains(fx->err.buf, "token [REDACTED] is revoked");
+	pmbot_buf_printf(&seen, "%s\n", fx->err.buf);
+	rc = pmbot_github_rest(&fx->resp, fx->c, "GET", "/user", NULL, ERR);
 	assert_true(rc < 0);
-	assert_contains(pmbot_github_last_error(fx->c), "ghp_ tokens: 7 chars like S3cr3tT stay");
+	assert_contains(fx->err.buf, "ghp_ tokens: 7 chars like S3cr3tT stay");
 	pmbot_buf_puts(&seen, fx->events.buf);
 	assert_null(strstr(seen.buf, "T0kenFor"));
 	assert_null(strstr(seen.buf, "S3cr3tT0"));
 	pmbot_buf_free(&seen);
 }
 
+/* --pace-ms and $PMBOT_GITHUB_PACE_MS: whole milliseconds, 0 or more. */
+static void test_github_pace__parses_milliseconds_and_refuses_anything_else(void **state)
+{
+	static const char *const bad[] = { "", "abc", "-1", "5ms", "1.5", "250 ",
+		"99999999999999999999" };
+	long pace = 42;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pmbot_github_pace_parse(&pace, "250"), 0);
+	assert_int_equal(pace, 250);
+	assert_int_equal(pmbot_github_pace_parse(&pace, "0"), 0);
+	assert_int_equal(pace, 0);
+	assert_int_equal(pmbot_github_pace_parse(&pace, " +7"), 0);
+	assert_int_equal(pace, 7);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pace = 42;
+		assert_int_equal(pmbot_github_pace_parse(&pace, bad[i]), PMBOT_EINVALID);
+		assert_int_equal(pace, 42);
+	}
+	assert_int_equal(pmbot_github_pace_parse(&pace, NULL), PMBOT_EINVALID);
+	assert_int_equal(pace, 42);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+		cmocka_unit_test(test_github_pace__parses_milliseconds_and_refuses_anything_else),
 		T(test_github_http__get_sends_exact_request_line_and_headers),
 		T(test_github_http__anonymous_client_sends_no_authorization),
 		T(test_github_http__a_401_names_the_token_variables),

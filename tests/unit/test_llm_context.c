@@ -173,7 +173,7 @@ static void test_context__resolves_every_kind_in_ref_order(void **state)
 	FIX_OK(gitrepo_commit(fx->g, NULL, "two"));
 	open_repo(fx);
 	set_meta(fx, "{\"note\": \"remember this\", \"context_digest\": \"Context summary: 2\"}");
-	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, c1, "HEAD", SIZE_MAX), 0);
+	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, c1, "HEAD", SIZE_MAX, NULL), 0);
 	assert_int_equal(cut, 0);
 
 	resolve_ok(fx, refs, N(refs), "HEAD");
@@ -446,7 +446,7 @@ static void test_context__diff_is_what_the_work_changed_since_the_base(void **st
 	FIX_OK(gitrepo_write(fx->g, "src/x.c", "int x;\nint y;\n"));
 	FIX_OK(gitrepo_commit(fx->g, NULL, "work"));
 	open_repo(fx);
-	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "base", "HEAD", SIZE_MAX), 0);
+	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "base", "HEAD", SIZE_MAX, NULL), 0);
 
 	resolve_ok(fx, refs, N(refs), "HEAD");
 	assert_kind(fx, 0, "diff:base", "diff");
@@ -484,7 +484,7 @@ static void test_context__cuts_a_long_diff_at_a_line_end_with_a_note(void **stat
 	FIX_OK(gitrepo_write(fx->g, "gen.txt", file.buf));
 	FIX_OK(gitrepo_commit(fx->g, NULL, "big"));
 	open_repo(fx);
-	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD~1", "HEAD", SIZE_MAX), 0);
+	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD~1", "HEAD", SIZE_MAX, NULL), 0);
 	assert_true(fx->buf.len > PMBOT_CONTEXT_DIFF_MAX_BYTES);
 
 	resolve_ok(fx, refs, 1, "HEAD");

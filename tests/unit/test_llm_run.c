@@ -416,7 +416,7 @@ static int prepare(fixture *fx, const pmbot_llm_run_request *req)
 {
 	char commit[PMBOT_OID_HEX_SIZE];
 
-	assert_int_equal(pmbot_repo_resolve(commit, fx->repo, "HEAD"), 0);
+	assert_int_equal(pmbot_repo_resolve(commit, fx->repo, "HEAD", NULL), 0);
 	return pmbot_llm_run_prepare(&fx->run, req, fx->repo, commit, fx->config);
 }
 

@@ -34,11 +34,21 @@ typedef struct {
 		fail_msg("%s: %s", #call, gitrepo_error(fx->g)); \
 } while (0)
 
+/* Each call gets the fixture's message buffer emptied, so fx->err.buf is
+ * what that one call said. */
+#define ERR fresh_err(fx)
+
 #define REPO_OK(call) do { \
 	int rc_ = (call); \
 	if (rc_ != 0) \
-		fail_msg("%s -> %d: %s", #call, rc_, pmbot_repo_last_error(fx->repo)); \
+		fail_msg("%s -> %d: %s", #call, rc_, fx->err.buf); \
 } while (0)
+
+static pmbot_buf *fresh_err(fixture *fx)
+{
+	pmbot_buf_clear(&fx->err);
+	return &fx->err;
+}
 
 static int setup(void **state, int bare)
 {
@@ -99,7 +109,7 @@ static void assert_blob_id_of(const char *id, const char *content)
 static void read_at(fixture *fx, const char *rev, const char *path, char blob[41])
 {
 	pmbot_buf_clear(&fx->buf);
-	REPO_OK(pmbot_repo_read(&fx->buf, blob, fx->repo, rev, path));
+	REPO_OK(pmbot_repo_read(&fx->buf, blob, fx->repo, rev, path, ERR));
 }
 
 static void test_repo__reads_the_same_path_at_different_revisions(void **state)
@@ -143,36 +153,36 @@ static void test_repo__resolves_branches_tags_short_shas_and_ancestry(void **sta
 	FIX_OK(gitrepo_ref(fx->g, "refs/remotes/origin/main", c2));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD", ERR));
 	assert_string_equal(got, c3);
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "main"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "main", ERR));
 	assert_string_equal(got, c3);
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "feature"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "feature", ERR));
 	assert_string_equal(got, c1);
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "refs/heads/feature"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "refs/heads/feature", ERR));
 	assert_string_equal(got, c1);
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "origin/main"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "origin/main", ERR));
 	assert_string_equal(got, c2);
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "light"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "light", ERR));
 	assert_string_equal(got, c2);
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD~1"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD~1", ERR));
 	assert_string_equal(got, c2);
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD~2"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD~2", ERR));
 	assert_string_equal(got, c1);
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "main^"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "main^", ERR));
 	assert_string_equal(got, c2);
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, c2));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, c2, ERR));
 	assert_string_equal(got, c2);
 	memcpy(short_sha, c1, 7);
 	short_sha[7] = '\0';
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, short_sha));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, short_sha, ERR));
 	assert_string_equal(got, c1);
 
 	/* The annotated tag is its own object; resolve must peel it. */
 	assert_int_equal(git_revparse_single(&tag, gitrepo_git(fx->g), "refs/tags/v1.0"), 0);
 	assert_int_equal(git_object_type(tag), GIT_OBJECT_TAG);
 	git_object_free(tag);
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "v1.0"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "v1.0", ERR));
 	assert_string_equal(got, c1);
 	read_at(fx, "v1.0", "a.md", NULL);
 	assert_string_equal(fx->buf.buf, "1\n");
@@ -187,21 +197,21 @@ static void test_repo__unknown_revision_is_not_found(void **state)
 	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
 	open_repo(fx);
 
-	assert_int_equal(pmbot_repo_resolve(got, fx->repo, "no-such-branch"), PMBOT_ENOTFOUND);
-	assert_non_null(strstr(pmbot_repo_last_error(fx->repo), "no-such-branch"));
-	assert_int_equal(pmbot_repo_resolve(got, fx->repo, "HEAD~5"), PMBOT_ENOTFOUND);
+	assert_int_equal(pmbot_repo_resolve(got, fx->repo, "no-such-branch", ERR), PMBOT_ENOTFOUND);
+	assert_non_null(strstr(fx->err.buf, "no-such-branch"));
+	assert_int_equal(pmbot_repo_resolve(got, fx->repo, "HEAD~5", ERR), PMBOT_ENOTFOUND);
 	assert_int_equal(pmbot_repo_resolve(got, fx->repo,
-		"0123456789abcdef0123456789abcdef01234567"), PMBOT_ENOTFOUND);
-	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "nope", "a.md"),
+		"0123456789abcdef0123456789abcdef01234567", ERR), PMBOT_ENOTFOUND);
+	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "nope", "a.md", ERR),
 		PMBOT_ENOTFOUND);
-	assert_int_equal(pmbot_repo_list(&fx->files, fx->repo, "nope", NULL, 0),
+	assert_int_equal(pmbot_repo_list(&fx->files, fx->repo, "nope", NULL, 0, ERR),
 		PMBOT_ENOTFOUND);
 	assert_int_equal(fx->files.count, 0);
-	assert_int_equal(pmbot_repo_resolve(got, fx->repo, ""), PMBOT_EINVALID);
+	assert_int_equal(pmbot_repo_resolve(got, fx->repo, "", ERR), PMBOT_EINVALID);
 
-	/* A success clears the message of the failure before it. */
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD"));
-	assert_string_equal(pmbot_repo_last_error(fx->repo), "");
+	/* A success adds no message. */
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD", ERR));
+	assert_string_equal(fx->err.buf, "");
 }
 
 static void test_repo__unborn_head_is_not_found(void **state)
@@ -210,8 +220,8 @@ static void test_repo__unborn_head_is_not_found(void **state)
 	char got[41];
 
 	open_repo(fx);
-	assert_int_equal(pmbot_repo_resolve(got, fx->repo, "HEAD"), PMBOT_ENOTFOUND);
-	assert_string_not_equal(pmbot_repo_last_error(fx->repo), "");
+	assert_int_equal(pmbot_repo_resolve(got, fx->repo, "HEAD", ERR), PMBOT_ENOTFOUND);
+	assert_string_not_equal(fx->err.buf, "");
 }
 
 static void test_repo__revision_that_is_not_a_commit_is_invalid(void **state)
@@ -223,9 +233,9 @@ static void test_repo__revision_that_is_not_a_commit_is_invalid(void **state)
 	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
 	open_repo(fx);
 
-	assert_int_equal(pmbot_repo_resolve(got, fx->repo, "HEAD:a.md"), PMBOT_EINVALID);
-	assert_int_equal(pmbot_repo_resolve(got, fx->repo, "HEAD^{tree}"), PMBOT_EINVALID);
-	assert_non_null(strstr(pmbot_repo_last_error(fx->repo), "commit"));
+	assert_int_equal(pmbot_repo_resolve(got, fx->repo, "HEAD:a.md", ERR), PMBOT_EINVALID);
+	assert_int_equal(pmbot_repo_resolve(got, fx->repo, "HEAD^{tree}", ERR), PMBOT_EINVALID);
+	assert_non_null(strstr(fx->err.buf, "commit"));
 }
 
 static void test_repo__opens_a_bare_repository(void **state)
@@ -237,11 +247,11 @@ static void test_repo__opens_a_bare_repository(void **state)
 	FIX_OK(gitrepo_commit(fx->g, c1, "one"));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD", ERR));
 	assert_string_equal(got, c1);
 	read_at(fx, "main", "plans/a.md", NULL);
 	assert_string_equal(fx->buf.buf, "bare\n");
-	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", NULL, 0));
+	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", NULL, 0, ERR));
 	assert_int_equal(fx->files.count, 1);
 	assert_string_equal(fx->files.items[0].path, "plans/a.md");
 }
@@ -260,7 +270,7 @@ static void test_repo__discovers_the_repository_from_a_subdirectory(void **state
 	pmbot_buf_free(&sub);
 	if (rc)
 		fail_msg("open: %s", fx->err.buf);
-	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD"));
+	REPO_OK(pmbot_repo_resolve(got, fx->repo, "HEAD", ERR));
 	assert_string_equal(got, c1);
 	/* Paths stay repository-relative whatever directory was opened. */
 	read_at(fx, "HEAD", "plans/q3/a.md", NULL);
@@ -305,14 +315,14 @@ static void test_repo__uncommitted_and_staged_files_are_not_seen(void **state)
 	FIX_OK(gitrepo_write(fx->g, "plans/staged.md", "staged only\n"));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 1));
+	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 1, ERR));
 	assert_int_equal(fx->files.count, 1);
 	assert_string_equal(fx->files.items[0].path, "plans/a.md");
 	read_at(fx, "HEAD", "plans/a.md", NULL);
 	assert_string_equal(fx->buf.buf, "committed\n");
-	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/staged.md"),
+	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/staged.md", ERR),
 		PMBOT_ENOTFOUND);
-	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/new.md"),
+	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/new.md", ERR),
 		PMBOT_ENOTFOUND);
 }
 
@@ -343,7 +353,7 @@ static void test_repo__lists_matching_files_sorted_without_symlinks_or_submodule
 	FIX_OK(gitrepo_commit(fx->g, head, "mixed"));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 1));
+	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 1, ERR));
 	assert_string_equal(fx->files.commit_id, head);
 	assert_int_equal(fx->files.count, 4);
 	for (i = 0; i < 4; i++)
@@ -364,7 +374,7 @@ static void test_repo__lists_the_union_of_several_globs_and_everything_without_g
 	FIX_OK(gitrepo_commit(fx->g, NULL, "mixed"));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 3));
+	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 3, ERR));
 	assert_int_equal(fx->files.count, 3);
 	assert_string_equal(fx->files.items[0].path, "README.md");
 	assert_string_equal(fx->files.items[1].path, "docs/readme.md");
@@ -372,7 +382,7 @@ static void test_repo__lists_the_union_of_several_globs_and_everything_without_g
 
 	/* No globs: every regular file (9 of the 11 entries), strcmp order. */
 	pmbot_repo_files_free(&fx->files);
-	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", NULL, 0));
+	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", NULL, 0, ERR));
 	assert_int_equal(fx->files.count, 9);
 	for (i = 1; i < fx->files.count; i++)
 		assert_true(strcmp(fx->files.items[i - 1].path, fx->files.items[i].path) < 0);
@@ -391,12 +401,12 @@ static void test_repo__lists_globs_at_an_older_revision(void **state)
 	FIX_OK(gitrepo_commit(fx->g, NULL, "two"));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD~1", globs, 1));
+	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD~1", globs, 1, ERR));
 	assert_string_equal(fx->files.commit_id, c1);
 	assert_int_equal(fx->files.count, 1);
 	assert_string_equal(fx->files.items[0].path, "plans/a.md");
 	pmbot_repo_files_free(&fx->files);
-	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 1));
+	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 1, ERR));
 	assert_int_equal(fx->files.count, 1);
 	assert_string_equal(fx->files.items[0].path, "plans/b.md");
 }
@@ -410,10 +420,10 @@ static void test_repo__list_rejects_an_invalid_glob(void **state)
 	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
 	open_repo(fx);
 
-	assert_int_equal(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 2), PMBOT_EINVALID);
+	assert_int_equal(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 2, ERR), PMBOT_EINVALID);
 	assert_int_equal(fx->files.count, 0);
 	assert_null(fx->files.items);
-	assert_non_null(strstr(pmbot_repo_last_error(fx->repo), "plans/[x"));
+	assert_non_null(strstr(fx->err.buf, "plans/[x"));
 }
 
 static void test_repo__lists_ten_thousand_files(void **state)
@@ -435,7 +445,7 @@ static void test_repo__lists_ten_thousand_files(void **state)
 	FIX_OK(gitrepo_commit(fx->g, NULL, "many"));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 1));
+	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 1, ERR));
 	assert_int_equal(fx->files.count, 10000);
 	for (i = 1; i < fx->files.count; i++)
 		assert_true(strcmp(fx->files.items[i - 1].path, fx->files.items[i].path) < 0);
@@ -443,7 +453,7 @@ static void test_repo__lists_ten_thousand_files(void **state)
 	assert_string_equal(fx->files.items[700].path, "plans/d07/f00007.md");
 	assert_blob_id_of(fx->files.items[700].blob_id, "report 7\n");
 	pmbot_buf_clear(&fx->buf);
-	REPO_OK(pmbot_repo_read_blob(&fx->buf, fx->repo, fx->files.items[700].blob_id));
+	REPO_OK(pmbot_repo_read_blob(&fx->buf, fx->repo, fx->files.items[700].blob_id, ERR));
 	assert_string_equal(fx->buf.buf, "report 7\n");
 }
 
@@ -455,12 +465,12 @@ static void test_repo__read_of_a_missing_path_is_not_found(void **state)
 	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
 	open_repo(fx);
 
-	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/b.md"),
+	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/b.md", ERR),
 		PMBOT_ENOTFOUND);
-	assert_non_null(strstr(pmbot_repo_last_error(fx->repo), "plans/b.md"));
-	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "nope/a.md"),
+	assert_non_null(strstr(fx->err.buf, "plans/b.md"));
+	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "nope/a.md", ERR),
 		PMBOT_ENOTFOUND);
-	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", ""), PMBOT_EINVALID);
+	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "", ERR), PMBOT_EINVALID);
 	assert_int_equal(fx->buf.len, 0);
 }
 
@@ -472,15 +482,15 @@ static void test_repo__read_refuses_directories_symlinks_and_submodules(void **s
 	FIX_OK(gitrepo_commit(fx->g, NULL, "mixed"));
 	open_repo(fx);
 
-	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/x"),
+	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/x", ERR),
 		PMBOT_EINVALID);
-	assert_non_null(strstr(pmbot_repo_last_error(fx->repo), "directory"));
-	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/link.md"),
+	assert_non_null(strstr(fx->err.buf, "directory"));
+	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/link.md", ERR),
 		PMBOT_EINVALID);
-	assert_non_null(strstr(pmbot_repo_last_error(fx->repo), "symlink"));
-	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/sub.md"),
+	assert_non_null(strstr(fx->err.buf, "symlink"));
+	assert_int_equal(pmbot_repo_read(&fx->buf, NULL, fx->repo, "HEAD", "plans/sub.md", ERR),
 		PMBOT_EINVALID);
-	assert_non_null(strstr(pmbot_repo_last_error(fx->repo), "submodule"));
+	assert_non_null(strstr(fx->err.buf, "submodule"));
 	assert_int_equal(fx->buf.len, 0);
 }
 
@@ -499,21 +509,21 @@ static void test_repo__read_refuses_a_blob_larger_than_the_buffer_cap(void **sta
 	pmbot_buf_free(&fx->buf);
 	pmbot_buf_init(&fx->buf, 1009);
 	assert_int_equal(pmbot_buf_puts(&fx->buf, "0123456789"), 0);
-	assert_int_equal(pmbot_repo_read(&fx->buf, blob, fx->repo, "HEAD", "big.md"),
+	assert_int_equal(pmbot_repo_read(&fx->buf, blob, fx->repo, "HEAD", "big.md", ERR),
 		PMBOT_REPO_ETOOBIG);
 	assert_string_equal(fx->buf.buf, "0123456789");
 	assert_string_equal(blob, "untouched");
-	assert_non_null(strstr(pmbot_repo_last_error(fx->repo), "big.md"));
+	assert_non_null(strstr(fx->err.buf, "big.md"));
 
 	/* Exactly enough room: the whole blob, appended. */
 	pmbot_buf_init(&small, 1010);
 	assert_int_equal(pmbot_buf_puts(&small, "0123456789"), 0);
-	assert_int_equal(pmbot_repo_read(&small, blob, fx->repo, "HEAD", "big.md"), 0);
+	assert_int_equal(pmbot_repo_read(&small, blob, fx->repo, "HEAD", "big.md", ERR), 0);
 	assert_int_equal(small.len, 1010);
 	assert_memory_equal(small.buf + 10, big, sizeof(big));
 	pmbot_buf_clear(&small);
 	small.max = 999;
-	assert_int_equal(pmbot_repo_read_blob(&small, fx->repo, blob), PMBOT_REPO_ETOOBIG);
+	assert_int_equal(pmbot_repo_read_blob(&small, fx->repo, blob, ERR), PMBOT_REPO_ETOOBIG);
 	assert_int_equal(small.len, 0);
 	pmbot_buf_free(&small);
 }
@@ -549,16 +559,16 @@ static void test_repo__read_blob_checks_the_id(void **state)
 	git_object_free(obj);
 
 	assert_int_equal(gitrepo_blob_id(blob, "a\n", 2), 0);
-	REPO_OK(pmbot_repo_read_blob(&fx->buf, fx->repo, blob));
+	REPO_OK(pmbot_repo_read_blob(&fx->buf, fx->repo, blob, ERR));
 	assert_string_equal(fx->buf.buf, "a\n");
 	pmbot_buf_clear(&fx->buf);
-	assert_int_equal(pmbot_repo_read_blob(&fx->buf, fx->repo, "abc"), PMBOT_EINVALID);
+	assert_int_equal(pmbot_repo_read_blob(&fx->buf, fx->repo, "abc", ERR), PMBOT_EINVALID);
 	assert_int_equal(pmbot_repo_read_blob(&fx->buf, fx->repo,
-		"zz23456789abcdef0123456789abcdef01234567"), PMBOT_EINVALID);
+		"zz23456789abcdef0123456789abcdef01234567", ERR), PMBOT_EINVALID);
 	assert_int_equal(pmbot_repo_read_blob(&fx->buf, fx->repo,
-		"0123456789abcdef0123456789abcdef01234567"), PMBOT_ENOTFOUND);
-	assert_int_equal(pmbot_repo_read_blob(&fx->buf, fx->repo, tree), PMBOT_EINVALID);
-	assert_non_null(strstr(pmbot_repo_last_error(fx->repo), "tree"));
+		"0123456789abcdef0123456789abcdef01234567", ERR), PMBOT_ENOTFOUND);
+	assert_int_equal(pmbot_repo_read_blob(&fx->buf, fx->repo, tree, ERR), PMBOT_EINVALID);
+	assert_non_null(strstr(fx->err.buf, "tree"));
 	assert_int_equal(fx->buf.len, 0);
 }
 
@@ -591,7 +601,7 @@ static void test_repo__changed_reports_added_modified_deleted_and_renamed(void *
 	FIX_OK(gitrepo_commit(fx->g, head, "head"));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~1", "HEAD", globs, 1));
+	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~1", "HEAD", globs, 1, ERR));
 	assert_string_equal(fx->changes.base_id, base);
 	assert_string_equal(fx->changes.commit_id, head);
 	assert_int_equal(fx->changes.count, 4);
@@ -630,7 +640,7 @@ static void test_repo__changed_reports_added_modified_deleted_and_renamed(void *
 	/* Without globs the docs change is there too; swapping the sides
 	 * turns the rename around. */
 	pmbot_repo_changes_free(&fx->changes);
-	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD", "HEAD~1", NULL, 0));
+	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD", "HEAD~1", NULL, 0, ERR));
 	assert_int_equal(fx->changes.count, 5);
 	assert_string_equal(fx->changes.items[0].new_path, "docs/x.md");
 	c = &fx->changes.items[4];
@@ -654,7 +664,7 @@ static void test_repo__changed_keeps_a_rename_when_only_one_side_matches(void **
 	FIX_OK(gitrepo_commit(fx->g, NULL, "move back"));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~2", "HEAD~1", globs, 1));
+	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~2", "HEAD~1", globs, 1, ERR));
 	assert_int_equal(fx->changes.count, 1);
 	assert_int_equal(fx->changes.items[0].kind, PMBOT_CHANGE_RENAMED);
 	assert_string_equal(fx->changes.items[0].old_path, "plans/q3.md");
@@ -662,7 +672,7 @@ static void test_repo__changed_keeps_a_rename_when_only_one_side_matches(void **
 	assert_int_equal(fx->changes.items[0].similarity, 100);
 
 	pmbot_repo_changes_free(&fx->changes);
-	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~1", "HEAD", globs, 1));
+	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~1", "HEAD", globs, 1, ERR));
 	assert_int_equal(fx->changes.count, 1);
 	assert_string_equal(fx->changes.items[0].old_path, "attic/q3.md");
 	assert_string_equal(fx->changes.items[0].new_path, "plans/q3-again.md");
@@ -681,13 +691,13 @@ static void test_repo__changed_treats_a_file_turned_symlink_as_a_deletion(void *
 	FIX_OK(gitrepo_commit(fx->g, NULL, "links"));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~1", "HEAD", NULL, 0));
+	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~1", "HEAD", NULL, 0, ERR));
 	assert_int_equal(fx->changes.count, 1);
 	assert_int_equal(fx->changes.items[0].kind, PMBOT_CHANGE_DELETED);
 	assert_string_equal(fx->changes.items[0].old_path, "plans/b.md");
 	/* The reverse direction: the symlink turning back into a file. */
 	pmbot_repo_changes_free(&fx->changes);
-	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD", "HEAD~1", NULL, 0));
+	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD", "HEAD~1", NULL, 0, ERR));
 	assert_int_equal(fx->changes.count, 1);
 	assert_int_equal(fx->changes.items[0].kind, PMBOT_CHANGE_ADDED);
 	assert_string_equal(fx->changes.items[0].new_path, "plans/b.md");
@@ -703,7 +713,7 @@ static void test_repo__changed_counts_an_executable_bit_change_as_modified(void 
 	FIX_OK(gitrepo_commit(fx->g, NULL, "chmod"));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~1", "HEAD", NULL, 0));
+	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~1", "HEAD", NULL, 0, ERR));
 	assert_int_equal(fx->changes.count, 1);
 	assert_int_equal(fx->changes.items[0].kind, PMBOT_CHANGE_MODIFIED);
 	assert_string_equal(fx->changes.items[0].old_blob_id, fx->changes.items[0].new_blob_id);
@@ -717,13 +727,13 @@ static void test_repo__changed_with_an_unknown_revision_is_not_found(void **stat
 	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
 	open_repo(fx);
 
-	assert_int_equal(pmbot_repo_changed(&fx->changes, fx->repo, "nope", "HEAD", NULL, 0),
+	assert_int_equal(pmbot_repo_changed(&fx->changes, fx->repo, "nope", "HEAD", NULL, 0, ERR),
 		PMBOT_ENOTFOUND);
-	assert_int_equal(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD", "nope", NULL, 0),
+	assert_int_equal(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD", "nope", NULL, 0, ERR),
 		PMBOT_ENOTFOUND);
 	assert_int_equal(fx->changes.count, 0);
 	/* Identical revisions: no change at all. */
-	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD", "main", NULL, 0));
+	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD", "main", NULL, 0, ERR));
 	assert_int_equal(fx->changes.count, 0);
 }
 
@@ -742,14 +752,14 @@ static void test_repo__merge_base_gives_pull_request_changes(void **state)
 	FIX_OK(gitrepo_commit(fx->g, NULL, "on feature"));
 	open_repo(fx);
 
-	REPO_OK(pmbot_repo_merge_base(got, fx->repo, "main", "feature"));
+	REPO_OK(pmbot_repo_merge_base(got, fx->repo, "main", "feature", ERR));
 	assert_string_equal(got, c1);
-	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, got, "feature", NULL, 0));
+	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, got, "feature", NULL, 0, ERR));
 	assert_int_equal(fx->changes.count, 1);
 	assert_string_equal(fx->changes.items[0].new_path, "plans/feature.md");
 	/* The two-tree diff also shows main's file, as deleted on feature. */
 	pmbot_repo_changes_free(&fx->changes);
-	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "main", "feature", NULL, 0));
+	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "main", "feature", NULL, 0, ERR));
 	assert_int_equal(fx->changes.count, 2);
 	assert_string_equal(fx->changes.items[0].new_path, "plans/feature.md");
 	assert_int_equal(fx->changes.items[1].kind, PMBOT_CHANGE_DELETED);
@@ -780,8 +790,8 @@ static void test_repo__merge_base_of_unrelated_histories_is_not_found(void **sta
 	git_tree_free(tree);
 	open_repo(fx);
 
-	assert_int_equal(pmbot_repo_merge_base(got, fx->repo, "main", "orphan"), PMBOT_ENOTFOUND);
-	assert_int_equal(pmbot_repo_merge_base(got, fx->repo, "main", "nope"), PMBOT_ENOTFOUND);
+	assert_int_equal(pmbot_repo_merge_base(got, fx->repo, "main", "orphan", ERR), PMBOT_ENOTFOUND);
+	assert_int_equal(pmbot_repo_merge_base(got, fx->repo, "main", "nope", ERR), PMBOT_ENOTFOUND);
 }
 
 static void test_repo__results_outlive_the_repository(void **state)
@@ -794,8 +804,8 @@ static void test_repo__results_outlive_the_repository(void **state)
 	FIX_OK(gitrepo_write(fx->g, "plans/b.md", "b\n"));
 	FIX_OK(gitrepo_commit(fx->g, NULL, "two"));
 	open_repo(fx);
-	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 1));
-	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~1", "HEAD", globs, 1));
+	REPO_OK(pmbot_repo_list(&fx->files, fx->repo, "HEAD", globs, 1, ERR));
+	REPO_OK(pmbot_repo_changed(&fx->changes, fx->repo, "HEAD~1", "HEAD", globs, 1, ERR));
 	read_at(fx, "HEAD", "plans/b.md", NULL);
 	pmbot_repo_free(fx->repo);
 	fx->repo = NULL;
@@ -806,7 +816,6 @@ static void test_repo__results_outlive_the_repository(void **state)
 	assert_int_equal(fx->changes.count, 1);
 	assert_string_equal(fx->changes.items[0].new_path, "plans/b.md");
 	assert_string_equal(fx->buf.buf, "b\n");
-	assert_string_equal(pmbot_repo_last_error(NULL), "");
 }
 
 static void test_repo__change_kind_names(void **state)
@@ -835,7 +844,7 @@ static void diff_into(fixture *fx, const char *from, const char *to, size_t max,
 	int cut = -1;
 
 	pmbot_buf_clear(&fx->buf);
-	REPO_OK(pmbot_repo_diff(&fx->buf, &cut, fx->repo, from, to, max));
+	REPO_OK(pmbot_repo_diff(&fx->buf, &cut, fx->repo, from, to, max, ERR));
 	assert_int_equal(cut, want_cut);
 }
 
@@ -906,7 +915,7 @@ static void test_repo__diff_appends_and_sees_only_committed_content(void **state
 	open_repo(fx);
 
 	assert_int_equal(pmbot_buf_puts(&fx->buf, "before\n"), 0);
-	REPO_OK(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD", "main", 100));
+	REPO_OK(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD", "main", 100, ERR));
 	assert_int_equal(cut, 0);
 	assert_string_equal(fx->buf.buf, "before\n");
 }
@@ -959,7 +968,7 @@ static void test_repo__diff_cut_keeps_whole_lines_and_says_so(void **state)
 	for (max = 0; max <= full.len + 1; max++) {
 		cut = -1;
 		pmbot_buf_clear(&fx->buf);
-		REPO_OK(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD~1", "HEAD", max));
+		REPO_OK(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD~1", "HEAD", max, ERR));
 		assert_true(fx->buf.len <= max);
 		assert_memory_equal(fx->buf.buf, full.buf, fx->buf.len);
 		assert_true(fx->buf.len == 0 || fx->buf.buf[fx->buf.len - 1] == '\n');
@@ -983,7 +992,7 @@ static void test_repo__diff_is_cut_by_the_buffer_cap_too(void **state)
 
 	pmbot_buf_init(&small, 40);
 	assert_int_equal(pmbot_buf_puts(&small, "0123456789"), 0);
-	REPO_OK(pmbot_repo_diff(&small, &cut, fx->repo, "HEAD~1", "HEAD", 1000));
+	REPO_OK(pmbot_repo_diff(&small, &cut, fx->repo, "HEAD~1", "HEAD", 1000, ERR));
 	assert_int_equal(cut, 1);
 	/* "diff --git a/a.md b/a.md\n" fits the 30 bytes left; the index
 	 * line does not. */
@@ -1050,15 +1059,15 @@ static void test_repo__diff_with_a_bad_revision_leaves_the_buffer_alone(void **s
 	open_repo(fx);
 	assert_int_equal(pmbot_buf_puts(&fx->buf, "kept"), 0);
 
-	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "nope", "HEAD", 100),
+	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "nope", "HEAD", 100, ERR),
 		PMBOT_ENOTFOUND);
 	assert_int_equal(cut, 0);
-	assert_non_null(strstr(pmbot_repo_last_error(fx->repo), "nope"));
-	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD", "nope", 100),
+	assert_non_null(strstr(fx->err.buf, "nope"));
+	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD", "nope", 100, ERR),
 		PMBOT_ENOTFOUND);
-	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD^{tree}", "HEAD", 100),
+	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD^{tree}", "HEAD", 100, ERR),
 		PMBOT_EINVALID);
-	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD", "", 100),
+	assert_int_equal(pmbot_repo_diff(&fx->buf, &cut, fx->repo, "HEAD", "", 100, ERR),
 		PMBOT_EINVALID);
 	assert_string_equal(fx->buf.buf, "kept");
 }

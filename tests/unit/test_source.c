@@ -15,6 +15,7 @@ typedef struct {
 	gitrepo *g;
 	pmbot_repo *repo;
 	pmbot_diag_list diags;
+	pmbot_buf err;
 } fixture;
 
 #define FIX_OK(call) do { \
@@ -30,6 +31,7 @@ static int setup(void **state)
 		free(fx);
 		return -1;
 	}
+	pmbot_buf_init(&fx->err, 0);
 	*state = fx;
 	return 0;
 }
@@ -39,6 +41,7 @@ static int teardown(void **state)
 	fixture *fx = *state;
 
 	pmbot_diag_list_free(&fx->diags);
+	pmbot_buf_free(&fx->err);
 	pmbot_repo_free(fx->repo);
 	gitrepo_free(fx->g);
 	free(fx);
@@ -96,15 +99,19 @@ static void test_source__missing_config_gives_defaults_and_empty_blob_id(void **
 	FIX_OK(gitrepo_write(fx->g, "README.md", "hi\n"));
 	FIX_OK(gitrepo_commit(fx->g, NULL, "init"));
 	open_repo(fx);
-	assert_int_equal(pmbot_source_config(&cfg, blob, fx->repo, "HEAD", "acme/widgets", &fx->diags), 0);
+	assert_int_equal(pmbot_source_config(&cfg, blob, fx->repo, "HEAD", "acme/widgets", &fx->diags,
+		&fx->err), 0);
+	/* The missing file is an answer, not a failure: its message is dropped. */
+	assert_string_equal(fx->err.buf, "");
 	assert_string_equal(blob, "");
 	assert_int_equal(cfg->repos.count, 1);
 	assert_string_equal(cfg->repos.items[0], "acme/widgets");
 	assert_string_equal(cfg->templates, ".github/ISSUE_TEMPLATE");
 	pmbot_config_free(cfg);
-	assert_int_equal(pmbot_source_config(&cfg, NULL, fx->repo, "no-such-rev", NULL, &fx->diags),
-		PMBOT_ENOTFOUND);
+	assert_int_equal(pmbot_source_config(&cfg, NULL, fx->repo, "no-such-rev", NULL, &fx->diags,
+		&fx->err), PMBOT_ENOTFOUND);
 	assert_null(cfg);
+	assert_non_null(strstr(fx->err.buf, "unknown revision 'no-such-rev'"));
 }
 
 /* The trusted revision decides: a change on another branch has no effect. */
@@ -123,13 +130,13 @@ static void test_source__config_is_read_at_the_given_revision_only(void **state)
 	FIX_OK(gitrepo_write(fx->g, ".github/ISSUE_TEMPLATE/feature.yml", "not: [a form\n"));
 	FIX_OK(gitrepo_commit(fx->g, NULL, "widen"));
 	open_repo(fx);
-	assert_int_equal(pmbot_source_config(&cfg, blob, fx->repo, "main", NULL, &fx->diags), 0);
+	assert_int_equal(pmbot_source_config(&cfg, blob, fx->repo, "main", NULL, &fx->diags, NULL), 0);
 	FIX_OK(gitrepo_blob_id(want, trusted, strlen(trusted)));
 	assert_string_equal(blob, want);
 	assert_int_equal(cfg->repos.count, 1);
 	assert_int_equal(pmbot_config_repo_allowed(cfg, "evil/other"), 0);
 	pmbot_config_free(cfg);
-	assert_int_equal(pmbot_source_config(&cfg, NULL, fx->repo, "pr", NULL, &fx->diags), 0);
+	assert_int_equal(pmbot_source_config(&cfg, NULL, fx->repo, "pr", NULL, &fx->diags, NULL), 0);
 	assert_int_equal(cfg->repos.count, 2);
 	pmbot_config_free(cfg);
 }
@@ -143,7 +150,7 @@ static void test_source__bad_config_is_invalid_with_file_and_line(void **state)
 	FIX_OK(gitrepo_write(fx->g, ".github/pm-bot.yml", "reports: [plans/*.md]\nreprots: []\n"));
 	FIX_OK(gitrepo_commit(fx->g, NULL, "config"));
 	open_repo(fx);
-	assert_int_equal(pmbot_source_config(&cfg, NULL, fx->repo, "HEAD", NULL, &fx->diags),
+	assert_int_equal(pmbot_source_config(&cfg, NULL, fx->repo, "HEAD", NULL, &fx->diags, NULL),
 		PMBOT_EINVALID);
 	assert_null(cfg);
 	assert_non_null(d = pmbot_diag_list_find(&fx->diags, "CONFIG_UNKNOWN_KEY"));
@@ -168,8 +175,8 @@ static void test_source__forms_come_from_the_templates_directory_at_the_revision
 	FIX_OK(gitrepo_commit(fx->g, NULL, "forms"));
 	FIX_OK(gitrepo_write_worktree(fx->g, "forms/task.yml", "name: Task\ntitle: '[T] '\n"));
 	open_repo(fx);
-	assert_int_equal(pmbot_source_config(&cfg, NULL, fx->repo, "HEAD", NULL, &fx->diags), 0);
-	assert_int_equal(pmbot_source_forms(&set, fx->repo, "HEAD", cfg, &fx->diags), 0);
+	assert_int_equal(pmbot_source_config(&cfg, NULL, fx->repo, "HEAD", NULL, &fx->diags, NULL), 0);
+	assert_int_equal(pmbot_source_forms(&set, fx->repo, "HEAD", cfg, &fx->diags, NULL), 0);
 	assert_int_equal(pmbot_formset_count(set), 1);
 	assert_non_null(f = pmbot_formset_find(set, PMBOT_NODE_FEATURE));
 	assert_string_equal(f->title_prefix, "[F] ");
@@ -190,8 +197,8 @@ static void test_source__a_broken_form_is_reported_and_left_out(void **state)
 	FIX_OK(gitrepo_write(fx->g, ".github/ISSUE_TEMPLATE/feature.yml", "name: [unclosed\n"));
 	FIX_OK(gitrepo_commit(fx->g, NULL, "forms"));
 	open_repo(fx);
-	assert_int_equal(pmbot_source_config(&cfg, NULL, fx->repo, "HEAD", NULL, &fx->diags), 0);
-	assert_int_equal(pmbot_source_forms(&set, fx->repo, "HEAD", cfg, &fx->diags), PMBOT_EINVALID);
+	assert_int_equal(pmbot_source_config(&cfg, NULL, fx->repo, "HEAD", NULL, &fx->diags, NULL), 0);
+	assert_int_equal(pmbot_source_forms(&set, fx->repo, "HEAD", cfg, &fx->diags, NULL), PMBOT_EINVALID);
 	assert_non_null(set);
 	assert_int_equal(pmbot_formset_count(set), 0);
 	assert_non_null(d = pmbot_diag_list_find(&fx->diags, "FORM_YAML"));
@@ -213,22 +220,22 @@ static void test_source__report_blobs_load_with_their_path_in_diagnostics(void *
 	FIX_OK(gitrepo_write(fx->g, "plans/old/bad.md", "# no block\n"));
 	FIX_OK(gitrepo_commit(fx->g, NULL, "plans"));
 	open_repo(fx);
-	assert_int_equal(pmbot_repo_list(&files, fx->repo, "HEAD", globs, 1), 0);
+	assert_int_equal(pmbot_repo_list(&files, fx->repo, "HEAD", globs, 1, NULL), 0);
 	assert_int_equal(files.count, 2);
 	assert_string_equal(files.items[0].path, "plans/old/bad.md");
 	assert_int_equal(pmbot_source_report(&g, fx->repo, files.items[0].blob_id,
-		files.items[0].path, NULL, &fx->diags), PMBOT_EINVALID);
+		files.items[0].path, NULL, &fx->diags, NULL), PMBOT_EINVALID);
 	assert_null(g);
 	assert_string_equal(pmbot_diag_list_find(&fx->diags, "REPORT_NO_BLOCK")->file, "plans/old/bad.md");
 	assert_int_equal(pmbot_source_report(&g, fx->repo, files.items[1].blob_id,
-		files.items[1].path, NULL, &fx->diags), PMBOT_OK);
+		files.items[1].path, NULL, &fx->diags, NULL), PMBOT_OK);
 	assert_non_null(pmbot_workgraph_find(g, "feat:a"));
 	pmbot_workgraph_free(g);
 	pmbot_limits_default(&lim);
 	lim.max_bytes = 16;
 	pmbot_diag_list_free(&fx->diags);
 	assert_int_equal(pmbot_source_report(&g, fx->repo, files.items[1].blob_id,
-		files.items[1].path, &lim, &fx->diags), PMBOT_EINVALID);
+		files.items[1].path, &lim, &fx->diags, NULL), PMBOT_EINVALID);
 	assert_non_null(pmbot_diag_list_find(&fx->diags, "INPUT_TOO_LARGE"));
 	pmbot_repo_files_free(&files);
 }

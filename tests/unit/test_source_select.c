@@ -83,7 +83,7 @@ static void test_source_select__every_report_the_config_names(void **state)
 	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
 	open_repo(fx);
 	assert_int_equal(pmbot_source_select_reports(&fx->files, fx->repo, fx->cfg, "HEAD", NULL,
-		NULL, 0), PMBOT_OK);
+		NULL, 0, NULL), PMBOT_OK);
 	assert_paths(&fx->files, "plans/a.md\nplans/b.md\n");
 }
 
@@ -97,7 +97,7 @@ static void test_source_select__named_paths_replace_the_globs_and_may_be_missing
 	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
 	open_repo(fx);
 	assert_int_equal(pmbot_source_select_reports(&fx->files, fx->repo, fx->cfg, "HEAD", NULL,
-		paths, 2), PMBOT_OK);
+		paths, 2, NULL), PMBOT_OK);
 	assert_paths(&fx->files, "README.md\n");
 }
 
@@ -120,10 +120,10 @@ static void test_source_select__with_a_base_only_the_changed_reports_still_there
 	FIX_OK(gitrepo_commit(fx->g, NULL, "two"));
 	open_repo(fx);
 	assert_int_equal(pmbot_source_select_reports(&fx->files, fx->repo, fx->cfg, "HEAD", base,
-		NULL, 0), PMBOT_OK);
+		NULL, 0, NULL), PMBOT_OK);
 	assert_paths(&fx->files, "plans/edit.md\nplans/moved.md\nplans/new.md\n");
 	/* Each with its blob at the revision, as a listing gives it. */
-	assert_int_equal(pmbot_repo_list(&fx->want, fx->repo, "HEAD", NULL, 0), 0);
+	assert_int_equal(pmbot_repo_list(&fx->want, fx->repo, "HEAD", NULL, 0, NULL), 0);
 	{
 		size_t i, k, matched = 0;
 
@@ -145,10 +145,10 @@ static void test_source_select__an_unknown_revision_is_not_found(void **state)
 	FIX_OK(gitrepo_commit(fx->g, NULL, "one"));
 	open_repo(fx);
 	assert_int_equal(pmbot_source_select_reports(&fx->files, fx->repo, fx->cfg, "HEAD", "nope",
-		NULL, 0), PMBOT_ENOTFOUND);
+		NULL, 0, NULL), PMBOT_ENOTFOUND);
 	assert_int_equal(fx->files.count, 0);
 	assert_int_equal(pmbot_source_select_reports(&fx->files, fx->repo, fx->cfg, "nope", NULL,
-		NULL, 0), PMBOT_ENOTFOUND);
+		NULL, 0, NULL), PMBOT_ENOTFOUND);
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
