@@ -48,6 +48,13 @@ typedef struct {
 	int missing;            /* `state` stands for a file that does not exist */
 	int fd;
 	struct stat st;
+	/*
+	 * Between hold and commit: the writers' lock is held (hold_fd), so the
+	 * cache is the truth plus what was performed since (dirty), and
+	 * nothing is written. `lost`: an operation failed half-way and the
+	 * cache was dropped, so nothing performed since hold may be written.
+	 */
+	int holding, hold_fd, dirty, lost;
 } file_backend;
 
 /* ---- small helpers ---- */
@@ -1416,18 +1423,32 @@ static int fb_perform(json_t **result, pmbot_backend *b, pmbot_operation op,
 		rc = REFUSE(&o, "the arguments must be an object");
 		goto done;
 	}
-	if ((rc = lock(fb, &lock_fd, err)) < 0 || (rc = load(fb, err, NULL)) < 0)
+	if (fb->holding && fb->lost) {
+		rc = say(&o, PMBOT_ERROR, "an earlier operation failed since the state was last "
+			"written; nothing more is performed until it is");
+		goto done;
+	}
+	/* Held: the lock is ours and the cache is the file plus this group's changes. */
+	if (!fb->holding && ((rc = lock(fb, &lock_fd, err)) < 0 || (rc = load(fb, err, NULL)) < 0))
 		goto done;
 	o.st = fb->state;
 	if (!(o.result = json_object())) {
 		rc = OOM(&o);
 		goto done;
 	}
-	if ((rc = operations[op](&o)) < 0 || (rc = save(fb, err)) < 0) {
+	rc = operations[op](&o);
+	if (rc == PMBOT_OK && fb->holding)
+		fb->dirty = 1;
+	else if (rc == PMBOT_EINVALID && fb->holding)
+		; /* every refusal comes before the operation's first change: the group stands */
+	else if (rc < 0 || (rc = save(fb, err)) < 0) {
 		/* The file was not written: forget whatever the operation did in memory. */
 		drop_cache(fb);
+		fb->lost = fb->holding;
 		goto done;
 	}
+	if (rc < 0)
+		goto done;
 	pmbot_buf_truncate(err, mark);
 	*result = o.result;
 	o.result = NULL;
@@ -1437,6 +1458,65 @@ done:
 	json_decref(o.result);
 	pmbot_buf_free(&o.show[0]);
 	pmbot_buf_free(&o.show[1]);
+	return rc;
+}
+
+/* The file as `st` says it was read: still there, or still missing. */
+static int unchanged(const file_backend *fb)
+{
+	struct stat sb;
+
+	if (stat(fb->path, &sb) < 0)
+		return errno == ENOENT && fb->missing;
+	return !fb->missing && same_file(&sb, &fb->st);
+}
+
+static void unhold(file_backend *fb)
+{
+	if (fb->hold_fd >= 0)
+		close(fb->hold_fd);
+	fb->hold_fd = -1;
+	fb->holding = fb->dirty = fb->lost = 0;
+}
+
+static int fb_hold(pmbot_backend *b, pmbot_buf *err)
+{
+	file_backend *fb = (file_backend *)b;
+	int rc;
+
+	if (fb->holding)
+		return PMBOT_OK;
+	if ((rc = lock(fb, &fb->hold_fd, err)) < 0)
+		return rc;
+	if ((rc = load(fb, err, NULL)) < 0) {
+		unhold(fb);
+		return rc;
+	}
+	fb->holding = 1;
+	return PMBOT_OK;
+}
+
+static int fb_commit(pmbot_backend *b, pmbot_buf *err)
+{
+	file_backend *fb = (file_backend *)b;
+	int rc = PMBOT_OK;
+
+	if (!fb->holding)
+		return PMBOT_OK;
+	if (fb->lost) {
+		pmbot_buf_puts(err, "an operation failed half-way, so the operations performed "
+			"since the state was last written were not written\n");
+		rc = PMBOT_ERROR;
+	} else if (fb->dirty && !unchanged(fb)) {
+		/* Not another pm-bot (the lock): a person. Their edit wins; ours is not written. */
+		pmbot_buf_printf(err, "%s changed while pm-bot held its lock; the operations "
+			"performed since it was last written were not written\n", fb->path);
+		drop_cache(fb);
+		rc = PMBOT_ERROR;
+	} else if (fb->dirty && (rc = save(fb, err)) < 0) {
+		drop_cache(fb);
+	}
+	unhold(fb);
 	return rc;
 }
 
@@ -1451,7 +1531,12 @@ static int fb_read(pmbot_state **out, pmbot_backend *b, const char *const *repos
 	int rc;
 
 	*out = NULL;
-	if ((rc = load(fb, err, NULL)) < 0)
+	if (fb->holding && fb->lost) {
+		pmbot_buf_puts(err, "an operation failed since the state was last written\n");
+		return PMBOT_ERROR;
+	}
+	/* Held: the cache is the file plus what this group performed, which a read must see. */
+	if (!fb->holding && (rc = load(fb, err, NULL)) < 0)
 		return rc;
 	src = fb->state;
 	rc = PMBOT_ERROR;
@@ -1504,6 +1589,8 @@ static void fb_free(pmbot_backend *b)
 
 	if (!fb)
 		return;
+	/* A group never committed is dropped, like a crash would drop it. */
+	unhold(fb);
 	drop_cache(fb);
 	free(fb->path);
 	free(fb->lock_path);
@@ -1523,7 +1610,10 @@ int pmbot_file_backend_open(pmbot_backend **out, const char *path, const char *l
 	if (!path || !*path || !(fb = calloc(1, sizeof(*fb))))
 		goto done;
 	fb->fd = -1;
+	fb->hold_fd = -1;
 	fb->base.name = "file";
+	fb->base.hold = fb_hold;
+	fb->base.commit = fb_commit;
 	fb->base.read = fb_read;
 	fb->base.perform = fb_perform;
 	fb->base.free = fb_free;

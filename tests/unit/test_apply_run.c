@@ -397,7 +397,7 @@ static int apply_with(fixture *f, pmbot_backend *b, const pmbot_config *cfg, con
 	const json_t *run, hook_ctx *h, json_t **results, pmbot_buf *err)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
-	pmbot_apply_hooks hooks = { hook_before, hook_after, hook_sleep, h };
+	pmbot_apply_hooks hooks = { hook_before, hook_after, hook_sleep, h, NULL };
 	pmbot_audit *audit = NULL;
 	int rc;
 
@@ -1035,7 +1035,7 @@ static int apply_from(fixture *f, pmbot_backend *b, const pmbot_apply_start *sta
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
 	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
-	pmbot_apply_hooks hooks = { hook_before, hook_after, hook_sleep, &h };
+	pmbot_apply_hooks hooks = { hook_before, hook_after, hook_sleep, &h, NULL };
 	pmbot_audit *audit = NULL;
 	int rc;
 
