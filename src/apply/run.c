@@ -241,22 +241,67 @@ static int load(run_ctx *c, pmbot_buf *why)
 }
 
 /* Is `nd` among the needs `scope` was read with (NULL: it read every issue)? */
-static int scope_has(const pmbot_read_scope *scope, const pmbot_read_need *nd)
+/* Needs ordered by repository (ignoring case), then stable id, then number. */
+static int need_cmp(const pmbot_read_need *a, const pmbot_read_need *b)
 {
-	size_t i;
+	int r = strcasecmp(a->repo, b->repo);
+
+	if (r)
+		return r;
+	if (!a->stable_id != !b->stable_id)
+		return a->stable_id ? -1 : 1;
+	if (a->stable_id)
+		return strcmp(a->stable_id, b->stable_id);
+	return (a->number > b->number) - (a->number < b->number);
+}
+
+static int need_qsort(const void *a, const void *b)
+{
+	return need_cmp(*(const pmbot_read_need *const *)a, *(const pmbot_read_need *const *)b);
+}
+
+/*
+ * Is each of `needs` one that `scope` (NULL: everything) names? Sorted and
+ * searched, so a run of 10,000 creates does not compare every pair.
+ * 1, 0, or PMBOT_ERROR when out of memory.
+ */
+static int scope_has_all(const pmbot_read_scope *scope, const pmbot_read_need *needs, size_t n)
+{
+	const pmbot_read_need **have = NULL;
+	size_t i, k = 0;
+	int rc = 0;
 
 	if (!scope)
 		return 1;
-	for (i = 0; i < scope->n_needs; i++) {
-		const pmbot_read_need *h = &scope->needs[i];
+	if (!n)
+		return 1;
+	if (!(have = calloc(scope->n_needs + 1, sizeof(*have))))
+		return PMBOT_ERROR;
+	for (i = 0; i < scope->n_needs; i++)
+		if (scope->needs[i].repo)
+			have[k++] = &scope->needs[i];
+	qsort(have, k, sizeof(*have), need_qsort);
+	for (i = 0; i < n; i++) {
+		size_t lo = 0, hi = k;
+		int found = 0;
 
-		if (!h->repo || strcasecmp(h->repo, nd->repo))
-			continue;
-		if (nd->stable_id ? h->stable_id && !strcmp(h->stable_id, nd->stable_id) :
-		    !h->stable_id && h->number == nd->number)
-			return 1;
+		while (lo < hi && !found) {
+			size_t mid = lo + (hi - lo) / 2;
+			int c = need_cmp(&needs[i], have[mid]);
+
+			found = !c;
+			if (c > 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!found)
+			goto done;
 	}
-	return 0;
+	rc = 1;
+done:
+	free(have);
+	return rc;
 }
 
 /*
@@ -279,10 +324,8 @@ static int start_covers(const run_ctx *c, const pmbot_apply_start *s)
 	if (c->project_owner && (!s->project_owner || strcasecmp(s->project_owner, c->project_owner) ||
 				 s->project_number != c->project_number))
 		return 0;
-	for (i = 0; i < c->n_needs; i++)
-		if (!scope_has(s->scope, &c->needs[i]))
-			return 0;
-	return 1;
+	/* Out of memory counts as not covered: the run reads for itself. */
+	return scope_has_all(s->scope, c->needs, c->n_needs) == 1;
 }
 
 /*

@@ -55,7 +55,21 @@ typedef struct {
 	 * cache was dropped, so nothing performed since hold may be written.
 	 */
 	int holding, hold_fd, dirty, lost;
+	/*
+	 * Derived from `state` so an operation does not scan every issue:
+	 * the latest updated_at (stamp_valid), and each issue's parent as an
+	 * index into state->issues (NO_PARENT: none, or not in the state) with
+	 * the number of children each has (tree_valid). Dropped with the cache;
+	 * a failed operation drops them, a create drops the tree (it moves
+	 * issues in the array).
+	 */
+	int stamp_valid;
+	long long max_stamp;
+	int tree_valid;
+	size_t *parent_idx, *n_children;
 } file_backend;
+
+#define NO_PARENT ((size_t)-1)
 
 /* ---- small helpers ---- */
 
@@ -227,8 +241,18 @@ static pmbot_project *project_copy(const pmbot_project *src)
 
 /* ---- the file ---- */
 
+static void drop_derived(file_backend *fb)
+{
+	fb->stamp_valid = 0;
+	fb->tree_valid = 0;
+	free(fb->parent_idx);
+	free(fb->n_children);
+	fb->parent_idx = fb->n_children = NULL;
+}
+
 static void drop_cache(file_backend *fb)
 {
+	drop_derived(fb);
 	pmbot_state_free(fb->state);
 	fb->state = NULL;
 	fb->missing = 0;
@@ -645,11 +669,18 @@ static int next_stamp(op_ctx *o, char **out)
 	} else {
 		now = (long long)time(NULL);
 	}
-	for (i = 0; i < o->st->n_issues; i++)
-		if (!pmbot_datetime_parse(&t, o->st->issues[i].updated_at) && t > max)
-			max = t;
+	if (o->fb->stamp_valid) {
+		max = o->fb->max_stamp;
+	} else {
+		for (i = 0; i < o->st->n_issues; i++)
+			if (!pmbot_datetime_parse(&t, o->st->issues[i].updated_at) && t > max)
+				max = t;
+	}
 	if (max != LLONG_MIN && now <= max)
 		now = max + 1;
+	/* The operation will store `now`; if it fails instead, fb_perform drops this. */
+	o->fb->max_stamp = now > max ? now : max;
+	o->fb->stamp_valid = 1;
 	if ((rc = pmbot_datetime_format(&b, now)) < 0) {
 		pmbot_buf_free(&b);
 		return rc == PMBOT_EINVALID ? say(o, PMBOT_ERROR, "the clock is out of range") : OOM(o);
@@ -840,6 +871,7 @@ static int op_create_issue(op_ctx *o)
 	if ((rc = set_next_id(o, id)) < 0)
 		goto done;
 	/* The new number is the repository's highest: it goes at the end of its run. */
+	o->fb->tree_valid = 0;
 	memmove(&o->st->issues[end + 1], &o->st->issues[end],
 		(o->st->n_issues - end) * sizeof(*o->st->issues));
 	o->st->issues[end] = is;
@@ -935,6 +967,33 @@ static const pmbot_issue *parent_of(const pmbot_state *st, const pmbot_issue *is
 	return is->parent ? pmbot_state_issue(st, is->parent) : NULL;
 }
 
+/* fb->parent_idx and fb->n_children for fb->state; PMBOT_ERROR when out of memory. */
+static int tree_index(file_backend *fb)
+{
+	const pmbot_state *st = fb->state;
+	size_t i, n = st->n_issues;
+
+	if (fb->tree_valid)
+		return PMBOT_OK;
+	free(fb->parent_idx);
+	free(fb->n_children);
+	fb->parent_idx = calloc(n + 1, sizeof(*fb->parent_idx));
+	fb->n_children = calloc(n + 1, sizeof(*fb->n_children));
+	if (!fb->parent_idx || !fb->n_children) {
+		drop_derived(fb);
+		return PMBOT_ERROR;
+	}
+	for (i = 0; i < n; i++) {
+		const pmbot_issue *p = parent_of(st, &st->issues[i]);
+
+		fb->parent_idx[i] = p ? (size_t)(p - st->issues) : NO_PARENT;
+		if (p)
+			fb->n_children[p - st->issues]++;
+	}
+	fb->tree_valid = 1;
+	return PMBOT_OK;
+}
+
 /*
  * Levels from the top of `is`'s tree down to `is` (1 for a root); a parent
  * outside the state counts as one more level. Stops with `*cycle` set when
@@ -963,18 +1022,19 @@ static size_t level_of(const pmbot_state *st, const pmbot_issue *is, const pmbot
 /*
  * Levels of the subtree under `root` (1 for a leaf). The walk up from each
  * issue is cut after LEVELS_MAX steps: a subtree that deep is refused
- * whatever lies below.
+ * whatever lies below. Needs tree_index().
  */
-static size_t height_of(const pmbot_state *st, const pmbot_issue *root)
+static size_t height_of(const file_backend *fb, size_t root)
 {
-	size_t height = 1, i, d;
+	size_t height = 1, i, d, at;
 
-	for (i = 0; i < st->n_issues; i++) {
-		const pmbot_issue *is = &st->issues[i];
-
-		for (d = 0; is && is != root && d <= LEVELS_MAX; d++)
-			is = parent_of(st, is);
-		if (is == root && d + 1 > height)
+	/* Only an issue with children has anything below it: most have none. */
+	if (!fb->n_children[root])
+		return 1;
+	for (i = 0; i < fb->state->n_issues; i++) {
+		for (at = i, d = 0; at != NO_PARENT && at != root && d <= LEVELS_MAX; d++)
+			at = fb->parent_idx[at];
+		if (at == root && d + 1 > height)
 			height = d + 1;
 	}
 	return height;
@@ -984,7 +1044,7 @@ static int op_set_parent(op_ctx *o)
 {
 	pmbot_issue *child, *parent;
 	long long dbid;
-	size_t i, children = 0, level, height;
+	size_t ci, pi, children, level, height;
 	char *ref = NULL;
 	int replace = 0, cycle, rc;
 
@@ -1006,9 +1066,11 @@ static int op_set_parent(op_ctx *o)
 		return REFUSE(o, "%s#%ld already has a parent (%s); GitHub refuses a second one "
 			"unless it is replaced", show(&o->show[0], child->repo), child->number,
 			show(&o->show[1], child->parent));
-	for (i = 0; i < o->st->n_issues; i++)
-		if (&o->st->issues[i] != child && parent_of(o->st, &o->st->issues[i]) == parent)
-			children++;
+	if (tree_index(o->fb) < 0)
+		return OOM(o);
+	ci = (size_t)(child - o->st->issues);
+	pi = (size_t)(parent - o->st->issues);
+	children = o->fb->n_children[pi] - (o->fb->parent_idx[ci] == pi);
 	if (children >= SUB_ISSUES_MAX)
 		return REFUSE(o, "%s#%ld already has %zu sub-issues; GitHub allows %d",
 			show(&o->show[0], parent->repo), parent->number, children, SUB_ISSUES_MAX);
@@ -1017,7 +1079,7 @@ static int op_set_parent(op_ctx *o)
 		return REFUSE(o, "%s#%ld is %s#%ld's ancestor: the parent link would make a cycle",
 			show(&o->show[0], child->repo), child->number,
 			show(&o->show[1], parent->repo), parent->number);
-	height = height_of(o->st, child);
+	height = height_of(o->fb, ci);
 	if (level + height > LEVELS_MAX)
 		return REFUSE(o, "the sub-issue tree would be %zu levels deep; GitHub allows %d",
 			level + height, LEVELS_MAX);
@@ -1033,6 +1095,10 @@ static int op_set_parent(op_ctx *o)
 	}
 	free(child->parent);
 	child->parent = ref;
+	if (o->fb->parent_idx[ci] != NO_PARENT)
+		o->fb->n_children[o->fb->parent_idx[ci]]--;
+	o->fb->parent_idx[ci] = pi;
+	o->fb->n_children[pi]++;
 	return PMBOT_OK;
 }
 
@@ -1437,6 +1503,8 @@ static int fb_perform(json_t **result, pmbot_backend *b, pmbot_operation op,
 		goto done;
 	}
 	rc = operations[op](&o);
+	if (rc < 0)
+		drop_derived(fb); /* it may have counted a change it did not make */
 	if (rc == PMBOT_OK && fb->holding)
 		fb->dirty = 1;
 	else if (rc == PMBOT_EINVALID && fb->holding)
