@@ -15,6 +15,7 @@
 #include "pmbot/array.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
+#include "pmbot/strmap.h"
 #include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
@@ -67,6 +68,12 @@ typedef struct {
 	long long max_stamp;
 	int tree_valid;
 	size_t *parent_idx, *n_children;
+	size_t *n_blocking;     /* blocked_by entries naming each issue (tree_valid) */
+	/* The node ids of issues and items (keys borrowed from `state`) and
+	 * the highest issue database id, for the next id (ids_valid). */
+	int ids_valid;
+	pmbot_strmap node_ids;
+	long long max_dbid;
 } file_backend;
 
 #define NO_PARENT ((size_t)-1)
@@ -241,13 +248,22 @@ static pmbot_project *project_copy(const pmbot_project *src)
 
 /* ---- the file ---- */
 
-static void drop_derived(file_backend *fb)
+static void drop_tree(file_backend *fb)
 {
-	fb->stamp_valid = 0;
 	fb->tree_valid = 0;
 	free(fb->parent_idx);
 	free(fb->n_children);
-	fb->parent_idx = fb->n_children = NULL;
+	free(fb->n_blocking);
+	fb->parent_idx = fb->n_children = fb->n_blocking = NULL;
+}
+
+static void drop_derived(file_backend *fb)
+{
+	fb->stamp_valid = 0;
+	fb->ids_valid = 0;
+	pmbot_strmap_free(&fb->node_ids);
+	memset(&fb->node_ids, 0, sizeof(fb->node_ids));
+	drop_tree(fb);
 }
 
 static void drop_cache(file_backend *fb)
@@ -753,23 +769,65 @@ static int id_taken(const pmbot_state *st, const char *id)
  * extra.next_database_id and never below any id in the file) and the node
  * id `prefix` derives from it, skipping ids a hand-edited file already uses.
  */
+/* fb->node_ids and fb->max_dbid for fb->state; PMBOT_ERROR when out of memory. */
+static int id_index(file_backend *fb)
+{
+	const pmbot_state *st = fb->state;
+	size_t i;
+
+	if (fb->ids_valid)
+		return PMBOT_OK;
+	pmbot_strmap_free(&fb->node_ids);
+	memset(&fb->node_ids, 0, sizeof(fb->node_ids));
+	fb->max_dbid = 0;
+	for (i = 0; i < st->n_issues; i++) {
+		if (st->issues[i].database_id > fb->max_dbid)
+			fb->max_dbid = st->issues[i].database_id;
+		if (pmbot_strmap_put(&fb->node_ids, st->issues[i].node_id, NULL, NULL) < 0)
+			return PMBOT_ERROR;
+	}
+	for (i = 0; st->project && i < st->project->n_items; i++)
+		if (pmbot_strmap_put(&fb->node_ids, st->project->items[i].id, NULL, NULL) < 0)
+			return PMBOT_ERROR;
+	fb->ids_valid = 1;
+	return PMBOT_OK;
+}
+
+/* A new issue or item took `node_id` (borrowed from the state) and `dbid` (0: an item). */
+static void id_taken_now(file_backend *fb, const char *node_id, long long dbid)
+{
+	if (!fb->ids_valid)
+		return;
+	if (pmbot_strmap_put(&fb->node_ids, node_id, NULL, NULL) < 0)
+		fb->ids_valid = 0; /* built again when next needed */
+	if (dbid > fb->max_dbid)
+		fb->max_dbid = dbid;
+}
+
 static int next_ids(op_ctx *o, const char *prefix, long long *id, char **node_id)
 {
 	const json_t *next = json_object_get(o->st->extra, "next_database_id");
+	file_backend *fb = o->fb;
 	size_t i;
+	int indexed = id_index(fb) == PMBOT_OK;
 
 	*id = FIRST_DATABASE_ID;
 	if (json_is_integer(next) && json_integer_value(next) > *id)
 		*id = json_integer_value(next);
-	for (i = 0; i < o->st->n_issues; i++)
-		if (o->st->issues[i].database_id >= *id)
-			*id = o->st->issues[i].database_id + 1;
+	if (indexed) {
+		if (fb->max_dbid >= *id)
+			*id = fb->max_dbid + 1;
+	} else {
+		for (i = 0; i < o->st->n_issues; i++)
+			if (o->st->issues[i].database_id >= *id)
+				*id = o->st->issues[i].database_id + 1;
+	}
 	for (;;) {
 		if (*id > ID_MAX)
 			return REFUSE(o, "database ids are exhausted");
 		if (!(*node_id = encode_id(prefix, *id)))
 			return OOM(o);
-		if (!id_taken(o->st, *node_id))
+		if (!(indexed ? pmbot_strmap_get(&fb->node_ids, *node_id, NULL) : id_taken(o->st, *node_id)))
 			return PMBOT_OK;
 		free(*node_id);
 		(*id)++;
@@ -871,11 +929,12 @@ static int op_create_issue(op_ctx *o)
 	if ((rc = set_next_id(o, id)) < 0)
 		goto done;
 	/* The new number is the repository's highest: it goes at the end of its run. */
-	o->fb->tree_valid = 0;
+	drop_tree(o->fb);
 	memmove(&o->st->issues[end + 1], &o->st->issues[end],
 		(o->st->n_issues - end) * sizeof(*o->st->issues));
 	o->st->issues[end] = is;
 	o->st->n_issues++;
+	id_taken_now(o->fb, o->st->issues[end].node_id, id);
 	memset(&is, 0, sizeof(is));
 	rc = PMBOT_OK;
 done:
@@ -973,14 +1032,16 @@ static int tree_index(file_backend *fb)
 	const pmbot_state *st = fb->state;
 	size_t i, n = st->n_issues;
 
+	size_t k;
+
 	if (fb->tree_valid)
 		return PMBOT_OK;
-	free(fb->parent_idx);
-	free(fb->n_children);
+	drop_tree(fb);
 	fb->parent_idx = calloc(n + 1, sizeof(*fb->parent_idx));
 	fb->n_children = calloc(n + 1, sizeof(*fb->n_children));
-	if (!fb->parent_idx || !fb->n_children) {
-		drop_derived(fb);
+	fb->n_blocking = calloc(n + 1, sizeof(*fb->n_blocking));
+	if (!fb->parent_idx || !fb->n_children || !fb->n_blocking) {
+		drop_tree(fb);
 		return PMBOT_ERROR;
 	}
 	for (i = 0; i < n; i++) {
@@ -989,6 +1050,10 @@ static int tree_index(file_backend *fb)
 		fb->parent_idx[i] = p ? (size_t)(p - st->issues) : NO_PARENT;
 		if (p)
 			fb->n_children[p - st->issues]++;
+		/* Refs equal (pmbot_issue_ref_cmp) exactly when they find the same issue. */
+		for (k = 0; k < st->issues[i].n_blocked_by; k++)
+			if ((p = pmbot_state_issue(st, st->issues[i].blocked_by[k])))
+				fb->n_blocking[p - st->issues]++;
 	}
 	fb->tree_valid = 1;
 	return PMBOT_OK;
@@ -1162,7 +1227,7 @@ static int op_add_dependency(op_ctx *o)
 {
 	pmbot_issue *is, *blocker;
 	char *ref = NULL, **grown;
-	size_t at, i, k, blocking = 0;
+	size_t at, blocking;
 	int found, rc;
 
 	if ((rc = dependency_args(o, 1, &is, &blocker, &ref)) < 0)
@@ -1178,9 +1243,11 @@ static int op_add_dependency(op_ctx *o)
 			show(&o->show[0], is->repo), is->number, is->n_blocked_by, DEPENDENCIES_MAX);
 		goto done;
 	}
-	for (i = 0; i < o->st->n_issues; i++)
-		for (k = 0; k < o->st->issues[i].n_blocked_by; k++)
-			blocking += !pmbot_issue_ref_cmp(o->st->issues[i].blocked_by[k], ref);
+	if (tree_index(o->fb) < 0) {
+		rc = OOM(o);
+		goto done;
+	}
+	blocking = o->fb->n_blocking[blocker - o->st->issues];
 	if (blocking >= DEPENDENCIES_MAX) {
 		rc = REFUSE(o, "%s already blocks %zu issues; GitHub allows %d",
 			show(&o->show[0], ref), blocking, DEPENDENCIES_MAX);
@@ -1197,6 +1264,7 @@ static int op_add_dependency(op_ctx *o)
 	memmove(&grown[at + 1], &grown[at], (is->n_blocked_by - at) * sizeof(*grown));
 	grown[at] = ref;
 	is->n_blocked_by++;
+	o->fb->n_blocking[blocker - o->st->issues]++;
 	ref = NULL;
 done:
 	free(ref);
@@ -1220,6 +1288,10 @@ static int op_remove_dependency(op_ctx *o)
 	}
 	if ((rc = stamp(o, is)) < 0)
 		goto done;
+	if (blocker && o->fb->tree_valid)
+		o->fb->n_blocking[blocker - o->st->issues]--;
+	else
+		drop_tree(o->fb); /* a blocker outside the state, or no index: counted again */
 	free(is->blocked_by[at]);
 	memmove(&is->blocked_by[at], &is->blocked_by[at + 1],
 		(is->n_blocked_by - at - 1) * sizeof(*is->blocked_by));
@@ -1298,6 +1370,7 @@ static int op_add_to_project(op_ctx *o)
 	memmove(&grown[at + 1], &grown[at], (p->n_items - at) * sizeof(*grown));
 	grown[at] = it;
 	p->n_items++;
+	id_taken_now(o->fb, grown[at].id, 0);
 	memset(&it, 0, sizeof(it));
 done:
 	free(it.id);

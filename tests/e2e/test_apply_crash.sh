@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end: kill -9 at several points of a large file-backend apply (some
-# 3,000 changesets of bench/gen_report.py's 400 items, so several group
+# 10,500 changesets of bench/gen_report.py's 1,400 items, so several group
 # commits), then the same apply again. The points are counted, never timed:
 # as the Nth changeset starts (its group only in memory), once the Kth
 # group's state is written and before its audit events are, and while the
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 PMBOT_NOW=2026-11-22T12:00:00Z
 unset GITHUB_REPOSITORY PMBOT_TEST_KILL_AFTER PMBOT_TEST_KILL_BEFORE PMBOT_TEST_KILL_AT_COMMIT
-N=400
+N=1400
 
 R=$TMP/repo
 git init -q -b main "$R"
@@ -61,12 +61,12 @@ run 0 "$PMBOT" plan --repo "$R" --state "$TMP/want.json" --format json --out "$T
 	expect_in "$OUT" "applied $NCS, already applied 0, denied 0, failed 0, pending 0" &&
 	ISSUES=$(check unique "$TMP/want.json" "$TMP/want.jsonl") &&
 	# More than two groups, or the points below do not fall where they say.
-	[ "$NCS" -gt 2500 ] && ok
+	[ "$NCS" -gt 8500 ] && ok
 
 # The subshell keeps bash's "Killed" notice out of the test's output.
 unquiet() { ( "$@"; exit $? ); }
 
-for point in KILL_BEFORE=500 KILL_AT_COMMIT=1 KILL_AFTER=1500 KILL_AT_COMMIT=3 KILL_BEFORE=2500; do
+for point in KILL_BEFORE=2000 KILL_AT_COMMIT=1 KILL_AFTER=6000 KILL_AT_COMMIT=3 KILL_BEFORE=9000; do
 	CASE="kill -9 at PMBOT_TEST_$point, then the same apply again"
 	st=$TMP/$point.json
 	ledger=$TMP/$point.jsonl
