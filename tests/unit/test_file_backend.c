@@ -1116,7 +1116,7 @@ static void test_file_backend__github_limits_hold_inside_a_group(void **state)
 		create(f, "acme/widgets", "issue");
 	assert_int_equal(f->b->hold(f->b, &err), PMBOT_OK);
 	for (n = 2; n <= 101; n++)
-		held(f, PMBOT_OK, "set_parent", parent_args(f, "acme/widgets", n, 1, 0));
+		json_decref(held(f, PMBOT_OK, "set_parent", parent_args(f, "acme/widgets", n, 1, 0)));
 	held(f, PMBOT_EINVALID, "set_parent", parent_args(f, "acme/widgets", 102, 1, 0));
 	/* Moving one of the hundred within the group is not a 101st; a cycle is still one. */
 	json_decref(held(f, PMBOT_OK, "set_parent", parent_args(f, "acme/widgets", 101, 1, 1)));
