@@ -81,7 +81,7 @@ TEST_HOBJ  := $(TEST_HELP:%.c=$(BUILD)/obj/%.o)
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps test test-unit test-e2e check check-source check-normal check-asan demo clean fuzz bench bench-goals bench-github valgrind valgrind-run e2e emu-deps test-emu docs check-layers module-graph
+.PHONY: all deps test test-unit test-e2e check check-source check-normal check-asan demo clean fuzz bench bench-apply bench-goals bench-github valgrind valgrind-run e2e emu-deps test-emu docs check-layers module-graph
 
 all: $(BIN) $(LIB)
 
@@ -216,6 +216,10 @@ bench: $(BIN)
 # Issue 17's figures in one run; PMBOT_PY_REF adds the Python pm-bot's (bench/goals.sh).
 bench-goals: $(BIN)
 	@bench/goals.sh $(BIN)
+
+# `pm-bot apply` of a 10,000-item plan with the file backend (BENCH_N items); figures only.
+bench-apply: $(BIN)
+	@bench/apply_bench.sh $(BIN)
 
 clean:
 	rm -rf build

@@ -16,10 +16,15 @@
  * PMBOT_TEST_KILL_AFTER=N makes the process SIGKILL itself once N
  * changesets have finished, so tests can prove an interrupted apply
  * converges when run again. It lives here, not in src/: only the tool
- * decides to end the process.
+ * decides to end the process. Two more points for the file backend's
+ * group commit: PMBOT_TEST_KILL_BEFORE=N as the Nth changeset starts
+ * (what the group did so far is only in memory), PMBOT_TEST_KILL_AT_COMMIT=K
+ * once the Kth group's state is written and before its audit events are.
  */
 struct kill_switch {
 	long after;
+	long before, started;
+	long at_commit, commits;
 	long done;
 	size_t total;          /* changesets in the plan, for progress lines */
 	long long last_ms;     /* when progress was last told */
@@ -47,6 +52,25 @@ static void after_changeset(void *ctx, const json_t *changeset, const char *stat
 		k->last_ms = now;
 	}
 	if (k->after > 0 && k->done >= k->after)
+		raise(SIGKILL);
+}
+
+static int before_changeset(void *ctx, const json_t *changeset)
+{
+	struct kill_switch *k = ctx;
+
+	(void)changeset;
+	if (k->before > 0 && ++k->started >= k->before)
+		raise(SIGKILL);
+	return 0;
+}
+
+static void group_committed(void *ctx, size_t n)
+{
+	struct kill_switch *k = ctx;
+
+	(void)n;
+	if (k->at_commit > 0 && ++k->commits >= k->at_commit)
 		raise(SIGKILL);
 }
 
@@ -172,8 +196,8 @@ int cmd_apply(int argc, char **argv)
 	const struct cmd *self = cmd_lookup("apply");
 	struct plan_opts o;
 	struct plan_inputs in;
-	struct kill_switch ks = { 0, 0, 0, 0 };
-	pmbot_apply_hooks hooks = { NULL, after_changeset, NULL, &ks };
+	struct kill_switch ks = { 0, 0, 0, 0, 0, 0, 0, 0 };
+	pmbot_apply_hooks hooks = { NULL, after_changeset, NULL, &ks, group_committed };
 	pmbot_apply_start start;
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 	pmbot_audit *audit = NULL;
@@ -205,6 +229,10 @@ int cmd_apply(int argc, char **argv)
 		actor = "unknown";
 	if ((env = getenv("PMBOT_TEST_KILL_AFTER")))
 		ks.after = strtol(env, NULL, 10);
+	if ((env = getenv("PMBOT_TEST_KILL_AT_COMMIT")))
+		ks.at_commit = strtol(env, NULL, 10);
+	if ((env = getenv("PMBOT_TEST_KILL_BEFORE")) && (ks.before = strtol(env, NULL, 10)) > 0)
+		hooks.before = before_changeset;
 	o.paths = argv + optind;
 	o.n_paths = (size_t)(argc - optind);
 

@@ -294,8 +294,8 @@ struct pmbot_backend {
 	 * request (e.g. a limit; GitHub's 404/422), PMBOT_ERROR on failure;
 	 * `err` says why, appended, starting with the operation's name. A
 	 * backend must leave its store consistent whatever happens: the file
-	 * backend writes the whole state atomically after each operation, and
-	 * a refused or failed operation changes nothing.
+	 * backend writes the whole state atomically after each operation (or,
+	 * held, at commit), and a refused or failed operation changes nothing.
 	 */
 	int (*perform)(json_t **result, pmbot_backend *b, pmbot_operation op,
 		const json_t *args, pmbot_buf *err);
@@ -317,6 +317,21 @@ struct pmbot_backend {
 	 */
 	int (*perform_batch)(json_t **results, int *codes, pmbot_backend *b,
 		pmbot_operation op, const json_t *const *args, size_t n, pmbot_buf *errs);
+	/*
+	 * Optional, both or neither (NULL: every operation is durable when
+	 * perform returns). Group commit: after hold, operations may stay in
+	 * memory (reads see them) until commit makes all of them durable at
+	 * once, so a group costs one write instead of one per operation.
+	 * hold: PMBOT_OK, or the code and `err` of a read that failed (not
+	 * held). commit: PMBOT_OK when everything performed since hold is
+	 * durable (also when nothing was held); else nothing performed since
+	 * hold is kept, and `err` says why (appended). After an operation of
+	 * the group failed with PMBOT_ERROR, the later ones and reads fail too
+	 * until commit, which then fails. A refusal (PMBOT_EINVALID) changes
+	 * nothing and the group goes on. free drops a group not committed.
+	 */
+	int (*hold)(pmbot_backend *b, pmbot_buf *err);
+	int (*commit)(pmbot_backend *b, pmbot_buf *err);
 	void (*free)(pmbot_backend *b);
 	/*
 	 * PMBOT_BACKEND_FUSES: create_issue takes the optional parent, board and
@@ -363,7 +378,11 @@ PMBOT_WARN_UNUSED int pmbot_backend_read(pmbot_state **out, pmbot_backend *b, co
  * "<path>.lock" while they read, change and write, and write the whole
  * state (canonical JSON and "\n") with pmbot_fs_write_atomic after each
  * success. A file that is not a valid state fails reads and operations
- * with PMBOT_EINVALID and is never overwritten.
+ * with PMBOT_EINVALID and is never overwritten. It has hold and commit:
+ * hold takes the lock and keeps it until commit, operations in between
+ * change only memory, and commit writes the state once (when anything
+ * changed), unless the file changed on disk meanwhile (a person's edit:
+ * then nothing is written and commit fails).
  *
  * `*out` is new; free it with b->free(b). PMBOT_EINVALID (with diagnostics)
  * when the file is not a valid state; PMBOT_ERROR (a STATE_IO diagnostic

@@ -19,6 +19,15 @@ struct pmbot_audit {
 	char *path;
 	long long seq;                    /* of the last line, 0 when empty */
 	char prev[PMBOT_SHA256_HEX_SIZE]; /* SHA-256 of the last line */
+	/*
+	 * While held: the lines appended since pmbot_audit_hold(), not yet in
+	 * the file, and the chain's end as the file has it, to go back to when
+	 * they are discarded.
+	 */
+	int holding;
+	pmbot_buf held;
+	long long file_seq;
+	char file_prev[PMBOT_SHA256_HEX_SIZE];
 };
 
 static const char *const events[] = {
@@ -221,6 +230,8 @@ int pmbot_audit_open(pmbot_audit **out, const char *path, pmbot_diag_list *diags
 	if (!(a = calloc(1, sizeof(*a))) || !(a->path = strdup(path)))
 		goto done;
 	a->fd = -1;
+	/* A group's events: bounded by PMBOT_APPLY_GROUP_MAX changesets, capped anyway. */
+	pmbot_buf_init(&a->held, (size_t)1 << 28);
 	if (slash && slash != path) {
 		if (pmbot_buf_put(&dir, path, (size_t)(slash - path)) < 0)
 			goto done;
@@ -263,6 +274,8 @@ void pmbot_audit_close(pmbot_audit *audit)
 {
 	if (!audit)
 		return;
+	/* Held lines may claim writes that never became durable: never written here. */
+	pmbot_audit_discard(audit);
 	if (audit->fd >= 0)
 		close(audit->fd);
 	free(audit->path);
@@ -342,13 +355,18 @@ int pmbot_audit_append(pmbot_audit *audit, const char *event, const json_t *fiel
 	if (pmbot_json_canonical(&line, o) < 0 || pmbot_sha256_hex(hash, line.buf, line.len) < 0 ||
 	    pmbot_buf_putc(&line, '\n') < 0)
 		goto done;
-	if (fstat(audit->fd, &st) < 0)
-		goto done;
-	if (write_all(audit->fd, line.buf, line.len) < 0 || fsync(audit->fd) < 0) {
-		/* Leave no half line behind: it would break the chain for good. */
-		if (ftruncate(audit->fd, st.st_size) == 0)
-			fsync(audit->fd);
-		goto done;
+	if (audit->holding) {
+		if (pmbot_buf_put(&audit->held, line.buf, line.len) < 0)
+			goto done;
+	} else {
+		if (fstat(audit->fd, &st) < 0)
+			goto done;
+		if (write_all(audit->fd, line.buf, line.len) < 0 || fsync(audit->fd) < 0) {
+			/* Leave no half line behind: it would break the chain for good. */
+			if (ftruncate(audit->fd, st.st_size) == 0)
+				fsync(audit->fd);
+			goto done;
+		}
 	}
 	audit->seq++;
 	memcpy(audit->prev, hash, sizeof(hash));
@@ -356,5 +374,52 @@ int pmbot_audit_append(pmbot_audit *audit, const char *event, const json_t *fiel
 done:
 	json_decref(o);
 	pmbot_buf_free(&line);
+	return err;
+}
+
+void pmbot_audit_hold(pmbot_audit *audit)
+{
+	if (!audit || audit->holding)
+		return;
+	audit->holding = 1;
+	audit->file_seq = audit->seq;
+	memcpy(audit->file_prev, audit->prev, sizeof(audit->prev));
+}
+
+void pmbot_audit_discard(pmbot_audit *audit)
+{
+	if (!audit || !audit->holding)
+		return;
+	audit->holding = 0;
+	audit->seq = audit->file_seq;
+	memcpy(audit->prev, audit->file_prev, sizeof(audit->prev));
+	pmbot_buf_free(&audit->held);
+	pmbot_buf_init(&audit->held, (size_t)1 << 28);
+}
+
+int pmbot_audit_flush(pmbot_audit *audit)
+{
+	struct stat st;
+	int err = PMBOT_ERROR;
+
+	if (!audit || !audit->holding)
+		return PMBOT_OK;
+	if (!audit->held.len) {
+		audit->holding = 0;
+		return PMBOT_OK;
+	}
+	if (fstat(audit->fd, &st) < 0)
+		goto done;
+	/* One write and one fsync for the whole group: the point of holding. */
+	if (write_all(audit->fd, audit->held.buf, audit->held.len) < 0 || fsync(audit->fd) < 0) {
+		if (ftruncate(audit->fd, st.st_size) == 0)
+			fsync(audit->fd);
+		goto done;
+	}
+	audit->file_seq = audit->seq;
+	memcpy(audit->file_prev, audit->prev, sizeof(audit->prev));
+	err = PMBOT_OK;
+done:
+	pmbot_audit_discard(audit);
 	return err;
 }

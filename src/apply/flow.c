@@ -439,14 +439,26 @@ static void check_acyclic(vctx *v, const json_t *nodes, const size_t *from, cons
 	size_t *queue = calloc(n ? n : 1, sizeof(size_t));
 	size_t *pred = calloc(n ? n : 1, sizeof(size_t));
 	unsigned char *seen = calloc(n ? n : 1, 1);
+	/* Each node's edges, in edge order (out[first[u]] .. out[first[u + 1]] - 1). */
+	size_t *first = calloc(n + 1, sizeof(size_t));
+	size_t *out = calloc(n_edges ? n_edges : 1, sizeof(size_t));
 	pmbot_buf cyc = PMBOT_BUF_INIT;
 
-	if (!indeg || !queue || !pred || !seen) {
+	if (!indeg || !queue || !pred || !seen || !first || !out) {
 		v->oom = 1;
 		goto done;
 	}
-	for (i = 0; i < n_edges; i++)
+	for (i = 0; i < n_edges; i++) {
 		indeg[to[i]]++;
+		first[from[i] + 1]++;
+	}
+	for (i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	/* `pred` as each node's fill position for now; it is reset below. */
+	memcpy(pred, first, n * sizeof(size_t));
+	for (i = 0; i < n_edges; i++)
+		out[pred[from[i]]++] = to[i];
+	memset(pred, 0, n * sizeof(size_t));
 	for (i = 0; i < n; i++)
 		if (!indeg[i])
 			queue[tail++] = i;
@@ -454,9 +466,9 @@ static void check_acyclic(vctx *v, const json_t *nodes, const size_t *from, cons
 		size_t u = queue[head++], e;
 
 		done++;
-		for (e = 0; e < n_edges; e++)
-			if (from[e] == u && --indeg[to[e]] == 0)
-				queue[tail++] = to[e];
+		for (e = first[u]; e < first[u + 1]; e++)
+			if (--indeg[out[e]] == 0)
+				queue[tail++] = out[e];
 	}
 	if (done == n)
 		goto done;
@@ -502,6 +514,8 @@ done:
 	free(queue);
 	free(pred);
 	free(seen);
+	free(first);
+	free(out);
 	pmbot_buf_free(&cyc);
 }
 

@@ -40,7 +40,25 @@ typedef struct {
 	pmbot_strmap fuse_parents, fuse_projects;
 	pmbot_buf *fuse_keys;        /* the keys, one per selected changeset */
 	size_t n_fuse_keys;
+	struct group *group;         /* NULL: the backend has no group commit */
 } run_ctx;
+
+/*
+ * Group commit (backend hold and commit): the changesets settled since the
+ * backend was held, whose audit events are held too and whose
+ * hooks->after waits until both are durable.
+ */
+typedef struct {
+	const json_t *cs;
+	json_t *r;                   /* its result entry (borrowed) */
+	const char *status;
+} pending;
+
+struct group {
+	int on;
+	size_t n;
+	pending items[PMBOT_APPLY_GROUP_MAX];
+};
 
 /* What happened to one changeset. */
 typedef struct {
@@ -223,22 +241,67 @@ static int load(run_ctx *c, pmbot_buf *why)
 }
 
 /* Is `nd` among the needs `scope` was read with (NULL: it read every issue)? */
-static int scope_has(const pmbot_read_scope *scope, const pmbot_read_need *nd)
+/* Needs ordered by repository (ignoring case), then stable id, then number. */
+static int need_cmp(const pmbot_read_need *a, const pmbot_read_need *b)
 {
-	size_t i;
+	int r = strcasecmp(a->repo, b->repo);
+
+	if (r)
+		return r;
+	if (!a->stable_id != !b->stable_id)
+		return a->stable_id ? -1 : 1;
+	if (a->stable_id)
+		return strcmp(a->stable_id, b->stable_id);
+	return (a->number > b->number) - (a->number < b->number);
+}
+
+static int need_qsort(const void *a, const void *b)
+{
+	return need_cmp(*(const pmbot_read_need *const *)a, *(const pmbot_read_need *const *)b);
+}
+
+/*
+ * Is each of `needs` one that `scope` (NULL: everything) names? Sorted and
+ * searched, so a run of 10,000 creates does not compare every pair.
+ * 1, 0, or PMBOT_ERROR when out of memory.
+ */
+static int scope_has_all(const pmbot_read_scope *scope, const pmbot_read_need *needs, size_t n)
+{
+	const pmbot_read_need **have = NULL;
+	size_t i, k = 0;
+	int rc = 0;
 
 	if (!scope)
 		return 1;
-	for (i = 0; i < scope->n_needs; i++) {
-		const pmbot_read_need *h = &scope->needs[i];
+	if (!n)
+		return 1;
+	if (!(have = calloc(scope->n_needs + 1, sizeof(*have))))
+		return PMBOT_ERROR;
+	for (i = 0; i < scope->n_needs; i++)
+		if (scope->needs[i].repo)
+			have[k++] = &scope->needs[i];
+	qsort(have, k, sizeof(*have), need_qsort);
+	for (i = 0; i < n; i++) {
+		size_t lo = 0, hi = k;
+		int found = 0;
 
-		if (!h->repo || strcasecmp(h->repo, nd->repo))
-			continue;
-		if (nd->stable_id ? h->stable_id && !strcmp(h->stable_id, nd->stable_id) :
-		    !h->stable_id && h->number == nd->number)
-			return 1;
+		while (lo < hi && !found) {
+			size_t mid = lo + (hi - lo) / 2;
+			int c = need_cmp(&needs[i], have[mid]);
+
+			found = !c;
+			if (c > 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!found)
+			goto done;
 	}
-	return 0;
+	rc = 1;
+done:
+	free(have);
+	return rc;
 }
 
 /*
@@ -261,10 +324,8 @@ static int start_covers(const run_ctx *c, const pmbot_apply_start *s)
 	if (c->project_owner && (!s->project_owner || strcasecmp(s->project_owner, c->project_owner) ||
 				 s->project_number != c->project_number))
 		return 0;
-	for (i = 0; i < c->n_needs; i++)
-		if (!scope_has(s->scope, &c->needs[i]))
-			return 0;
-	return 1;
+	/* Out of memory counts as not covered: the run reads for itself. */
+	return scope_has_all(s->scope, c->needs, c->n_needs) == 1;
 }
 
 /*
@@ -935,6 +996,14 @@ static int set_status(json_t *r, const outcome *o)
 
 static void after(const run_ctx *c, const json_t *cs, const char *status)
 {
+	if (c->group && c->group->on) {
+		/* Durable only at the group's commit: told then. */
+		pending *p = &c->group->items[c->group->n++];
+
+		p->cs = cs;
+		p->status = status;
+		return;
+	}
 	if (c->hooks && c->hooks->after)
 		c->hooks->after(c->hooks->ctx, cs, status);
 }
@@ -976,7 +1045,111 @@ static int record(const run_ctx *c, const json_t *cs, json_t *r, const outcome *
 			pmbot_buf_puts(err, "; the audit ledger could not record it");
 	}
 	after(c, cs, o->status);
+	if (c->group && c->group->on)
+		c->group->items[c->group->n - 1].r = r;
 	return PMBOT_OK;
+}
+
+/*
+ * Start a group when the backend has group commit and none is open: from
+ * here the backend keeps its writes in memory and the ledger its lines.
+ */
+static int group_open(run_ctx *c, pmbot_buf *err)
+{
+	pmbot_buf why = PMBOT_BUF_INIT;
+	int rc;
+
+	if (!c->group || c->group->on)
+		return PMBOT_OK;
+	if ((rc = c->backend->hold(c->backend, &why)) < 0) {
+		while (why.len && why.buf[why.len - 1] == '\n')
+			pmbot_buf_truncate(&why, why.len - 1);
+		say(err, "cannot take the %s backend's lock: %s", c->backend->name, why.buf);
+		pmbot_buf_free(&why);
+		return PMBOT_ERROR;
+	}
+	pmbot_buf_free(&why);
+	pmbot_audit_hold(c->audit);
+	c->group->on = 1;
+	c->group->n = 0;
+	return PMBOT_OK;
+}
+
+/*
+ * Nothing of the group reached the state file: each of its changesets
+ * failed, whatever the run made of it in memory, and the ledger says so
+ * (its held lines, which said otherwise, are dropped).
+ */
+static void group_lost(run_ctx *c, const char *why)
+{
+	size_t i;
+
+	pmbot_audit_discard(c->audit);
+	pmbot_audit_hold(c->audit);
+	for (i = 0; i < c->group->n; i++) {
+		pending *p = &c->group->items[i];
+		const json_t *att = json_object_get(p->r, "attempts");
+
+		if (strcmp(p->status, "failed")) {
+			json_object_del(p->r, "result");
+			json_object_del(p->r, "recovered");
+			if (json_object_set_new(p->r, "status", json_string("failed")) < 0 ||
+			    json_object_set_new(p->r, "reason", json_string("BACKEND_ERROR")) < 0 ||
+			    json_object_set_new(p->r, "message", json_string(why)) < 0)
+				continue;
+			p->status = "failed";
+		}
+		/* Best effort: the run fails either way, and says why. */
+		if (audit(c, "failure", p->cs, json_pack("{s:O?, s:O?, s:I}", "reason",
+			    json_object_get(p->r, "reason"), "message", json_object_get(p->r, "message"),
+			    "attempts", (json_int_t)json_integer_value(att))) < 0)
+			break;
+	}
+	if (pmbot_audit_flush(c->audit) < 0)
+		pmbot_audit_discard(c->audit);
+}
+
+/*
+ * End the open group: the backend writes the state once, then the ledger
+ * its held lines with one fsync (so no line claims a change the file does
+ * not hold), then hooks->after for each changeset. PMBOT_OK, or
+ * PMBOT_ERROR (`err` says why) when the state or the ledger could not be
+ * written; when the state could not, every changeset of the group is
+ * failed.
+ */
+static int group_commit(run_ctx *c, pmbot_buf *err)
+{
+	pmbot_buf why = PMBOT_BUF_INIT;
+	struct group *g = c->group;
+	size_t i;
+	int rc = PMBOT_ERROR;
+
+	if (!g || !g->on)
+		return PMBOT_OK;
+	g->on = 0;
+	if (c->backend->commit(c->backend, &why) < 0) {
+		while (why.len && why.buf[why.len - 1] == '\n')
+			pmbot_buf_truncate(&why, why.len - 1);
+		if (!why.len)
+			pmbot_buf_puts(&why, "the state could not be written");
+		group_lost(c, why.buf);
+		say(err, "%s", why.buf);
+		goto done;
+	}
+	if (c->hooks && c->hooks->committed)
+		c->hooks->committed(c->hooks->ctx, g->n);
+	if (pmbot_audit_flush(c->audit) < 0) {
+		say(err, "%zu changesets were applied but the audit ledger cannot record them", g->n);
+		goto done;
+	}
+	for (i = 0; i < g->n; i++)
+		if (c->hooks && c->hooks->after)
+			c->hooks->after(c->hooks->ctx, g->items[i].cs, g->items[i].status);
+	rc = PMBOT_OK;
+done:
+	g->n = 0;
+	pmbot_buf_free(&why);
+	return rc;
 }
 
 /*
@@ -1537,6 +1710,13 @@ int pmbot_apply_run_from(json_t **results, const json_t *bundle, const json_t *r
 		rc = PMBOT_ERROR;
 		goto out;
 	}
+	if (backend->hold && backend->commit) {
+		if (!(c.group = calloc(1, sizeof(*c.group)))) {
+			say(err, "out of memory");
+			rc = PMBOT_ERROR;
+			goto out;
+		}
+	}
 	for (i = 0; i < json_array_size(sel); i++) {
 		const char *cid;
 		const json_t *node = json_array_get(flow_nodes,
@@ -1548,6 +1728,12 @@ int pmbot_apply_run_from(json_t **results, const json_t *bundle, const json_t *r
 
 		cs = json_array_get(sel, order[i]);
 		cid = str(cs, "changeset_id");
+		/* A batch settles up to PMBOT_APPLY_BATCH_MAX: room for it in the group. */
+		if (c.group && c.group->n + PMBOT_APPLY_BATCH_MAX > PMBOT_APPLY_GROUP_MAX &&
+		    (rc = group_commit(&c, err)) != PMBOT_OK)
+			goto out;
+		if ((rc = group_open(&c, err)) != PMBOT_OK)
+			goto out;
 		/* An unknown name is refused per changeset below, never batched. */
 		if (pmbot_operation_parse(&op, str(cs, "operation")) == PMBOT_OK &&
 		    (op == PMBOT_OP_SET_PROJECT_FIELD ||
@@ -1603,6 +1789,16 @@ int pmbot_apply_run_from(json_t **results, const json_t *bundle, const json_t *r
 	}
 	rc = PMBOT_OK;
 out:
+	/* Whatever ended the run, what it settled is written (or failed) before it returns. */
+	if (rc == PMBOT_OK) {
+		rc = group_commit(&c, err);
+	} else if (c.group && c.group->on) {
+		pmbot_buf also = PMBOT_BUF_INIT;
+
+		if (group_commit(&c, &also) != PMBOT_OK && err)
+			pmbot_buf_printf(err, "; and %s", also.buf);
+		pmbot_buf_free(&also);
+	}
 	*results = res;
 	res = NULL;
 done:
@@ -1623,6 +1819,7 @@ done:
 	for (i = 0; c.fuse_keys && i < c.n_fuse_keys; i++)
 		pmbot_buf_free(&c.fuse_keys[i]);
 	free(c.fuse_keys);
+	free(c.group);
 	free(order);
 	free(c.repos);
 	free(c.needs);

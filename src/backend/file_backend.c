@@ -15,6 +15,7 @@
 #include "pmbot/array.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
+#include "pmbot/strmap.h"
 #include "pmbot/datetime.h"
 #include "pmbot/banned.h"
 
@@ -48,7 +49,34 @@ typedef struct {
 	int missing;            /* `state` stands for a file that does not exist */
 	int fd;
 	struct stat st;
+	/*
+	 * Between hold and commit: the writers' lock is held (hold_fd), so the
+	 * cache is the truth plus what was performed since (dirty), and
+	 * nothing is written. `lost`: an operation failed half-way and the
+	 * cache was dropped, so nothing performed since hold may be written.
+	 */
+	int holding, hold_fd, dirty, lost;
+	/*
+	 * Derived from `state` so an operation does not scan every issue:
+	 * the latest updated_at (stamp_valid), and each issue's parent as an
+	 * index into state->issues (NO_PARENT: none, or not in the state) with
+	 * the number of children each has (tree_valid). Dropped with the cache;
+	 * a failed operation drops them, a create drops the tree (it moves
+	 * issues in the array).
+	 */
+	int stamp_valid;
+	long long max_stamp;
+	int tree_valid;
+	size_t *parent_idx, *n_children;
+	size_t *n_blocking;     /* blocked_by entries naming each issue (tree_valid) */
+	/* The node ids of issues and items (keys borrowed from `state`) and
+	 * the highest issue database id, for the next id (ids_valid). */
+	int ids_valid;
+	pmbot_strmap node_ids;
+	long long max_dbid;
 } file_backend;
+
+#define NO_PARENT ((size_t)-1)
 
 /* ---- small helpers ---- */
 
@@ -220,8 +248,27 @@ static pmbot_project *project_copy(const pmbot_project *src)
 
 /* ---- the file ---- */
 
+static void drop_tree(file_backend *fb)
+{
+	fb->tree_valid = 0;
+	free(fb->parent_idx);
+	free(fb->n_children);
+	free(fb->n_blocking);
+	fb->parent_idx = fb->n_children = fb->n_blocking = NULL;
+}
+
+static void drop_derived(file_backend *fb)
+{
+	fb->stamp_valid = 0;
+	fb->ids_valid = 0;
+	pmbot_strmap_free(&fb->node_ids);
+	memset(&fb->node_ids, 0, sizeof(fb->node_ids));
+	drop_tree(fb);
+}
+
 static void drop_cache(file_backend *fb)
 {
+	drop_derived(fb);
 	pmbot_state_free(fb->state);
 	fb->state = NULL;
 	fb->missing = 0;
@@ -638,11 +685,18 @@ static int next_stamp(op_ctx *o, char **out)
 	} else {
 		now = (long long)time(NULL);
 	}
-	for (i = 0; i < o->st->n_issues; i++)
-		if (!pmbot_datetime_parse(&t, o->st->issues[i].updated_at) && t > max)
-			max = t;
+	if (o->fb->stamp_valid) {
+		max = o->fb->max_stamp;
+	} else {
+		for (i = 0; i < o->st->n_issues; i++)
+			if (!pmbot_datetime_parse(&t, o->st->issues[i].updated_at) && t > max)
+				max = t;
+	}
 	if (max != LLONG_MIN && now <= max)
 		now = max + 1;
+	/* The operation will store `now`; if it fails instead, fb_perform drops this. */
+	o->fb->max_stamp = now > max ? now : max;
+	o->fb->stamp_valid = 1;
 	if ((rc = pmbot_datetime_format(&b, now)) < 0) {
 		pmbot_buf_free(&b);
 		return rc == PMBOT_EINVALID ? say(o, PMBOT_ERROR, "the clock is out of range") : OOM(o);
@@ -715,23 +769,65 @@ static int id_taken(const pmbot_state *st, const char *id)
  * extra.next_database_id and never below any id in the file) and the node
  * id `prefix` derives from it, skipping ids a hand-edited file already uses.
  */
+/* fb->node_ids and fb->max_dbid for fb->state; PMBOT_ERROR when out of memory. */
+static int id_index(file_backend *fb)
+{
+	const pmbot_state *st = fb->state;
+	size_t i;
+
+	if (fb->ids_valid)
+		return PMBOT_OK;
+	pmbot_strmap_free(&fb->node_ids);
+	memset(&fb->node_ids, 0, sizeof(fb->node_ids));
+	fb->max_dbid = 0;
+	for (i = 0; i < st->n_issues; i++) {
+		if (st->issues[i].database_id > fb->max_dbid)
+			fb->max_dbid = st->issues[i].database_id;
+		if (pmbot_strmap_put(&fb->node_ids, st->issues[i].node_id, NULL, NULL) < 0)
+			return PMBOT_ERROR;
+	}
+	for (i = 0; st->project && i < st->project->n_items; i++)
+		if (pmbot_strmap_put(&fb->node_ids, st->project->items[i].id, NULL, NULL) < 0)
+			return PMBOT_ERROR;
+	fb->ids_valid = 1;
+	return PMBOT_OK;
+}
+
+/* A new issue or item took `node_id` (borrowed from the state) and `dbid` (0: an item). */
+static void id_taken_now(file_backend *fb, const char *node_id, long long dbid)
+{
+	if (!fb->ids_valid)
+		return;
+	if (pmbot_strmap_put(&fb->node_ids, node_id, NULL, NULL) < 0)
+		fb->ids_valid = 0; /* built again when next needed */
+	if (dbid > fb->max_dbid)
+		fb->max_dbid = dbid;
+}
+
 static int next_ids(op_ctx *o, const char *prefix, long long *id, char **node_id)
 {
 	const json_t *next = json_object_get(o->st->extra, "next_database_id");
+	file_backend *fb = o->fb;
 	size_t i;
+	int indexed = id_index(fb) == PMBOT_OK;
 
 	*id = FIRST_DATABASE_ID;
 	if (json_is_integer(next) && json_integer_value(next) > *id)
 		*id = json_integer_value(next);
-	for (i = 0; i < o->st->n_issues; i++)
-		if (o->st->issues[i].database_id >= *id)
-			*id = o->st->issues[i].database_id + 1;
+	if (indexed) {
+		if (fb->max_dbid >= *id)
+			*id = fb->max_dbid + 1;
+	} else {
+		for (i = 0; i < o->st->n_issues; i++)
+			if (o->st->issues[i].database_id >= *id)
+				*id = o->st->issues[i].database_id + 1;
+	}
 	for (;;) {
 		if (*id > ID_MAX)
 			return REFUSE(o, "database ids are exhausted");
 		if (!(*node_id = encode_id(prefix, *id)))
 			return OOM(o);
-		if (!id_taken(o->st, *node_id))
+		if (!(indexed ? pmbot_strmap_get(&fb->node_ids, *node_id, NULL) : id_taken(o->st, *node_id)))
 			return PMBOT_OK;
 		free(*node_id);
 		(*id)++;
@@ -833,10 +929,12 @@ static int op_create_issue(op_ctx *o)
 	if ((rc = set_next_id(o, id)) < 0)
 		goto done;
 	/* The new number is the repository's highest: it goes at the end of its run. */
+	drop_tree(o->fb);
 	memmove(&o->st->issues[end + 1], &o->st->issues[end],
 		(o->st->n_issues - end) * sizeof(*o->st->issues));
 	o->st->issues[end] = is;
 	o->st->n_issues++;
+	id_taken_now(o->fb, o->st->issues[end].node_id, id);
 	memset(&is, 0, sizeof(is));
 	rc = PMBOT_OK;
 done:
@@ -928,6 +1026,39 @@ static const pmbot_issue *parent_of(const pmbot_state *st, const pmbot_issue *is
 	return is->parent ? pmbot_state_issue(st, is->parent) : NULL;
 }
 
+/* fb->parent_idx and fb->n_children for fb->state; PMBOT_ERROR when out of memory. */
+static int tree_index(file_backend *fb)
+{
+	const pmbot_state *st = fb->state;
+	size_t i, n = st->n_issues;
+
+	size_t k;
+
+	if (fb->tree_valid)
+		return PMBOT_OK;
+	drop_tree(fb);
+	fb->parent_idx = calloc(n + 1, sizeof(*fb->parent_idx));
+	fb->n_children = calloc(n + 1, sizeof(*fb->n_children));
+	fb->n_blocking = calloc(n + 1, sizeof(*fb->n_blocking));
+	if (!fb->parent_idx || !fb->n_children || !fb->n_blocking) {
+		drop_tree(fb);
+		return PMBOT_ERROR;
+	}
+	for (i = 0; i < n; i++) {
+		const pmbot_issue *p = parent_of(st, &st->issues[i]);
+
+		fb->parent_idx[i] = p ? (size_t)(p - st->issues) : NO_PARENT;
+		if (p)
+			fb->n_children[p - st->issues]++;
+		/* Refs equal (pmbot_issue_ref_cmp) exactly when they find the same issue. */
+		for (k = 0; k < st->issues[i].n_blocked_by; k++)
+			if ((p = pmbot_state_issue(st, st->issues[i].blocked_by[k])))
+				fb->n_blocking[p - st->issues]++;
+	}
+	fb->tree_valid = 1;
+	return PMBOT_OK;
+}
+
 /*
  * Levels from the top of `is`'s tree down to `is` (1 for a root); a parent
  * outside the state counts as one more level. Stops with `*cycle` set when
@@ -956,18 +1087,19 @@ static size_t level_of(const pmbot_state *st, const pmbot_issue *is, const pmbot
 /*
  * Levels of the subtree under `root` (1 for a leaf). The walk up from each
  * issue is cut after LEVELS_MAX steps: a subtree that deep is refused
- * whatever lies below.
+ * whatever lies below. Needs tree_index().
  */
-static size_t height_of(const pmbot_state *st, const pmbot_issue *root)
+static size_t height_of(const file_backend *fb, size_t root)
 {
-	size_t height = 1, i, d;
+	size_t height = 1, i, d, at;
 
-	for (i = 0; i < st->n_issues; i++) {
-		const pmbot_issue *is = &st->issues[i];
-
-		for (d = 0; is && is != root && d <= LEVELS_MAX; d++)
-			is = parent_of(st, is);
-		if (is == root && d + 1 > height)
+	/* Only an issue with children has anything below it: most have none. */
+	if (!fb->n_children[root])
+		return 1;
+	for (i = 0; i < fb->state->n_issues; i++) {
+		for (at = i, d = 0; at != NO_PARENT && at != root && d <= LEVELS_MAX; d++)
+			at = fb->parent_idx[at];
+		if (at == root && d + 1 > height)
 			height = d + 1;
 	}
 	return height;
@@ -977,7 +1109,7 @@ static int op_set_parent(op_ctx *o)
 {
 	pmbot_issue *child, *parent;
 	long long dbid;
-	size_t i, children = 0, level, height;
+	size_t ci, pi, children, level, height;
 	char *ref = NULL;
 	int replace = 0, cycle, rc;
 
@@ -999,9 +1131,11 @@ static int op_set_parent(op_ctx *o)
 		return REFUSE(o, "%s#%ld already has a parent (%s); GitHub refuses a second one "
 			"unless it is replaced", show(&o->show[0], child->repo), child->number,
 			show(&o->show[1], child->parent));
-	for (i = 0; i < o->st->n_issues; i++)
-		if (&o->st->issues[i] != child && parent_of(o->st, &o->st->issues[i]) == parent)
-			children++;
+	if (tree_index(o->fb) < 0)
+		return OOM(o);
+	ci = (size_t)(child - o->st->issues);
+	pi = (size_t)(parent - o->st->issues);
+	children = o->fb->n_children[pi] - (o->fb->parent_idx[ci] == pi);
 	if (children >= SUB_ISSUES_MAX)
 		return REFUSE(o, "%s#%ld already has %zu sub-issues; GitHub allows %d",
 			show(&o->show[0], parent->repo), parent->number, children, SUB_ISSUES_MAX);
@@ -1010,7 +1144,7 @@ static int op_set_parent(op_ctx *o)
 		return REFUSE(o, "%s#%ld is %s#%ld's ancestor: the parent link would make a cycle",
 			show(&o->show[0], child->repo), child->number,
 			show(&o->show[1], parent->repo), parent->number);
-	height = height_of(o->st, child);
+	height = height_of(o->fb, ci);
 	if (level + height > LEVELS_MAX)
 		return REFUSE(o, "the sub-issue tree would be %zu levels deep; GitHub allows %d",
 			level + height, LEVELS_MAX);
@@ -1026,6 +1160,10 @@ static int op_set_parent(op_ctx *o)
 	}
 	free(child->parent);
 	child->parent = ref;
+	if (o->fb->parent_idx[ci] != NO_PARENT)
+		o->fb->n_children[o->fb->parent_idx[ci]]--;
+	o->fb->parent_idx[ci] = pi;
+	o->fb->n_children[pi]++;
 	return PMBOT_OK;
 }
 
@@ -1089,7 +1227,7 @@ static int op_add_dependency(op_ctx *o)
 {
 	pmbot_issue *is, *blocker;
 	char *ref = NULL, **grown;
-	size_t at, i, k, blocking = 0;
+	size_t at, blocking;
 	int found, rc;
 
 	if ((rc = dependency_args(o, 1, &is, &blocker, &ref)) < 0)
@@ -1105,9 +1243,11 @@ static int op_add_dependency(op_ctx *o)
 			show(&o->show[0], is->repo), is->number, is->n_blocked_by, DEPENDENCIES_MAX);
 		goto done;
 	}
-	for (i = 0; i < o->st->n_issues; i++)
-		for (k = 0; k < o->st->issues[i].n_blocked_by; k++)
-			blocking += !pmbot_issue_ref_cmp(o->st->issues[i].blocked_by[k], ref);
+	if (tree_index(o->fb) < 0) {
+		rc = OOM(o);
+		goto done;
+	}
+	blocking = o->fb->n_blocking[blocker - o->st->issues];
 	if (blocking >= DEPENDENCIES_MAX) {
 		rc = REFUSE(o, "%s already blocks %zu issues; GitHub allows %d",
 			show(&o->show[0], ref), blocking, DEPENDENCIES_MAX);
@@ -1124,6 +1264,7 @@ static int op_add_dependency(op_ctx *o)
 	memmove(&grown[at + 1], &grown[at], (is->n_blocked_by - at) * sizeof(*grown));
 	grown[at] = ref;
 	is->n_blocked_by++;
+	o->fb->n_blocking[blocker - o->st->issues]++;
 	ref = NULL;
 done:
 	free(ref);
@@ -1147,6 +1288,10 @@ static int op_remove_dependency(op_ctx *o)
 	}
 	if ((rc = stamp(o, is)) < 0)
 		goto done;
+	if (blocker && o->fb->tree_valid)
+		o->fb->n_blocking[blocker - o->st->issues]--;
+	else
+		drop_tree(o->fb); /* a blocker outside the state, or no index: counted again */
 	free(is->blocked_by[at]);
 	memmove(&is->blocked_by[at], &is->blocked_by[at + 1],
 		(is->n_blocked_by - at - 1) * sizeof(*is->blocked_by));
@@ -1225,6 +1370,7 @@ static int op_add_to_project(op_ctx *o)
 	memmove(&grown[at + 1], &grown[at], (p->n_items - at) * sizeof(*grown));
 	grown[at] = it;
 	p->n_items++;
+	id_taken_now(o->fb, grown[at].id, 0);
 	memset(&it, 0, sizeof(it));
 done:
 	free(it.id);
@@ -1416,18 +1562,34 @@ static int fb_perform(json_t **result, pmbot_backend *b, pmbot_operation op,
 		rc = REFUSE(&o, "the arguments must be an object");
 		goto done;
 	}
-	if ((rc = lock(fb, &lock_fd, err)) < 0 || (rc = load(fb, err, NULL)) < 0)
+	if (fb->holding && fb->lost) {
+		rc = say(&o, PMBOT_ERROR, "an earlier operation failed since the state was last "
+			"written; nothing more is performed until it is");
+		goto done;
+	}
+	/* Held: the lock is ours and the cache is the file plus this group's changes. */
+	if (!fb->holding && ((rc = lock(fb, &lock_fd, err)) < 0 || (rc = load(fb, err, NULL)) < 0))
 		goto done;
 	o.st = fb->state;
 	if (!(o.result = json_object())) {
 		rc = OOM(&o);
 		goto done;
 	}
-	if ((rc = operations[op](&o)) < 0 || (rc = save(fb, err)) < 0) {
+	rc = operations[op](&o);
+	if (rc < 0)
+		drop_derived(fb); /* it may have counted a change it did not make */
+	if (rc == PMBOT_OK && fb->holding)
+		fb->dirty = 1;
+	else if (rc == PMBOT_EINVALID && fb->holding)
+		; /* every refusal comes before the operation's first change: the group stands */
+	else if (rc < 0 || (rc = save(fb, err)) < 0) {
 		/* The file was not written: forget whatever the operation did in memory. */
 		drop_cache(fb);
+		fb->lost = fb->holding;
 		goto done;
 	}
+	if (rc < 0)
+		goto done;
 	pmbot_buf_truncate(err, mark);
 	*result = o.result;
 	o.result = NULL;
@@ -1437,6 +1599,65 @@ done:
 	json_decref(o.result);
 	pmbot_buf_free(&o.show[0]);
 	pmbot_buf_free(&o.show[1]);
+	return rc;
+}
+
+/* The file as `st` says it was read: still there, or still missing. */
+static int unchanged(const file_backend *fb)
+{
+	struct stat sb;
+
+	if (stat(fb->path, &sb) < 0)
+		return errno == ENOENT && fb->missing;
+	return !fb->missing && same_file(&sb, &fb->st);
+}
+
+static void unhold(file_backend *fb)
+{
+	if (fb->hold_fd >= 0)
+		close(fb->hold_fd);
+	fb->hold_fd = -1;
+	fb->holding = fb->dirty = fb->lost = 0;
+}
+
+static int fb_hold(pmbot_backend *b, pmbot_buf *err)
+{
+	file_backend *fb = (file_backend *)b;
+	int rc;
+
+	if (fb->holding)
+		return PMBOT_OK;
+	if ((rc = lock(fb, &fb->hold_fd, err)) < 0)
+		return rc;
+	if ((rc = load(fb, err, NULL)) < 0) {
+		unhold(fb);
+		return rc;
+	}
+	fb->holding = 1;
+	return PMBOT_OK;
+}
+
+static int fb_commit(pmbot_backend *b, pmbot_buf *err)
+{
+	file_backend *fb = (file_backend *)b;
+	int rc = PMBOT_OK;
+
+	if (!fb->holding)
+		return PMBOT_OK;
+	if (fb->lost) {
+		pmbot_buf_puts(err, "an operation failed half-way, so the operations performed "
+			"since the state was last written were not written\n");
+		rc = PMBOT_ERROR;
+	} else if (fb->dirty && !unchanged(fb)) {
+		/* Not another pm-bot (the lock): a person. Their edit wins; ours is not written. */
+		pmbot_buf_printf(err, "%s changed while pm-bot held its lock; the operations "
+			"performed since it was last written were not written\n", fb->path);
+		drop_cache(fb);
+		rc = PMBOT_ERROR;
+	} else if (fb->dirty && (rc = save(fb, err)) < 0) {
+		drop_cache(fb);
+	}
+	unhold(fb);
 	return rc;
 }
 
@@ -1451,7 +1672,12 @@ static int fb_read(pmbot_state **out, pmbot_backend *b, const char *const *repos
 	int rc;
 
 	*out = NULL;
-	if ((rc = load(fb, err, NULL)) < 0)
+	if (fb->holding && fb->lost) {
+		pmbot_buf_puts(err, "an operation failed since the state was last written\n");
+		return PMBOT_ERROR;
+	}
+	/* Held: the cache is the file plus what this group performed, which a read must see. */
+	if (!fb->holding && (rc = load(fb, err, NULL)) < 0)
 		return rc;
 	src = fb->state;
 	rc = PMBOT_ERROR;
@@ -1504,6 +1730,8 @@ static void fb_free(pmbot_backend *b)
 
 	if (!fb)
 		return;
+	/* A group never committed is dropped, like a crash would drop it. */
+	unhold(fb);
 	drop_cache(fb);
 	free(fb->path);
 	free(fb->lock_path);
@@ -1523,7 +1751,10 @@ int pmbot_file_backend_open(pmbot_backend **out, const char *path, const char *l
 	if (!path || !*path || !(fb = calloc(1, sizeof(*fb))))
 		goto done;
 	fb->fd = -1;
+	fb->hold_fd = -1;
 	fb->base.name = "file";
+	fb->base.hold = fb_hold;
+	fb->base.commit = fb_commit;
 	fb->base.read = fb_read;
 	fb->base.perform = fb_perform;
 	fb->base.free = fb_free;

@@ -364,11 +364,17 @@ typedef struct {
 	json_t *statuses;
 } hook_ctx;
 
+/* committed() kills the process at this many group commits, before() as
+ * it sees this many changesets; -1 never. */
+static int kill_at_commit = -1, kill_before = -1, commits_seen;
+
 static int hook_before(void *ctx, const json_t *cs)
 {
 	hook_ctx *h = ctx;
 
 	(void)cs;
+	if (kill_before > 0 && h->seen + 1 >= kill_before)
+		raise(SIGKILL);
 	return h->seen++ == h->stop_at;
 }
 
@@ -380,6 +386,14 @@ static void hook_after(void *ctx, const json_t *cs, const char *status)
 		json_array_append_new(h->statuses, json_pack("{s:O, s:s}", "id",
 			json_object_get(cs, "changeset_id"), "status", status));
 	if (++h->done == h->kill_after)
+		raise(SIGKILL);
+}
+
+static void hook_committed(void *ctx, size_t n)
+{
+	(void)ctx;
+	(void)n;
+	if (kill_at_commit > 0 && ++commits_seen >= kill_at_commit)
 		raise(SIGKILL);
 }
 
@@ -397,13 +411,33 @@ static int apply_with(fixture *f, pmbot_backend *b, const pmbot_config *cfg, con
 	const json_t *run, hook_ctx *h, json_t **results, pmbot_buf *err)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
-	pmbot_apply_hooks hooks = { hook_before, hook_after, hook_sleep, h };
+	pmbot_apply_hooks hooks = { hook_before, hook_after, hook_sleep, h, hook_committed };
 	pmbot_audit *audit = NULL;
 	int rc;
 
 	assert_int_equal(pmbot_audit_open(&audit, f->audit, &d), PMBOT_OK);
 	rc = pmbot_apply_run(results, bundle, run, b, cfg, audit, "octocat", &hooks, err);
 	pmbot_audit_close(audit);
+	pmbot_diag_list_free(&d);
+	return rc;
+}
+
+/*
+ * Apply the fixture's bundle through a file backend without group commit,
+ * as a backend without hold and commit (GitHub) is driven: each changeset
+ * is durable, and told by hooks->after, before the next one starts.
+ */
+static int apply_ungrouped(fixture *f, hook_ctx *h, json_t **results)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_backend *b = NULL;
+	int rc;
+
+	assert_int_equal(pmbot_file_backend_open(&b, f->state, NULL, &d), PMBOT_OK);
+	b->hold = NULL;
+	b->commit = NULL;
+	rc = apply_with(f, b, f->config, f->bundle, NULL, h, results, NULL);
+	b->free(b);
 	pmbot_diag_list_free(&d);
 	return rc;
 }
@@ -694,7 +728,7 @@ static void test_apply_run__converges_after_kill_9_after_every_changeset(void **
 			hook_ctx h = { -1, k, 0, 0, 0, 0, NULL };
 			json_t *r = NULL;
 
-			apply(f, NULL, NULL, &h, &r, NULL);
+			apply_ungrouped(f, &h, &r);
 			json_decref(r);
 			_exit(0);
 		}
@@ -718,6 +752,101 @@ static void test_apply_run__converges_after_kill_9_after_every_changeset(void **
 		assert_int_equal(count_events(events, "success", "status", "already_applied"), k);
 		assert_int_equal(count_events(events, "attempt", NULL, NULL), N_CHANGESETS);
 		json_decref(events);
+	}
+	free(want);
+}
+
+/*
+ * The file backend's group commit: the whole plan is one group here. A
+ * kill -9 while the group is only in memory (before changeset k), once its
+ * state is written but before its audit events are (at the commit), or
+ * while its outcomes are being told (after changeset k): the same apply
+ * again converges on the uninterrupted run's state, creates no issue twice,
+ * and the ledger never says applied what the state does not hold.
+ */
+static void test_apply_run__group_commit_converges_after_kill_9_at_each_point(void **state)
+{
+	fixture *f = *state;
+	char *want = reference_state();
+	int k, point;
+
+	for (point = 0; point < 3; point++) {
+		for (k = 1; k <= N_CHANGESETS; k++) {
+			json_t *results = NULL, *events;
+			char *have;
+			pmbot_state *st;
+			pid_t pid;
+			int status;
+			size_t i, already = 0;
+
+			if (point == 1 && k > 1)
+				break; /* one commit to kill at */
+			test_remove_tree(f->dir);
+			fresh_dir(f, NULL);
+			fflush(NULL);
+			pid = fork();
+			assert_true(pid >= 0);
+			if (pid == 0) {
+				hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
+				json_t *r = NULL;
+
+				if (point == 0)
+					kill_before = k;
+				commits_seen = 0;
+				if (point == 1)
+					kill_at_commit = 1;
+				if (point == 2)
+					h.kill_after = k;
+				apply(f, NULL, NULL, &h, &r, NULL);
+				json_decref(r);
+				_exit(0);
+			}
+			assert_int_equal(waitpid(pid, &status, 0), pid);
+			if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+				fail_msg("point %d, k %d: the child was not killed (status %d)", point, k,
+					status);
+			have = state_text(f->state);
+			if (point == 0) {
+				/* Only in memory: neither the state nor the ledger moved. */
+				if (!strcmp(have, want))
+					fail_msg("k %d: a kill before the commit left the whole state", k);
+				events = ledger(f->audit);
+				assert_int_equal(json_array_size(events), 0);
+				json_decref(events);
+			} else if (strcmp(have, want)) {
+				/* Written at the commit, whole: nothing of the plan is left to do. */
+				fail_msg("point %d, k %d: the killed run's state differs", point, k);
+			}
+			free(have);
+
+			assert_int_equal(apply(f, NULL, NULL, NULL, &results, NULL), PMBOT_OK);
+			for (i = 0; i < N_CHANGESETS; i++) {
+				if (point == 0)
+					assert_string_equal(status_of(results, i), "applied");
+				else
+					assert_string_equal(status_of(results, i), "already_applied");
+				already += !strcmp(status_of(results, i), "already_applied");
+			}
+			json_decref(results);
+			have = state_text(f->state);
+			if (strcmp(have, want))
+				fail_msg("point %d, k %d: end state differs\nhave %s\nwant %s", point, k,
+					have, want);
+			free(have);
+			st = read_state(f->state);
+			assert_int_equal(st->n_issues, 6);
+			pmbot_state_free(st);
+			/* ledger() fails the test when the chain is broken. */
+			events = ledger(f->audit);
+			assert_int_equal(count_events(events, "success", "status", "applied"),
+				point == 1 ? 0 : N_CHANGESETS);
+			assert_int_equal(count_events(events, "success", "status", "already_applied"),
+				already);
+			assert_int_equal(count_events(events, "attempt", NULL, NULL),
+				point == 1 ? 0 : N_CHANGESETS);
+			json_decref(events);
+			kill_at_commit = -1;
+		}
 	}
 	free(want);
 }
@@ -1035,7 +1164,7 @@ static int apply_from(fixture *f, pmbot_backend *b, const pmbot_apply_start *sta
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
 	hook_ctx h = { -1, -1, 0, 0, 0, 0, NULL };
-	pmbot_apply_hooks hooks = { hook_before, hook_after, hook_sleep, &h };
+	pmbot_apply_hooks hooks = { hook_before, hook_after, hook_sleep, &h, NULL };
 	pmbot_audit *audit = NULL;
 	int rc;
 
@@ -2120,6 +2249,7 @@ int main(void)
 		T(test_apply_run__nothing_is_applied_in_the_initial_state),
 		T(test_apply_run__resumes_after_a_stop_at_every_position),
 		T(test_apply_run__converges_after_kill_9_after_every_changeset),
+		T(test_apply_run__group_commit_converges_after_kill_9_at_each_point),
 		T(test_apply_run__runs_only_the_selected_changesets),
 		T(test_apply_run__refuses_a_selection_naming_an_unknown_changeset),
 		T(test_apply_run__denies_operations_in_deny_operations_before_any_write),

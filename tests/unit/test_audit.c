@@ -669,6 +669,89 @@ static void test_audit_proposal_fields__need_a_plan_hash(void **state)
 	json_decref(bundle);
 }
 
+/* The file's bytes ("" when empty). */
+static char *bytes_of(const char *path)
+{
+	pmbot_buf text = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_fs_read(&text, path), 0);
+	return pmbot_buf_detach(&text, NULL);
+}
+
+static void append_n(pmbot_audit *a, int from, int n)
+{
+	int i;
+
+	for (i = from; i < from + n; i++) {
+		json_t *f = json_pack("{s:i, s:s}", "n", i, "changeset_id", "cs-0001");
+
+		assert_int_equal(pmbot_audit_append(a, i % 2 ? "attempt" : "success", f), PMBOT_OK);
+		json_decref(f);
+	}
+}
+
+static void test_audit_hold__flush_writes_the_same_lines_as_appending_one_by_one(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	char other[320], head[PMBOT_SHA256_HEX_SIZE], *want, *have;
+	pmbot_audit *a = NULL;
+	size_t lines;
+
+	snprintf(other, sizeof(other), "%s/one-by-one.jsonl", f->dir);
+	write_events(other, 0, 6);
+	assert_int_equal(pmbot_audit_open(&a, f->path, &d), PMBOT_OK);
+	append_n(a, 0, 2);
+	pmbot_audit_hold(a);
+	append_n(a, 2, 3);
+	/* Held: not in the file, but the chain (and the head) goes on. */
+	assert_int_equal(pmbot_audit_verify(f->path, &lines, &d), PMBOT_OK);
+	assert_int_equal(lines, 2);
+	pmbot_audit_head(head, &lines, a);
+	assert_int_equal(lines, 5);
+	assert_int_equal(pmbot_audit_flush(a), PMBOT_OK);
+	append_n(a, 5, 1);
+	pmbot_audit_close(a);
+	want = bytes_of(other);
+	have = bytes_of(f->path);
+	assert_string_equal(have, want);
+	assert_int_equal(pmbot_audit_verify(f->path, &lines, &d), PMBOT_OK);
+	assert_int_equal(lines, 6);
+	free(want);
+	free(have);
+	pmbot_diag_list_free(&d);
+}
+
+static void test_audit_hold__discard_and_close_drop_the_held_lines(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	char other[320], *want, *have;
+	pmbot_audit *a = NULL;
+	size_t lines;
+
+	snprintf(other, sizeof(other), "%s/one-by-one.jsonl", f->dir);
+	write_events(other, 0, 3);
+	assert_int_equal(pmbot_audit_open(&a, f->path, &d), PMBOT_OK);
+	append_n(a, 0, 2);
+	pmbot_audit_hold(a);
+	append_n(a, 100, 4);
+	pmbot_audit_discard(a);
+	/* The chain goes on from the file's last line, not from the dropped ones. */
+	append_n(a, 2, 1);
+	pmbot_audit_hold(a);
+	append_n(a, 200, 2);
+	pmbot_audit_close(a);
+	want = bytes_of(other);
+	have = bytes_of(f->path);
+	assert_string_equal(have, want);
+	assert_int_equal(pmbot_audit_verify(f->path, &lines, &d), PMBOT_OK);
+	assert_int_equal(lines, 3);
+	free(want);
+	free(have);
+	pmbot_diag_list_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -697,6 +780,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_audit_record__an_unknown_event_is_refused_and_nothing_is_written, setup, teardown),
 		cmocka_unit_test(test_audit_repo_path__is_the_repositorys_own_ledger),
 		cmocka_unit_test(test_audit_proposal_fields__need_a_plan_hash),
+		cmocka_unit_test_setup_teardown(test_audit_hold__flush_writes_the_same_lines_as_appending_one_by_one, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_hold__discard_and_close_drop_the_held_lines, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

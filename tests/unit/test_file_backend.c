@@ -1000,6 +1000,147 @@ static void test_file_backend__the_file_is_whole_after_kill_9(void **state)
 	}
 }
 
+/* Perform in a held group: expect `want`; returns the result (NULL unless PMBOT_OK). */
+static json_t *held(fixture *f, int want, const char *op, json_t *a)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	json_t *result = NULL;
+	int rc = f->b->perform(&result, f->b, op_of(op), a, &err);
+
+	if (rc != want)
+		fail_msg("%s: want %d, got %d (%s)", op, want, rc, err.buf);
+	json_decref(a);
+	pmbot_buf_free(&err);
+	return result;
+}
+
+static void test_file_backend__a_held_group_is_written_once_at_commit(void **state)
+{
+	fixture *f = *state;
+	const char *repos[] = { "acme/widgets" };
+	pmbot_buf err = PMBOT_BUF_INIT;
+	pmbot_state *st = NULL;
+	char *before;
+	long n;
+
+	create(f, "acme/widgets", "on disk");
+	before = file_bytes(f);
+	assert_int_equal(f->b->hold(f->b, &err), PMBOT_OK);
+	for (n = 0; n < 3; n++)
+		json_decref(held(f, PMBOT_OK, "create_issue", args("{\"repo\":\"acme/widgets\","
+			"\"title\":\"held\",\"body\":\"b\",\"labels\":[]}")));
+	/* A refusal changes nothing and the group goes on. */
+	held(f, PMBOT_EINVALID, "create_issue", args("{\"repo\":\"acme/widgets\",\"title\":\"\","
+		"\"body\":\"b\",\"labels\":[]}"));
+	json_decref(held(f, PMBOT_OK, "update_issue_title", args("{\"repo\":\"acme/widgets\","
+		"\"number\":4,\"title\":\"held and renamed\"}")));
+	/* Nothing on disk yet; a read sees the group. */
+	{
+		char *now = file_bytes(f);
+
+		assert_string_equal(now, before);
+		free(now);
+	}
+	assert_int_equal(f->b->read(&st, f->b, repos, 1, NULL, 0, &err), PMBOT_OK);
+	assert_int_equal(st->n_issues, 4);
+	pmbot_state_free(st);
+	assert_int_equal(f->b->commit(f->b, &err), PMBOT_OK);
+	assert_int_equal(err.len, 0);
+	st = file_state(f);
+	assert_int_equal(st->n_issues, 4);
+	assert_string_equal(st->issues[3].title, "held and renamed");
+	/* Stamps as without the group: one second apart, strictly increasing. */
+	assert_string_equal(st->issues[3].updated_at, "2026-11-02T10:00:04Z");
+	pmbot_state_free(st);
+	/* After commit, operations are written one by one again. */
+	assert_int_equal(create(f, "acme/widgets", "after"), 5);
+	free(before);
+	pmbot_buf_free(&err);
+}
+
+static void test_file_backend__a_group_not_committed_writes_nothing(void **state)
+{
+	fixture *f = *state;
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf err = PMBOT_BUF_INIT;
+
+	assert_int_equal(f->b->hold(f->b, &err), PMBOT_OK);
+	json_decref(held(f, PMBOT_OK, "create_issue", args("{\"repo\":\"acme/widgets\","
+		"\"title\":\"lost\",\"body\":\"b\",\"labels\":[]}")));
+	f->b->free(f->b);
+	f->b = NULL;
+	assert_null(file_bytes(f));
+	/* The lock went with it: another backend writes. */
+	assert_int_equal(pmbot_file_backend_open(&f->b, f->path, NULL, &diags), PMBOT_OK);
+	assert_int_equal(create(f, "acme/widgets", "kept"), 1);
+	pmbot_buf_free(&err);
+	pmbot_diag_list_free(&diags);
+}
+
+static void test_file_backend__commit_leaves_a_file_a_person_changed_alone(void **state)
+{
+	fixture *f = *state;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	char *theirs, *after;
+
+	create(f, "acme/widgets", "one");
+	assert_int_equal(f->b->hold(f->b, &err), PMBOT_OK);
+	json_decref(held(f, PMBOT_OK, "create_issue", args("{\"repo\":\"acme/widgets\","
+		"\"title\":\"ours\",\"body\":\"b\",\"labels\":[]}")));
+	/* An edit by hand (no lock): the same state, re-indented. */
+	theirs = file_bytes(f);
+	{
+		json_t *j = json_loads(theirs, 0, NULL);
+
+		free(theirs);
+		theirs = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
+		json_decref(j);
+	}
+	assert_int_equal(pmbot_fs_write_atomic(f->path, theirs, strlen(theirs)), 0);
+	assert_int_equal(f->b->commit(f->b, &err), PMBOT_ERROR);
+	assert_non_null(strstr(err.buf, "changed while pm-bot held its lock"));
+	after = file_bytes(f);
+	assert_string_equal(after, theirs);
+	free(after);
+	free(theirs);
+	pmbot_buf_free(&err);
+}
+
+static void test_file_backend__github_limits_hold_inside_a_group(void **state)
+{
+	fixture *f = *state;
+	pmbot_buf err = PMBOT_BUF_INIT;
+	long n;
+
+	for (n = 1; n <= 102; n++)
+		create(f, "acme/widgets", "issue");
+	assert_int_equal(f->b->hold(f->b, &err), PMBOT_OK);
+	for (n = 2; n <= 101; n++)
+		json_decref(held(f, PMBOT_OK, "set_parent", parent_args(f, "acme/widgets", n, 1, 0)));
+	held(f, PMBOT_EINVALID, "set_parent", parent_args(f, "acme/widgets", 102, 1, 0));
+	/* Moving one of the hundred within the group is not a 101st; a cycle is still one. */
+	json_decref(held(f, PMBOT_OK, "set_parent", parent_args(f, "acme/widgets", 101, 1, 1)));
+	json_decref(held(f, PMBOT_OK, "set_parent", parent_args(f, "acme/widgets", 101, 2, 1)));
+	held(f, PMBOT_EINVALID, "set_parent", parent_args(f, "acme/widgets", 2, 101, 1));
+	/* A create in the group moves nothing the tree checks rely on. */
+	json_decref(held(f, PMBOT_OK, "create_issue", args("{\"repo\":\"acme/widgets\","
+		"\"title\":\"late\",\"body\":\"b\",\"labels\":[]}")));
+	json_decref(held(f, PMBOT_OK, "set_parent", args("{\"repo\":\"acme/widgets\","
+		"\"number\":103,\"database_id\":1000103,\"parent_repo\":\"acme/widgets\","
+		"\"parent_number\":101,\"replace\":false}")));
+	assert_int_equal(f->b->commit(f->b, &err), PMBOT_OK);
+	{
+		pmbot_state *st = file_state(f);
+
+		assert_string_equal(pmbot_state_issue(st, "acme/widgets#101")->parent, "acme/widgets#2");
+		assert_string_equal(pmbot_state_issue(st, "acme/widgets#103")->parent,
+			"acme/widgets#101");
+		assert_null(pmbot_state_issue(st, "acme/widgets#102")->parent);
+		pmbot_state_free(st);
+	}
+	pmbot_buf_free(&err);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -1032,6 +1173,10 @@ int main(void)
 		T(test_file_backend__open_reports_an_unreadable_file_as_state_io),
 		T(test_file_backend__a_file_broken_after_open_fails_the_call_and_is_left_alone),
 		T(test_file_backend__the_file_is_whole_after_kill_9),
+		T(test_file_backend__a_held_group_is_written_once_at_commit),
+		T(test_file_backend__a_group_not_committed_writes_nothing),
+		T(test_file_backend__commit_leaves_a_file_a_person_changed_alone),
+		T(test_file_backend__github_limits_hold_inside_a_group),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
