@@ -2,9 +2,10 @@
 # usage: bench/goals.sh BIN
 #
 # Issue 17's figures in one run, on the same 10,000-item report (BENCH_N):
-# `validate`, `plan` against an empty state and `plan` against a state that
-# already matches (nothing to do), each the best user+sys CPU time and the
-# peak RSS of BENCH_REPEAT runs (default 5). With PMBOT_PY_REF set to the
+# `validate`, `plan` against an empty state, `plan` against a state that
+# already matches (nothing to do) and `apply` of the empty-state plan with the
+# file backend, each the best user+sys CPU time and the peak RSS of
+# BENCH_REPEAT runs (default 5); for apply also its wall-clock time. With PMBOT_PY_REF set to the
 # Python pm-bot's pm_bot/control_plane/models/report_ir_intake.py
 # (github.com/phys-sims/pm-bot), the same run times its validate_report_ir
 # and validate_report_ir + build_changeset_preview on the same block
@@ -61,6 +62,30 @@ measure_python() {
 	py_rss=$(tail -n 1 "$tmp/time")
 }
 
+# Sets cpu, rss and wall (ms): `apply` of bare.json to a fresh state file,
+# the run with the least wall-clock time of `repeat`.
+measure_apply() {
+	local i u s e m w hash
+	cpu="" rss="" wall=""
+	hash=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["plan_hash"])' "$tmp/bare.json")
+	for ((i = 0; i < repeat; i++)); do
+		rm -f "$tmp/applied.json" "$tmp/audit.jsonl"
+		if ! /usr/bin/time -o "$tmp/time" -f '%U %S %e %M' "$bin" apply --repo "$tmp/bare" \
+			--state "$tmp/applied.json" --plan "$tmp/bare.json" --approve "$hash" \
+			--audit "$tmp/audit.jsonl" >/dev/null 2>"$tmp/stderr"; then
+			echo "$0: apply failed" >&2
+			cat "$tmp/stderr" >&2
+			exit 1
+		fi
+		read -r u s e m <<<"$(tail -n 1 "$tmp/time")"
+		w=$(awk -v e="$e" 'BEGIN { printf "%d", e * 1000 + 0.5 }')
+		if [ -z "$wall" ] || [ "$w" -lt "$wall" ]; then
+			wall=$w rss=$m
+			cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 1000 + 0.5 }')
+		fi
+	done
+}
+
 row() {
 	printf '%-40s %8s %10s   %8s %10s   %7s   %s\n' "$@"
 }
@@ -109,3 +134,6 @@ row "  the same with a project" "$cpu" "$rss" "$py_cpu" "$py_rss" "$(ratio "$py_
 
 measure "$bin" plan --repo "$repo" --state "$tmp/state.json"
 row "plan, nothing to do" "$cpu" "$rss" - - - "<= 150 ms"
+
+measure_apply
+row "apply, empty-state plan (file backend)" "$cpu" "$rss" - - - "<= 10000 ms (wall: $wall ms)"
