@@ -650,21 +650,6 @@ static void check_id_format(struct ctx *c, const struct item *it, const char *ba
 			it->id, it->kind == K_TASK ? it->type : kind_name(it->kind), want);
 }
 
-/* Characters of a label's value as the renderer writes it (flattened only). */
-static int label_chars(size_t *chars, const char *s, size_t len)
-{
-	pmbot_buf flat = PMBOT_BUF_INIT;
-	size_t i;
-	int err;
-
-	*chars = 0;
-	if (!(err = pmbot_text_flatten(&flat, s, len)))
-		for (i = 0; i < flat.len; i++)
-			*chars += ((unsigned char)flat.buf[i] & 0xc0) != 0x80;
-	pmbot_buf_free(&flat);
-	return err;
-}
-
 /*
  * The renderer's refusals, checked here with its codes so that a report
  * that validates also plans. Labels are measured with the default scheme
@@ -715,7 +700,7 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 				continue;
 			pmbot_text_trim_blank(&a, &b, json_string_value(v), b);
 		}
-		if (label_chars(&chars, json_string_value(v) + a, b - a) < 0) {
+		if (pmbot_text_flat_chars(&chars, json_string_value(v) + a, b - a) < 0) {
 			c->oom = 1;
 			return;
 		}
