@@ -111,7 +111,8 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 				goto done;
 			}
 			pmbot_buf_clear(&path);
-			if (pmbot_buf_printf(&path, "/%s/%zu", lists[k], i) < 0)
+			if (pmbot_buf_putc(&path, '/') < 0 || pmbot_buf_puts(&path, lists[k]) < 0 ||
+			    pmbot_buf_putc(&path, '/') < 0 || pmbot_buf_putu(&path, i) < 0)
 				goto done;
 			/* node_json refuses an item without these: so does the lean node. */
 			if (lean && json_object_get(item, "stable_id") && json_object_get(item, "title"))
