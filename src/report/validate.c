@@ -547,14 +547,17 @@ static void check_item(struct ctx *c, struct item *it, const char *base)
 {
 	const char *names[N_ITEM_FIELDS];
 	size_t i, n = 0;
+	size_t found = 0;
 	const char *key;
 	json_t *v;
 	int f;
 
 	/* One pass over the members finds every field: no lookup per field. */
 	json_object_foreach(it->obj, key, v)
-		if ((f = field_of(key, it->kind)) >= 0)
+		if ((f = field_of(key, it->kind)) >= 0) {
 			it->v[f] = v;
+			found++;
+		}
 	for (i = 0; i < N_ITEM_FIELDS; i++) {
 		const struct field *fd = &item_fields[i];
 
@@ -569,9 +572,11 @@ static void check_item(struct ctx *c, struct item *it, const char *base)
 		}
 		check_item_field(c, fd, v, base);
 	}
-	json_object_foreach(it->obj, key, v)
-		if (field_of(key, it->kind) < 0)
-			unknown_key(c, base, key, names, n);
+	/* Keys are unique, so when every member is a field none is unknown. */
+	if (found < json_object_size(it->obj))
+		json_object_foreach(it->obj, key, v)
+			if (field_of(key, it->kind) < 0)
+				unknown_key(c, base, key, names, n);
 	v = it->v[FI_STABLE_ID];
 	if (json_is_string(v) && json_string_length(v))
 		it->id = json_string_value(v);

@@ -468,8 +468,10 @@ int pmbot_text_shown_chars(size_t *chars, const char *s, size_t len)
 	    !memchr(s, '`', len)) {
 		*chars = len;
 		for (i = 0; i < len; i++)
-			if (strchr("@#:-wW", s[i]))
+			switch (s[i]) {
+			case '@': case '#': case ':': case '-': case 'w': case 'W':
 				*chars += (size_t)pmbot_text_needs_zwnj(s, len, i);
+			}
 		return 0;
 	}
 	*chars = 0;
