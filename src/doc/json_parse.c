@@ -281,7 +281,7 @@ static int mark(parser *ps, int line, int col)
 {
 	if (!ps->map)
 		return 0;
-	return pmbot_srcmap_add(ps->map, ps->ptr.buf, ps->line_base + line - 1,
+	return pmbot_srcmap_addn(ps->map, ps->ptr.buf, ps->ptr.len, ps->line_base + line - 1,
 		ps->col_base + col);
 }
 
