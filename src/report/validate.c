@@ -96,8 +96,14 @@ struct item {
 	const char *type;      /* task type (default "task") */
 	const char *parent;    /* resolved parent id, borrowed */
 	const char *parent_src; /* member that set it: "epic_id", "features", … */
-	/* Borrowed: the member of each field of the item's kind, NULL when absent. */
-	json_t *v[N_ITEM_FIELDS];
+	/*
+	 * Borrowed, NULL when absent: the members the rules read after
+	 * check_item (a slot per field would cost 96 more bytes per item).
+	 */
+	json_t *title, *area, *priority, *size, *status;
+	json_t *refs[2];       /* depends_on, blocked_by */
+	json_t *parent_ref;    /* a feature's epic_id, a task's feature_id */
+	json_t *children;      /* an epic's features, a feature's tasks */
 };
 
 struct ctx {
@@ -546,6 +552,7 @@ static int field_of(const char *key, enum kind kind)
 static void check_item(struct ctx *c, struct item *it, const char *base)
 {
 	const char *names[N_ITEM_FIELDS];
+	json_t *fv[N_ITEM_FIELDS] = { NULL };
 	size_t i, n = 0;
 	size_t found = 0;
 	const char *key;
@@ -555,7 +562,7 @@ static void check_item(struct ctx *c, struct item *it, const char *base)
 	/* One pass over the members finds every field: no lookup per field. */
 	json_object_foreach(it->obj, key, v)
 		if ((f = field_of(key, it->kind)) >= 0) {
-			it->v[f] = v;
+			fv[f] = v;
 			found++;
 		}
 	for (i = 0; i < N_ITEM_FIELDS; i++) {
@@ -564,7 +571,7 @@ static void check_item(struct ctx *c, struct item *it, const char *base)
 		if (!(fd->kinds & it->kind))
 			continue;
 		names[n++] = fd->name;
-		v = it->v[i];
+		v = fv[i];
 		if (!v) {
 			if (fd->required)
 				err(c, "SCHEMA_REQUIRED", base, "missing required field '%s'", fd->name);
@@ -577,11 +584,21 @@ static void check_item(struct ctx *c, struct item *it, const char *base)
 		json_object_foreach(it->obj, key, v)
 			if (field_of(key, it->kind) < 0)
 				unknown_key(c, base, key, names, n);
-	v = it->v[FI_STABLE_ID];
+	it->title = fv[FI_TITLE];
+	it->area = fv[FI_AREA];
+	it->priority = fv[FI_PRIORITY];
+	it->size = fv[FI_SIZE];
+	it->status = fv[FI_STATUS];
+	it->refs[0] = fv[FI_DEPENDS_ON];
+	it->refs[1] = fv[FI_BLOCKED_BY];
+	/* field_of matched only the fields of the item's kind: one of each pair is NULL. */
+	it->parent_ref = fv[FI_EPIC_ID] ? fv[FI_EPIC_ID] : fv[FI_FEATURE_ID];
+	it->children = fv[FI_FEATURES] ? fv[FI_FEATURES] : fv[FI_TASKS];
+	v = fv[FI_STABLE_ID];
 	if (json_is_string(v) && json_string_length(v))
 		it->id = json_string_value(v);
 	/* Only a task's type is read; any other item's "type" is an unknown field. */
-	v = it->kind == K_TASK ? it->v[FI_TYPE] : json_object_get(it->obj, "type");
+	v = it->kind == K_TASK ? fv[FI_TYPE] : json_object_get(it->obj, "type");
 	it->type = json_is_string(v) ? json_string_value(v) : "task";
 }
 
@@ -689,8 +706,9 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 {
 	static const pmbot_label_scheme scheme = PMBOT_LABEL_SCHEME_DEFAULT;
 	static const int keys[4] = { FI_AREA, FI_PRIORITY, FI_SIZE, FI_STATUS };
+	json_t *const vals[4] = { it->area, it->priority, it->size, it->status };
 	const char *prefixes[4] = { scheme.area, scheme.prio, scheme.size, scheme.status };
-	json_t *t = it->v[FI_TITLE], *v;
+	json_t *t = it->title, *v;
 	size_t chars, i, a, b;
 
 	if (!pmbot_text_id_safe(it->id))
@@ -718,7 +736,7 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 			"label \"%s%s\" is %zu characters; GitHub allows %d", scheme.type, it->type,
 			strlen(scheme.type) + strlen(it->type), PMBOT_LABEL_MAX);
 	for (i = 0; i < 4; i++) {
-		v = it->v[keys[i]];
+		v = vals[i];
 		if (!json_is_string(v))
 			continue;
 		a = 0;
@@ -784,7 +802,7 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 	struct item *t;
 
 	/* An empty id is SCHEMA_VALUE already: one error for one problem. */
-	if (it->kind == K_FEATURE && json_is_string(v = it->v[FI_EPIC_ID]) &&
+	if (it->kind == K_FEATURE && json_is_string(v = it->parent_ref) &&
 	    json_string_length(v)) {
 		const char *ref = json_string_value(v);
 
@@ -796,7 +814,7 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 		else
 			set_parent(c, it, ref, "its epic_id", child(c, base, "epic_id"));
 	}
-	if (it->kind == K_TASK && json_is_string(v = it->v[FI_FEATURE_ID]) &&
+	if (it->kind == K_TASK && json_is_string(v = it->parent_ref) &&
 	    json_string_length(v)) {
 		const char *ref = json_string_value(v);
 
@@ -809,7 +827,7 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 			set_parent(c, it, ref, "its feature_id", child(c, base, "feature_id"));
 	}
 	for (k = 0; k < 2; k++) {
-		v = it->v[k ? FI_BLOCKED_BY : FI_DEPENDS_ON];
+		v = it->refs[k];
 		if (!json_is_array(v))
 			continue;
 		json_array_foreach(v, i, e) {
@@ -835,7 +853,7 @@ static void check_child_lists(struct ctx *c, struct item *it, pmbot_strmap *ids,
 {
 	const char *key = it->kind == K_EPIC ? "features" : "tasks";
 	enum kind want = it->kind == K_EPIC ? K_FEATURE : K_TASK;
-	json_t *v = it->v[it->kind == K_EPIC ? FI_FEATURES : FI_TASKS], *e;
+	json_t *v = it->children, *e;
 	size_t i;
 
 	if (it->kind == K_TASK || !json_is_array(v))
@@ -1004,8 +1022,8 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 		p = items[i].ptr;
 		check_child_lists(&c, &items[i], &ids, p);
 		check_refs(&c, &items[i], &ids, p);
-		a = items[i].v[FI_AREA];
-		pr = items[i].v[FI_PRIORITY];
+		a = items[i].area;
+		pr = items[i].priority;
 		if (!json_is_string(a) || pmbot_text_is_blank(json_string_value(a), json_string_length(a)))
 			warn(&c, "MISSING_AREA", p,
 				"'%s' has no area: it is set to 'triage' and labelled needs-human", items[i].id);
