@@ -324,7 +324,8 @@ int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
 	for (;;) {
 		/* `whole`: the piece ends where nothing is open (a code block's end). */
 		end = whole ? whole : len - start <= want ? len : next_line(markdown, len, start + want - 1);
-		if (!(doc = parse(markdown + start, end - start)))
+		/* An empty text may come as NULL: no offset on it. */
+		if (!(doc = parse(len ? markdown + start : markdown, end - start)))
 			goto done;
 		last = cmark_node_last_child(doc);
 		x = last ? cmark_node_get_start_line(last) : 0;

@@ -221,7 +221,7 @@ static void test_text__shown_and_flat_chars_count_what_is_rendered(void **state)
 		"see https://x.example and www.example.com", "gh-1 xgh-1 xwww.y", "@", "#",
 		"a:b", "a://", "wW.", "  two  spaces ", "tab\there", "line\nbreak", " lead",
 		"trail ", "caf\xc3\xa9 @bob", "\\@x", "&commat;y", "`@code`", "x <@y>",
-		"a\xe2\x80\xa8" "b", "\xc2\x85@z", "a|b @c", "`unclosed @d", "W.W.W.",
+		("a\xe2\x80\xa8" "b"), "\xc2\x85@z", "a|b @c", "`unclosed @d", "W.W.W.",
 		"@a@b#1#2", "ends with @", "ends with #1"
 	};
 	size_t i, n;
