@@ -4,7 +4,8 @@
 # Generates reports of 1,000, 10,000 and 100,000 items (JSON and YAML block)
 # with bench/gen_report.py and prints, for `BIN validate FILE` and
 # `BIN graph --format json FILE`, the user+sys CPU time and the peak RSS of
-# the best of BENCH_REPEAT runs (default 3), one line per case. Figures only:
+# the best of BENCH_REPEAT runs (default 3), one line per case, then
+# `BIN validate` of 64 MiB of prose without a block. Figures only:
 # nothing is asserted. BENCH_SIZES overrides the list of sizes.
 set -euo pipefail
 
@@ -58,3 +59,24 @@ for n in "${sizes[@]}"; do
 		measure "graph --format json $fmt n=$n" "$file" "$bin" graph --format json "$file"
 	done
 done
+
+# The issue's hostile bound: Markdown prose without a block, 64 MiB (the
+# largest file read), plain and emphasis-heavy (cmark's costliest nodes).
+# BENCH_PROSE=0 skips it.
+if [ "${BENCH_PROSE:-1}" != 0 ]; then
+	for kind in plain emphasis; do
+		file="$tmp/prose-$kind.md"
+		python3 - "$file" "$kind" <<'PY'
+import sys
+path, kind = sys.argv[1], sys.argv[2]
+if kind == "plain":
+    unit = ("Lorem ipsum dolor sit amet, *consectetur* adipiscing elit, sed do "
+            "[eiusmod](http://x) tempor incididunt ut labore @someone #12.\n\n")
+else:
+    unit = "*a* " * 20 + "\n"
+with open(path, "w") as f:
+    f.write(unit * ((64 * 1024 * 1024 - 1) // len(unit)))
+PY
+		measure "validate prose $kind 64MiB" "$file" "$bin" validate "$file"
+	done
+fi

@@ -63,6 +63,9 @@ int cmd_render(int argc, char **argv);
  */
 int cmd_load_report_file(pmbot_workgraph **out, const char *file, pmbot_diag_list *diags);
 
+/* cmd_load_report_file without the graph (pmbot_workgraph_check): `validate`. */
+int cmd_check_report_file(const char *file, pmbot_diag_list *diags);
+
 /* Print diagnostics, sorted, one `file:line:col: error CODE path: message` per line. */
 void cmd_print_diags(FILE *f, pmbot_diag_list *diags);
 

@@ -54,10 +54,8 @@ static int validate_files(json_t *results, int argc, char **argv)
 
 	for (i = 0; i < argc; i++) {
 		pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
-		pmbot_workgraph *g = NULL;
-		int r = cmd_load_report_file(&g, argv[i], &diags);
+		int r = cmd_check_report_file(argv[i], &diags);
 
-		pmbot_workgraph_free(g);
 		if (r != EXIT_RUNTIME && report_file(results, cmd_display_name(argv[i]), NULL, &diags) < 0)
 			r = EXIT_RUNTIME;
 		rc = worst(rc, r);

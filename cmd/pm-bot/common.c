@@ -115,14 +115,16 @@ const char *cmd_display_name(const char *file)
 	return strcmp(file, "-") ? file : "<stdin>";
 }
 
-int cmd_load_report_file(pmbot_workgraph **out, const char *file, pmbot_diag_list *diags)
+/* `out` NULL: check only (pmbot_workgraph_check). */
+static int load_report_file(pmbot_workgraph **out, const char *file, pmbot_diag_list *diags)
 {
 	pmbot_limits lim;
 	pmbot_buf text;
 	const char *name = cmd_display_name(file);
 	int rc;
 
-	*out = NULL;
+	if (out)
+		*out = NULL;
 	pmbot_limits_default(&lim);
 	pmbot_buf_init(&text, lim.max_bytes);
 	if (pmbot_fs_read(&text, file) < 0) {
@@ -136,7 +138,8 @@ int cmd_load_report_file(pmbot_workgraph **out, const char *file, pmbot_diag_lis
 		}
 		goto done;
 	}
-	switch (pmbot_workgraph_load(out, name, text.buf, text.len, &lim, diags)) {
+	switch (out ? pmbot_workgraph_load(out, name, text.buf, text.len, &lim, diags)
+		    : pmbot_workgraph_check(name, text.buf, text.len, &lim, diags)) {
 	case PMBOT_OK:
 		rc = EXIT_OK;
 		break;
@@ -150,6 +153,16 @@ int cmd_load_report_file(pmbot_workgraph **out, const char *file, pmbot_diag_lis
 done:
 	pmbot_buf_free(&text);
 	return rc;
+}
+
+int cmd_load_report_file(pmbot_workgraph **out, const char *file, pmbot_diag_list *diags)
+{
+	return load_report_file(out, file, diags);
+}
+
+int cmd_check_report_file(const char *file, pmbot_diag_list *diags)
+{
+	return load_report_file(NULL, file, diags);
 }
 
 void cmd_print_diags(FILE *f, pmbot_diag_list *diags)

@@ -42,6 +42,8 @@ int pmbot_buf_grow(pmbot_buf *b, size_t extra);
 int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len);
 int pmbot_buf_puts(pmbot_buf *b, const char *s);
 int pmbot_buf_putc(pmbot_buf *b, char c);
+/* `v` in decimal, the bytes of printf("%zu"). Same returns as grow. */
+int pmbot_buf_putu(pmbot_buf *b, size_t v);
 int pmbot_buf_printf(pmbot_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int pmbot_buf_vprintf(pmbot_buf *b, const char *fmt, va_list ap)

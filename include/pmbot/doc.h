@@ -55,6 +55,8 @@ void pmbot_srcmap_free(pmbot_srcmap *map);
  * memory (the map is unchanged and stays usable).
  */
 int pmbot_srcmap_add(pmbot_srcmap *map, const char *pointer, int line, int column);
+/* pmbot_srcmap_add of the `len` bytes at `pointer` (no NUL needed): parsers know the length. */
+int pmbot_srcmap_addn(pmbot_srcmap *map, const char *pointer, size_t len, int line, int column);
 
 /*
  * Position of `pointer`, or of its nearest ancestor that has one: tokens

@@ -125,6 +125,13 @@ int pmbot_text_id_safe(const char *id);
 int pmbot_text_flatten(pmbot_buf *out, const char *s, size_t len);
 
 /*
+ * `*chars`: the characters (code points) of the flattened form of the
+ * `len` bytes at `s`, what a label value takes once rendered. 0, or -1
+ * when out of memory.
+ */
+int pmbot_text_flat_chars(size_t *chars, const char *s, size_t len);
+
+/*
  * `*chars`: the characters a title or label value takes once rendered
  * (flattened, then neutralised with code spans kept), so `validate` and
  * the renderer measure against the limits above alike. 0, or -1 when out

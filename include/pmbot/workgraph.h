@@ -134,6 +134,14 @@ PMBOT_WARN_UNUSED int pmbot_workgraph_load(pmbot_workgraph **out, const char *fi
 	pmbot_diag_list *diags);
 
 /*
+ * pmbot_workgraph_load without the graph: the same checks, return code and
+ * diagnostics, for a caller that only reports them (`validate`). Cheaper:
+ * no WorkGraph node objects are built. Nothing is returned to own.
+ */
+PMBOT_WARN_UNUSED int pmbot_workgraph_check(const char *file, const char *markdown,
+	size_t len, const pmbot_limits *lim, pmbot_diag_list *diags);
+
+/*
  * Move every node and edge of `src` into `dst` (several reports planned
  * together); `src` is left empty and still needs pmbot_workgraph_free().
  * A stable_id in both is DUPLICATE_STABLE_ID (naming both reports) and the

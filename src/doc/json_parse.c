@@ -110,30 +110,6 @@ static unsigned long hex4(const unsigned char *s)
 	return v;
 }
 
-/* Length of the well-formed UTF-8 sequence at `s` (RFC 3629), 0 if none. */
-static size_t utf8_seq(const unsigned char *s, size_t left)
-{
-	size_t n = pmbot_utf8_seqlen(s[0]), i;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (n == 1 || n > left)
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 static int put_utf8(pmbot_buf *b, unsigned long cp)
 {
 	char u[4];
@@ -305,7 +281,7 @@ static int mark(parser *ps, int line, int col)
 {
 	if (!ps->map)
 		return 0;
-	return pmbot_srcmap_add(ps->map, ps->ptr.buf, ps->line_base + line - 1,
+	return pmbot_srcmap_addn(ps->map, ps->ptr.buf, ps->ptr.len, ps->line_base + line - 1,
 		ps->col_base + col);
 }
 
@@ -398,7 +374,7 @@ static int scan_string(parser *ps, pmbot_buf *dec, const char **s, size_t *n)
 		if (*p == '"')
 			break;
 		if (*p >= 0x80) {
-			if (!(k = utf8_seq(p, (size_t)(end - p))))
+			if (!(k = pmbot_utf8_seq(p, (size_t)(end - p))))
 				return 0;
 			ps->cont += k - 1;
 			p += k;

@@ -121,11 +121,16 @@ static int rehash(pmbot_srcmap *map, size_t nslots)
 	return 0;
 }
 
-/* Later records of the same pointer overwrite the earlier position. */
 int pmbot_srcmap_add(pmbot_srcmap *map, const char *pointer, int line, int column)
 {
-	size_t len = strlen(pointer), i;
+	return pmbot_srcmap_addn(map, pointer, strlen(pointer), line, column);
+}
+
+/* Later records of the same pointer overwrite the earlier position. */
+int pmbot_srcmap_addn(pmbot_srcmap *map, const char *pointer, size_t len, int line, int column)
+{
 	uint32_t hash = hash_bytes(pointer, len);
+	size_t i;
 	entry *e;
 
 	if (len > UINT32_MAX || map->count >= UINT32_MAX - 1)

@@ -169,7 +169,7 @@ static int map_add(yctx *y, const yaml_mark_t *m)
 	int line, col;
 
 	cursor_to(y, m->index, &line, &col);
-	return pmbot_srcmap_add(y->map, y->ptr.buf, y->line_base + line - 1,
+	return pmbot_srcmap_addn(y->map, y->ptr.buf, y->ptr.len, y->line_base + line - 1,
 		y->col_base + col) < 0 ? PMBOT_ERROR : PMBOT_OK;
 }
 
@@ -713,7 +713,7 @@ static int copy_positions(yctx *y, const yanchor *a)
 		if (rc < 0)
 			goto done;
 		pmbot_srcmap_find(y->map, src.buf, &line, &col);
-		if (pmbot_srcmap_add(y->map, y->ptr.buf, line, col) < 0)
+		if (pmbot_srcmap_addn(y->map, y->ptr.buf, y->ptr.len, line, col) < 0)
 			goto done;
 		if ((json_is_object(child) || json_is_array(child)) && n <= a->height)
 			stack[n++] = (wframe){ child, json_object_iter((json_t *)child), 0,

@@ -134,7 +134,7 @@ static cmark_node *next_block(cmark_node *doc, cmark_node *node)
 	return node == doc ? NULL : cmark_node_next(node);
 }
 
-static int visit(pmbot_extract_list *out, cmark_node *node)
+static int visit(pmbot_extract_list *out, cmark_node *node, int line0)
 {
 	const char *info, *text;
 	int fence_len = 0, fence_off = 0;
@@ -149,31 +149,244 @@ static int visit(pmbot_extract_list *out, cmark_node *node)
 	text = cmark_node_get_literal(node);
 	if (!classify(info ? info : "", text ? text : "", &kind, &format))
 		return 0;
-	return append(out, node, kind, format);
+	if (append(out, node, kind, format) < 0)
+		return PMBOT_ERROR;
+	out->items[out->count - 1].block.fence_line += line0;
+	out->items[out->count - 1].block.content_line += line0;
+	return 0;
 }
 
-int pmbot_extract_blocks(pmbot_extract_list *out, const char *markdown, size_t len)
+/* Offset just after the line end (cmark's: "\n", "\r\n", "\r") of the line holding byte `i`. */
+static size_t next_line(const char *m, size_t len, size_t i)
 {
-	cmark_parser *parser = NULL;
-	cmark_node *doc = NULL, *node;
-	int err = PMBOT_ERROR;
+	const char *lf, *cr;
 
-	if (!(parser = cmark_parser_new(CMARK_OPT_DEFAULT)))
-		goto done;
+	if (i >= len)
+		return len;
+	if (i > 0 && m[i] == '\n' && m[i - 1] == '\r')
+		return i + 1;
+	/* '\r' is looked for only up to the next '\n': most files have none. */
+	lf = memchr(m + i, '\n', len - i);
+	cr = memchr(m + i, '\r', (size_t)((lf ? lf : m + len) - (m + i)));
+	if (cr)
+		return (size_t)(cr - m) + 1 + ((size_t)(cr - m) + 1 < len && cr[1] == '\n');
+	return lf ? (size_t)(lf - m) + 1 : len;
+}
+
+/* Offset of line `line` (1-based) of the text that starts at `from`. */
+static size_t line_offset(const char *m, size_t len, size_t from, int line)
+{
+	while (--line > 0 && from < len)
+		from = next_line(m, len, from);
+	return from;
+}
+
+/*
+ * End of the top-level fenced code block whose opening fence line starts
+ * at `at`: after its closing fence line (up to three spaces, at least
+ * `n` fence characters `c`, then only spaces and tabs), or `len`. `*lines`
+ * gets the lines up to there.
+ */
+static size_t fence_end(const char *m, size_t len, size_t at, int n, char c, int *lines)
+{
+	/* Without '\r' (most files) a line ends at the next '\n': one memchr. */
+	int cr = memchr(m + at, '\r', len - at) != NULL;
+	size_t i = next_line(m, len, at);
+
+	*lines = 1;
+	while (i < len) {
+		size_t j = i, k = 0;
+
+		(*lines)++;
+		while (j < len && m[j] == ' ' && j - i < 3)
+			j++;
+		while (j < len && m[j] == c) {
+			j++;
+			k++;
+		}
+		while (j < len && (m[j] == ' ' || m[j] == '\t'))
+			j++;
+		if (k >= (size_t)n && (j == len || m[j] == '\n' || m[j] == '\r'))
+			return next_line(m, len, j);
+		if (cr) {
+			i = next_line(m, len, j);
+		} else {
+			const char *lf = memchr(m + j, '\n', len - j);
+
+			i = lf ? (size_t)(lf - m) + 1 : len;
+		}
+	}
+	return len;
+}
+
+static cmark_node *parse(const char *m, size_t len)
+{
+	cmark_parser *parser = cmark_parser_new(CMARK_OPT_DEFAULT);
+	cmark_node *doc;
+
+	if (!parser)
+		return NULL;
 	if (len)
-		cmark_parser_feed(parser, markdown, len);
-	if (!(doc = cmark_parser_finish(parser)))
-		goto done;
-	for (node = next_block(doc, doc); node; node = next_block(doc, node))
-		if (visit(out, node) < 0)
+		cmark_parser_feed(parser, m, len);
+	doc = cmark_parser_finish(parser);
+	cmark_parser_free(parser);
+	return doc;
+}
+
+/*
+ * Does the line at `m` (`left` bytes) start a paragraph in a fresh parse,
+ * as it continues one in a paragraph? A letter does, and '*' or '_' not
+ * followed by a blank (no list item) on a line with a letter or digit
+ * (no thematic break). Any other start could be read as a block.
+ */
+static int plain_line(const char *m, size_t left)
+{
+	size_t i;
+
+	if ((*m >= 'a' && *m <= 'z') || (*m >= 'A' && *m <= 'Z'))
+		return 1;
+	if ((*m != '*' && *m != '_') || left < 2 || m[1] == ' ' || m[1] == '\t' ||
+	    m[1] == '\n' || m[1] == '\r')
+		return 0;
+	for (i = 1; i < left && m[i] != '\n' && m[i] != '\r'; i++)
+		if ((m[i] >= 'a' && m[i] <= 'z') || (m[i] >= 'A' && m[i] <= 'Z') ||
+		    (m[i] >= '0' && m[i] <= '9'))
+			return 1;
+	return 0;
+}
+
+/*
+ * Offset of the last line after the first of top-level paragraph `para`
+ * (lines `from`..end line of the text at `start`) that plain_line() takes,
+ * or 0 when none does.
+ */
+static size_t paragraph_cut(const char *m, size_t len, size_t start, cmark_node *para, int *line)
+{
+	int first = cmark_node_get_start_line(para), last = cmark_node_get_end_line(para), l;
+	size_t at = line_offset(m, len, start, first), cut = 0;
+
+	for (l = first + 1; l <= last; l++) {
+		at = next_line(m, len, at);
+		if (at >= len)
+			break;
+		if (plain_line(m + at, len - at)) {
+			cut = at;
+			*line = l;
+		}
+	}
+	return cut;
+}
+
+/* Blocks of `doc` before its top-level child `stop` (NULL: all). */
+static int visit_until(pmbot_extract_list *out, cmark_node *doc, cmark_node *stop, int line0)
+{
+	cmark_node *node;
+
+	for (node = next_block(doc, doc); node && node != stop; node = next_block(doc, node))
+		if (visit(out, node, line0) < 0)
+			return PMBOT_ERROR;
+	return 0;
+}
+
+/*
+ * cmark keeps every block and inline node of what it parsed until it is
+ * freed: about 150 bytes per byte of emphasis-heavy prose. So a long file
+ * is parsed in pieces of about `chunk` bytes, cut only where the result
+ * cannot change: at the first line of a top-level block. Everything open
+ * before that line was closed by it (the block is a child of the
+ * document), so the blocks before it are final, and the line starts a
+ * fresh parse in the state a fresh parser has. The last top-level block
+ * of a piece is parsed again at the start of the next. A piece holding
+ * one block (no cut) is parsed again twice as long, except a fenced code
+ * block (the report itself), whose end is its closing fence. A line
+ * starting with U+FEFF is never cut at: cmark drops it at the start of
+ * a document only.
+ */
+/* A top-level fenced code block's end (fence_end), 0 when `node` is none. */
+static size_t fenced_end(cmark_node *node, const char *m, size_t len, size_t at, int *lines)
+{
+	int fence_len = 0, fence_off = 0;
+	char fence_char = 0;
+
+	if (cmark_node_get_type(node) != CMARK_NODE_CODE_BLOCK ||
+	    !cmark_node_get_fenced(node, &fence_len, &fence_off, &fence_char))
+		return 0;
+	return fence_end(m, len, at, fence_len, fence_char, lines);
+}
+
+int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
+	size_t len, size_t chunk)
+{
+	cmark_node *doc = NULL, *last;
+	size_t start = 0, want = chunk ? chunk : 1, end, cut, whole = 0;
+	int line0 = 0, err = PMBOT_ERROR, x, adv, whole_lines = 0;
+
+	for (;;) {
+		/* `whole`: the piece ends where nothing is open (a code block's end). */
+		end = whole ? whole : len - start <= want ? len : next_line(markdown, len, start + want - 1);
+		/* An empty text may come as NULL: no offset on it. */
+		if (!(doc = parse(len ? markdown + start : markdown, end - start)))
 			goto done;
+		last = cmark_node_last_child(doc);
+		x = last ? cmark_node_get_start_line(last) : 0;
+		if (end == len || whole || !last) {
+			/* All final: the rest, a code block whole, or blank lines only. */
+			if (visit_until(out, doc, NULL, line0) < 0)
+				goto done;
+			if (end == len)
+				break;
+			adv = whole_lines;
+			if (!whole)
+				for (adv = 0, cut = start; cut < end; cut = next_line(markdown, len, cut))
+					adv++;
+			cut = end;
+			whole = 0;
+		} else if (x > 1 && (cut = line_offset(markdown, end, start, x)) < end &&
+		    !(end - cut >= 3 && !memcmp(markdown + cut, "\xef\xbb\xbf", 3))) {
+			if (visit_until(out, doc, last, line0) < 0)
+				goto done;
+			adv = x - 1;
+			/* The report itself: parsed next, whole, not in pieces. */
+			whole = fenced_end(last, markdown, len, cut, &whole_lines);
+		} else if (x == 1 && (whole = fenced_end(last, markdown, len, start, &whole_lines))) {
+			/* Nothing taken: the next round parses the block whole. */
+			cmark_node_free(doc);
+			doc = NULL;
+			continue;
+		} else if (cmark_node_get_type(last) == CMARK_NODE_PARAGRAPH &&
+		    (cut = paragraph_cut(markdown, end, start, last, &x)) > start) {
+			/*
+			 * Inside a long paragraph: a fresh parse from a plain line
+			 * is a paragraph too, so no block appears or goes.
+			 */
+			if (visit_until(out, doc, last, line0) < 0)
+				goto done;
+			adv = x - 1;
+		} else {
+			want = want > len / 2 ? len : want * 2;
+			cmark_node_free(doc);
+			doc = NULL;
+			continue;
+		}
+		line0 += adv;
+		start = cut;
+		want = chunk ? chunk : 1;
+		cmark_node_free(doc);
+		doc = NULL;
+	}
 	err = 0;
 done:
 	if (doc)
 		cmark_node_free(doc);
-	if (parser)
-		cmark_parser_free(parser);
 	return err;
+}
+
+/* Pieces this long keep cmark's tree of a hostile file small (see above). */
+#define EXTRACT_CHUNK (128 * 1024)
+
+int pmbot_extract_blocks(pmbot_extract_list *out, const char *markdown, size_t len)
+{
+	return pmbot_extract_blocks_chunked(out, markdown, len, EXTRACT_CHUNK);
 }
 
 void pmbot_extract_block_free(pmbot_block *block)

@@ -63,6 +63,15 @@ typedef struct {
  */
 int pmbot_extract_blocks(pmbot_extract_list *out, const char *markdown, size_t len);
 
+/*
+ * pmbot_extract_blocks with the Markdown parsed in pieces of about `chunk`
+ * bytes (cut where the result cannot change), so that cmark's tree stays
+ * small on a long file. Same blocks, same positions, for any `chunk`: the
+ * unit test compares tiny pieces with one piece.
+ */
+int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
+	size_t len, size_t chunk);
+
 /* Free every block of `list` and its array; the list is reusable afterwards. */
 void pmbot_extract_list_free(pmbot_extract_list *list);
 

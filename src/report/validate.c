@@ -35,28 +35,36 @@ struct field {
 	int required;
 };
 
+/* Indices into item_fields, in its order (the order fields are checked in). */
+enum {
+	FI_STABLE_ID, FI_TITLE, FI_AREA, FI_PRIORITY, FI_STATUS, FI_SIZE, FI_ESTIMATE,
+	FI_RISK, FI_BLOCKED_BY, FI_DEPENDS_ON, FI_LINKS, FI_ACCEPTANCE, FI_OWNERS,
+	FI_OBJECTIVE, FI_MILESTONES, FI_FEATURES, FI_EPIC_ID, FI_GOAL, FI_TASKS,
+	FI_FEATURE_ID, FI_TYPE
+};
+
 static const struct field item_fields[] = {
-	{ "stable_id", F_STRING, K_ALL, 1 },
-	{ "title", F_STRING, K_ALL, 1 },
-	{ "area", F_TEXT, K_ALL, 0 },
-	{ "priority", F_TEXT, K_ALL, 0 },
-	{ "status", F_TEXT, K_ALL, 0 },
-	{ "size", F_TEXT, K_ALL, 0 },
-	{ "estimate_hrs", F_NUMBER_NONNEG, K_ALL, 0 },
-	{ "risk", F_TEXT, K_ALL, 0 },
-	{ "blocked_by", F_STRING_LIST, K_ALL, 0 },
-	{ "depends_on", F_STRING_LIST, K_ALL, 0 },
-	{ "links", F_STRING_LIST, K_ALL, 0 },
-	{ "acceptance_criteria", F_STRING_LIST, K_ALL, 0 },
-	{ "owners", F_STRING_LIST, K_ALL, 0 },
-	{ "objective", F_TEXT, K_EPIC, 0 },
-	{ "milestones", F_MILESTONES, K_EPIC, 0 },
-	{ "features", F_STRING_LIST, K_EPIC, 0 },
-	{ "epic_id", F_STRING_OR_NULL, K_FEATURE, 0 },
-	{ "goal", F_TEXT, K_FEATURE, 0 },
-	{ "tasks", F_STRING_LIST, K_FEATURE, 0 },
-	{ "feature_id", F_STRING_OR_NULL, K_TASK, 0 },
-	{ "type", F_TASK_TYPE, K_TASK, 0 },
+	[FI_STABLE_ID] = { "stable_id", F_STRING, K_ALL, 1 },
+	[FI_TITLE] = { "title", F_STRING, K_ALL, 1 },
+	[FI_AREA] = { "area", F_TEXT, K_ALL, 0 },
+	[FI_PRIORITY] = { "priority", F_TEXT, K_ALL, 0 },
+	[FI_STATUS] = { "status", F_TEXT, K_ALL, 0 },
+	[FI_SIZE] = { "size", F_TEXT, K_ALL, 0 },
+	[FI_ESTIMATE] = { "estimate_hrs", F_NUMBER_NONNEG, K_ALL, 0 },
+	[FI_RISK] = { "risk", F_TEXT, K_ALL, 0 },
+	[FI_BLOCKED_BY] = { "blocked_by", F_STRING_LIST, K_ALL, 0 },
+	[FI_DEPENDS_ON] = { "depends_on", F_STRING_LIST, K_ALL, 0 },
+	[FI_LINKS] = { "links", F_STRING_LIST, K_ALL, 0 },
+	[FI_ACCEPTANCE] = { "acceptance_criteria", F_STRING_LIST, K_ALL, 0 },
+	[FI_OWNERS] = { "owners", F_STRING_LIST, K_ALL, 0 },
+	[FI_OBJECTIVE] = { "objective", F_TEXT, K_EPIC, 0 },
+	[FI_MILESTONES] = { "milestones", F_MILESTONES, K_EPIC, 0 },
+	[FI_FEATURES] = { "features", F_STRING_LIST, K_EPIC, 0 },
+	[FI_EPIC_ID] = { "epic_id", F_STRING_OR_NULL, K_FEATURE, 0 },
+	[FI_GOAL] = { "goal", F_TEXT, K_FEATURE, 0 },
+	[FI_TASKS] = { "tasks", F_STRING_LIST, K_FEATURE, 0 },
+	[FI_FEATURE_ID] = { "feature_id", F_STRING_OR_NULL, K_TASK, 0 },
+	[FI_TYPE] = { "type", F_TASK_TYPE, K_TASK, 0 },
 };
 
 #define N_ITEM_FIELDS (sizeof(item_fields) / sizeof(item_fields[0]))
@@ -88,6 +96,14 @@ struct item {
 	const char *type;      /* task type (default "task") */
 	const char *parent;    /* resolved parent id, borrowed */
 	const char *parent_src; /* member that set it: "epic_id", "features", … */
+	/*
+	 * Borrowed, NULL when absent: the members the rules read after
+	 * check_item (a slot per field would cost 96 more bytes per item).
+	 */
+	json_t *title, *area, *priority, *size, *status;
+	json_t *refs[2];       /* depends_on, blocked_by */
+	json_t *parent_ref;    /* a feature's epic_id, a task's feature_id */
+	json_t *children;      /* an epic's features, a feature's tasks */
 };
 
 struct ctx {
@@ -521,38 +537,68 @@ static void check_item_field(struct ctx *c, const struct field *f, json_t *v, co
 
 #undef MEMBER_PATH
 
+/* The field of `kind` named `key`, or -1. */
+static int field_of(const char *key, enum kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < N_ITEM_FIELDS; i++)
+		if ((item_fields[i].kinds & kind) && item_fields[i].name[0] == key[0] &&
+		    !strcmp(item_fields[i].name, key))
+			return (int)i;
+	return -1;
+}
+
 static void check_item(struct ctx *c, struct item *it, const char *base)
 {
 	const char *names[N_ITEM_FIELDS];
+	json_t *fv[N_ITEM_FIELDS] = { NULL };
 	size_t i, n = 0;
+	size_t found = 0;
 	const char *key;
 	json_t *v;
+	int f;
 
+	/* One pass over the members finds every field: no lookup per field. */
+	json_object_foreach(it->obj, key, v)
+		if ((f = field_of(key, it->kind)) >= 0) {
+			fv[f] = v;
+			found++;
+		}
 	for (i = 0; i < N_ITEM_FIELDS; i++) {
-		const struct field *f = &item_fields[i];
+		const struct field *fd = &item_fields[i];
 
-		if (!(f->kinds & it->kind))
+		if (!(fd->kinds & it->kind))
 			continue;
-		names[n++] = f->name;
-		v = json_object_get(it->obj, f->name);
+		names[n++] = fd->name;
+		v = fv[i];
 		if (!v) {
-			if (f->required)
-				err(c, "SCHEMA_REQUIRED", base, "missing required field '%s'", f->name);
+			if (fd->required)
+				err(c, "SCHEMA_REQUIRED", base, "missing required field '%s'", fd->name);
 			continue;
 		}
-		check_item_field(c, f, v, base);
+		check_item_field(c, fd, v, base);
 	}
-	json_object_foreach(it->obj, key, v) {
-		for (i = 0; i < n; i++)
-			if (!strcmp(names[i], key))
-				break;
-		if (i == n)
-			unknown_key(c, base, key, names, n);
-	}
-	v = json_object_get(it->obj, "stable_id");
+	/* Keys are unique, so when every member is a field none is unknown. */
+	if (found < json_object_size(it->obj))
+		json_object_foreach(it->obj, key, v)
+			if (field_of(key, it->kind) < 0)
+				unknown_key(c, base, key, names, n);
+	it->title = fv[FI_TITLE];
+	it->area = fv[FI_AREA];
+	it->priority = fv[FI_PRIORITY];
+	it->size = fv[FI_SIZE];
+	it->status = fv[FI_STATUS];
+	it->refs[0] = fv[FI_DEPENDS_ON];
+	it->refs[1] = fv[FI_BLOCKED_BY];
+	/* field_of matched only the fields of the item's kind: one of each pair is NULL. */
+	it->parent_ref = fv[FI_EPIC_ID] ? fv[FI_EPIC_ID] : fv[FI_FEATURE_ID];
+	it->children = fv[FI_FEATURES] ? fv[FI_FEATURES] : fv[FI_TASKS];
+	v = fv[FI_STABLE_ID];
 	if (json_is_string(v) && json_string_length(v))
 		it->id = json_string_value(v);
-	v = json_object_get(it->obj, "type");
+	/* Only a task's type is read; any other item's "type" is an unknown field. */
+	v = it->kind == K_TASK ? fv[FI_TYPE] : json_object_get(it->obj, "type");
 	it->type = json_is_string(v) ? json_string_value(v) : "task";
 }
 
@@ -650,21 +696,6 @@ static void check_id_format(struct ctx *c, const struct item *it, const char *ba
 			it->id, it->kind == K_TASK ? it->type : kind_name(it->kind), want);
 }
 
-/* Characters of a label's value as the renderer writes it (flattened only). */
-static int label_chars(size_t *chars, const char *s, size_t len)
-{
-	pmbot_buf flat = PMBOT_BUF_INIT;
-	size_t i;
-	int err;
-
-	*chars = 0;
-	if (!(err = pmbot_text_flatten(&flat, s, len)))
-		for (i = 0; i < flat.len; i++)
-			*chars += ((unsigned char)flat.buf[i] & 0xc0) != 0x80;
-	pmbot_buf_free(&flat);
-	return err;
-}
-
 /*
  * The renderer's refusals, checked here with its codes so that a report
  * that validates also plans. Labels are measured with the default scheme
@@ -674,9 +705,10 @@ static int label_chars(size_t *chars, const char *s, size_t len)
 static void check_render_rules(struct ctx *c, const struct item *it, const char *base)
 {
 	static const pmbot_label_scheme scheme = PMBOT_LABEL_SCHEME_DEFAULT;
-	const char *keys[4] = { "area", "priority", "size", "status" };
+	static const int keys[4] = { FI_AREA, FI_PRIORITY, FI_SIZE, FI_STATUS };
+	json_t *const vals[4] = { it->area, it->priority, it->size, it->status };
 	const char *prefixes[4] = { scheme.area, scheme.prio, scheme.size, scheme.status };
-	json_t *t = json_object_get(it->obj, "title"), *v;
+	json_t *t = it->title, *v;
 	size_t chars, i, a, b;
 
 	if (!pmbot_text_id_safe(it->id))
@@ -704,7 +736,7 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 			"label \"%s%s\" is %zu characters; GitHub allows %d", scheme.type, it->type,
 			strlen(scheme.type) + strlen(it->type), PMBOT_LABEL_MAX);
 	for (i = 0; i < 4; i++) {
-		v = json_object_get(it->obj, keys[i]);
+		v = vals[i];
 		if (!json_is_string(v))
 			continue;
 		a = 0;
@@ -715,12 +747,12 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 				continue;
 			pmbot_text_trim_blank(&a, &b, json_string_value(v), b);
 		}
-		if (label_chars(&chars, json_string_value(v) + a, b - a) < 0) {
+		if (pmbot_text_flat_chars(&chars, json_string_value(v) + a, b - a) < 0) {
 			c->oom = 1;
 			return;
 		}
 		if (chars + strlen(prefixes[i]) > PMBOT_LABEL_MAX)
-			err(c, "RENDER_LABEL_TOO_LONG", child(c, base, keys[i]),
+			err(c, "RENDER_LABEL_TOO_LONG", child(c, base, item_fields[keys[i]].name),
 				"label \"%s%.*s\" is %zu characters; GitHub allows %d", prefixes[i],
 				(int)(b - a), json_string_value(v) + a, chars + strlen(prefixes[i]),
 				PMBOT_LABEL_MAX);
@@ -732,7 +764,7 @@ static char *item_ptr(const struct item *it)
 	pmbot_buf b = PMBOT_BUF_INIT;
 
 	if (pmbot_buf_putc(&b, '/') < 0 || pmbot_buf_puts(&b, it->list) < 0 ||
-	    pmbot_json_pointer_push_index(&b, it->index) < 0) {
+	    pmbot_buf_putc(&b, '/') < 0 || pmbot_buf_putu(&b, it->index) < 0) {
 		pmbot_buf_free(&b);
 		return NULL;
 	}
@@ -770,7 +802,7 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 	struct item *t;
 
 	/* An empty id is SCHEMA_VALUE already: one error for one problem. */
-	if (it->kind == K_FEATURE && json_is_string(v = json_object_get(it->obj, "epic_id")) &&
+	if (it->kind == K_FEATURE && json_is_string(v = it->parent_ref) &&
 	    json_string_length(v)) {
 		const char *ref = json_string_value(v);
 
@@ -782,7 +814,7 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 		else
 			set_parent(c, it, ref, "its epic_id", child(c, base, "epic_id"));
 	}
-	if (it->kind == K_TASK && json_is_string(v = json_object_get(it->obj, "feature_id")) &&
+	if (it->kind == K_TASK && json_is_string(v = it->parent_ref) &&
 	    json_string_length(v)) {
 		const char *ref = json_string_value(v);
 
@@ -795,7 +827,7 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 			set_parent(c, it, ref, "its feature_id", child(c, base, "feature_id"));
 	}
 	for (k = 0; k < 2; k++) {
-		v = json_object_get(it->obj, dep_keys[k]);
+		v = it->refs[k];
 		if (!json_is_array(v))
 			continue;
 		json_array_foreach(v, i, e) {
@@ -821,7 +853,7 @@ static void check_child_lists(struct ctx *c, struct item *it, pmbot_strmap *ids,
 {
 	const char *key = it->kind == K_EPIC ? "features" : "tasks";
 	enum kind want = it->kind == K_EPIC ? K_FEATURE : K_TASK;
-	json_t *v = json_object_get(it->obj, key), *e;
+	json_t *v = it->children, *e;
 	size_t i;
 
 	if (it->kind == K_TASK || !json_is_array(v))
@@ -990,8 +1022,8 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 		p = items[i].ptr;
 		check_child_lists(&c, &items[i], &ids, p);
 		check_refs(&c, &items[i], &ids, p);
-		a = json_object_get(items[i].obj, "area");
-		pr = json_object_get(items[i].obj, "priority");
+		a = items[i].area;
+		pr = items[i].priority;
 		if (!json_is_string(a) || pmbot_text_is_blank(json_string_value(a), json_string_length(a)))
 			warn(&c, "MISSING_AREA", p,
 				"'%s' has no area: it is set to 'triage' and labelled needs-human", items[i].id);

@@ -84,6 +84,19 @@ int pmbot_buf_putc(pmbot_buf *b, char c)
 	return pmbot_buf_put(b, &c, 1);
 }
 
+int pmbot_buf_putu(pmbot_buf *b, size_t v)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	/* printf("%zu") costs a vsnprintf; JSON Pointers take one per item. */
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return pmbot_buf_put(b, tmp + i, sizeof(tmp) - i);
+}
+
 int pmbot_buf_vprintf(pmbot_buf *b, const char *fmt, va_list ap)
 {
 	size_t room = b->cap ? b->cap - b->len : 0;

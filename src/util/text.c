@@ -322,8 +322,11 @@ size_t pmbot_text_blank_len(const char *s, size_t left)
 
 	if (!left)
 		return 0;
-	if (u[0] == ' ' || (u[0] >= 0x09 && u[0] <= 0x0d))
-		return 1;
+	/* Most text is ASCII: only five lead bytes start a wide blank. */
+	if (u[0] < 0x80)
+		return u[0] == ' ' || (u[0] >= 0x09 && u[0] <= 0x0d);
+	if (u[0] != 0xc2 && u[0] != 0xe1 && u[0] != 0xe2 && u[0] != 0xe3 && u[0] != 0xef)
+		return 0;
 	/* U+2000..U+200A */
 	if (left >= 3 && u[0] == 0xe2 && u[1] == 0x80 && u[2] >= 0x80 && u[2] <= 0x8a)
 		return 3;
@@ -389,22 +392,64 @@ int pmbot_text_flatten(pmbot_buf *out, const char *s, size_t len)
 	int space = 0, err = 0;
 
 	while (i < len && !err) {
-		size_t n = pmbot_text_breaker_len(s + i, len - i);
+		size_t n = pmbot_text_breaker_len(s + i, len - i), j;
 
 		if (n || s[i] == ' ') {
 			space = out->len > start;
 			i += n ? n : 1;
 			continue;
 		}
+		/* The run up to the next space or breaker goes in one copy. */
+		for (j = i + 1; j < len && s[j] != ' ' && !pmbot_text_breaker_len(s + j, len - j); j++)
+			;
 		if (space)
 			err = pmbot_buf_putc(out, ' ');
 		space = 0;
 		if (!err)
-			err = pmbot_buf_putc(out, s[i]);
-		i++;
+			err = pmbot_buf_put(out, s + i, j - i);
+		i = j;
 	}
 	if (err)
 		pmbot_buf_truncate(out, start);
+	return err;
+}
+
+/*
+ * Is `s` its own flattened form, in printable ASCII: no control byte, no
+ * space at either end, no two spaces in a row? Most titles and labels are.
+ */
+static int flat_ascii(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return 1;
+	if (s[0] == ' ' || s[len - 1] == ' ')
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c > 0x7e || (c == ' ' && s[i + 1] == ' '))
+			return 0;
+	}
+	return 1;
+}
+
+int pmbot_text_flat_chars(size_t *chars, const char *s, size_t len)
+{
+	pmbot_buf flat = PMBOT_BUF_INIT;
+	size_t i;
+	int err;
+
+	if (flat_ascii(s, len)) {
+		*chars = len;
+		return 0;
+	}
+	*chars = 0;
+	if (!(err = pmbot_text_flatten(&flat, s, len)))
+		for (i = 0; i < flat.len; i++)
+			*chars += ((unsigned char)flat.buf[i] & 0xc0) != 0x80;
+	pmbot_buf_free(&flat);
 	return err;
 }
 
@@ -414,6 +459,21 @@ int pmbot_text_shown_chars(size_t *chars, const char *s, size_t len)
 	size_t i;
 	int err;
 
+	/*
+	 * Flat ASCII without '\\', '&' or '`' has no escape, reference or
+	 * code span: each byte is one token, so neutralise adds exactly one
+	 * character per byte the plain-text rule marks.
+	 */
+	if (flat_ascii(s, len) && !memchr(s, '\\', len) && !memchr(s, '&', len) &&
+	    !memchr(s, '`', len)) {
+		*chars = len;
+		for (i = 0; i < len; i++)
+			switch (s[i]) {
+			case '@': case '#': case ':': case '-': case 'w': case 'W':
+				*chars += (size_t)pmbot_text_needs_zwnj(s, len, i);
+			}
+		return 0;
+	}
 	*chars = 0;
 	if (!(err = pmbot_text_flatten(&flat, s, len)) &&
 	    !(err = pmbot_text_neutralise(&shown, flat.buf, flat.len, PMBOT_TEXT_CODE_SPANS)))

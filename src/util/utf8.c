@@ -4,51 +4,10 @@
 #include <string.h>
 #include "pmbot/banned.h"
 
-size_t pmbot_utf8_seqlen(unsigned char c)
-{
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return 2;
-	if (c >= 0xe0 && c <= 0xef)
-		return 3;
-	if (c >= 0xf0 && c <= 0xf4)
-		return 4;
-	return 1;
-}
-
-/* Length of the valid sequence at s (at most `left` bytes), 0 if invalid. */
-static size_t valid_seq(const unsigned char *s, size_t left)
-{
-	size_t n = pmbot_utf8_seqlen(s[0]), i;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (s[0] == 0)
-		return 0;
-	if (s[0] < 0x80)
-		return 1;
-	if (n == 1 || n > left)
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 size_t pmbot_utf8_decode(const char *str, size_t left, unsigned long *cp)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t n = left ? valid_seq(s, left) : 0, i;
+	size_t n = left ? pmbot_utf8_seq(s, left) : 0, i;
 	unsigned long v;
 
 	if (!n)
@@ -88,7 +47,7 @@ int pmbot_utf8_valid(const char *str, size_t len, size_t *bad_offset, int *line,
 				continue;
 			}
 		}
-		if (!(n = valid_seq(s + i, len - i)))
+		if (!(n = pmbot_utf8_seq(s + i, len - i)))
 			break;
 		i += n;
 	}

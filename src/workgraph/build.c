@@ -78,8 +78,13 @@ static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *
 	return PMBOT_OK;
 }
 
-int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *report,
-	pmbot_diag_list *diags)
+/*
+ * `lean`: the graph is only checked (pmbot_workgraph_check), so a node
+ * holds a reference to its report item instead of the node object
+ * nothing will read, and no copy of the file name.
+ */
+static int build(pmbot_workgraph **out, const pmbot_report *report,
+	pmbot_diag_list *diags, int lean)
 {
 	static const char *const lists[] = { "epics", "features", "tasks" };
 	pmbot_workgraph *g = NULL;
@@ -106,15 +111,20 @@ int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *repor
 				goto done;
 			}
 			pmbot_buf_clear(&path);
-			if (pmbot_buf_printf(&path, "/%s/%zu", lists[k], i) < 0 ||
-			    !(n = node_json(item, type)))
+			if (pmbot_buf_putc(&path, '/') < 0 || pmbot_buf_puts(&path, lists[k]) < 0 ||
+			    pmbot_buf_putc(&path, '/') < 0 || pmbot_buf_putu(&path, i) < 0)
+				goto done;
+			/* node_json refuses an item without these: so does the lean node. */
+			if (lean && json_object_get(item, "stable_id") && json_object_get(item, "title"))
+				n = json_incref(item);
+			else if (lean || !(n = node_json(item, type)))
 				goto done;
 			pmbot_srcmap_find(report->map, path.buf, &line, &col);
 			if ((r = pmbot_workgraph_add_node(g, t, n, path.buf, line)) < 0) {
 				rc = r;
 				goto done;
 			}
-			if (report->file &&
+			if (!lean && report->file &&
 			    !(g->nodes[g->n_nodes - 1].file = strdup(report->file)))
 				goto done;
 		}
@@ -150,25 +160,56 @@ done:
 	return rc;
 }
 
-int pmbot_workgraph_load(pmbot_workgraph **out, const char *file,
-	const char *markdown, size_t len, const pmbot_limits *lim,
+int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *report,
 	pmbot_diag_list *diags)
+{
+	return build(out, report, diags, 0);
+}
+
+/* `out` NULL: check only (the lean graph is dropped). */
+static int load(pmbot_workgraph **out, const char *file, const char *markdown, size_t len,
+	const pmbot_limits *lim, pmbot_diag_list *diags)
 {
 	pmbot_report *report = NULL;
 	pmbot_workgraph *g = NULL;
 	int rc;
 
-	*out = NULL;
+	if (out)
+		*out = NULL;
 	if ((rc = pmbot_report_load(&report, file, markdown, len, lim, diags)) < 0)
 		goto done;
+	/*
+	 * The values and the map are copies: a check reads nothing else of the
+	 * block, so its text (the size of the report) goes before the peak.
+	 */
+	if (!out) {
+		free(report->block.text);
+		report->block.text = NULL;
+		report->block.len = 0;
+	}
 	if ((rc = pmbot_report_validate(report, diags)) < 0)
 		goto done;
-	if ((rc = pmbot_workgraph_from_report(&g, report, diags)) < 0)
+	if ((rc = build(&g, report, diags, !out)) < 0)
 		goto done;
-	*out = g;
-	g = NULL;
+	if (out) {
+		*out = g;
+		g = NULL;
+	}
 done:
 	pmbot_workgraph_free(g);
 	pmbot_report_free(report);
 	return rc;
+}
+
+int pmbot_workgraph_load(pmbot_workgraph **out, const char *file,
+	const char *markdown, size_t len, const pmbot_limits *lim,
+	pmbot_diag_list *diags)
+{
+	return load(out, file, markdown, len, lim, diags);
+}
+
+int pmbot_workgraph_check(const char *file, const char *markdown, size_t len,
+	const pmbot_limits *lim, pmbot_diag_list *diags)
+{
+	return load(NULL, file, markdown, len, lim, diags);
 }

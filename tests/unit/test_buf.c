@@ -312,6 +312,25 @@ static void test_buf__appending_its_own_content_survives_reallocation(void **sta
 	pmbot_buf_free(&b);
 }
 
+static void test_buf__putu_writes_what_printf_writes(void **state)
+{
+	static const size_t v[] = { 0, 7, 10, 99, 100, 12345, 4294967295u, (size_t)-1 };
+	pmbot_buf a = PMBOT_BUF_INIT, b = PMBOT_BUF_INIT;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		assert_int_equal(pmbot_buf_putu(&a, v[i]), 0);
+		assert_int_equal(pmbot_buf_printf(&b, "%zu", v[i]), 0);
+		assert_int_equal(pmbot_buf_putc(&a, ','), 0);
+		assert_int_equal(pmbot_buf_putc(&b, ','), 0);
+	}
+	assert_string_equal(a.buf, b.buf);
+	assert_int_equal(strncmp(a.buf, "0,7,10,99,100,12345,", 20), 0);
+	pmbot_buf_free(&a);
+	pmbot_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_buf__truncate_shrinks_and_never_grows),
 		cmocka_unit_test(test_buf__clear_empties_but_keeps_the_allocation),
 		cmocka_unit_test(test_buf__appending_its_own_content_survives_reallocation),
+		cmocka_unit_test(test_buf__putu_writes_what_printf_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

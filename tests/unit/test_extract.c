@@ -649,6 +649,88 @@ static void test_extract__fallback_info_word_is_case_insensitive_and_exact(void 
 	pmbot_extract_list_free(&list);
 }
 
+/* Every field of every block, one line each. */
+static char *describe(const char *md, size_t len, size_t chunk)
+{
+	pmbot_extract_list list = PMBOT_EXTRACT_LIST_INIT;
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t i;
+
+	assert_int_equal(pmbot_extract_blocks_chunked(&list, md, len, chunk), 0);
+	assert_int_equal(pmbot_buf_puts(&b, ""), 0);
+	for (i = 0; i < list.count; i++) {
+		const pmbot_block *k = &list.items[i].block;
+
+		assert_int_equal(pmbot_buf_printf(&b, "%d %d %d %d %d %d [%s] [%s]\n",
+			(int)list.items[i].kind, k->fence_line, k->content_line, k->content_column,
+			(int)k->format, k->canonical, k->info, k->text), 0);
+	}
+	pmbot_extract_list_free(&list);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+/* Pieces of every size from 1 byte up give what one piece gives. */
+static void assert_pieces_change_nothing(const char *md, size_t len)
+{
+	char *whole = describe(md, len, SIZE_MAX);
+	size_t chunk;
+
+	for (chunk = 1; chunk <= len + 1; chunk++) {
+		char *part = describe(md, len, chunk);
+
+		if (strcmp(part, whole))
+			fail_msg("piece size %zu of \"%.40s...\":\n%s\nwant:\n%s", chunk, md, part, whole);
+		free(part);
+	}
+	free(whole);
+}
+
+static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
+{
+	static const char *const names[] = {
+		"block-quote.md", "canonical-and-fallback.md", "canonical-json.md",
+		"canonical-yaml.md", "fallback-one.md", "fallback-two.md", "indented-code.md",
+		"info-extra-words.md", "legacy-alias.md", "list-item.md", "longer-fence.md",
+		"tilde-fence.md", "two-canonical.md"
+	};
+	static const char *const md[] = {
+		"# T\n\npara\n\n```json\n{}\n```\n\ntext\n```yaml\na: 1\n```\nafter\n",
+		/* A fence in a list item, blank lines inside, closed by the list's end. */
+		"- item\n\n  ```json\n  {}\n\n  ```\n- two\n  ```yaml\n  x\n\nnot in it\n```json\n[]\n```\n",
+		/* Block quotes, lazy lines, an unclosed fence in a quote. */
+		"> q\nlazy\n> ```yaml\n> a: 1\n\n```json\n{\"a\": 1}\n```\n> ```json\n",
+		/* An HTML comment hides a fence; type 7 HTML ends at a blank line. */
+		"<!--\n```json\n{}\n```\n-->\n```yaml\nb\n```\n<div>\n```json\nx\n```\n\n```json\n1\n```\n",
+		/* Indented code, setext headings, a thematic break, link definitions. */
+		"    ```json\n    {}\n\nHead\n===\n```json\n2\n```\nsub\n---\n[a]: /u\n```yaml\n3\n```\n***\n",
+		/* CRLF and CR line ends, tabs, a longer fence, a fence never closed. */
+		"x\r\n\r\n```json\r\n{}\r\n```\r\ny\r```yaml\r\nz\r````\n``` json\n\t```\n````\n~~~json\nopen\n",
+		/* A U+FEFF line start in the middle is text, not a dropped BOM. */
+		"\xef\xbb\xbfx\n\n\xef\xbb\xbf```json\n{}\n```\n\n```json\n[1]\n```\n",
+		"```pm-bot:report-ir/v1\n{}\n```\n\n```pm-bot:report_ir/v1\n[]\n```\n  ```pm-bot:other\n  x\n  ```\n",
+		"1. a\n2. ```json\n   {}\n   ```\n\n   more\n\n3) x\n```yaml\ny\n```",
+		/* Long paragraphs: lines that continue one but could start a block afresh. */
+		"para line\n*a* b\n_c_ d\n2. not a list\n    not code\n**bold** e\n* * *\n"
+		"```json\n{}\n```\nmore text\nand more\n===\n```yaml\nq\n```\nx\n_ _ _\n"
+		"~~~json\n[]\n~~~\ny\n*\tz\n-w\n<div> html\n```json\nin html\n```\n\n"
+		"a\n___\nb\n=\n```json\n{\"k\": 1}\n```\n",
+		/* Type 7 HTML cannot interrupt a paragraph, but starts a block afresh. */
+		"text\nmore\n<span>\n```json\n{}\n```\nz\n2. y\n   ```yaml\n   a\n   ```\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(md) / sizeof(md[0]); i++)
+		assert_pieces_change_nothing(md[i], strlen(md[i]));
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		pmbot_buf b = PMBOT_BUF_INIT;
+
+		read_fixture(&b, names[i]);
+		assert_pieces_change_nothing(b.buf, b.len);
+		pmbot_buf_free(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -680,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_extract__same_input_gives_same_bytes),
 		cmocka_unit_test(test_extract__blocks_lists_relevant_fences_in_document_order),
 		cmocka_unit_test(test_extract__fallback_info_word_is_case_insensitive_and_exact),
+		cmocka_unit_test(test_extract__pieces_give_the_blocks_of_one_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1085,6 +1085,32 @@ static void test_json_parse__columns_count_characters_after_long_strings(void **
 	pmbot_srcmap_free(map);
 }
 
+/* A string takes exactly the UTF-8 that pmbot_utf8_valid takes: one rule. */
+static void test_json_parse__strings_take_the_utf8_of_utf8_c(void **state)
+{
+	unsigned a, b, c;
+	size_t ok = 0;
+
+	(void)state;
+	for (a = 0x80; a <= 0xff; a++)
+		for (b = 0x70; b <= 0xc0; b++)
+			for (c = 0x7f; c <= 0x81; c++) {
+				char text[8] = { '"', (char)a, (char)b, (char)c, (char)0x80, '"', 0 };
+				pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+				json_t *root = NULL;
+				int valid = pmbot_utf8_valid(text, 6, NULL, NULL, NULL);
+				int rc = pmbot_json_parse(&root, NULL, FILE_NAME, text, 6, 1, 0, NULL, &d);
+
+				if ((rc == PMBOT_OK) != valid)
+					fail_msg("%02x %02x %02x 80: parse %d, valid %d", a, b, c, rc, valid);
+				ok += valid;
+				json_decref(root);
+				pmbot_diag_list_free(&d);
+			}
+	/* Some of each length pass: the loop is not all refusals. */
+	assert_true(ok > 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1102,6 +1128,7 @@ int main(void)
 		cmocka_unit_test(test_json_parse__brackets_inside_strings_do_not_nest),
 		cmocka_unit_test(test_json_parse__rejects_input_over_the_size_limit),
 		cmocka_unit_test(test_json_parse__rejects_invalid_utf8_at_the_bad_byte),
+		cmocka_unit_test(test_json_parse__strings_take_the_utf8_of_utf8_c),
 		cmocka_unit_test(test_json_parse__rejects_a_nul_byte),
 		cmocka_unit_test(test_json_parse__rejects_an_escaped_nul),
 		cmocka_unit_test(test_json_parse__rejects_empty_input),

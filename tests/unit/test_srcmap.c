@@ -149,6 +149,29 @@ static void test_srcmap__keeps_every_entry_of_a_large_map(void **state)
 	pmbot_srcmap_free(map);
 }
 
+static void test_srcmap__addn_takes_a_slice(void **state)
+{
+	pmbot_srcmap *map = pmbot_srcmap_new();
+	int line = 0, col = 0;
+
+	(void)state;
+	assert_non_null(map);
+	/* "/a/bc" of a longer text: no NUL after the slice. */
+	assert_int_equal(pmbot_srcmap_addn(map, "/a/bcdef", 5, 7, 3), 0);
+	assert_int_equal(pmbot_srcmap_find(map, "/a/bc", &line, &col), 1);
+	assert_int_equal(line, 7);
+	assert_int_equal(col, 3);
+	/* Not "/a/bcdef"; a child falls back to it; add of the C string is the same entry. */
+	assert_int_equal(pmbot_srcmap_find(map, "/a/bcdef", &line, &col), 0);
+	assert_int_equal(pmbot_srcmap_find(map, "/a/bc/0", &line, &col), 1);
+	assert_int_equal(line, 7);
+	assert_int_equal(pmbot_srcmap_add(map, "/a/bc", 9, 1), 0);
+	assert_int_equal(pmbot_srcmap_find(map, "/a/bc", &line, &col), 1);
+	assert_int_equal(line, 9);
+	assert_int_equal(pmbot_srcmap_find(map, "/a", &line, &col), 0);
+	pmbot_srcmap_free(map);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_srcmap__a_later_add_of_the_same_pointer_wins),
 		cmocka_unit_test(test_srcmap__add_copies_the_pointer),
 		cmocka_unit_test(test_srcmap__keeps_every_entry_of_a_large_map),
+		cmocka_unit_test(test_srcmap__addn_takes_a_slice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -137,6 +137,115 @@ static void test_text__blank_values_and_safe_ids(void **state)
 	assert_int_equal(pmbot_text_id_safe("task:\xc3\xa9"), 1);
 }
 
+/* Every code point, as UTF-8, against the list in text.h. */
+static void test_text__blank_len_is_the_white_space_list(void **state)
+{
+	static const unsigned long blank[] = {
+		0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001,
+		0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a,
+		0x200b, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff
+	};
+	unsigned long cp;
+	size_t k, found = 0;
+
+	(void)state;
+	for (cp = 1; cp <= 0x10ffff; cp++) {
+		char u[4];
+		size_t n, want = 0;
+
+		if (cp >= 0xd800 && cp <= 0xdfff)
+			continue;
+		if (cp < 0x80) {
+			u[0] = (char)cp;
+			n = 1;
+		} else if (cp < 0x800) {
+			u[0] = (char)(0xc0 | (cp >> 6));
+			u[1] = (char)(0x80 | (cp & 0x3f));
+			n = 2;
+		} else if (cp < 0x10000) {
+			u[0] = (char)(0xe0 | (cp >> 12));
+			u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			u[2] = (char)(0x80 | (cp & 0x3f));
+			n = 3;
+		} else {
+			u[0] = (char)(0xf0 | (cp >> 18));
+			u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+			u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			u[3] = (char)(0x80 | (cp & 0x3f));
+			n = 4;
+		}
+		for (k = 0; k < sizeof(blank) / sizeof(blank[0]); k++)
+			if (blank[k] == cp)
+				want = n;
+		found += want != 0;
+		if (pmbot_text_blank_len(u, n) != want)
+			fail_msg("U+%04lX: blank_len %zu, want %zu", cp, pmbot_text_blank_len(u, n), want);
+		/* A cut sequence is no blank. */
+		if (n > 1)
+			assert_int_equal(pmbot_text_blank_len(u, n - 1), 0);
+	}
+	assert_int_equal(found, sizeof(blank) / sizeof(blank[0]));
+}
+
+/* The definition: flattened, neutralised with code spans kept, code points counted. */
+static size_t shown_by_definition(const char *s)
+{
+	pmbot_buf flat = PMBOT_BUF_INIT, shown = PMBOT_BUF_INIT;
+	size_t i, n = 0;
+
+	assert_int_equal(pmbot_text_flatten(&flat, s, strlen(s)), 0);
+	assert_int_equal(pmbot_text_neutralise(&shown, flat.buf, flat.len, PMBOT_TEXT_CODE_SPANS), 0);
+	for (i = 0; i < shown.len; i++)
+		n += ((unsigned char)shown.buf[i] & 0xc0) != 0x80;
+	pmbot_buf_free(&flat);
+	pmbot_buf_free(&shown);
+	return n;
+}
+
+static size_t flat_by_definition(const char *s)
+{
+	pmbot_buf flat = PMBOT_BUF_INIT;
+	size_t i, n = 0;
+
+	assert_int_equal(pmbot_text_flatten(&flat, s, strlen(s)), 0);
+	for (i = 0; i < flat.len; i++)
+		n += ((unsigned char)flat.buf[i] & 0xc0) != 0x80;
+	pmbot_buf_free(&flat);
+	return n;
+}
+
+static void test_text__shown_and_flat_chars_count_what_is_rendered(void **state)
+{
+	static const char *const in[] = {
+		"", "a", "Rate-limit feature flags (0)", "ping @octocat", "fix #12 and GH-3",
+		"see https://x.example and www.example.com", "gh-1 xgh-1 xwww.y", "@", "#",
+		"a:b", "a://", "wW.", "  two  spaces ", "tab\there", "line\nbreak", " lead",
+		"trail ", "caf\xc3\xa9 @bob", "\\@x", "&commat;y", "`@code`", "x <@y>",
+		("a\xe2\x80\xa8" "b"), "\xc2\x85@z", "a|b @c", "`unclosed @d", "W.W.W.",
+		"@a@b#1#2", "ends with @", "ends with #1"
+	};
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		assert_int_equal(pmbot_text_shown_chars(&n, in[i], strlen(in[i])), 0);
+		if (n != shown_by_definition(in[i]))
+			fail_msg("shown \"%s\": %zu, want %zu", in[i], n, shown_by_definition(in[i]));
+		assert_int_equal(pmbot_text_flat_chars(&n, in[i], strlen(in[i])), 0);
+		if (n != flat_by_definition(in[i]))
+			fail_msg("flat \"%s\": %zu, want %zu", in[i], n, flat_by_definition(in[i]));
+	}
+	/* Figures by hand, so the definition itself is pinned too. */
+	assert_int_equal(pmbot_text_shown_chars(&n, "ping @octocat", 13), 0);
+	assert_int_equal(n, 14);
+	assert_int_equal(pmbot_text_shown_chars(&n, "Rate-limit feature flags (0)", 28), 0);
+	assert_int_equal(n, 28);
+	assert_int_equal(pmbot_text_flat_chars(&n, "  two  spaces ", 14), 0);
+	assert_int_equal(n, 10);
+	assert_int_equal(pmbot_text_flat_chars(&n, "caf\xc3\xa9", 5), 0);
+	assert_int_equal(n, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +257,8 @@ int main(void)
 		cmocka_unit_test(test_text__doubtful_code_spans_are_neutralised),
 		cmocka_unit_test(test_text__inverse_keeps_other_zero_width_non_joiners),
 		cmocka_unit_test(test_text__plain_text_rule_reads_bytes),
+		cmocka_unit_test(test_text__blank_len_is_the_white_space_list),
+		cmocka_unit_test(test_text__shown_and_flat_chars_count_what_is_rendered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

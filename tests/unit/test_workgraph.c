@@ -354,6 +354,61 @@ static void test_workgraph__type_names_round_trip(void **state)
 	assert_string_equal(pmbot_edge_type_name(PMBOT_EDGE_BLOCKED_BY), "blocked_by");
 }
 
+/* Every diagnostic of `d`, formatted, one string. */
+static char *diag_text(pmbot_diag_list *d)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t i;
+
+	pmbot_diag_list_sort(d);
+	for (i = 0; i < d->count; i++)
+		assert_int_equal(pmbot_diag_format(&b, &d->items[i]), 0);
+	assert_int_equal(pmbot_buf_puts(&b, ""), 0);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+static void test_workgraph__check_says_what_load_says(void **state)
+{
+	const char *const reports[] = {
+		plan_a, plan_b,
+		HEAD "tasks:\n"
+		"  - {stable_id: 'task:a', title: A, area: x, priority: p, depends_on: ['task:b']}\n"
+		"  - {stable_id: 'task:b', title: B, area: ' ', blocked_by: ['task:a']}\n"
+		"  - {stable_id: 'spike:s', type: spike, title: '@s'}\n"
+		"```\n",
+		HEAD "epics:\n"
+		"  - {stable_id: 'epic:a', title: A, features: ['feat:f']}\n"
+		"  - {stable_id: 'epic:b', title: B}\n"
+		"features:\n"
+		"  - {stable_id: 'feat:f', title: F, epic_id: 'epic:b'}\n"
+		"```\n",
+		HEAD "tasks: [{title: no-id}]\n```\n",
+		"no block here\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
+		pmbot_diag_list dl = PMBOT_DIAG_LIST_INIT, dc = PMBOT_DIAG_LIST_INIT;
+		pmbot_workgraph *g = NULL;
+		int rl = pmbot_workgraph_load(&g, "plan.md", reports[i], strlen(reports[i]), NULL, &dl);
+		int rc = pmbot_workgraph_check("plan.md", reports[i], strlen(reports[i]), NULL, &dc);
+		char *tl = diag_text(&dl), *tc = diag_text(&dc);
+
+		assert_int_equal(rc, rl);
+		assert_string_equal(tc, tl);
+		/* The reports above are chosen to say something. */
+		assert_true(i < 2 || dl.count > 0);
+		if (i == 2)
+			assert_non_null(pmbot_diag_list_find(&dc, "DEPENDENCY_CYCLE"));
+		free(tl);
+		free(tc);
+		pmbot_workgraph_free(g);
+		pmbot_diag_list_free(&dl);
+		pmbot_diag_list_free(&dc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_workgraph__invalid_report_gives_no_graph),
 		cmocka_unit_test(test_workgraph__type_names_round_trip),
 		cmocka_unit_test(test_workgraph__open_type_keeps_its_name_in_every_output),
+		cmocka_unit_test(test_workgraph__check_says_what_load_says),
 	};
 
 	return cmocka_run_group_tests_name("workgraph", tests, NULL, NULL);
