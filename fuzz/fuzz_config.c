@@ -22,7 +22,7 @@
 #include <jansson.h>
 
 #include "pmbot/buf.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/diag.h"
 #include "pmbot/promptir.h"
 

@@ -167,7 +167,7 @@ int pmbot_capability_validate(json_t **validation, const pmbot_capability *cap,
 
 /*
  * The ChangesetBundle compatibility rules a proposal must also meet, beyond
- * its schema (so they hold even if the schema and include/pmbot/config.h
+ * its schema (so they hold even if the schema and include/pmbot/source.h
  * ever drift apart), added to `diags` as SCHEMA_CHANGESET errors with the
  * JSON Pointer of the changeset (or of its member):
  *  - every changesets[i] is an object whose "operation" is one of

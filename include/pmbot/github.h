@@ -4,7 +4,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "pmbot/budget.h"
+#include "pmbot/source.h"
 #include "pmbot/buf.h"
 #include "pmbot/common.h"
 

@@ -7,7 +7,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/capability.h"
 #include "pmbot/common.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/diag.h"
 #include "pmbot/promptir.h"
 #include "pmbot/repo.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/json.h"
 #include "pmbot/jsonschema.h"
 #include "pmbot/strmap.h"

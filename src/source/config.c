@@ -1,11 +1,10 @@
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pmbot/buf.h"
-#include "pmbot/budget.h"
 #include "pmbot/glob.h"
 #include "pmbot/json.h"
 #include "pmbot/doc.h"

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "pmbot/capability.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/fs.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
