@@ -24,7 +24,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/source.h"
 #include "pmbot/diag.h"
-#include "pmbot/promptir.h"
+#include "pmbot/llm.h"
 
 #include "fuzz_util.h"
 #include "pmbot/banned.h"

@@ -1,4 +1,4 @@
-#include "pmbot/capability.h"
+#include "pmbot/llm.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -7,7 +7,6 @@
 
 #include "pmbot/source.h"
 #include "pmbot/json.h"
-#include "pmbot/jsonschema.h"
 #include "pmbot/strmap.h"
 #include "pmbot/utf8.h"
 #include "pmbot/banned.h"

@@ -10,7 +10,7 @@
 
 #include "helpers/gitrepo.h"
 #include "pmbot/buf.h"
-#include "pmbot/capability.h"
+#include "pmbot/llm.h"
 #include "pmbot/common.h"
 #include "pmbot/source.h"
 #include "pmbot/diag.h"
@@ -18,7 +18,6 @@
 #include "pmbot/json.h"
 #include "pmbot/repo.h"
 
-#include "pmbot/llmrun.h"
 #include "pmbot/banned.h"
 
 /*
