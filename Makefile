@@ -108,10 +108,10 @@ $(BUILD)/obj/gen/graphql_docs.o: $(GEN_SRC)
 	@$(if $(V),,echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# The LLM prompt templates and output schemas, compiled in (include/pmbot/capability.h).
-$(LLM_GEN): $(LLM_FILES) scripts/embed-files.sh
+# The LLM prompt templates and output schemas, compiled in (include/pmbot/llm.h, part 3).
+$(LLM_GEN): $(LLM_FILES) scripts/embed-files.sh Makefile
 	@mkdir -p $(dir $@)
-	$(Q)scripts/embed-files.sh $@ pmbot/capability.h pmbot_embedded_file pmbot_llm_files $(LLM_FILES)
+	$(Q)scripts/embed-files.sh $@ pmbot/llm.h pmbot_embedded_file pmbot_llm_files $(LLM_FILES)
 
 $(BUILD)/obj/gen/llm_files.o: $(LLM_GEN)
 	@mkdir -p $(dir $@)

@@ -34,7 +34,6 @@
 #include "pmbot/buf.h"
 #include "pmbot/common.h"
 #include "pmbot/github.h"
-#include "pmbot/gql.h"
 #include "pmbot/banned.h"
 
 #define DEFAULT_PACE_MS 1000 /* pmbot_github_options_init()'s pace_ms */

@@ -26,7 +26,7 @@
 
 #include "pmbot/buf.h"
 #include "pmbot/bundle.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/diag.h"
 
 #include "fuzz_util.h"

@@ -23,7 +23,7 @@
 #include <jansson.h>
 
 #include "pmbot/buf.h"
-#include "pmbot/capability.h"
+#include "pmbot/llm.h"
 #include "pmbot/json.h"
 
 #include "fuzz_util.h"

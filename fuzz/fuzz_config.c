@@ -22,9 +22,9 @@
 #include <jansson.h>
 
 #include "pmbot/buf.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/diag.h"
-#include "pmbot/promptir.h"
+#include "pmbot/llm.h"
 
 #include "fuzz_util.h"
 #include "pmbot/banned.h"

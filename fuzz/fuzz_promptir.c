@@ -25,7 +25,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/diag.h"
 #include "pmbot/json.h"
-#include "pmbot/promptir.h"
+#include "pmbot/llm.h"
 
 #include "fuzz_util.h"
 #include "pmbot/banned.h"

@@ -89,7 +89,7 @@ mkdir -p "$build/obj" "$build/gen"
 mapfile -t gql < <(find src/github/graphql -name '*.graphql' 2>/dev/null | LC_ALL=C sort)
 scripts/embed-graphql.sh "$build/gen/graphql_docs.c" "${gql[@]}"
 mapfile -t llm_files < <({ find src/llm/prompts -name '*.md'; find docs/schemas/llm -name '*.schema.json'; } 2>/dev/null | LC_ALL=C sort)
-scripts/embed-files.sh "$build/gen/llm_files.c" pmbot/capability.h pmbot_embedded_file \
+scripts/embed-files.sh "$build/gen/llm_files.c" pmbot/llm.h pmbot_embedded_file \
 	pmbot_llm_files "${llm_files[@]}"
 mapfile -t srcs < <(find src -name '*.c' | sort)
 srcs+=("$build/gen/graphql_docs.c" "$build/gen/llm_files.c")

@@ -107,7 +107,7 @@ const pmbot_notes *cmd_action_notes(void);
 /* The file name shown in diagnostics for FILE ("-" becomes "<stdin>"). */
 const char *cmd_display_name(const char *file);
 
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/repo.h"
 
 /*

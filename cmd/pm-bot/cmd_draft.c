@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "llm_int.h"
-#include "pmbot/capability.h"
+#include "pmbot/llm.h"
 #include "pmbot/fs.h"
 #include "pmbot/banned.h"
 

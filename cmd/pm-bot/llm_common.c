@@ -7,7 +7,6 @@
 
 #include "llm_int.h"
 #include "pmbot/apply.h"
-#include "pmbot/capability.h"
 #include "pmbot/llm.h"
 #include "pmbot/banned.h"
 

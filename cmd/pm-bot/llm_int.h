@@ -2,8 +2,7 @@
 #define PMBOT_CMD_LLM_INT_H
 
 #include "cmd.h"
-#include "pmbot/llmrun.h"
-#include "pmbot/promptir.h"
+#include "pmbot/llm.h"
 
 /*
  * Mode B commands (cmd_draft.c: draft and prompt-ir; cmd_advise.c):
@@ -40,7 +39,7 @@ struct llm_opts {
 int llm_parse_option(struct llm_opts *o, int c, const char *arg);
 
 /*
- * A run as the commands hold it: the library's run (pmbot/llmrun.h) with
+ * A run as the commands hold it: the library's run (pmbot/llm.h, part 5) with
  * the repository and configuration this command opened for it.
  */
 struct llm_run {
@@ -59,8 +58,6 @@ int llm_prepare(struct llm_run *r, const struct llm_opts *o, const char *capabil
 	const char *role, const char *intent);
 
 void llm_run_free(struct llm_run *r);
-
-#include "pmbot/capability.h"
 
 /*
  * The user message of `cap` for run `r` (pmbot_llm_run_render()), with this

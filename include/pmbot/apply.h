@@ -6,7 +6,7 @@
 
 #include "pmbot/buf.h"
 #include "pmbot/common.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/diag.h"
 #include "pmbot/hash.h"
 #include "pmbot/state.h"

@@ -4,7 +4,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/diag.h"
 #include "pmbot/state.h"
 

@@ -4,7 +4,7 @@
 #include <jansson.h>
 
 #include "pmbot/apply.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/diag.h"
 #include "pmbot/note.h"
 #include "pmbot/plan.h"

@@ -4,7 +4,7 @@
 #include <jansson.h>
 
 #include "pmbot/buf.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/diag.h"
 #include "pmbot/hash.h"
 #include "pmbot/render.h"

@@ -4,7 +4,7 @@
 #include <strings.h>
 
 #include "pmbot/action.h"
-#include "pmbot/gql.h"
+#include "pmbot/github.h"
 #include "pmbot/utf8.h"
 #include "pmbot/banned.h"
 

@@ -5,7 +5,7 @@
 
 #include "pmbot/apply.h"
 #include "pmbot/buf.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/state.h"
 #include "pmbot/strmap.h"
 

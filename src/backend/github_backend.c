@@ -5,7 +5,6 @@
 #include <strings.h>
 
 #include "pmbot/github.h"
-#include "pmbot/gql.h"
 #include "pmbot/json.h"
 #include "pmbot/render.h"
 #include "pmbot/state.h"

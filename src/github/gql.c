@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "pmbot/gql.h"
+#include "pmbot/github.h"
 #include "pmbot/banned.h"
 
 const char *pmbot_gql(const char *name)

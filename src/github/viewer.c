@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "pmbot/github.h"
-#include "pmbot/gql.h"
 #include "pmbot/banned.h"
 
 int pmbot_github_viewer_login(char **out, pmbot_github_client *c, pmbot_buf *err)

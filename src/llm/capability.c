@@ -1,13 +1,12 @@
-#include "pmbot/capability.h"
+#include "pmbot/llm.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/json.h"
-#include "pmbot/jsonschema.h"
 #include "pmbot/strmap.h"
 #include "pmbot/utf8.h"
 #include "pmbot/banned.h"

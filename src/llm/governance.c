@@ -1,4 +1,4 @@
-#include "pmbot/promptir.h"
+#include "pmbot/llm.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

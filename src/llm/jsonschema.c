@@ -1,4 +1,4 @@
-#include "pmbot/jsonschema.h"
+#include "pmbot/llm.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-#include "pmbot/llmrun.h"
+#include "pmbot/llm.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "pmbot/buf.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/fs.h"
 #include "pmbot/plan.h"
 #include "pmbot/banned.h"

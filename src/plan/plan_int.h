@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "pmbot/buf.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/diag.h"
 #include "pmbot/state.h"
 #include "pmbot/strmap.h"

@@ -1,4 +1,4 @@
-#include "pmbot/budget.h"
+#include "pmbot/source.h"
 
 #include <string.h>
 

@@ -1,11 +1,10 @@
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pmbot/buf.h"
-#include "pmbot/budget.h"
 #include "pmbot/glob.h"
 #include "pmbot/json.h"
 #include "pmbot/doc.h"
@@ -784,7 +783,7 @@ static int read_github(parse_ctx *c, const json_t *v, pmbot_config *cfg)
 /* Same order as top_keys. */
 /*
  * llm: custom governance policies (their fields are checked by the Mode B
- * governance, include/pmbot/promptir.h) and the context digest threshold.
+ * governance, pmbot/llm.h part 4) and the context digest threshold.
  */
 static int read_llm(parse_ctx *c, const json_t *v, pmbot_config *cfg)
 {

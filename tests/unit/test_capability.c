@@ -7,12 +7,11 @@
 
 #include <cmocka.h>
 
-#include "pmbot/capability.h"
-#include "pmbot/config.h"
+#include "pmbot/llm.h"
+#include "pmbot/source.h"
 #include "pmbot/fs.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
-#include "pmbot/jsonschema.h"
 #include "pmbot/banned.h"
 
 static const pmbot_capability *cap(const char *id)

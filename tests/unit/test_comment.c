@@ -12,7 +12,7 @@
 #include <cmark-gfm.h>
 
 #include "pmbot/action.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/fs.h"
 #include "pmbot/plan.h"
 #include "pmbot/render.h"

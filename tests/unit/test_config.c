@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/banned.h"

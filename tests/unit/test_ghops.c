@@ -15,7 +15,6 @@
 #include "pmbot/action.h"
 #include "pmbot/buf.h"
 #include "pmbot/github.h"
-#include "pmbot/gql.h"
 #include "pmbot/banned.h"
 
 /*

@@ -13,7 +13,6 @@
 #include "helpers/tmpdir.h"
 #include "pmbot/buf.h"
 #include "pmbot/github.h"
-#include "pmbot/gql.h"
 #include "pmbot/json.h"
 #include "pmbot/state.h"
 #include "pmbot/banned.h"

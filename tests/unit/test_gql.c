@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "pmbot/fs.h"
-#include "pmbot/gql.h"
+#include "pmbot/github.h"
 #include "pmbot/banned.h"
 
 static void test_gql__every_file_is_compiled_in_byte_for_byte(void **state)

@@ -9,7 +9,7 @@
 
 #include "pmbot/common.h"
 #include "pmbot/json.h"
-#include "pmbot/jsonschema.h"
+#include "pmbot/llm.h"
 #include "pmbot/banned.h"
 
 static json_t *load(const char *text)

@@ -15,7 +15,7 @@
 #include "pmbot/json.h"
 #include "pmbot/repo.h"
 
-#include "pmbot/promptir.h"
+#include "pmbot/llm.h"
 #include "pmbot/banned.h"
 
 /*

@@ -12,7 +12,7 @@
 #include "pmbot/common.h"
 #include "pmbot/diag.h"
 
-#include "pmbot/llmrun.h"
+#include "pmbot/llm.h"
 #include "pmbot/banned.h"
 
 typedef struct {

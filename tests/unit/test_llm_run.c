@@ -10,15 +10,14 @@
 
 #include "helpers/gitrepo.h"
 #include "pmbot/buf.h"
-#include "pmbot/capability.h"
+#include "pmbot/llm.h"
 #include "pmbot/common.h"
-#include "pmbot/config.h"
+#include "pmbot/source.h"
 #include "pmbot/diag.h"
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
 #include "pmbot/repo.h"
 
-#include "pmbot/llmrun.h"
 #include "pmbot/banned.h"
 
 /*

@@ -11,7 +11,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/diag.h"
 #include "pmbot/json.h"
-#include "pmbot/promptir.h"
+#include "pmbot/llm.h"
 #include "pmbot/banned.h"
 
 #define FIX "tests/fixtures/promptir/"
