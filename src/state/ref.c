@@ -23,13 +23,23 @@ int pmbot_state__fold(int c)
 	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
+static int fold(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
 int pmbot_state__fold_cmp(const char *a, size_t an, const char *b, size_t bn)
 {
 	size_t i, n = an < bn ? an : bn;
 
+	/* Every lookup lands here, mostly on equal names: fold only bytes that differ. */
 	for (i = 0; i < n; i++) {
-		int x = pmbot_state__fold((unsigned char)a[i]), y = pmbot_state__fold((unsigned char)b[i]);
+		int x = (unsigned char)a[i], y = (unsigned char)b[i];
 
+		if (x == y)
+			continue;
+		x = fold(x);
+		y = fold(y);
 		if (x != y)
 			return x < y ? -1 : 1;
 	}
