@@ -36,7 +36,6 @@ struct managed {
 	char *ref;         /* owned */
 	char *stable_id;   /* owned */
 	pmbot_body body;   /* owned: the issue body, parsed once */
-	char rev[PMBOT_SHA256_HEX_SIZE]; /* the body's hash now */
 	int ambiguous;
 	int seen;          /* the graph has this stable_id */
 };
@@ -453,7 +452,7 @@ static int index_managed(struct planner *p)
 		m->issue = is;
 		m->ref = pmbot_buf_detach(&ref, NULL);
 		m->stable_id = strdup(body.stable_id);
-		if (!m->ref || !m->stable_id || pmbot_body_rev(m->rev, is->body, strlen(is->body)) < 0) {
+		if (!m->ref || !m->stable_id) {
 			free(m->ref);
 			free(m->stable_id);
 			pmbot_body_free(&body);
@@ -579,7 +578,8 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 {
 	const pmbot_issue *is = m ? m->issue : NULL;
 	const pmbot_label_scheme *scheme = &p->in->config->labels;
-	size_t i;
+	char rev[PMBOT_SHA256_HEX_SIZE];
+	size_t i, body_len;
 	int err = -1;
 	json_t *add = NULL, *remove = NULL;
 
@@ -608,11 +608,20 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 	 * overwrite. Unless the reports now say exactly what the person wrote:
 	 * then nothing conflicts, and the body update below only adopts it
 	 * (a new marker rev; not one character of theirs changes).
+	 * A body that is byte for byte the rendered one hashes to r->rev (the
+	 * renderer writes the rev of what it renders), so it neither conflicts
+	 * nor changes: the hash of the unchanged bodies of a large plan is
+	 * skipped.
 	 */
-	if (strcmp(m->rev, m->body.rev) && strcmp(m->rev, r->rev)) {
+	body_len = strlen(is->body);
+	if (body_len == r->body_len && !memcmp(is->body, r->body, body_len)) {
+		/* nothing: the body is pm-bot's own, unchanged */
+	} else if (pmbot_body_rev(rev, is->body, body_len) < 0) {
+		goto done;
+	} else if (strcmp(rev, m->body.rev) && strcmp(rev, r->rev)) {
 		if (json_array_append_new(p->conflicts, json_pack("{s:s, s:s, s:s, s:s, s:s}",
 			"stable_id", n->stable_id, "ref", m->ref, "reason", "body_edited",
-			"expected_rev", m->body.rev, "actual_rev", m->rev)) < 0)
+			"expected_rev", m->body.rev, "actual_rev", rev)) < 0)
 			goto done;
 	} else if (strcmp(is->body, r->body) &&
 		   add_cs(p, "update_issue_body", item_target(p, n),
