@@ -1,6 +1,7 @@
 #include "pmbot/json.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,16 @@ int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i, run = 0;
-	int err = 0;
+	int err;
 
-	err |= pmbot_buf_putc(out, '"');
+	/*
+	 * Room for the common case (nothing to escape) at once, then the runs
+	 * between escapes are copied without a call per piece: a plan's JSON
+	 * is mostly strings.
+	 */
+	if (len > SIZE_MAX - 2 || (err = pmbot_buf_grow(out, len + 2)) < 0)
+		return -1;
+	out->buf[out->len++] = '"';
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		char esc[7];
@@ -35,6 +43,14 @@ int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len)
 			esc[5] = hex[c & 15];
 			err |= pmbot_buf_put(out, esc, 6);
 		}
+	}
+	if (!run && !err) {
+		/* Nothing escaped: the room reserved above holds it all. */
+		memcpy(out->buf + out->len, s, len);
+		out->len += len;
+		out->buf[out->len++] = '"';
+		out->buf[out->len] = '\0';
+		return 0;
 	}
 	err |= pmbot_buf_put(out, s + run, len - run);
 	err |= pmbot_buf_putc(out, '"');
@@ -121,9 +137,14 @@ static int put_object(pmbot_buf *out, const json_t *v)
 	void *it;
 	int err = 0;
 
+	member small[16];
+
 	if (!n)
 		return pmbot_buf_put(out, "{}", 2);
-	if (!(m = malloc(n * sizeof(*m))))
+	/* Most objects are small: their members are sorted on the stack. */
+	if (n <= sizeof(small) / sizeof(small[0]))
+		m = small;
+	else if (!(m = malloc(n * sizeof(*m))))
 		return -1;
 	for (it = json_object_iter((json_t *)v); it && i < n;
 	     it = json_object_iter_next((json_t *)v, it), i++) {
@@ -154,7 +175,8 @@ static int put_object(pmbot_buf *out, const json_t *v)
 		err |= pmbot_json_canonical(out, m[i].value);
 	}
 	err |= pmbot_buf_putc(out, '}');
-	free(m);
+	if (m != small)
+		free(m);
 	return err ? -1 : 0;
 }
 

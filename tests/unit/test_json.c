@@ -145,6 +145,26 @@ static void test_json__quote_escapes_an_explicit_length(void **state)
 	pmbot_buf_free(&out);
 }
 
+/* The room for a plain string is taken at once: within the cap it fits, past it nothing is added. */
+static void test_json__quote_stays_within_the_buffer_cap(void **state)
+{
+	pmbot_buf out;
+
+	(void)state;
+	pmbot_buf_init(&out, 8);
+	assert_int_equal(pmbot_json_quote(&out, "abcdef", 6), 0);
+	assert_int_equal(out.len, 8);
+	assert_string_equal(out.buf, "\"abcdef\"");
+	pmbot_buf_clear(&out);
+	assert_int_equal(pmbot_json_quote(&out, "abcdefg", 7), -1);
+	assert_true(out.len <= 8);
+	pmbot_buf_clear(&out);
+	/* An escape past the reserved room is caught by the cap too. */
+	assert_int_equal(pmbot_json_quote(&out, "abcde\n", 6), -1);
+	assert_true(out.len <= 8);
+	pmbot_buf_free(&out);
+}
+
 static void test_json__integers_print_as_integers(void **state)
 {
 	(void)state;
@@ -394,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_json__strings_escape_only_quote_backslash_and_controls),
 		cmocka_unit_test(test_json__keys_are_escaped_like_strings),
 		cmocka_unit_test(test_json__quote_escapes_an_explicit_length),
+		cmocka_unit_test(test_json__quote_stays_within_the_buffer_cap),
 		cmocka_unit_test(test_json__integers_print_as_integers),
 		cmocka_unit_test(test_json__reals_keep_a_point_or_an_exponent),
 		cmocka_unit_test(test_json__round_reals_are_plain_decimals_not_exponents),
