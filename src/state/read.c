@@ -1084,6 +1084,32 @@ int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, siz
 	pmbot_limits_default(&lim);
 	lim.max_bytes = PMBOT_STATE_MAX_BYTES;
 	lim.max_depth = STATE_MAX_DEPTH;
+	/*
+	 * Positions are only ever read for a diagnostic, and a State (megabytes
+	 * of pm-bot's own writing) almost never has one: it is read without the
+	 * source map, and read again with it when there is anything to say.
+	 */
+	rc = pmbot_json_parse(&root, NULL, file, text, len, 1, 0, &lim, &local);
+	if (rc == PMBOT_OK) {
+		if (pmbot_state_new(&st) < 0)
+			goto done;
+		c.file = file;
+		c.diags = &local;
+		validate(&c, root, st);
+		if (!c.oom && !local.count) {
+			*out = st;
+			st = NULL;
+			err = PMBOT_OK;
+			goto done;
+		}
+		pmbot_state_free(st);
+		st = NULL;
+		c.oom = 0;
+		pmbot_buf_clear(&c.path);
+	}
+	json_decref(root);
+	root = NULL;
+	pmbot_diag_list_free(&local);
 	if (!(map = pmbot_srcmap_new()))
 		goto done;
 	rc = pmbot_json_parse(&root, map, file, text, len, 1, 0, &lim, &local);
