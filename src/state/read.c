@@ -881,7 +881,8 @@ static void parse_items(pctx *c, const json_t *items, pmbot_project *p)
 		if (c->diags->errors == errors && !c->oom) {
 			e[n].it.id = dup_str(c, id);
 			e[n].it.issue = dup_str(c, issue);
-			e[n].it.values = values ? json_deep_copy(values) : json_object();
+			/* Shared, not copied: the rest of the parsed file is released after the read. */
+			e[n].it.values = values ? json_incref((json_t *)values) : json_object();
 			if (!e[n].it.values)
 				c->oom = 1;
 			e[n++].index = i;

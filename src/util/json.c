@@ -247,7 +247,15 @@ int pmbot_json_pointer_push(pmbot_buf *out, const char *token)
 
 int pmbot_json_pointer_push_index(pmbot_buf *out, size_t index)
 {
-	return pmbot_buf_printf(out, "/%zu", index);
+	char tmp[24], *p = tmp + sizeof(tmp);
+
+	/* A reader checks a pointer per array element: no printf for a number. */
+	do {
+		*--p = (char)('0' + index % 10);
+		index /= 10;
+	} while (index);
+	*--p = '/';
+	return pmbot_buf_put(out, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 json_t *pmbot_json_strings(char *const *v, size_t n)
