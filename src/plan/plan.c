@@ -60,6 +60,8 @@ struct planner {
 	/* extra.unsupported: GitHub there has no sub-issues / dependencies (GHES). */
 	int no_sub_issues, no_dependencies;
 	size_t skipped_parents, skipped_dependencies; /* changes left out for that */
+	const pmbot_wg_node *target_node; /* the item `target` names */
+	json_t *target;                   /* owned: see item_target() */
 };
 
 static int op_index(const char *name)
@@ -348,10 +350,14 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 		if (pmbot_sha256_json(hash, payload) < 0 || pmbot_buf_printf(&key, ":%.12s", hash) < 0)
 			goto done;
 	}
-	cs = json_pack("{s:s, s:O, s:O, s:b, s:s}", "operation", op, "target", target,
-		"payload", payload, "requires_approval",
+	if (!acc->op_names[idx] && !(acc->op_names[idx] = json_string(op_info(idx)->name)))
+		goto done;
+	if (!acc->proposed && !(acc->proposed = json_string("proposed")))
+		goto done;
+	cs = json_pack("{s:O, s:O, s:O, s:b, s:O}", "operation", acc->op_names[idx],
+		"target", target, "payload", payload, "requires_approval",
 		!pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx),
-		"status", "proposed");
+		"status", acc->proposed);
 	if (!cs || (before && json_object_set(cs, "before", before) < 0) ||
 	    (after && json_object_set(cs, "after", after) < 0))
 		goto done;
@@ -527,9 +533,21 @@ static int index_dependencies(struct planner *p)
 	return 0;
 }
 
+/*
+ * The target of a changeset on item `n`: a new reference to one object
+ * shared by all of the item's changesets (an item has up to a dozen; no
+ * one changes a planned target), NULL when out of memory.
+ */
 static json_t *item_target(struct planner *p, const pmbot_wg_node *n)
 {
-	return json_pack("{s:s, s:s}", "repo", p->in->target, "stable_id", n->stable_id);
+	if (p->target_node != n || !p->target) {
+		json_decref(p->target);
+		p->target_node = n;
+		if (!(p->target = json_pack("{s:s, s:s}", "repo", p->in->target, "stable_id",
+			n->stable_id)))
+			return NULL;
+	}
+	return json_incref(p->target);
 }
 
 /*
@@ -1204,6 +1222,12 @@ void pmbot_plan_acc_free(pmbot_plan_acc *acc)
 	for (i = 0; i < acc->touched.cap; i++)
 		free((char *)acc->touched.keys[i]);
 	pmbot_strmap_free(&acc->touched);
+	for (i = 0; i < PMBOT_OP_COUNT; i++) {
+		json_decref(acc->op_names[i]);
+		acc->op_names[i] = NULL;
+	}
+	json_decref(acc->proposed);
+	acc->proposed = NULL;
 	acc->cs = NULL;
 	acc->n_cs = acc->alloc_cs = 0;
 }
@@ -1369,5 +1393,6 @@ done:
 	pmbot_strmap_free(&p.unreadable_ids);
 	json_decref(p.conflicts);
 	json_decref(p.orphaned);
+	json_decref(p.target);
 	return rc;
 }
