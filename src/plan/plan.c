@@ -328,7 +328,7 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 {
 	int idx = op_index(op);
 	pmbot_buf key = PMBOT_BUF_INIT;
-	const char *id = json_string_value(json_object_get(target, "stable_id"));
+	const char *id = json_string_value(json_object_get(target, "stable_id")), *repo;
 	char hash[PMBOT_SHA256_HEX_SIZE];
 	json_t *cs = NULL;
 	int err = -1;
@@ -340,25 +340,33 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 		err = 0;
 		goto done;
 	}
-	if (pmbot_buf_printf(&key, "%s:%s:", op, json_string_value(json_object_get(target, "repo"))) < 0)
+	/* "OP:REPO:ID" or "OP:REPO:#N", then ":HASH12" for hashed operations. */
+	repo = json_string_value(json_object_get(target, "repo"));
+	if (pmbot_buf_puts(&key, op) < 0 || pmbot_buf_putc(&key, ':') < 0 ||
+	    pmbot_buf_puts(&key, repo ? repo : "(null)") < 0 || pmbot_buf_putc(&key, ':') < 0)
 		goto done;
 	if (id ? pmbot_buf_puts(&key, id) < 0
 	       : pmbot_buf_printf(&key, "#%" JSON_INTEGER_FORMAT,
 			json_integer_value(json_object_get(target, "number"))) < 0)
 		goto done;
 	if (op_info(idx)->hashed) {
-		if (pmbot_sha256_json(hash, payload) < 0 || pmbot_buf_printf(&key, ":%.12s", hash) < 0)
+		if (pmbot_sha256_json(hash, payload) < 0 || pmbot_buf_putc(&key, ':') < 0 ||
+		    pmbot_buf_put(&key, hash, 12) < 0)
 			goto done;
 	}
 	if (!acc->op_names[idx] && !(acc->op_names[idx] = json_string(op_info(idx)->name)))
 		goto done;
 	if (!acc->proposed && !(acc->proposed = json_string("proposed")))
 		goto done;
-	cs = json_pack("{s:O, s:O, s:O, s:b, s:O}", "operation", acc->op_names[idx],
-		"target", target, "payload", payload, "requires_approval",
-		!pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx),
-		"status", acc->proposed);
-	if (!cs || (before && json_object_set(cs, "before", before) < 0) ||
+	/* Built member by member: json_pack's format parsing cost more than the object. */
+	if (!(cs = json_object()) ||
+	    json_object_set(cs, "operation", acc->op_names[idx]) < 0 ||
+	    json_object_set(cs, "target", target) < 0 ||
+	    json_object_set(cs, "payload", payload) < 0 ||
+	    json_object_set_new(cs, "requires_approval", json_boolean(
+		!pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx))) < 0 ||
+	    json_object_set(cs, "status", acc->proposed) < 0 ||
+	    (before && json_object_set(cs, "before", before) < 0) ||
 	    (after && json_object_set(cs, "after", after) < 0))
 		goto done;
 	if (acc->n_cs == acc->alloc_cs) {
@@ -538,6 +546,39 @@ static int index_dependencies(struct planner *p)
  * shared by all of the item's changesets (an item has up to a dozen; no
  * one changes a planned target), NULL when out of memory.
  */
+/*
+ * {k1: v1} or {k1: v1, k2: v2} (k2 NULL: one member), consuming the values
+ * whatever happens; NULL when a value is NULL or memory runs out. The
+ * planner's small payloads, without json_pack's format parsing (a large
+ * plan builds a hundred thousand of them).
+ */
+static json_t *pack2(const char *k1, json_t *v1, const char *k2, json_t *v2)
+{
+	json_t *o = NULL, *ret = NULL;
+	int r;
+
+	if (!v1 || (k2 && !v2) || !(o = json_object()))
+		goto done;
+	/* json_object_set_new() consumes its value even when it fails. */
+	r = json_object_set_new(o, k1, v1);
+	v1 = NULL;
+	if (r < 0)
+		goto done;
+	if (k2) {
+		r = json_object_set_new(o, k2, v2);
+		v2 = NULL;
+		if (r < 0)
+			goto done;
+	}
+	ret = o;
+	o = NULL;
+done:
+	json_decref(o);
+	json_decref(v1);
+	json_decref(v2);
+	return ret;
+}
+
 static json_t *item_target(struct planner *p, const pmbot_wg_node *n)
 {
 	if (p->target_node != n || !p->target) {
@@ -914,8 +955,8 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 		return 0;
 	if (!item) {
 		if (pmbot_buf_printf(&proj, "%s/%ld", st->project->owner, st->project->number) < 0 ||
-		    add_cs(p, "add_to_project", item_target(p, n), json_pack("{s:s}", "project", proj.buf),
-			NULL, NULL) < 0)
+		    add_cs(p, "add_to_project", item_target(p, n),
+			pack2("project", json_string(proj.buf), NULL, NULL), NULL, NULL) < 0)
 			goto done;
 	}
 	for (i = 0; i < sizeof(project_fields) / sizeof(project_fields[0]); i++) {
@@ -946,8 +987,8 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 			continue;
 		}
 		if (add_cs(p, "set_project_field", item_target(p, n),
-			json_pack("{s:s, s:o}", "field", f->name, "value", value),
-			have ? json_pack("{s:O}", "value", have) : json_pack("{s:n}", "value"), NULL) < 0)
+			pack2("field", json_string(f->name), "value", value),
+			pack2("value", have ? json_incref(have) : json_null(), NULL, NULL), NULL) < 0)
 			goto done;
 	}
 	err = 0;
