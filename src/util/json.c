@@ -22,9 +22,29 @@ int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len)
 		return -1;
 	out->buf[out->len++] = '"';
 	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c;
 		char esc[7];
 
+		/*
+		 * Eight bytes at a time while none needs an escape (no byte below
+		 * 0x20, no '"', no '\\'): exact tests, so only a word that holds
+		 * one goes byte by byte.
+		 */
+		while (len - i >= 8) {
+			const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+			uint64_t w, q, b;
+
+			memcpy(&w, s + i, 8);
+			q = w ^ (ones * '"');
+			b = w ^ (ones * '\\');
+			/* A byte below 0x20, a zero byte of q (a '"'), a zero byte of b (a '\\'). */
+			if ((((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs)
+				break;
+			i += 8;
+		}
+		if (i >= len)
+			break;
+		c = (unsigned char)s[i];
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
 		err |= pmbot_buf_put(out, s + run, i - run);
