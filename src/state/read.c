@@ -180,6 +180,10 @@ static const char *get_str(pctx *c, const json_t *obj, const char *key, int flag
 
 	if (!v)
 		return NULL;
+	/* The pointer is only for a message: a good value (nearly all) goes without it. */
+	if (json_is_string(v) && (!(flags & NONEMPTY) || json_string_length(v)) &&
+	    (!check || check(json_string_value(v))))
+		return json_string_value(v);
 	mark = push_key(c, key);
 	if (json_is_null(v) && (flags & NULLABLE))
 		;
@@ -318,6 +322,12 @@ static char **get_str_set(pctx *c, const json_t *obj, const char *key, str_check
 	for (i = 0; i < n; i++) {
 		const json_t *e = json_array_get(v, i);
 
+		/* As in get_str(): the pointer is made only for a message. */
+		if (json_is_string(e) && json_string_length(e) &&
+		    (!check || check(json_string_value(e)))) {
+			tmp[k++] = (indexed_str){ json_string_value(e), i };
+			continue;
+		}
 		mark2 = push_index(c, i);
 		if (!json_is_string(e))
 			type_error(c, e, "a string");
