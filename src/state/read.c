@@ -445,6 +445,24 @@ static int origin_cmp(const issue_entry *a, const issue_entry *b)
 	return (a->issue_index > b->issue_index) - (a->issue_index < b->issue_index);
 }
 
+/*
+ * qsort, after one pass that finds the array already in order: pm-bot
+ * writes a State sorted, so the sorts of a read mostly have nothing to do.
+ * Every order here is total (ties go by position), so the result is the same.
+ */
+static void sort_unless_sorted(void *base, size_t n, size_t size,
+	int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0) {
+			qsort(base, n, size, cmp);
+			return;
+		}
+}
+
 static int entry_cmp(const void *pa, const void *pb)
 {
 	const issue_entry *a = pa, *b = pb;
@@ -526,7 +544,7 @@ static void check_issue_duplicates(pctx *c, const issue_entry *e, size_t n)
 	}
 	for (i = 0; i < n; i++)
 		order[i] = &e[i];
-	qsort(order, n, sizeof(*order), database_id_cmp);
+	sort_unless_sorted(order, n, sizeof(*order), database_id_cmp);
 	for (i = 1, group = 0; i < n; i++) {
 		if (order[i]->is.database_id != order[i - 1]->is.database_id) {
 			group = i;
@@ -539,7 +557,7 @@ static void check_issue_duplicates(pctx *c, const issue_entry *e, size_t n)
 			"database_id %lld is used twice (first at line %d)",
 			order[i]->is.database_id, first);
 	}
-	qsort(order, n, sizeof(*order), doc_order_cmp);
+	sort_unless_sorted(order, n, sizeof(*order), doc_order_cmp);
 	for (i = 0; i < n; i++) {
 		void *prev = NULL;
 		int r = pmbot_strmap_put(&nodes, order[i]->is.node_id, (void *)order[i], &prev);
@@ -900,7 +918,7 @@ static void parse_items(pctx *c, const json_t *items, pmbot_project *p)
 		pop(c, mark2);
 	}
 	if (n)
-		qsort(e, n, sizeof(*e), item_entry_cmp);
+		sort_unless_sorted(e, n, sizeof(*e), item_entry_cmp);
 	for (i = 1, group = 0; i < n; i++) {
 		if (pmbot_state__ref_cmp(e[i - 1].it.issue, e[i].it.issue)) {
 			group = i;
@@ -1057,7 +1075,7 @@ static void validate(pctx *c, const json_t *root, pmbot_state *st)
 		pop(c, mark);
 	}
 	if (n)
-		qsort(entries, n, sizeof(*entries), entry_cmp);
+		sort_unless_sorted(entries, n, sizeof(*entries), entry_cmp);
 	if (!c->oom)
 		check_issue_duplicates(c, entries, n);
 	if (n && !(st->issues = calloc(n, sizeof(*st->issues))))
