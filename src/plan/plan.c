@@ -18,6 +18,9 @@
  */
 
 
+/* The body field of a managed issue the planner reads: its declared blockers. */
+#define BLOCKED_BY "Blocked by"
+
 /* Project fields pm-bot fills, and the node member each takes its value from. */
 static const struct {
 	const char *field;
@@ -444,7 +447,8 @@ static int index_managed(struct planner *p)
 		if (strcasecmp(is->repo, p->in->target))
 			continue;
 		memset(&body, 0, sizeof(body));
-		if (pmbot_body_parse(&body, is->body, strlen(is->body), NULL) < 0)
+		/* The marker and the one field the planner reads back (declared_blockers()). */
+		if (pmbot_body_parse_only(&body, is->body, strlen(is->body), NULL, BLOCKED_BY) < 0)
 			goto done;
 		if (body.marker != PMBOT_MARKER_OK) {
 			pmbot_body_free(&body);
@@ -748,7 +752,7 @@ static int plan_parent(struct planner *p, const pmbot_wg_node *n, const struct m
 /* "a, b, c" under "Blocked by" in the body pm-bot last wrote: its own edges. */
 static int declared_blockers(char ***out, size_t *n_out, const pmbot_body *body)
 {
-	const char *v = pmbot_body_get(body, "Blocked by"), *s;
+	const char *v = pmbot_body_get(body, BLOCKED_BY), *s;
 	char **list = NULL;
 	size_t n = 0, alloc = 0;
 

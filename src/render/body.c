@@ -440,8 +440,9 @@ static int add_field(pmbot_body *b, size_t *alloc, span heading, int line)
 	return 0;
 }
 
-int pmbot_body_parse(pmbot_body *out, const char *body, size_t len,
-	pmbot_diag_list *diags)
+/* `only` NULL: every value; else only those under a heading equal to it. */
+static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_list *diags,
+	const char *only)
 {
 	size_t pos = 0, alloc = 0, markers = 0;
 	int lineno = 0, err = PMBOT_ERROR;
@@ -479,6 +480,9 @@ int pmbot_body_parse(pmbot_body *out, const char *body, size_t len,
 			if (add_field(out, &alloc, text, lineno) < 0)
 				goto done;
 			cur = (long)out->n_fields - 1;
+			/* A value not asked for is never read: it stays "". */
+			if (only && !pmbot_body_heading_eq(out->fields[cur].heading, only))
+				cur = -1;
 			continue;
 		}
 		if (is_atx_heading(t)) {
@@ -520,6 +524,18 @@ done:
 	if (err)
 		pmbot_body_free(out);
 	return err;
+}
+
+int pmbot_body_parse(pmbot_body *out, const char *body, size_t len,
+	pmbot_diag_list *diags)
+{
+	return body_parse(out, body, len, diags, NULL);
+}
+
+int pmbot_body_parse_only(pmbot_body *out, const char *body, size_t len,
+	pmbot_diag_list *diags, const char *heading)
+{
+	return body_parse(out, body, len, diags, heading);
 }
 
 const char *pmbot_body_get(const pmbot_body *body, const char *heading)
