@@ -548,12 +548,36 @@ const char *pmbot_body_get(const pmbot_body *body, const char *heading)
 	return NULL;
 }
 
+/* 1 when "<!--" occurs in the `len` bytes at `s`. */
+static int has_comment_open(const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+
+	while ((p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+		if ((size_t)(end - p) >= 4 && !memcmp(p, "<!--", 4))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
 int pmbot_body_rev(char out[PMBOT_SHA256_HEX_SIZE], const char *body, size_t len)
 {
 	pmbot_buf text = PMBOT_BUF_INIT;
 	size_t pos = 0;
 	span line;
 	int err = 0, lead_marker = 0;
+
+	/*
+	 * Without a CR or a "<!--" no line is a marker and every line already
+	 * ends in LF: the text hashed below is the body itself less its
+	 * trailing blanks, hashed without the copy (every rendered body).
+	 */
+	if (!len || (!memchr(body, '\r', len) && !has_comment_open(body, len))) {
+		while (len && (is_blank(body[len - 1]) || body[len - 1] == '\n'))
+			len--;
+		return pmbot_sha256_hex(out, len ? body : "", len) < 0 ? PMBOT_ERROR : PMBOT_OK;
+	}
 
 	while (next_line(body, len, &pos, &line) && !err) {
 		if (is_marker_line(trim(line))) {

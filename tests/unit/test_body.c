@@ -367,6 +367,30 @@ static void rev_of(char out[PMBOT_SHA256_HEX_SIZE], const char *body)
 	assert_int_equal(pmbot_body_rev(out, body, strlen(body)), 0);
 }
 
+/* A body with only LF line ends (hashed as it is) and the same with CRLF (read line by line) have one rev. */
+static void test_body__rev_of_lf_and_crlf_bodies_agree(void **state)
+{
+	static const char *const bodies[] = {
+		"", "a", "a\n", "a \t\n\n \n", "\n\na\n\tb  \n\n", "### X\n\nv\n\n### Y\n_No response_\n",
+		" lead\n\n\nmid\t\n end \t",
+	};
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		char lf[PMBOT_SHA256_HEX_SIZE], crlf[PMBOT_SHA256_HEX_SIZE];
+		pmbot_buf b = PMBOT_BUF_INIT;
+
+		for (k = 0; bodies[i][k]; k++)
+			assert_int_equal(bodies[i][k] == '\n' ? pmbot_buf_puts(&b, "\r\n")
+				: pmbot_buf_putc(&b, bodies[i][k]), 0);
+		assert_int_equal(pmbot_body_rev(lf, bodies[i], strlen(bodies[i])), 0);
+		assert_int_equal(pmbot_body_rev(crlf, b.buf ? b.buf : "", b.len), 0);
+		assert_string_equal(lf, crlf);
+		pmbot_buf_free(&b);
+	}
+}
+
 static void test_body__rev_hashes_the_body_without_its_marker(void **state)
 {
 	char want[PMBOT_SHA256_HEX_SIZE], got[PMBOT_SHA256_HEX_SIZE];
@@ -1296,6 +1320,7 @@ int main(void)
 		cmocka_unit_test(test_body__neutralised_values_hold_no_comment_delimiter),
 		cmocka_unit_test(test_body__parse_of_render_gives_back_the_tracked_fields),
 		cmocka_unit_test(test_body__parse_only_reads_one_field_like_the_full_parse),
+		cmocka_unit_test(test_body__rev_of_lf_and_crlf_bodies_agree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
