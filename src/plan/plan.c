@@ -65,6 +65,8 @@ struct planner {
 	size_t skipped_parents, skipped_dependencies; /* changes left out for that */
 	const pmbot_wg_node *target_node; /* the item `target` names */
 	json_t *target;                   /* owned: see item_target() */
+	/* Owned, made on first use, shared like `target`: see shared_unset(). */
+	json_t *unset_value, *unset_parent, *on_board;
 };
 
 static int op_index(const char *name)
@@ -583,6 +585,18 @@ done:
 	return ret;
 }
 
+/*
+ * A new reference to {`key`: null} kept in `*slot`: the "before" of a value
+ * that is not set yet, the same object for every changeset of the plan
+ * that has it (tens of thousands in a first plan). NULL when out of memory.
+ */
+static json_t *shared_unset(json_t **slot, const char *key)
+{
+	if (!*slot && !(*slot = pack2(key, json_null(), NULL, NULL)))
+		return NULL;
+	return json_incref(*slot);
+}
+
 static json_t *item_target(struct planner *p, const pmbot_wg_node *n)
 {
 	if (p->target_node != n || !p->target) {
@@ -746,7 +760,8 @@ static int plan_parent(struct planner *p, const pmbot_wg_node *n, const struct m
 	return add_cs(p, "set_parent", item_target(p, n),
 		json_pack("{s:{s:s, s:s}, s:b}", "parent", "repo", p->in->target, "stable_id",
 			parent->stable_id, "replace", have != NULL),
-		have ? json_pack("{s:s}", "parent", have) : json_pack("{s:n}", "parent"), NULL);
+		have ? json_pack("{s:s}", "parent", have) : shared_unset(&p->unset_parent, "parent"),
+		NULL);
 }
 
 /* "a, b, c" under "Blocked by" in the body pm-bot last wrote: its own edges. */
@@ -958,9 +973,13 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 	if (!p->project_ok)
 		return 0;
 	if (!item) {
-		if (pmbot_buf_printf(&proj, "%s/%ld", st->project->owner, st->project->number) < 0 ||
-		    add_cs(p, "add_to_project", item_target(p, n),
-			pack2("project", json_string(proj.buf), NULL, NULL), NULL, NULL) < 0)
+		/* One payload for the plan: there is one project. */
+		if (!p->on_board &&
+		    (pmbot_buf_printf(&proj, "%s/%ld", st->project->owner, st->project->number) < 0 ||
+		     !(p->on_board = pack2("project", json_string(proj.buf), NULL, NULL))))
+			goto done;
+		if (add_cs(p, "add_to_project", item_target(p, n), json_incref(p->on_board), NULL,
+			NULL) < 0)
 			goto done;
 	}
 	for (i = 0; i < sizeof(project_fields) / sizeof(project_fields[0]); i++) {
@@ -992,7 +1011,8 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 		}
 		if (add_cs(p, "set_project_field", item_target(p, n),
 			pack2("field", json_string(f->name), "value", value),
-			pack2("value", have ? json_incref(have) : json_null(), NULL, NULL), NULL) < 0)
+			have ? pack2("value", json_incref(have), NULL, NULL) :
+			shared_unset(&p->unset_value, "value"), NULL) < 0)
 			goto done;
 	}
 	err = 0;
@@ -1439,5 +1459,8 @@ done:
 	json_decref(p.conflicts);
 	json_decref(p.orphaned);
 	json_decref(p.target);
+	json_decref(p.unset_value);
+	json_decref(p.unset_parent);
+	json_decref(p.on_board);
 	return rc;
 }
