@@ -67,6 +67,7 @@ struct planner {
 	json_t *target;                   /* owned: see item_target() */
 	/* Owned, made on first use, shared like `target`: see shared_unset(). */
 	json_t *unset_value, *unset_parent, *on_board;
+	pmbot_strmap field_payloads; /* owned key -> owned payload: see field_payload() */
 };
 
 static int op_index(const char *name)
@@ -597,6 +598,44 @@ static json_t *shared_unset(json_t **slot, const char *key)
 	return json_incref(*slot);
 }
 
+/*
+ * A new reference to the set_project_field payload {"field": `field`,
+ * "value": `value`}, one object per distinct pair in the plan (a board
+ * has a few dozen options; a first plan sets tens of thousands of values).
+ * Consumes `value`; NULL when it is NULL or memory runs out.
+ */
+static json_t *field_payload(struct planner *p, const char *field, json_t *value)
+{
+	pmbot_buf key = PMBOT_BUF_INIT;
+	json_t *o = NULL, *made = NULL;
+	void *v = NULL;
+	char *k = NULL;
+
+	if (!value)
+		return NULL;
+	/* Canonical text holds no raw newline, so the key names the pair exactly. */
+	if (pmbot_buf_puts(&key, field) < 0 || pmbot_buf_putc(&key, '\n') < 0 ||
+	    pmbot_json_canonical(&key, value) < 0)
+		goto done;
+	if (pmbot_strmap_get(&p->field_payloads, key.buf, &v)) {
+		o = json_incref((json_t *)v);
+		goto done;
+	}
+	if (!(made = pack2("field", json_string(field), "value", json_incref(value))) ||
+	    !(k = pmbot_buf_detach(&key, NULL)) ||
+	    pmbot_strmap_put(&p->field_payloads, k, made, NULL) != 0)
+		goto done;
+	k = NULL;
+	o = json_incref(made);
+	made = NULL;
+done:
+	free(k);
+	json_decref(made);
+	json_decref(value);
+	pmbot_buf_free(&key);
+	return o;
+}
+
 static json_t *item_target(struct planner *p, const pmbot_wg_node *n)
 {
 	if (p->target_node != n || !p->target) {
@@ -1010,7 +1049,7 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 			continue;
 		}
 		if (add_cs(p, "set_project_field", item_target(p, n),
-			pack2("field", json_string(f->name), "value", value),
+			field_payload(p, f->name, value),
 			have ? pack2("value", json_incref(have), NULL, NULL) :
 			shared_unset(&p->unset_value, "value"), NULL) < 0)
 			goto done;
@@ -1462,5 +1501,11 @@ done:
 	json_decref(p.unset_value);
 	json_decref(p.unset_parent);
 	json_decref(p.on_board);
+	for (i = 0; i < p.field_payloads.cap; i++) {
+		if (p.field_payloads.keys[i])
+			json_decref(p.field_payloads.values[i]);
+		free((char *)p.field_payloads.keys[i]);
+	}
+	pmbot_strmap_free(&p.field_payloads);
 	return rc;
 }
