@@ -373,7 +373,8 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 		!pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx))) < 0 ||
 	    json_object_set(cs, "status", acc->proposed) < 0 ||
 	    (before && json_object_set(cs, "before", before) < 0) ||
-	    (after && json_object_set(cs, "after", after) < 0))
+	    (after && json_object_set(cs, "after", after) < 0) ||
+	    json_object_set_new(cs, "idempotency_key", json_string(key.buf)) < 0)
 		goto done;
 	if (acc->n_cs == acc->alloc_cs) {
 		size_t n = acc->alloc_cs ? acc->alloc_cs * 2 : 64;
@@ -386,9 +387,7 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 	}
 	acc->cs[acc->n_cs].cs = cs;
 	acc->cs[acc->n_cs].op = idx;
-	acc->cs[acc->n_cs].key = pmbot_buf_detach(&key, NULL);
-	if (!acc->cs[acc->n_cs].key)
-		goto done;
+	acc->cs[acc->n_cs].key = json_string_value(json_object_get(cs, "idempotency_key"));
 	acc->n_cs++;
 	cs = NULL;
 	err = 0;
@@ -1239,7 +1238,6 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_plan_acc *acc, const json_t *sourc
 	for (i = 0; i < acc->n_cs; i++) {
 		snprintf(id, sizeof(id), "cs-%04zu", i + 1);
 		if (json_object_set_new(acc->cs[i].cs, "changeset_id", json_string(id)) < 0 ||
-		    json_object_set_new(acc->cs[i].cs, "idempotency_key", json_string(acc->cs[i].key)) < 0 ||
 		    json_array_append(changesets, acc->cs[i].cs) < 0)
 			goto done;
 		counts[op_info(acc->cs[i].op)->group]++;
@@ -1320,7 +1318,6 @@ void pmbot_plan_acc_free(pmbot_plan_acc *acc)
 
 	for (i = 0; i < acc->n_cs; i++) {
 		json_decref(acc->cs[i].cs);
-		free(acc->cs[i].key);
 	}
 	free(acc->cs);
 	for (i = 0; i < acc->touched.cap; i++)

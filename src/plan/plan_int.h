@@ -21,9 +21,9 @@
 
 /* One changeset being collected. */
 typedef struct {
-	json_t *cs;        /* owned: the changeset object without id and key */
+	json_t *cs;        /* owned: the changeset object, its idempotency key in, no id yet */
 	int op;            /* its pmbot_operation */
-	char *key;         /* owned: its idempotency key */
+	const char *key;   /* borrowed from cs: its idempotency key (the sort's last word) */
 } pmbot_plan_pending;
 
 /*
