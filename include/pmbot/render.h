@@ -368,6 +368,16 @@ typedef struct {
 PMBOT_WARN_UNUSED int pmbot_body_parse(pmbot_body *out, const char *body, size_t len,
 	pmbot_diag_list *diags);
 
+/*
+ * pmbot_body_parse(), reading only the values under headings equal to
+ * `heading` (by pmbot_body_heading_eq()); every other field is listed with
+ * the value "". The marker, the fields' headings and lines, and
+ * pmbot_body_get(out, heading) are what pmbot_body_parse() gives. For a
+ * caller that needs one field of many bodies. Same ownership and returns.
+ */
+PMBOT_WARN_UNUSED int pmbot_body_parse_only(pmbot_body *out, const char *body, size_t len,
+	pmbot_diag_list *diags, const char *heading);
+
 /* Release the members of `body` and leave it empty. */
 void pmbot_body_free(pmbot_body *body);
 

@@ -18,6 +18,9 @@
  */
 
 
+/* The body field of a managed issue the planner reads: its declared blockers. */
+#define BLOCKED_BY "Blocked by"
+
 /* Project fields pm-bot fills, and the node member each takes its value from. */
 static const struct {
 	const char *field;
@@ -36,7 +39,6 @@ struct managed {
 	char *ref;         /* owned */
 	char *stable_id;   /* owned */
 	pmbot_body body;   /* owned: the issue body, parsed once */
-	char rev[PMBOT_SHA256_HEX_SIZE]; /* the body's hash now */
 	int ambiguous;
 	int seen;          /* the graph has this stable_id */
 };
@@ -61,6 +63,11 @@ struct planner {
 	/* extra.unsupported: GitHub there has no sub-issues / dependencies (GHES). */
 	int no_sub_issues, no_dependencies;
 	size_t skipped_parents, skipped_dependencies; /* changes left out for that */
+	const pmbot_wg_node *target_node; /* the item `target` names */
+	json_t *target;                   /* owned: see item_target() */
+	/* Owned, made on first use, shared like `target`: see shared_unset(). */
+	json_t *unset_value, *unset_parent, *on_board;
+	pmbot_strmap field_payloads; /* owned key -> owned payload: see field_payload() */
 };
 
 static int op_index(const char *name)
@@ -327,7 +334,7 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 {
 	int idx = op_index(op);
 	pmbot_buf key = PMBOT_BUF_INIT;
-	const char *id = json_string_value(json_object_get(target, "stable_id"));
+	const char *id = json_string_value(json_object_get(target, "stable_id")), *repo;
 	char hash[PMBOT_SHA256_HEX_SIZE];
 	json_t *cs = NULL;
 	int err = -1;
@@ -339,22 +346,35 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 		err = 0;
 		goto done;
 	}
-	if (pmbot_buf_printf(&key, "%s:%s:", op, json_string_value(json_object_get(target, "repo"))) < 0)
+	/* "OP:REPO:ID" or "OP:REPO:#N", then ":HASH12" for hashed operations. */
+	repo = json_string_value(json_object_get(target, "repo"));
+	if (pmbot_buf_puts(&key, op) < 0 || pmbot_buf_putc(&key, ':') < 0 ||
+	    pmbot_buf_puts(&key, repo ? repo : "(null)") < 0 || pmbot_buf_putc(&key, ':') < 0)
 		goto done;
 	if (id ? pmbot_buf_puts(&key, id) < 0
 	       : pmbot_buf_printf(&key, "#%" JSON_INTEGER_FORMAT,
 			json_integer_value(json_object_get(target, "number"))) < 0)
 		goto done;
 	if (op_info(idx)->hashed) {
-		if (pmbot_sha256_json(hash, payload) < 0 || pmbot_buf_printf(&key, ":%.12s", hash) < 0)
+		if (pmbot_sha256_json(hash, payload) < 0 || pmbot_buf_putc(&key, ':') < 0 ||
+		    pmbot_buf_put(&key, hash, 12) < 0)
 			goto done;
 	}
-	cs = json_pack("{s:s, s:O, s:O, s:b, s:s}", "operation", op, "target", target,
-		"payload", payload, "requires_approval",
-		!pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx),
-		"status", "proposed");
-	if (!cs || (before && json_object_set(cs, "before", before) < 0) ||
-	    (after && json_object_set(cs, "after", after) < 0))
+	if (!acc->op_names[idx] && !(acc->op_names[idx] = json_string(op_info(idx)->name)))
+		goto done;
+	if (!acc->proposed && !(acc->proposed = json_string("proposed")))
+		goto done;
+	/* Built member by member: json_pack's format parsing cost more than the object. */
+	if (!(cs = json_object()) ||
+	    json_object_set(cs, "operation", acc->op_names[idx]) < 0 ||
+	    json_object_set(cs, "target", target) < 0 ||
+	    json_object_set(cs, "payload", payload) < 0 ||
+	    json_object_set_new(cs, "requires_approval", json_boolean(
+		!pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx))) < 0 ||
+	    json_object_set(cs, "status", acc->proposed) < 0 ||
+	    (before && json_object_set(cs, "before", before) < 0) ||
+	    (after && json_object_set(cs, "after", after) < 0) ||
+	    json_object_set_new(cs, "idempotency_key", json_string(key.buf)) < 0)
 		goto done;
 	if (acc->n_cs == acc->alloc_cs) {
 		size_t n = acc->alloc_cs ? acc->alloc_cs * 2 : 64;
@@ -367,9 +387,7 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 	}
 	acc->cs[acc->n_cs].cs = cs;
 	acc->cs[acc->n_cs].op = idx;
-	acc->cs[acc->n_cs].key = pmbot_buf_detach(&key, NULL);
-	if (!acc->cs[acc->n_cs].key)
-		goto done;
+	acc->cs[acc->n_cs].key = json_string_value(json_object_get(cs, "idempotency_key"));
 	acc->n_cs++;
 	cs = NULL;
 	err = 0;
@@ -431,7 +449,8 @@ static int index_managed(struct planner *p)
 		if (strcasecmp(is->repo, p->in->target))
 			continue;
 		memset(&body, 0, sizeof(body));
-		if (pmbot_body_parse(&body, is->body, strlen(is->body), NULL) < 0)
+		/* The marker and the one field the planner reads back (declared_blockers()). */
+		if (pmbot_body_parse_only(&body, is->body, strlen(is->body), NULL, BLOCKED_BY) < 0)
 			goto done;
 		if (body.marker != PMBOT_MARKER_OK) {
 			pmbot_body_free(&body);
@@ -453,7 +472,7 @@ static int index_managed(struct planner *p)
 		m->issue = is;
 		m->ref = pmbot_buf_detach(&ref, NULL);
 		m->stable_id = strdup(body.stable_id);
-		if (!m->ref || !m->stable_id || pmbot_body_rev(m->rev, is->body, strlen(is->body)) < 0) {
+		if (!m->ref || !m->stable_id) {
 			free(m->ref);
 			free(m->stable_id);
 			pmbot_body_free(&body);
@@ -528,9 +547,104 @@ static int index_dependencies(struct planner *p)
 	return 0;
 }
 
+/*
+ * The target of a changeset on item `n`: a new reference to one object
+ * shared by all of the item's changesets (an item has up to a dozen; no
+ * one changes a planned target), NULL when out of memory.
+ */
+/*
+ * {k1: v1} or {k1: v1, k2: v2} (k2 NULL: one member), consuming the values
+ * whatever happens; NULL when a value is NULL or memory runs out. The
+ * planner's small payloads, without json_pack's format parsing (a large
+ * plan builds a hundred thousand of them).
+ */
+static json_t *pack2(const char *k1, json_t *v1, const char *k2, json_t *v2)
+{
+	json_t *o = NULL, *ret = NULL;
+	int r;
+
+	if (!v1 || (k2 && !v2) || !(o = json_object()))
+		goto done;
+	/* json_object_set_new() consumes its value even when it fails. */
+	r = json_object_set_new(o, k1, v1);
+	v1 = NULL;
+	if (r < 0)
+		goto done;
+	if (k2) {
+		r = json_object_set_new(o, k2, v2);
+		v2 = NULL;
+		if (r < 0)
+			goto done;
+	}
+	ret = o;
+	o = NULL;
+done:
+	json_decref(o);
+	json_decref(v1);
+	json_decref(v2);
+	return ret;
+}
+
+/*
+ * A new reference to {`key`: null} kept in `*slot`: the "before" of a value
+ * that is not set yet, the same object for every changeset of the plan
+ * that has it (tens of thousands in a first plan). NULL when out of memory.
+ */
+static json_t *shared_unset(json_t **slot, const char *key)
+{
+	if (!*slot && !(*slot = pack2(key, json_null(), NULL, NULL)))
+		return NULL;
+	return json_incref(*slot);
+}
+
+/*
+ * A new reference to the set_project_field payload {"field": `field`,
+ * "value": `value`}, one object per distinct pair in the plan (a board
+ * has a few dozen options; a first plan sets tens of thousands of values).
+ * Consumes `value`; NULL when it is NULL or memory runs out.
+ */
+static json_t *field_payload(struct planner *p, const char *field, json_t *value)
+{
+	pmbot_buf key = PMBOT_BUF_INIT;
+	json_t *o = NULL, *made = NULL;
+	void *v = NULL;
+	char *k = NULL;
+
+	if (!value)
+		return NULL;
+	/* Canonical text holds no raw newline, so the key names the pair exactly. */
+	if (pmbot_buf_puts(&key, field) < 0 || pmbot_buf_putc(&key, '\n') < 0 ||
+	    pmbot_json_canonical(&key, value) < 0)
+		goto done;
+	if (pmbot_strmap_get(&p->field_payloads, key.buf, &v)) {
+		o = json_incref((json_t *)v);
+		goto done;
+	}
+	if (!(made = pack2("field", json_string(field), "value", json_incref(value))) ||
+	    !(k = pmbot_buf_detach(&key, NULL)) ||
+	    pmbot_strmap_put(&p->field_payloads, k, made, NULL) != 0)
+		goto done;
+	k = NULL;
+	o = json_incref(made);
+	made = NULL;
+done:
+	free(k);
+	json_decref(made);
+	json_decref(value);
+	pmbot_buf_free(&key);
+	return o;
+}
+
 static json_t *item_target(struct planner *p, const pmbot_wg_node *n)
 {
-	return json_pack("{s:s, s:s}", "repo", p->in->target, "stable_id", n->stable_id);
+	if (p->target_node != n || !p->target) {
+		json_decref(p->target);
+		p->target_node = n;
+		if (!(p->target = json_pack("{s:s, s:s}", "repo", p->in->target, "stable_id",
+			n->stable_id)))
+			return NULL;
+	}
+	return json_incref(p->target);
 }
 
 /*
@@ -579,7 +693,8 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 {
 	const pmbot_issue *is = m ? m->issue : NULL;
 	const pmbot_label_scheme *scheme = &p->in->config->labels;
-	size_t i;
+	char rev[PMBOT_SHA256_HEX_SIZE];
+	size_t i, body_len;
 	int err = -1;
 	json_t *add = NULL, *remove = NULL;
 
@@ -608,11 +723,20 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 	 * overwrite. Unless the reports now say exactly what the person wrote:
 	 * then nothing conflicts, and the body update below only adopts it
 	 * (a new marker rev; not one character of theirs changes).
+	 * A body that is byte for byte the rendered one hashes to r->rev (the
+	 * renderer writes the rev of what it renders), so it neither conflicts
+	 * nor changes: the hash of the unchanged bodies of a large plan is
+	 * skipped.
 	 */
-	if (strcmp(m->rev, m->body.rev) && strcmp(m->rev, r->rev)) {
+	body_len = strlen(is->body);
+	if (body_len == r->body_len && !memcmp(is->body, r->body, body_len)) {
+		/* nothing: the body is pm-bot's own, unchanged */
+	} else if (pmbot_body_rev(rev, is->body, body_len) < 0) {
+		goto done;
+	} else if (strcmp(rev, m->body.rev) && strcmp(rev, r->rev)) {
 		if (json_array_append_new(p->conflicts, json_pack("{s:s, s:s, s:s, s:s, s:s}",
 			"stable_id", n->stable_id, "ref", m->ref, "reason", "body_edited",
-			"expected_rev", m->body.rev, "actual_rev", m->rev)) < 0)
+			"expected_rev", m->body.rev, "actual_rev", rev)) < 0)
 			goto done;
 	} else if (strcmp(is->body, r->body) &&
 		   add_cs(p, "update_issue_body", item_target(p, n),
@@ -674,13 +798,14 @@ static int plan_parent(struct planner *p, const pmbot_wg_node *n, const struct m
 	return add_cs(p, "set_parent", item_target(p, n),
 		json_pack("{s:{s:s, s:s}, s:b}", "parent", "repo", p->in->target, "stable_id",
 			parent->stable_id, "replace", have != NULL),
-		have ? json_pack("{s:s}", "parent", have) : json_pack("{s:n}", "parent"), NULL);
+		have ? json_pack("{s:s}", "parent", have) : shared_unset(&p->unset_parent, "parent"),
+		NULL);
 }
 
 /* "a, b, c" under "Blocked by" in the body pm-bot last wrote: its own edges. */
 static int declared_blockers(char ***out, size_t *n_out, const pmbot_body *body)
 {
-	const char *v = pmbot_body_get(body, "Blocked by"), *s;
+	const char *v = pmbot_body_get(body, BLOCKED_BY), *s;
 	char **list = NULL;
 	size_t n = 0, alloc = 0;
 
@@ -886,9 +1011,13 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 	if (!p->project_ok)
 		return 0;
 	if (!item) {
-		if (pmbot_buf_printf(&proj, "%s/%ld", st->project->owner, st->project->number) < 0 ||
-		    add_cs(p, "add_to_project", item_target(p, n), json_pack("{s:s}", "project", proj.buf),
-			NULL, NULL) < 0)
+		/* One payload for the plan: there is one project. */
+		if (!p->on_board &&
+		    (pmbot_buf_printf(&proj, "%s/%ld", st->project->owner, st->project->number) < 0 ||
+		     !(p->on_board = pack2("project", json_string(proj.buf), NULL, NULL))))
+			goto done;
+		if (add_cs(p, "add_to_project", item_target(p, n), json_incref(p->on_board), NULL,
+			NULL) < 0)
 			goto done;
 	}
 	for (i = 0; i < sizeof(project_fields) / sizeof(project_fields[0]); i++) {
@@ -919,8 +1048,9 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 			continue;
 		}
 		if (add_cs(p, "set_project_field", item_target(p, n),
-			json_pack("{s:s, s:o}", "field", f->name, "value", value),
-			have ? json_pack("{s:O}", "value", have) : json_pack("{s:n}", "value"), NULL) < 0)
+			field_payload(p, f->name, value),
+			have ? pack2("value", json_incref(have), NULL, NULL) :
+			shared_unset(&p->unset_value, "value"), NULL) < 0)
 			goto done;
 	}
 	err = 0;
@@ -1108,7 +1238,6 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_plan_acc *acc, const json_t *sourc
 	for (i = 0; i < acc->n_cs; i++) {
 		snprintf(id, sizeof(id), "cs-%04zu", i + 1);
 		if (json_object_set_new(acc->cs[i].cs, "changeset_id", json_string(id)) < 0 ||
-		    json_object_set_new(acc->cs[i].cs, "idempotency_key", json_string(acc->cs[i].key)) < 0 ||
 		    json_array_append(changesets, acc->cs[i].cs) < 0)
 			goto done;
 		counts[op_info(acc->cs[i].op)->group]++;
@@ -1189,12 +1318,17 @@ void pmbot_plan_acc_free(pmbot_plan_acc *acc)
 
 	for (i = 0; i < acc->n_cs; i++) {
 		json_decref(acc->cs[i].cs);
-		free(acc->cs[i].key);
 	}
 	free(acc->cs);
 	for (i = 0; i < acc->touched.cap; i++)
 		free((char *)acc->touched.keys[i]);
 	pmbot_strmap_free(&acc->touched);
+	for (i = 0; i < PMBOT_OP_COUNT; i++) {
+		json_decref(acc->op_names[i]);
+		acc->op_names[i] = NULL;
+	}
+	json_decref(acc->proposed);
+	acc->proposed = NULL;
 	acc->cs = NULL;
 	acc->n_cs = acc->alloc_cs = 0;
 }
@@ -1360,5 +1494,15 @@ done:
 	pmbot_strmap_free(&p.unreadable_ids);
 	json_decref(p.conflicts);
 	json_decref(p.orphaned);
+	json_decref(p.target);
+	json_decref(p.unset_value);
+	json_decref(p.unset_parent);
+	json_decref(p.on_board);
+	for (i = 0; i < p.field_payloads.cap; i++) {
+		if (p.field_payloads.keys[i])
+			json_decref(p.field_payloads.values[i]);
+		free((char *)p.field_payloads.keys[i]);
+	}
+	pmbot_strmap_free(&p.field_payloads);
 	return rc;
 }

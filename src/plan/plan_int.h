@@ -21,9 +21,9 @@
 
 /* One changeset being collected. */
 typedef struct {
-	json_t *cs;        /* owned: the changeset object without id and key */
+	json_t *cs;        /* owned: the changeset object, its idempotency key in, no id yet */
 	int op;            /* its pmbot_operation */
-	char *key;         /* owned: its idempotency key */
+	const char *key;   /* borrowed from cs: its idempotency key (the sort's last word) */
 } pmbot_plan_pending;
 
 /*
@@ -40,6 +40,12 @@ typedef struct {
 	pmbot_strmap touched;          /* issue ref (owned copy) -> issue */
 	size_t denied[PMBOT_OP_COUNT]; /* changes not proposed: the config denies them */
 	int errors;                    /* error diagnostics counted so far */
+	/*
+	 * Owned, made on first use: the strings every changeset of a large plan
+	 * repeats ("operation" and "status"), one value shared by all of them.
+	 */
+	json_t *op_names[PMBOT_OP_COUNT];
+	json_t *proposed;
 } pmbot_plan_acc;
 
 /* Start an empty accumulator over the borrowed `config`, `state` and `diags`. */

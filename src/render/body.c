@@ -440,8 +440,9 @@ static int add_field(pmbot_body *b, size_t *alloc, span heading, int line)
 	return 0;
 }
 
-int pmbot_body_parse(pmbot_body *out, const char *body, size_t len,
-	pmbot_diag_list *diags)
+/* `only` NULL: every value; else only those under a heading equal to it. */
+static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_list *diags,
+	const char *only)
 {
 	size_t pos = 0, alloc = 0, markers = 0;
 	int lineno = 0, err = PMBOT_ERROR;
@@ -479,6 +480,9 @@ int pmbot_body_parse(pmbot_body *out, const char *body, size_t len,
 			if (add_field(out, &alloc, text, lineno) < 0)
 				goto done;
 			cur = (long)out->n_fields - 1;
+			/* A value not asked for is never read: it stays "". */
+			if (only && !pmbot_body_heading_eq(out->fields[cur].heading, only))
+				cur = -1;
 			continue;
 		}
 		if (is_atx_heading(t)) {
@@ -522,6 +526,18 @@ done:
 	return err;
 }
 
+int pmbot_body_parse(pmbot_body *out, const char *body, size_t len,
+	pmbot_diag_list *diags)
+{
+	return body_parse(out, body, len, diags, NULL);
+}
+
+int pmbot_body_parse_only(pmbot_body *out, const char *body, size_t len,
+	pmbot_diag_list *diags, const char *heading)
+{
+	return body_parse(out, body, len, diags, heading);
+}
+
 const char *pmbot_body_get(const pmbot_body *body, const char *heading)
 {
 	size_t i;
@@ -532,12 +548,36 @@ const char *pmbot_body_get(const pmbot_body *body, const char *heading)
 	return NULL;
 }
 
+/* 1 when "<!--" occurs in the `len` bytes at `s`. */
+static int has_comment_open(const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+
+	while ((p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+		if ((size_t)(end - p) >= 4 && !memcmp(p, "<!--", 4))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
 int pmbot_body_rev(char out[PMBOT_SHA256_HEX_SIZE], const char *body, size_t len)
 {
 	pmbot_buf text = PMBOT_BUF_INIT;
 	size_t pos = 0;
 	span line;
 	int err = 0, lead_marker = 0;
+
+	/*
+	 * Without a CR or a "<!--" no line is a marker and every line already
+	 * ends in LF: the text hashed below is the body itself less its
+	 * trailing blanks, hashed without the copy (every rendered body).
+	 */
+	if (!len || (!memchr(body, '\r', len) && !has_comment_open(body, len))) {
+		while (len && (is_blank(body[len - 1]) || body[len - 1] == '\n'))
+			len--;
+		return pmbot_sha256_hex(out, len ? body : "", len) < 0 ? PMBOT_ERROR : PMBOT_OK;
+	}
 
 	while (next_line(body, len, &pos, &line) && !err) {
 		if (is_marker_line(trim(line))) {

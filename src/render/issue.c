@@ -338,7 +338,9 @@ static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_wor
 		err |= field_value(&val, &form->fields[i], g, c->node, opts);
 		if (i)
 			err |= pmbot_buf_puts(&fields, "\n\n");
-		err |= pmbot_buf_printf(&fields, "### %s\n", form->fields[i].label);
+		err |= pmbot_buf_puts(&fields, "### ");
+		err |= pmbot_buf_puts(&fields, form->fields[i].label);
+		err |= pmbot_buf_putc(&fields, '\n');
 		err |= val.len ? pmbot_buf_put(&fields, val.buf, val.len)
 			       : pmbot_buf_puts(&fields, PMBOT_NO_RESPONSE);
 	}

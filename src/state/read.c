@@ -180,6 +180,10 @@ static const char *get_str(pctx *c, const json_t *obj, const char *key, int flag
 
 	if (!v)
 		return NULL;
+	/* The pointer is only for a message: a good value (nearly all) goes without it. */
+	if (json_is_string(v) && (!(flags & NONEMPTY) || json_string_length(v)) &&
+	    (!check || check(json_string_value(v))))
+		return json_string_value(v);
 	mark = push_key(c, key);
 	if (json_is_null(v) && (flags & NULLABLE))
 		;
@@ -318,6 +322,12 @@ static char **get_str_set(pctx *c, const json_t *obj, const char *key, str_check
 	for (i = 0; i < n; i++) {
 		const json_t *e = json_array_get(v, i);
 
+		/* As in get_str(): the pointer is made only for a message. */
+		if (json_is_string(e) && json_string_length(e) &&
+		    (!check || check(json_string_value(e)))) {
+			tmp[k++] = (indexed_str){ json_string_value(e), i };
+			continue;
+		}
 		mark2 = push_index(c, i);
 		if (!json_is_string(e))
 			type_error(c, e, "a string");
@@ -435,6 +445,24 @@ static int origin_cmp(const issue_entry *a, const issue_entry *b)
 	return (a->issue_index > b->issue_index) - (a->issue_index < b->issue_index);
 }
 
+/*
+ * qsort, after one pass that finds the array already in order: pm-bot
+ * writes a State sorted, so the sorts of a read mostly have nothing to do.
+ * Every order here is total (ties go by position), so the result is the same.
+ */
+static void sort_unless_sorted(void *base, size_t n, size_t size,
+	int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0) {
+			qsort(base, n, size, cmp);
+			return;
+		}
+}
+
 static int entry_cmp(const void *pa, const void *pb)
 {
 	const issue_entry *a = pa, *b = pb;
@@ -516,7 +544,7 @@ static void check_issue_duplicates(pctx *c, const issue_entry *e, size_t n)
 	}
 	for (i = 0; i < n; i++)
 		order[i] = &e[i];
-	qsort(order, n, sizeof(*order), database_id_cmp);
+	sort_unless_sorted(order, n, sizeof(*order), database_id_cmp);
 	for (i = 1, group = 0; i < n; i++) {
 		if (order[i]->is.database_id != order[i - 1]->is.database_id) {
 			group = i;
@@ -529,7 +557,7 @@ static void check_issue_duplicates(pctx *c, const issue_entry *e, size_t n)
 			"database_id %lld is used twice (first at line %d)",
 			order[i]->is.database_id, first);
 	}
-	qsort(order, n, sizeof(*order), doc_order_cmp);
+	sort_unless_sorted(order, n, sizeof(*order), doc_order_cmp);
 	for (i = 0; i < n; i++) {
 		void *prev = NULL;
 		int r = pmbot_strmap_put(&nodes, order[i]->is.node_id, (void *)order[i], &prev);
@@ -881,7 +909,8 @@ static void parse_items(pctx *c, const json_t *items, pmbot_project *p)
 		if (c->diags->errors == errors && !c->oom) {
 			e[n].it.id = dup_str(c, id);
 			e[n].it.issue = dup_str(c, issue);
-			e[n].it.values = values ? json_deep_copy(values) : json_object();
+			/* Shared, not copied: the rest of the parsed file is released after the read. */
+			e[n].it.values = values ? json_incref((json_t *)values) : json_object();
 			if (!e[n].it.values)
 				c->oom = 1;
 			e[n++].index = i;
@@ -889,7 +918,7 @@ static void parse_items(pctx *c, const json_t *items, pmbot_project *p)
 		pop(c, mark2);
 	}
 	if (n)
-		qsort(e, n, sizeof(*e), item_entry_cmp);
+		sort_unless_sorted(e, n, sizeof(*e), item_entry_cmp);
 	for (i = 1, group = 0; i < n; i++) {
 		if (pmbot_state__ref_cmp(e[i - 1].it.issue, e[i].it.issue)) {
 			group = i;
@@ -1046,7 +1075,7 @@ static void validate(pctx *c, const json_t *root, pmbot_state *st)
 		pop(c, mark);
 	}
 	if (n)
-		qsort(entries, n, sizeof(*entries), entry_cmp);
+		sort_unless_sorted(entries, n, sizeof(*entries), entry_cmp);
 	if (!c->oom)
 		check_issue_duplicates(c, entries, n);
 	if (n && !(st->issues = calloc(n, sizeof(*st->issues))))
@@ -1084,6 +1113,32 @@ int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, siz
 	pmbot_limits_default(&lim);
 	lim.max_bytes = PMBOT_STATE_MAX_BYTES;
 	lim.max_depth = STATE_MAX_DEPTH;
+	/*
+	 * Positions are only ever read for a diagnostic, and a State (megabytes
+	 * of pm-bot's own writing) almost never has one: it is read without the
+	 * source map, and read again with it when there is anything to say.
+	 */
+	rc = pmbot_json_parse(&root, NULL, file, text, len, 1, 0, &lim, &local);
+	if (rc == PMBOT_OK) {
+		if (pmbot_state_new(&st) < 0)
+			goto done;
+		c.file = file;
+		c.diags = &local;
+		validate(&c, root, st);
+		if (!c.oom && !local.count) {
+			*out = st;
+			st = NULL;
+			err = PMBOT_OK;
+			goto done;
+		}
+		pmbot_state_free(st);
+		st = NULL;
+		c.oom = 0;
+		pmbot_buf_clear(&c.path);
+	}
+	json_decref(root);
+	root = NULL;
+	pmbot_diag_list_free(&local);
 	if (!(map = pmbot_srcmap_new()))
 		goto done;
 	rc = pmbot_json_parse(&root, map, file, text, len, 1, 0, &lim, &local);

@@ -23,13 +23,23 @@ int pmbot_state__fold(int c)
 	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
+static int fold(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
 int pmbot_state__fold_cmp(const char *a, size_t an, const char *b, size_t bn)
 {
 	size_t i, n = an < bn ? an : bn;
 
+	/* Every lookup lands here, mostly on equal names: fold only bytes that differ. */
 	for (i = 0; i < n; i++) {
-		int x = pmbot_state__fold((unsigned char)a[i]), y = pmbot_state__fold((unsigned char)b[i]);
+		int x = (unsigned char)a[i], y = (unsigned char)b[i];
 
+		if (x == y)
+			continue;
+		x = fold(x);
+		y = fold(y);
 		if (x != y)
 			return x < y ? -1 : 1;
 	}
@@ -142,7 +152,21 @@ int pmbot_state__issue_key_cmp(const char *repo, size_t repo_len, long number, c
 
 int pmbot_issue_ref(pmbot_buf *out, const char *repo, long number)
 {
-	return pmbot_buf_printf(out, "%s#%ld", repo, number) < 0 ? -1 : 0;
+	char tmp[24], *p = tmp + sizeof(tmp);
+	unsigned long u = number < 0 ? 0UL - (unsigned long)number : (unsigned long)number;
+
+	/* "%s#%ld" without printf: the planner makes a ref per issue it reads. */
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (number < 0)
+		*--p = '-';
+	*--p = '#';
+	if (pmbot_buf_puts(out, repo ? repo : "(null)") < 0 ||
+	    pmbot_buf_put(out, p, (size_t)(tmp + sizeof(tmp) - p)) < 0)
+		return -1;
+	return 0;
 }
 
 int pmbot_issue_ref_parse(pmbot_buf *repo, long *number, const char *ref)

@@ -159,8 +159,11 @@ const pmbot_pitem *pmbot_state_item(const pmbot_state *state, const char *ref)
 		return NULL;
 	hi = p->n_items;
 	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = pmbot_state__ref_cmp(ref, p->items[mid].issue);
+		size_t mid = lo + (hi - lo) / 2, mn;
+		long mnum;
+		/* `ref` is split once; a malformed item ref sorts last, as in ref_cmp. */
+		int c = pmbot_state__ref_split(p->items[mid].issue, &mn, &mnum) < 0 ? -1 :
+			pmbot_state__key_cmp(ref, n, num, p->items[mid].issue, mn, mnum);
 
 		if (!c)
 			return &p->items[mid];

@@ -1,6 +1,7 @@
 #include "pmbot/json.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,40 @@ int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i, run = 0;
-	int err = 0;
+	int err;
 
-	err |= pmbot_buf_putc(out, '"');
+	/*
+	 * Room for the common case (nothing to escape) at once, then the runs
+	 * between escapes are copied without a call per piece: a plan's JSON
+	 * is mostly strings.
+	 */
+	if (len > SIZE_MAX - 2 || (err = pmbot_buf_grow(out, len + 2)) < 0)
+		return -1;
+	out->buf[out->len++] = '"';
 	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c;
 		char esc[7];
 
+		/*
+		 * Eight bytes at a time while none needs an escape (no byte below
+		 * 0x20, no '"', no '\\'): exact tests, so only a word that holds
+		 * one goes byte by byte.
+		 */
+		while (len - i >= 8) {
+			const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+			uint64_t w, q, b;
+
+			memcpy(&w, s + i, 8);
+			q = w ^ (ones * '"');
+			b = w ^ (ones * '\\');
+			/* A byte below 0x20, a zero byte of q (a '"'), a zero byte of b (a '\\'). */
+			if ((((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs)
+				break;
+			i += 8;
+		}
+		if (i >= len)
+			break;
+		c = (unsigned char)s[i];
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
 		err |= pmbot_buf_put(out, s + run, i - run);
@@ -35,6 +63,14 @@ int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len)
 			esc[5] = hex[c & 15];
 			err |= pmbot_buf_put(out, esc, 6);
 		}
+	}
+	if (!run && !err) {
+		/* Nothing escaped: the room reserved above holds it all. */
+		memcpy(out->buf + out->len, s, len);
+		out->len += len;
+		out->buf[out->len++] = '"';
+		out->buf[out->len] = '\0';
+		return 0;
 	}
 	err |= pmbot_buf_put(out, s + run, len - run);
 	err |= pmbot_buf_putc(out, '"');
@@ -121,9 +157,14 @@ static int put_object(pmbot_buf *out, const json_t *v)
 	void *it;
 	int err = 0;
 
+	member small[16];
+
 	if (!n)
 		return pmbot_buf_put(out, "{}", 2);
-	if (!(m = malloc(n * sizeof(*m))))
+	/* Most objects are small: their members are sorted on the stack. */
+	if (n <= sizeof(small) / sizeof(small[0]))
+		m = small;
+	else if (!(m = malloc(n * sizeof(*m))))
 		return -1;
 	for (it = json_object_iter((json_t *)v); it && i < n;
 	     it = json_object_iter_next((json_t *)v, it), i++) {
@@ -154,7 +195,8 @@ static int put_object(pmbot_buf *out, const json_t *v)
 		err |= pmbot_json_canonical(out, m[i].value);
 	}
 	err |= pmbot_buf_putc(out, '}');
-	free(m);
+	if (m != small)
+		free(m);
 	return err ? -1 : 0;
 }
 
@@ -225,7 +267,15 @@ int pmbot_json_pointer_push(pmbot_buf *out, const char *token)
 
 int pmbot_json_pointer_push_index(pmbot_buf *out, size_t index)
 {
-	return pmbot_buf_printf(out, "/%zu", index);
+	char tmp[24], *p = tmp + sizeof(tmp);
+
+	/* A reader checks a pointer per array element: no printf for a number. */
+	do {
+		*--p = (char)('0' + index % 10);
+		index /= 10;
+	} while (index);
+	*--p = '/';
+	return pmbot_buf_put(out, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 json_t *pmbot_json_strings(char *const *v, size_t n)

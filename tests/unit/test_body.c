@@ -35,6 +35,45 @@ static char *neutral(int (*fn)(pmbot_buf *, const char *, size_t), const char *s
 
 /* ---- headings and values --------------------------------------------------- */
 
+/* Reading one field gives that field, the marker and every heading as the full parse does. */
+static void test_body__parse_only_reads_one_field_like_the_full_parse(void **state)
+{
+	const char *text = "<!-- pm-bot:id=task:a rev=" \
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef -->\n\n"
+		"### Area\n\ncheckout\n\n### Blocked   BY\n\n\n  task:b, task:c  \n\n"
+		"### Notes\nsome @\xe2\x80\x8cteam text\n\n### Blocked by\n\nlater\n";
+	pmbot_body full, only;
+	pmbot_diag_list d1 = PMBOT_DIAG_LIST_INIT, d2 = PMBOT_DIAG_LIST_INIT;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pmbot_body_parse(&full, text, strlen(text), &d1), 0);
+	assert_int_equal(pmbot_body_parse_only(&only, text, strlen(text), &d2, "Blocked by"), 0);
+	assert_int_equal(only.marker, PMBOT_MARKER_OK);
+	assert_int_equal(only.marker, full.marker);
+	assert_string_equal(only.stable_id, full.stable_id);
+	assert_string_equal(only.rev, full.rev);
+	assert_int_equal(only.marker_line, full.marker_line);
+	assert_int_equal(d1.count, d2.count);
+	assert_int_equal(only.n_fields, 4);
+	assert_int_equal(only.n_fields, full.n_fields);
+	for (i = 0; i < full.n_fields; i++) {
+		assert_string_equal(only.fields[i].heading, full.fields[i].heading);
+		assert_int_equal(only.fields[i].line, full.fields[i].line);
+	}
+	assert_string_equal(pmbot_body_get(&only, "Blocked by"), "task:b, task:c");
+	assert_string_equal(pmbot_body_get(&only, "Blocked by"), pmbot_body_get(&full, "Blocked by"));
+	assert_string_equal(only.fields[3].value, "later");
+	/* The fields not asked for are not read. */
+	assert_string_equal(pmbot_body_get(&full, "Area"), "checkout");
+	assert_string_equal(pmbot_body_get(&only, "Area"), "");
+	assert_string_equal(pmbot_body_get(&only, "Notes"), "");
+	pmbot_body_free(&full);
+	pmbot_body_free(&only);
+	pmbot_diag_list_free(&d1);
+	pmbot_diag_list_free(&d2);
+}
+
 static void test_body__value_is_the_first_non_empty_line_trimmed(void **state)
 {
 	pmbot_body b = parse("intro\n### Area\n\n   core  \nsecond line\n### Priority\nP1", NULL);
@@ -326,6 +365,30 @@ static void test_body__a_marker_closing_an_empty_last_section_is_no_value(void *
 static void rev_of(char out[PMBOT_SHA256_HEX_SIZE], const char *body)
 {
 	assert_int_equal(pmbot_body_rev(out, body, strlen(body)), 0);
+}
+
+/* A body with only LF line ends (hashed as it is) and the same with CRLF (read line by line) have one rev. */
+static void test_body__rev_of_lf_and_crlf_bodies_agree(void **state)
+{
+	static const char *const bodies[] = {
+		"", "a", "a\n", "a \t\n\n \n", "\n\na\n\tb  \n\n", "### X\n\nv\n\n### Y\n_No response_\n",
+		" lead\n\n\nmid\t\n end \t",
+	};
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		char lf[PMBOT_SHA256_HEX_SIZE], crlf[PMBOT_SHA256_HEX_SIZE];
+		pmbot_buf b = PMBOT_BUF_INIT;
+
+		for (k = 0; bodies[i][k]; k++)
+			assert_int_equal(bodies[i][k] == '\n' ? pmbot_buf_puts(&b, "\r\n")
+				: pmbot_buf_putc(&b, bodies[i][k]), 0);
+		assert_int_equal(pmbot_body_rev(lf, bodies[i], strlen(bodies[i])), 0);
+		assert_int_equal(pmbot_body_rev(crlf, b.buf ? b.buf : "", b.len), 0);
+		assert_string_equal(lf, crlf);
+		pmbot_buf_free(&b);
+	}
 }
 
 static void test_body__rev_hashes_the_body_without_its_marker(void **state)
@@ -1256,6 +1319,8 @@ int main(void)
 		cmocka_unit_test(test_body__neutralisation_is_idempotent),
 		cmocka_unit_test(test_body__neutralised_values_hold_no_comment_delimiter),
 		cmocka_unit_test(test_body__parse_of_render_gives_back_the_tracked_fields),
+		cmocka_unit_test(test_body__parse_only_reads_one_field_like_the_full_parse),
+		cmocka_unit_test(test_body__rev_of_lf_and_crlf_bodies_agree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -145,6 +145,90 @@ static void test_json__quote_escapes_an_explicit_length(void **state)
 	pmbot_buf_free(&out);
 }
 
+/* The room for a plain string is taken at once: within the cap it fits, past it nothing is added. */
+static void test_json__quote_stays_within_the_buffer_cap(void **state)
+{
+	pmbot_buf out;
+
+	(void)state;
+	pmbot_buf_init(&out, 8);
+	assert_int_equal(pmbot_json_quote(&out, "abcdef", 6), 0);
+	assert_int_equal(out.len, 8);
+	assert_string_equal(out.buf, "\"abcdef\"");
+	pmbot_buf_clear(&out);
+	assert_int_equal(pmbot_json_quote(&out, "abcdefg", 7), -1);
+	assert_true(out.len <= 8);
+	pmbot_buf_clear(&out);
+	/* An escape past the reserved room is caught by the cap too. */
+	assert_int_equal(pmbot_json_quote(&out, "abcde\n", 6), -1);
+	assert_true(out.len <= 8);
+	pmbot_buf_free(&out);
+}
+
+/* The escaping rule one byte at a time, to hold the word-at-a-time scan to. */
+static void quote_reference(pmbot_buf *out, const unsigned char *s, size_t len)
+{
+	size_t i;
+
+	pmbot_buf_putc(out, '"');
+	for (i = 0; i < len; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			pmbot_buf_printf(out, "\\%c", s[i]);
+		else if (s[i] == '\b')
+			pmbot_buf_puts(out, "\\b");
+		else if (s[i] == '\f')
+			pmbot_buf_puts(out, "\\f");
+		else if (s[i] == '\n')
+			pmbot_buf_puts(out, "\\n");
+		else if (s[i] == '\r')
+			pmbot_buf_puts(out, "\\r");
+		else if (s[i] == '\t')
+			pmbot_buf_puts(out, "\\t");
+		else if (s[i] < 0x20)
+			pmbot_buf_printf(out, "\\u%04x", s[i]);
+		else
+			pmbot_buf_putc(out, (char)s[i]);
+	}
+	pmbot_buf_putc(out, '"');
+}
+
+/* Every byte that needs an escape, at every offset of strings up to 40 bytes long, among bytes that do not. */
+static void test_json__quote_matches_the_bytewise_rule_at_every_offset(void **state)
+{
+	static const unsigned char special[] = { '"', '\\', 0, 1, '\n', 0x1f };
+	static const unsigned char plain[] = { 'a', ' ', 0x7f, 0x80, 0xc3, 0xff, '!', '#', '[', ']',
+		0x21, 0x5b, 0x5d, 0x1f + 1 };
+	unsigned char s[40];
+	pmbot_buf got = PMBOT_BUF_INIT, want = PMBOT_BUF_INIT;
+	size_t len, at, k, i;
+	unsigned seed = 1;
+
+	(void)state;
+	for (len = 0; len <= sizeof(s); len++) {
+		for (at = 0; at <= len; at++) {
+			for (k = 0; k < sizeof(special); k++) {
+				for (i = 0; i < len; i++) {
+					seed = seed * 1103515245u + 12345u;
+					s[i] = plain[(seed >> 16) % sizeof(plain)];
+				}
+				if (at < len)
+					s[at] = special[k];
+				pmbot_buf_clear(&got);
+				pmbot_buf_clear(&want);
+				assert_int_equal(pmbot_buf_puts(&got, "x"), 0);
+				assert_int_equal(pmbot_buf_puts(&want, "x"), 0);
+				assert_int_equal(pmbot_json_quote(&got, (const char *)s, len), 0);
+				quote_reference(&want, s, len);
+				assert_int_equal(got.len, want.len);
+				assert_memory_equal(got.buf, want.buf, want.len);
+				assert_int_equal(got.buf[got.len], '\0');
+			}
+		}
+	}
+	pmbot_buf_free(&got);
+	pmbot_buf_free(&want);
+}
+
 static void test_json__integers_print_as_integers(void **state)
 {
 	(void)state;
@@ -394,6 +478,8 @@ int main(void)
 		cmocka_unit_test(test_json__strings_escape_only_quote_backslash_and_controls),
 		cmocka_unit_test(test_json__keys_are_escaped_like_strings),
 		cmocka_unit_test(test_json__quote_escapes_an_explicit_length),
+		cmocka_unit_test(test_json__quote_stays_within_the_buffer_cap),
+		cmocka_unit_test(test_json__quote_matches_the_bytewise_rule_at_every_offset),
 		cmocka_unit_test(test_json__integers_print_as_integers),
 		cmocka_unit_test(test_json__reals_keep_a_point_or_an_exponent),
 		cmocka_unit_test(test_json__round_reals_are_plain_decimals_not_exponents),

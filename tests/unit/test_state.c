@@ -690,6 +690,24 @@ static void test_issue_ref__cmp_orders_like_issues(void **unused)
 #define BIG_REPOS 5
 #define BIG_PER_REPO 2000
 
+/* A ref is "OWNER/NAME#N", appended to what the buffer holds. */
+static void test_issue_ref__appends_repo_hash_number(void **unused)
+{
+	pmbot_buf ref = PMBOT_BUF_INIT;
+
+	(void)unused;
+	assert_int_equal(pmbot_buf_puts(&ref, "["), 0);
+	assert_int_equal(pmbot_issue_ref(&ref, "Acme/Widgets", 7), 0);
+	assert_string_equal(ref.buf, "[Acme/Widgets#7");
+	pmbot_buf_clear(&ref);
+	assert_int_equal(pmbot_issue_ref(&ref, "a/b", 2147483647L), 0);
+	assert_string_equal(ref.buf, "a/b#2147483647");
+	pmbot_buf_clear(&ref);
+	assert_int_equal(pmbot_issue_ref(&ref, "a/b", 10), 0);
+	assert_string_equal(ref.buf, "a/b#10");
+	pmbot_buf_free(&ref);
+}
+
 static void test_state__parses_and_looks_up_ten_thousand_issues(void **unused)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
@@ -775,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_state__item_and_field_lookups),
 		cmocka_unit_test(test_issue_ref__parses_valid_refs_and_refuses_malformed_ones),
 		cmocka_unit_test(test_issue_ref__cmp_orders_like_issues),
+		cmocka_unit_test(test_issue_ref__appends_repo_hash_number),
 		cmocka_unit_test(test_state__parses_and_looks_up_ten_thousand_issues),
 	};
 
