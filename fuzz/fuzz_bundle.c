@@ -25,7 +25,7 @@
 #include <jansson.h>
 
 #include "pmbot/buf.h"
-#include "pmbot/bundle.h"
+#include "pmbot/plan.h"
 #include "pmbot/source.h"
 #include "pmbot/diag.h"
 

@@ -7,7 +7,6 @@
 
 #include "cmd.h"
 #include "pmbot/apply.h"
-#include "pmbot/bundle.h"
 #include "pmbot/fs.h"
 #include "pmbot/plan.h"
 #include "pmbot/banned.h"

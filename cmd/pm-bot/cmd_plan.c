@@ -5,7 +5,7 @@
 
 #include "cmd.h"
 #include "pmbot/apply.h"
-#include "pmbot/bundle.h"
+#include "pmbot/plan.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/banned.h"

@@ -2,14 +2,27 @@
 #define PMBOT_PLAN_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 #include "pmbot/buf.h"
+#include "pmbot/common.h"
 #include "pmbot/source.h"
 #include "pmbot/diag.h"
 #include "pmbot/hash.h"
 #include "pmbot/render.h"
 #include "pmbot/state.h"
 #include "pmbot/workgraph.h"
+
+/*
+ * The public header of src/plan/, in three parts:
+ *  1. planning: WorkGraph + state + config -> ChangesetBundle v1,
+ *  2. a plan file read back (pmbot_bundle_load), hostile until checked,
+ *  3. Projects v2 field sync, the plan of the scheduled run.
+ * The plan's inputs under a run's rules are in pmbot/inputs.h, which also
+ * fills the apply check's start (pmbot/apply.h) and so stays apart.
+ */
+
+/* ==== 1. Planning ======================================================= */
 
 /*
  * Planning: WorkGraph + state + config -> ChangesetBundle v1
@@ -244,5 +257,216 @@ void pmbot_plan_managed_free(pmbot_managed_issue *list, size_t n);
  * 0, or PMBOT_ERROR (`*out` NULL).
  */
 int pmbot_plan_managed_to_json(json_t **out, const pmbot_managed_issue *m, int full);
+
+/* ==== 2. A plan file read back ========================================== */
+
+/*
+ * A ChangesetBundle v1 read back from a file (a plan `pm-bot plan --out`
+ * wrote, a proposal of `pm-bot advise`, an approved plan the Action kept in
+ * its cache): hostile input until checked. pmbot_bundle_check() holds it
+ * to the shape every reader relies on (docs/schemas/
+ * changeset-bundle.v1.schema.json, the parts pm-bot reads), so that apply,
+ * the staleness check and the Action read typed values, never NULL where a
+ * string was expected:
+ *
+ *   schema_version  "changeset_bundle/v1"
+ *   plan_hash       64 lower-case hex
+ *   target          "OWNER/NAME" (no whitespace, one '/')
+ *   source          object; kind and config_blob strings, commit a string
+ *                   or null, backend {kind: "file"|"github", state:
+ *                   string}, reports [{path: non-empty string, blob:
+ *                   string}], each optional
+ *   changesets      array of {changeset_id, idempotency_key (non-empty),
+ *                   operation (pmbot_operation_parse()), status: strings;
+ *                   requires_approval: boolean; target: {repo: string and
+ *                   stable_id (non-empty string) or number (integer >= 1)};
+ *                   payload: object; before, after: objects when present}
+ *   fingerprint     array of {ref, node_id, updated_at}: strings
+ *   conflicts       array of objects with stable_id a string (optional)
+ *   orphaned, diagnostics  arrays (optional); summary an object (optional)
+ *
+ * Other members are left alone (they are not read). Whether plan_hash is
+ * the hash of the changesets and fingerprint is the staleness check's
+ * question (pmbot_apply_check()), not the loader's.
+ */
+
+/* A plan file larger than this is refused before it is parsed. */
+#define PMBOT_BUNDLE_MAX_BYTES ((size_t)256 << 20)
+
+/*
+ * Check `bundle` as above. Each fault is one diagnostic PLAN_INVALID
+ * (error) with the JSON Pointer of the member at fault and what it must
+ * be; at most 20 are listed, the first fault of each changeset or entry.
+ * PMBOT_OK, PMBOT_EINVALID (faults listed), PMBOT_ERROR (out of memory).
+ */
+PMBOT_WARN_UNUSED int pmbot_bundle_check(const json_t *bundle, pmbot_diag_list *diags);
+
+/*
+ * Parse `len` bytes of JSON text (duplicate keys refused) and check the
+ * result. `*out` receives the bundle (owned by the caller: json_decref())
+ * on PMBOT_OK and is NULL otherwise. Not JSON: PLAN_INVALID with the line
+ * and column jansson reports. PMBOT_OK, PMBOT_EINVALID, PMBOT_ERROR.
+ */
+PMBOT_WARN_UNUSED int pmbot_bundle_parse(json_t **out, const char *text, size_t len,
+	pmbot_diag_list *diags);
+
+/*
+ * pmbot_bundle_parse() of the file at `path` (at most
+ * PMBOT_BUNDLE_MAX_BYTES; diagnostics name `path` as their file).
+ * PMBOT_ENOTFOUND when there is no such file, PMBOT_ERROR when it cannot
+ * be read (both with a diagnostic PLAN_READ), else as pmbot_bundle_parse().
+ */
+PMBOT_WARN_UNUSED int pmbot_bundle_load(json_t **out, const char *path, pmbot_diag_list *diags);
+
+/*
+ * Typed reads of a bundle pmbot_bundle_check() accepted (borrowed from it;
+ * NULL when the optional member is absent or null).
+ */
+const char *pmbot_bundle_plan_hash(const json_t *bundle);
+const char *pmbot_bundle_target(const json_t *bundle);
+const char *pmbot_bundle_source_kind(const json_t *bundle);    /* "proposal", ... */
+const char *pmbot_bundle_source_commit(const json_t *bundle);
+const char *pmbot_bundle_backend_kind(const json_t *bundle);   /* "file" | "github" */
+const char *pmbot_bundle_backend_state(const json_t *bundle);
+size_t pmbot_bundle_report_count(const json_t *bundle);
+const char *pmbot_bundle_report_path(const json_t *bundle, size_t i);
+
+/*
+ * Does the plan show drift (what `pm-bot plan --detailed-exitcode` exits 3
+ * for)? 1 when it has a changeset or a standing conflict, 0 when there is
+ * nothing to do: a conflict is drift too, since "nothing to do" would hide
+ * it. `bundle` is borrowed; NULL is 0.
+ */
+int pmbot_bundle_has_drift(const json_t *bundle);
+
+/* ==== 3. Projects v2 field sync ========================================= */
+
+/*
+ * Projects v2 field sync: the scheduled / workflow_dispatch run of
+ * `pm-bot action`. It needs no report: every managed issue's project field
+ * values come from the issue itself (its labels, then its body's
+ * "### Heading" values), and the plan writes them onto the board. The
+ * result is a ChangesetBundle v1 (include/pmbot/plan.h) holding only
+ * add_to_project and set_project_field changesets, built with the
+ * planner's own code for ids, idempotency keys, ordering, denied and
+ * auto-approved operations, fingerprint and plan_hash, so
+ * pmbot_apply_check() and pmbot_apply_run() take it like any plan.
+ *
+ * Managed issues: the issues, open AND closed (a closed item's Status is
+ * still shown on the board), of the synced repositories whose body has one
+ * well-formed pm-bot marker and whose author is trusted
+ * (config->trusted_authors, or self_login), exactly as the planner decides:
+ * an untrusted author's marker is a MARKER_UNTRUSTED warning and the issue
+ * is ignored; two trusted issues of one repository with the same marker are
+ * a DUPLICATE_MARKER warning and neither is synced.
+ *
+ * Derivation, per managed issue and per board field (field names compare
+ * ASCII case-insensitively; a field the board does not have is skipped
+ * silently):
+ *
+ *   board field      label (config scheme)   body heading       value
+ *   Area             area: ("area:")         Area               text
+ *   Priority         prio: ("prio:")         Priority           text
+ *   Size             size: ("size:")         Size               text
+ *   Status           status: ("status:")     Status             text
+ *   Estimate (hrs)   -                       Estimate (hrs)     hours
+ *   Risk             -                       Risk               text
+ *   Blocked by       -                       Blocked by         text
+ *   Actual (hrs)     -                       Actual (hrs)       hours
+ *
+ *  - A label beats a heading. A label counts when it starts with the
+ *    scheme prefix (ASCII case-insensitive; an empty prefix never counts)
+ *    and something follows it: "prio:P1" gives "P1", the value the planner
+ *    writes for priority P1. Labels of one prefix with values that differ
+ *    beyond ASCII case are a FIELDSYNC_LABEL_CONFLICT warning and that
+ *    field is left alone for the issue (neither label nor heading is used).
+ *  - A heading counts when pmbot_form_heading_kind() maps it to the field
+ *    ("Estimate (hours)", "Depends on", ...) or pmbot_body_heading_eq()
+ *    equals it to the field's name ("Size (Epic)"); the first such heading
+ *    of the body is used; its value is pmbot_body_parse()'s (first line,
+ *    "_No response_" is empty).
+ *  - Hours go through pmbot_body_parse_hours() ("4", "4.5", "~4", "4 hrs",
+ *    "4h") and are written as reals; anything else is a
+ *    FIELDSYNC_BAD_NUMBER warning (file: the issue ref, line: the heading's
+ *    line in the body) and the field is left alone.
+ *  - As in the planner, triage defaults are for people to fill in: on an
+ *    issue labelled needs-human, Area "triage" and Priority "Triage" are
+ *    not synced.
+ *  - An empty or missing value never clears a field.
+ *  - Types: text values go to single-select fields (matched to the first
+ *    option equal ignoring ASCII case, written with the option's exact
+ *    name) and text fields; hours go to number fields. A board field of
+ *    another type is never written: one FIELDSYNC_FIELD_TYPE warning per
+ *    field per plan.
+ *  - A text value that is no option of a single-select field is a
+ *    PROJECT_UNKNOWN_OPTION error (file: the issue ref; line: the heading's
+ *    line, 0 for a label; the message names the options that exist and
+ *    where the value came from); that field gets no changeset, the rest of
+ *    the plan is still built.
+ *
+ * The derived value is compared with the item's current value on the board
+ * (numbers by value, options and text exactly): only a difference is a
+ * set_project_field {field: the board's name, value}, before {value or
+ * null}. A managed issue that is not on the board gets add_to_project
+ * {project: "OWNER/NUMBER"} first, then every derived value. When the
+ * config denies add_to_project, such an issue gets no field changesets
+ * either (they could not land), and OPERATION_DENIED counts the
+ * add_to_project.
+ *
+ * Targets are {"repo", "stable_id"}, the repo spelled as in `repos` (as the
+ * planner spells its target), so pmbot_apply_run() resolves them by
+ * trusted marker. The bundle's `target` is repos[0]; `fingerprint` lists
+ * every issue that has a changeset; `conflicts` and `orphaned` are empty;
+ * `summary.project` equals `summary.total`. Same input, same bytes: the
+ * order of issues, labels and items in the state document changes nothing.
+ */
+
+typedef struct {
+	const pmbot_config *config;     /* required: scheme, trust, repos allowlist, project */
+	/*
+	 * Issues of the synced repositories and the board. NULL (nothing was
+	 * read) is the NO_PROJECT error.
+	 */
+	const pmbot_state *state;
+	/*
+	 * "OWNER/NAME" of the repositories whose managed issues are synced
+	 * (case-insensitive; a name given twice is synced once). n_repos 0:
+	 * every repository of config->repos. One not in config->repos is a
+	 * REPO_NOT_ALLOWED error and its issues are not synced.
+	 */
+	const char *const *repos;
+	size_t n_repos;
+	const json_t *source;           /* borrowed, deep-copied into the bundle; may be NULL ({}) */
+	const char *self_login;         /* also trusted for markers; may be NULL */
+} pmbot_fieldsync_input;
+
+/*
+ * Build the field sync bundle described above. The project is config's
+ * (project.owner/number); when the config names none, or the state is NULL
+ * or holds another project or none, that is a NO_PROJECT error and the
+ * bundle has no changesets.
+ *
+ * Same return contract as pmbot_plan_build(): `*out` is the bundle (a new
+ * reference the caller owns) whenever the return is not PMBOT_ERROR; the
+ * diagnostics are added to `diags` (which is sorted) and copied into the
+ * bundle; an error among them makes the return PMBOT_EINVALID, else
+ * PMBOT_OK. PMBOT_ERROR (and `*out` NULL) when out of memory, or when the
+ * arguments are unusable: `in`, `in->config` or `diags` NULL, or no
+ * repository to sync at all (n_repos 0 and an empty allowlist: the bundle
+ * would have no target).
+ */
+int pmbot_fieldsync_build(json_t **out, const pmbot_fieldsync_input *in, pmbot_diag_list *diags);
+
+/*
+ * The changeset ids of `bundle` (borrowed) that `config`'s auto_approve
+ * lets run without an approval, in bundle order: `*out` is a new array the
+ * caller owns. A set_project_field of an issue whose add_to_project is in
+ * the bundle and not pre-approved itself is left out: the value could not
+ * land before the issue is on the board, so it waits with the
+ * add_to_project for a person's approval. 0, or PMBOT_ERROR (`*out` NULL)
+ * when out of memory.
+ */
+PMBOT_WARN_UNUSED int pmbot_fieldsync_auto_approved(json_t **out, const json_t *bundle,
+	const pmbot_config *config);
 
 #endif

@@ -10,7 +10,6 @@
 
 #include "run_int.h"
 #include "pmbot/action.h"
-#include "pmbot/bundle.h"
 #include "pmbot/fs.h"
 #include "pmbot/github.h"
 #include "pmbot/json.h"

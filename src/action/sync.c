@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "run_int.h"
-#include "pmbot/fieldsync.h"
 #include "pmbot/plan.h"
 #include "pmbot/source.h"
 #include "pmbot/banned.h"

@@ -8,7 +8,6 @@
 #include "pmbot/plan.h"
 #include "pmbot/render.h"
 #include "pmbot/text.h"
-#include "pmbot/bundle.h"
 #include "pmbot/banned.h"
 
 /*

@@ -1,4 +1,3 @@
-#include "pmbot/bundle.h"
 
 #include <errno.h>
 #include <string.h>

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pmbot/fieldsync.h"
+#include "pmbot/plan.h"
 #include "pmbot/render.h"
 
 #include "plan_int.h"

@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "helpers/tmpdir.h"
-#include "pmbot/bundle.h"
+#include "pmbot/plan.h"
 #include "pmbot/fs.h"
 #include "pmbot/banned.h"
 

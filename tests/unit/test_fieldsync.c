@@ -11,7 +11,6 @@
 #include "helpers/tmpdir.h"
 
 #include "pmbot/apply.h"
-#include "pmbot/fieldsync.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/plan.h"
