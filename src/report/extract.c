@@ -365,6 +365,14 @@ static int fenced_literal(pmbot_extract_list *out, const char *m, size_t at, siz
 		err = PMBOT_ERROR;
 		goto done;
 	}
+	/* At column 1 nothing is stripped: the lines as they are, in one copy. */
+	if (!fence_off && close > body) {
+		memcpy(text, m + body, close - body);
+		n = close - body;
+		if (text[n - 1] != '\n')
+			text[n++] = '\n';
+		body = close;
+	}
 	for (i = body; i < close;) {
 		const char *lf = memchr(m + i, '\n', close - i);
 		size_t e = lf ? (size_t)(lf - m) : close;
