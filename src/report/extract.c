@@ -79,10 +79,10 @@ static int classify(const char *info, const char *text, pmbot_extract_kind *kind
 	return 0;
 }
 
-static int append(pmbot_extract_list *list, cmark_node *node, pmbot_extract_kind kind,
-	pmbot_format format)
+/* Takes `text` (`len` bytes, NUL-terminated) on success and on failure. */
+static int append_text(pmbot_extract_list *list, cmark_node *node, char *text, size_t len,
+	pmbot_extract_kind kind, pmbot_format format)
 {
-	const char *text = cmark_node_get_literal(node);
 	const char *info = cmark_node_get_fence_info(node);
 	pmbot_extract_item *item;
 
@@ -90,21 +90,23 @@ static int append(pmbot_extract_list *list, cmark_node *node, pmbot_extract_kind
 		size_t alloc = list->alloc ? list->alloc * 2 : 4;
 		pmbot_extract_item *p = realloc(list->items, alloc * sizeof(*p));
 
-		if (!p)
+		if (!p) {
+			free(text);
 			return PMBOT_ERROR;
+		}
 		list->items = p;
 		list->alloc = alloc;
 	}
 	item = &list->items[list->count];
 	memset(item, 0, sizeof(*item));
 	item->kind = kind;
-	item->block.text = strdup(text ? text : "");
+	item->block.text = text;
 	item->block.info = strdup(info ? info : "");
 	if (!item->block.text || !item->block.info) {
 		pmbot_extract_block_free(&item->block);
 		return PMBOT_ERROR;
 	}
-	item->block.len = strlen(item->block.text);
+	item->block.len = len;
 	item->block.fence_line = cmark_node_get_start_line(node);
 	item->block.content_line = item->block.fence_line + 1;
 	/* cmark strips the container prefix and the fence's own indentation
@@ -114,6 +116,15 @@ static int append(pmbot_extract_list *list, cmark_node *node, pmbot_extract_kind
 	item->block.format = format;
 	list->count++;
 	return 0;
+}
+
+static int append(pmbot_extract_list *list, cmark_node *node, pmbot_extract_kind kind,
+	pmbot_format format)
+{
+	const char *text = cmark_node_get_literal(node);
+	char *copy = strdup(text ? text : "");
+
+	return append_text(list, node, copy, copy ? strlen(copy) : 0, kind, format);
 }
 
 static int is_block(cmark_node *node)
@@ -185,9 +196,11 @@ static size_t line_offset(const char *m, size_t len, size_t from, int line)
  * End of the top-level fenced code block whose opening fence line starts
  * at `at`: after its closing fence line (up to three spaces, at least
  * `n` fence characters `c`, then only spaces and tabs), or `len`. `*lines`
- * gets the lines up to there.
+ * gets the lines up to there, `*close` the start of the closing fence
+ * line (`len` without one).
  */
-static size_t fence_end(const char *m, size_t len, size_t at, int n, char c, int *lines)
+static size_t fence_end(const char *m, size_t len, size_t at, int n, char c, int *lines,
+	size_t *close)
 {
 	/* Without '\r' (most files) a line ends at the next '\n': one memchr. */
 	int cr = memchr(m + at, '\r', len - at) != NULL;
@@ -206,8 +219,10 @@ static size_t fence_end(const char *m, size_t len, size_t at, int n, char c, int
 		}
 		while (j < len && (m[j] == ' ' || m[j] == '\t'))
 			j++;
-		if (k >= (size_t)n && (j == len || m[j] == '\n' || m[j] == '\r'))
+		if (k >= (size_t)n && (j == len || m[j] == '\n' || m[j] == '\r')) {
+			*close = i;
 			return next_line(m, len, j);
+		}
 		if (cr) {
 			i = next_line(m, len, j);
 		} else {
@@ -216,6 +231,7 @@ static size_t fence_end(const char *m, size_t len, size_t at, int n, char c, int
 			i = lf ? (size_t)(lf - m) + 1 : len;
 		}
 	}
+	*close = len;
 	return len;
 }
 
@@ -303,7 +319,8 @@ static int visit_until(pmbot_extract_list *out, cmark_node *doc, cmark_node *sto
  * a document only.
  */
 /* A top-level fenced code block's end (fence_end), 0 when `node` is none. */
-static size_t fenced_end(cmark_node *node, const char *m, size_t len, size_t at, int *lines)
+static size_t fenced_end(cmark_node *node, const char *m, size_t len, size_t at, int *lines,
+	size_t *close)
 {
 	int fence_len = 0, fence_off = 0;
 	char fence_char = 0;
@@ -311,19 +328,103 @@ static size_t fenced_end(cmark_node *node, const char *m, size_t len, size_t at,
 	if (cmark_node_get_type(node) != CMARK_NODE_CODE_BLOCK ||
 	    !cmark_node_get_fenced(node, &fence_len, &fence_off, &fence_char))
 		return 0;
-	return fence_end(m, len, at, fence_len, fence_char, lines);
+	return fence_end(m, len, at, fence_len, fence_char, lines, close);
+}
+
+/*
+ * The content of a fenced code block is literal text: for the top-level
+ * block whose opening fence line starts at `at` and whose content ends at
+ * `close` (its closing fence line or the end), only the fence line goes
+ * through cmark (info string, indentation). The content lines are taken
+ * as cmark would take them: up to the fence's indentation in spaces
+ * stripped from each, each ended by "\n". Where that is not plainly exact
+ * ('\r' line ends, NUL bytes, a tab within the stripped indentation) this
+ * returns 0 and cmark parses the block. 1 when the block was taken.
+ */
+static int fenced_literal(pmbot_extract_list *out, const char *m, size_t at, size_t close,
+	int line0)
+{
+	size_t body = next_line(m, close, at), i, n = 0;
+	cmark_node *doc = NULL, *node;
+	int fence_len = 0, fence_off = 0, err = 0, strip;
+	char fence_char = 0, *text = NULL;
+	const char *info;
+	pmbot_extract_kind kind;
+	pmbot_format format;
+
+	if (memchr(m + at, '\r', close - at) || memchr(m + at, '\0', close - at))
+		return 0;
+	if (!(doc = parse(m + at, body - at)))
+		return PMBOT_ERROR;
+	node = cmark_node_first_child(doc);
+	if (!node || cmark_node_next(node) || cmark_node_get_type(node) != CMARK_NODE_CODE_BLOCK ||
+	    !cmark_node_get_fenced(node, &fence_len, &fence_off, &fence_char))
+		goto done;
+	/* One byte more per line at most: the "\n" of a last line without. */
+	if (!(text = malloc(close - body + 2))) {
+		err = PMBOT_ERROR;
+		goto done;
+	}
+	/* At column 1 nothing is stripped: the lines as they are, in one copy. */
+	if (!fence_off && close > body) {
+		memcpy(text, m + body, close - body);
+		n = close - body;
+		if (text[n - 1] != '\n')
+			text[n++] = '\n';
+		body = close;
+	}
+	for (i = body; i < close;) {
+		const char *lf = memchr(m + i, '\n', close - i);
+		size_t e = lf ? (size_t)(lf - m) : close;
+
+		for (strip = 0; strip < fence_off && i < e && m[i] == ' '; strip++)
+			i++;
+		if (strip < fence_off && i < e && m[i] == '\t')
+			goto done; /* cmark takes part of the tab as columns */
+		memcpy(text + n, m + i, e - i);
+		n += e - i;
+		text[n++] = '\n';
+		i = lf ? e + 1 : close;
+	}
+	text[n] = '\0';
+	err = 1;
+	info = cmark_node_get_fence_info(node);
+	if (classify(info ? info : "", text, &kind, &format)) {
+		err = append_text(out, node, text, n, kind, format);
+		text = NULL;
+		if (err < 0)
+			goto done;
+		out->items[out->count - 1].block.fence_line += line0;
+		out->items[out->count - 1].block.content_line += line0;
+		err = 1;
+	}
+done:
+	free(text);
+	cmark_node_free(doc);
+	return err;
 }
 
 int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
 	size_t len, size_t chunk)
 {
 	cmark_node *doc = NULL, *last;
-	size_t start = 0, want = chunk ? chunk : 1, end, cut, whole = 0;
+	size_t start = 0, want = chunk ? chunk : 1, end, cut, whole = 0, close = 0;
 	int line0 = 0, err = PMBOT_ERROR, x, adv, whole_lines = 0;
 
 	for (;;) {
 		/* `whole`: the piece ends where nothing is open (a code block's end). */
 		end = whole ? whole : len - start <= want ? len : next_line(markdown, len, start + want - 1);
+		if (whole && (x = fenced_literal(out, markdown, start, close, line0)) != 0) {
+			if (x < 0)
+				goto done;
+			if (end == len)
+				break;
+			line0 += whole_lines;
+			start = end;
+			whole = 0;
+			want = chunk ? chunk : 1;
+			continue;
+		}
 		/* An empty text may come as NULL: no offset on it. */
 		if (!(doc = parse(len ? markdown + start : markdown, end - start)))
 			goto done;
@@ -347,8 +448,8 @@ int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
 				goto done;
 			adv = x - 1;
 			/* The report itself: parsed next, whole, not in pieces. */
-			whole = fenced_end(last, markdown, len, cut, &whole_lines);
-		} else if (x == 1 && (whole = fenced_end(last, markdown, len, start, &whole_lines))) {
+			whole = fenced_end(last, markdown, len, cut, &whole_lines, &close);
+		} else if (x == 1 && (whole = fenced_end(last, markdown, len, start, &whole_lines, &close))) {
 			/* Nothing taken: the next round parses the block whole. */
 			cmark_node_free(doc);
 			doc = NULL;

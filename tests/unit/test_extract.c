@@ -716,6 +716,25 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		"a\n___\nb\n=\n```json\n{\"k\": 1}\n```\n",
 		/* Type 7 HTML cannot interrupt a paragraph, but starts a block afresh. */
 		"text\nmore\n<span>\n```json\n{}\n```\nz\n2. y\n   ```yaml\n   a\n   ```\n",
+		/*
+		 * Top-level fenced blocks whose content is taken without cmark:
+		 * closing fences longer, with trailing blanks, indented four
+		 * (content) or three (closing), of the other character.
+		 */
+		"```json\n{\n``\n~~~\n    ```\n````  \t\nafter\n~~~~yaml\na\n```\n~~~\n   ~~~~~\nz\n",
+		/* An indented fence: content lines lose up to that many spaces; tabs. */
+		"  ```json\n{\n x\n   y\n\tz\n  \tw\n \tv\n\n  ```\n   ~~~yaml\n    a\n  b\n  \tc\n~~~\n",
+		/* Empty content, unclosed at the end with and without a last line end. */
+		"```json\n```\n```yaml\n\n\n```\n```json\n{}\n  ",
+		"```pm-bot:report-ir/v1\n",
+		"```pm-bot:report-ir/v1",
+		"~~~ pm-bot:report-ir/v1 \n{}\n~~~\n```json\nunclosed\n\n",
+		/* Fences in a list item and a block quote stay with cmark. */
+		"- ```json\n  {}\n ```\n  x\n- b\n> ```json\n> 1\n```\n",
+		/* Entities and escapes in the info string; a backtick in it is no fence. */
+		"```&#106;son \\*x\n{}\n```\n``` js`on\n```\n",
+		/* CR line ends and invalid UTF-8 inside the block. */
+		"```json\r\n{}\r\n```\r\n```yaml\n\xff\xc3(\n```\n",
 	};
 	size_t i;
 
