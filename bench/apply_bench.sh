@@ -14,34 +14,16 @@
 # (at most 10 s) is not asserted. BENCH_N overrides the number of items.
 set -euo pipefail
 
-if [ $# -ne 1 ]; then
-	echo "usage: $0 BIN" >&2
-	exit 2
-fi
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_init apply-bench "$@"
 repeat=${BENCH_REPEAT:-3}
 n=${BENCH_N:-10000}
 
-if [ ! -x /usr/bin/time ]; then
-	"$here/../scripts/install-deps.sh" time
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmbot-apply-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-export PMBOT_NOW=${PMBOT_NOW:-2026-11-22T12:00:00Z}
 unset PMBOT_TEST_KILL_AFTER
 repo=$tmp/repo
-g() { git -C "$repo" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false "$@"; }
-count() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["changesets"]))' "$1"; }
 
-git init -q -b main "$repo"
-mkdir -p "$repo/plans" "$repo/.github"
-printf 'reports: ["plans/**/*.md"]\nrepos: [acme/widgets]\nproject: {owner: acme, number: 1}\n' \
-	>"$repo/.github/pm-bot.yml"
-python3 "$here/gen_report.py" -o "$repo/plans/bench.md" "$n"
-g add -A && g commit -qm "bench: $n items"
+bench_repo "$n"
 
 python3 "$here/gen_state.py" -o "$tmp/empty.json"
 status=0

@@ -24,6 +24,8 @@
 # Parents whose create comes after the child's in the run, or that GitHub
 # refused inside the create, go as their own REST requests; they are counted.
 set -euo pipefail
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 if [ $# -ne 1 ]; then
 	echo "usage: $0 BIN" >&2
@@ -47,15 +49,9 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export PMBOT_NOW=${PMBOT_NOW:-2026-11-22T12:00:00Z}
 unset GITHUB_TOKEN PMBOT_VERBOSE GITHUB_REPOSITORY PMBOT_TEST_KILL_AFTER
 repo=$tmp/repo
-g() { git -C "$repo" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false "$@"; }
 ms() { echo $(($(date +%s%N) / 1000000)); }
 
-git init -q -b main "$repo"
-mkdir -p "$repo/plans" "$repo/.github"
-printf 'reports: ["plans/**/*.md"]\nrepos: [acme/widgets]\nproject: {owner: acme, number: 1}\n' \
-	>"$repo/.github/pm-bot.yml"
-python3 "$here/gen_report.py" -o "$repo/plans/bench.md" "$n_items"
-g add -A && g commit -qm "bench: $n_items items"
+bench_repo "$n_items"
 python3 "$here/gen_state.py" -o "$tmp/empty.json"
 python3 "$here/gen_github_seed.py" --base "$tmp/empty.json" --token "$token" --unrelated "$n_unrelated" \
 	-o "$tmp/seed.json"

@@ -49,6 +49,8 @@
 # temporary directory from bench/gql_alias_bench.c and DIR/libpmbot.a.
 # BENCH_KEEP=1 keeps the temporary directory (seed, reports, plans, logs).
 set -euo pipefail
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 if [ $# -ne 1 ]; then
 	echo "usage: $0 BIN" >&2
@@ -89,24 +91,17 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export PMBOT_NOW=${PMBOT_NOW:-2026-11-22T12:00:00Z}
 unset GITHUB_TOKEN PMBOT_VERBOSE GITHUB_REPOSITORY
 repo=$tmp/repo
-g() { git -C "$repo" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false "$@"; }
 die() {
 	echo "$0: $*" >&2
 	exit 1
 }
-count() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["changesets"]))' "$1"; }
 ms() { echo $(($(date +%s%N) / 1000000)); }
 # CPU time (user + system) of a process so far, in ms.
 cpu_ms() { awk -v t="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) * 1000 / t }' "/proc/$1/stat"; }
 
 # ---- the world ---------------------------------------------------------------
 
-git init -q -b main "$repo"
-mkdir -p "$repo/plans" "$repo/.github"
-printf 'reports: ["plans/**/*.md"]\nrepos: [acme/widgets]\nproject: {owner: acme, number: 1}\n' \
-	>"$repo/.github/pm-bot.yml"
-python3 "$here/gen_report.py" -o "$repo/plans/bench.md" "$n_items"
-g add -A && g commit -qm "bench: $n_items items"
+bench_repo "$n_items"
 
 t0=$(ms)
 python3 "$here/gen_state.py" -o "$tmp/empty.json"

@@ -12,26 +12,14 @@
 # (bench/py_ref.py) and prints the ratios. Figures only: nothing is asserted.
 set -euo pipefail
 
-if [ $# -ne 1 ]; then
-	echo "usage: $0 BIN" >&2
-	exit 2
-fi
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_init goals "$@"
 repeat=${BENCH_REPEAT:-5}
 n=${BENCH_N:-10000}
 ref=${PMBOT_PY_REF:-}
 
-if [ ! -x /usr/bin/time ]; then
-	"$here/../scripts/install-deps.sh" time
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmbot-goals.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-export PMBOT_NOW=${PMBOT_NOW:-2026-11-22T12:00:00Z}
 repo=$tmp/repo
-g() { git -C "$repo" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false "$@"; }
 
 # Sets cpu (ms) and rss (KiB): the run with the least user+sys CPU of
 # `repeat`. Exit status 3 is "changes pending"; any other failure stops.
@@ -91,27 +79,15 @@ row() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
 
-git init -q -b main "$repo"
-mkdir -p "$repo/plans" "$repo/.github"
-printf 'reports: ["plans/**/*.md"]\nrepos: [acme/widgets]\nproject: {owner: acme, number: 1}\n' \
-	>"$repo/.github/pm-bot.yml"
-python3 "$here/gen_report.py" -o "$repo/plans/bench.md" "$n"
-g add -A && g commit -qm "bench: $n items"
+bench_repo "$n"
 python3 "$here/gen_state.py" -o "$tmp/empty.json"
 # The issue's "empty state" case: no project, so creates, parents and edges.
-git init -q -b main "$tmp/bare"
-mkdir -p "$tmp/bare/plans" "$tmp/bare/.github"
-cp "$repo/plans/bench.md" "$tmp/bare/plans/bench.md"
-printf 'reports: ["plans/**/*.md"]\nrepos: [acme/widgets]\n' >"$tmp/bare/.github/pm-bot.yml"
-git -C "$tmp/bare" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false add -A
-git -C "$tmp/bare" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false \
-	commit -qm "bench: $n items, no project"
+repo=$tmp/bare bench_repo "$n" noproject
 "$bin" plan --repo "$repo" --state "$tmp/empty.json" --format json --out "$tmp/create.json" \
 	>/dev/null 2>&1 || true
 python3 "$here/gen_state.py" --base "$tmp/empty.json" --plan "$tmp/create.json" -o "$tmp/state.json"
 "$bin" plan --repo "$tmp/bare" --state "$tmp/none.json" --format json --out "$tmp/bare.json" \
 	>/dev/null 2>&1 || true
-count() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["changesets"]))' "$1"; }
 
 printf '%d items, report %d bytes; empty-state plans: %d changesets (%d bytes of JSON), %d with a project; best of %d\n' \
 	"$n" "$(stat -c %s "$repo/plans/bench.md")" "$(count "$tmp/bare.json")" \

@@ -9,21 +9,12 @@
 # nothing is asserted. BENCH_SIZES overrides the list of sizes.
 set -euo pipefail
 
-if [ $# -ne 1 ]; then
-	echo "usage: $0 BIN" >&2
-	exit 2
-fi
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_init bench "$@"
 repeat=${BENCH_REPEAT:-3}
 read -r -a sizes <<<"${BENCH_SIZES:-1000 10000 100000}"
 
-if [ ! -x /usr/bin/time ]; then
-	"$here/../scripts/install-deps.sh" time
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmbot-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 
 # One line: the run with the least user+sys CPU of `repeat` runs.
 measure() {
