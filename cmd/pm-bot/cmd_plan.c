@@ -62,7 +62,7 @@ int cmd_plan(int argc, char **argv)
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 	const char *out_path = NULL, *format = "text", *audit_path = NULL;
 	json_t *bundle = NULL;
-	pmbot_buf md = PMBOT_BUF_INIT;
+	pmbot_buf md = PMBOT_BUF_INIT, cj = PMBOT_BUF_INIT;
 	int c, rc, detailed = 0;
 
 	memset(&o, 0, sizeof(o));
@@ -91,6 +91,9 @@ int cmd_plan(int argc, char **argv)
 		o.rev = "HEAD";
 
 	rc = plan_inputs_load(&in, &o, &diags);
+	/* The bytes of the bundle come with the plan hash, serialised once. */
+	if (!strcmp(format, "json") || out_path)
+		in.in.canonical = &cj;
 	if (rc == EXIT_OK)
 		rc = plan_inputs_plan(&bundle, &in, &diags);
 	cmd_print_diags(stderr, &diags);
@@ -111,20 +114,29 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (!strcmp(format, "json")) {
 		/* One serialisation serves both --out and standard output. */
-		if (pmbot_json_canonical(&md, bundle) < 0 || pmbot_buf_putc(&md, '\n') < 0) {
+		if ((!cj.len && pmbot_json_canonical(&cj, bundle) < 0) ||
+		    pmbot_buf_putc(&cj, '\n') < 0) {
 			fputs("pm-bot: cannot serialise the plan\n", stderr);
 			rc = EXIT_RUNTIME;
 			goto done;
 		}
-		if (out_path && pmbot_fs_write_atomic(out_path, md.buf, md.len) < 0) {
+		if (out_path && pmbot_fs_write_atomic(out_path, cj.buf, cj.len) < 0) {
 			fprintf(stderr, "pm-bot: cannot write %s: %s\n", cmd_show(out_path), strerror(errno));
 			rc = EXIT_RUNTIME;
 		}
-		if (fwrite(md.buf, 1, md.len, stdout) != md.len || fflush(stdout) != 0)
+		if (fwrite(cj.buf, 1, cj.len, stdout) != cj.len || fflush(stdout) != 0)
 			rc = EXIT_RUNTIME;
 	} else {
-		if (out_path && write_bundle(out_path, bundle) != EXIT_OK)
+		if (out_path && cj.len) {
+			if (pmbot_buf_putc(&cj, '\n') < 0 ||
+			    pmbot_fs_write_atomic(out_path, cj.buf, cj.len) < 0) {
+				fprintf(stderr, "pm-bot: cannot write %s: %s\n", cmd_show(out_path),
+					strerror(errno));
+				rc = EXIT_RUNTIME;
+			}
+		} else if (out_path && write_bundle(out_path, bundle) != EXIT_OK) {
 			rc = EXIT_RUNTIME;
+		}
 		if (!strcmp(format, "text") ? pmbot_plan_text(&md, bundle, out_path,
 				cmd_color(stdout)) < 0 : pmbot_plan_markdown(&md, bundle, 0, out_path) < 0) {
 			fputs("pm-bot: cannot render the plan\n", stderr);
@@ -140,6 +152,7 @@ int cmd_plan(int argc, char **argv)
 done:
 	json_decref(bundle);
 	pmbot_buf_free(&md);
+	pmbot_buf_free(&cj);
 	plan_inputs_free(&in);
 	pmbot_diag_list_free(&diags);
 	return rc;

@@ -68,6 +68,9 @@ typedef struct {
 	pmbot_read_scope read_scope;
 	char **read_repos;
 	int read_scoped;
+	pmbot_buf *canonical;      /* borrowed, may be NULL: set after loading;
+				    * pmbot_inputs_plan() appends the bundle's
+				    * canonical JSON (pmbot_plan_input.canonical) */
 } pmbot_inputs;
 
 /*

@@ -79,6 +79,9 @@ typedef struct {
 	const char *target;             /* "OWNER/NAME" the items live in */
 	const json_t *source;           /* borrowed, copied into the bundle; may be NULL */
 	const char *self_login;         /* also trusted for markers; may be NULL */
+	pmbot_buf *canonical;           /* borrowed, may be NULL: gets the bundle's
+					 * canonical JSON appended (pmbot_json_canonical's
+					 * bytes), serialised with the plan hash */
 } pmbot_plan_input;
 
 /*

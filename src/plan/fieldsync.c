@@ -454,7 +454,7 @@ int pmbot_fieldsync_build(json_t **out, const pmbot_fieldsync_input *in, pmbot_d
 				goto done;
 	}
 	if (pmbot_plan_acc_denied_diags(&s.acc) < 0 ||
-	    pmbot_plan_acc_finish(out, &s.acc, in->source, s.repos[0], conflicts,
+	    pmbot_plan_acc_finish(out, NULL, &s.acc, in->source, s.repos[0], conflicts,
 		orphaned) < 0)
 		goto done;
 	rc = s.acc.errors ? PMBOT_EINVALID : PMBOT_OK;

@@ -517,6 +517,7 @@ int pmbot_inputs_plan(json_t **bundle, const pmbot_inputs *in, const pmbot_notes
 	pi.target = in->target;
 	pi.source = in->source;
 	pi.self_login = in->self_login;
+	pi.canonical = in->canonical;
 	r = pmbot_plan_build(bundle, &pi, diags);
 	if (r == PMBOT_OK || r == PMBOT_EINVALID)
 		return r;

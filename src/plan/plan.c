@@ -1222,13 +1222,81 @@ static json_t *diag_json(const pmbot_diag_list *d)
 	return a;
 }
 
-int pmbot_plan_acc_finish(json_t **out, pmbot_plan_acc *acc, const json_t *source,
-	const char *target, json_t *conflicts, json_t *orphaned)
+/*
+ * The canonical JSON of a bundle starts with these bytes (bundle_id is the
+ * only member sorting before changesets), so the changesets can be
+ * serialised straight into the output and the 16 zeros overwritten once the
+ * hash of those very bytes is known.
+ */
+static const char bundle_head[] = "{\"bundle_id\":\"bundle-0000000000000000\",\"changesets\":";
+#define BUNDLE_ID_AT (sizeof("{\"bundle_id\":\"bundle-") - 1)
+#define HASH_DOC_AT (sizeof(bundle_head) - 1 - sizeof(",\"changesets\":") + 1)
+
+/*
+ * Hash {"changesets":C,"fingerprint":F} where C sits in `b` from
+ * HASH_DOC_AT after `base`: the document is completed in place (its ','
+ * briefly a '{') rather than copying tens of megabytes of changesets.
+ */
+static int hash_in_place(char out[PMBOT_SHA256_HEX_SIZE], pmbot_buf *b, size_t base,
+	const json_t *fingerprint)
+{
+	size_t end = b->len, at = base + HASH_DOC_AT;
+	int err = -1;
+
+	if (pmbot_buf_puts(b, ",\"fingerprint\":") < 0 ||
+	    pmbot_json_canonical(b, fingerprint) < 0 || pmbot_buf_putc(b, '}') < 0)
+		goto done;
+	b->buf[at] = '{';
+	err = pmbot_sha256_hex(out, b->buf + at, b->len - at);
+	b->buf[at] = ',';
+done:
+	b->len = end;
+	if (b->buf)
+		b->buf[end] = '\0';
+	return err;
+}
+
+/*
+ * Append the members of `bundle` after changesets (conflicts … target) and
+ * the closing brace: the canonical form of a shallow copy without the two
+ * leading members, its '{' turned into the ',' that follows changesets.
+ */
+static int put_bundle_tail(pmbot_buf *b, const json_t *bundle)
+{
+	json_t *rest = json_copy((json_t *)bundle);
+	const char *key;
+	json_t *v;
+	size_t at = b->len;
+	int err = -1;
+
+	if (!rest || json_object_del(rest, "bundle_id") < 0 ||
+	    json_object_del(rest, "changesets") < 0)
+		goto done;
+	json_object_foreach(rest, key, v)
+		if (strcmp(key, "changesets") <= 0)
+			goto done;
+	if (!json_object_size(rest)) {
+		err = pmbot_buf_putc(b, '}');
+		goto done;
+	}
+	if (pmbot_json_canonical(b, rest) < 0)
+		goto done;
+	b->buf[at] = ',';
+	err = 0;
+done:
+	json_decref(rest);
+	return err;
+}
+
+int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *acc,
+	const json_t *source, const char *target, json_t *conflicts, json_t *orphaned)
 {
 	json_t *changesets = json_array(), *fingerprint = json_array(), *bundle = NULL;
 	const char **refs = NULL;
 	char hash[PMBOT_SHA256_HEX_SIZE], id[32], bid[32];
 	size_t i, n_refs = 0, counts[5] = { 0 };
+	pmbot_buf scratch = PMBOT_BUF_INIT, *b = canonical ? canonical : &scratch;
+	size_t base = b->len;
 	int err = -1;
 
 	if (!changesets || !fingerprint)
@@ -1257,8 +1325,12 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_plan_acc *acc, const json_t *sourc
 			is->updated_at ? is->updated_at : "")) < 0)
 			goto done;
 	}
-	if (pmbot_plan_hash(hash, changesets, fingerprint) < 0)
+	/* Same bytes as pmbot_plan_hash(), from the one serialisation. */
+	if (pmbot_buf_put(b, bundle_head, sizeof(bundle_head) - 1) < 0 ||
+	    pmbot_json_canonical(b, changesets) < 0 ||
+	    hash_in_place(hash, b, base, fingerprint) < 0)
 		goto done;
+	memcpy(b->buf + base + BUNDLE_ID_AT, hash, 16);
 	snprintf(bid, sizeof(bid), "bundle-%.16s", hash);
 	pmbot_diag_list_sort(acc->diags);
 	bundle = json_pack("{s:s, s:s, s:s, s:o, s:s, s:O, s:O, s:O, s:O, s:o}",
@@ -1276,10 +1348,17 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_plan_acc *acc, const json_t *sourc
 		"orphaned", (json_int_t)json_array_size(orphaned),
 		"diagnostics", (json_int_t)acc->diags->count, "total", (json_int_t)acc->n_cs)) < 0)
 		goto done;
+	if (canonical && put_bundle_tail(b, bundle) < 0)
+		goto done;
 	*out = bundle;
 	bundle = NULL;
 	err = 0;
 done:
+	if (err < 0 && b->buf) {
+		b->len = base;
+		b->buf[base] = '\0';
+	}
+	pmbot_buf_free(&scratch);
 	free(refs);
 	json_decref(bundle);
 	json_decref(changesets);
@@ -1476,7 +1555,8 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 			goto done;
 	}
 	if (check_limits(&p) < 0 ||
-	    pmbot_plan_acc_finish(out, &p.acc, in->source, in->target, p.conflicts, p.orphaned) < 0)
+	    pmbot_plan_acc_finish(out, in->canonical, &p.acc, in->source, in->target,
+		    p.conflicts, p.orphaned) < 0)
 		goto done;
 	rc = p.acc.errors ? PMBOT_EINVALID : PMBOT_OK;
 done:

@@ -75,9 +75,12 @@ int pmbot_plan_acc_denied_diags(pmbot_plan_acc *acc);
  * ChangesetBundle v1 of plan.h. `source` (may be NULL: {}) is deep-copied,
  * `conflicts` and `orphaned` (arrays) are shared by reference. `*out` is a
  * new reference the caller owns. 0 or -1 (`*out` untouched).
+ * `canonical` (borrowed, may be NULL) gets the canonical JSON of `*out`
+ * appended: the changesets are serialised once, for the plan hash and for
+ * these bytes. On failure its length is as it was.
  */
-int pmbot_plan_acc_finish(json_t **out, pmbot_plan_acc *acc, const json_t *source,
-	const char *target, json_t *conflicts, json_t *orphaned);
+int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *acc,
+	const json_t *source, const char *target, json_t *conflicts, json_t *orphaned);
 
 /*
  * "<repo lower-cased>\n<stable_id>": repository names compare

@@ -401,12 +401,21 @@ static void world_free(struct world *w)
 	pmbot_diag_list_free(&w->diags);
 }
 
+static char *canonical(const json_t *v)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_json_canonical(&b, v), 0);
+	return pmbot_buf_detach(&b, NULL);
+}
+
 static void plan(struct world *w)
 {
 	pmbot_diag_list sd = PMBOT_DIAG_LIST_INIT;
 	pmbot_state *st = NULL;
 	pmbot_plan_input in;
-	char *text = json_dumps(w->doc, JSON_COMPACT);
+	pmbot_buf cj = PMBOT_BUF_INIT;
+	char *text = json_dumps(w->doc, JSON_COMPACT), *want;
 
 	assert_non_null(text);
 	if (pmbot_state_parse(&st, "state.json", text, strlen(text), &sd) != PMBOT_OK)
@@ -424,19 +433,22 @@ static void plan(struct world *w)
 	in.state = st;
 	in.target = w->target;
 	in.self_login = w->self_login;
+	/* Every plan also checks the bytes handed back with it: appended after
+	 * what the buffer held, exactly the bundle's canonical JSON. */
+	assert_int_equal(pmbot_buf_puts(&cj, "held"), 0);
+	in.canonical = &cj;
 	w->rc = pmbot_plan_build(&w->bundle, &in, &w->diags);
 	assert_int_not_equal(w->rc, PMBOT_ERROR);
 	assert_non_null(w->bundle);
+	want = canonical(w->bundle);
+	assert_int_equal(cj.len, 4 + strlen(want));
+	assert_memory_equal(cj.buf, "held", 4);
+	assert_memory_equal(cj.buf + 4, want, strlen(want));
+	free(want);
+	pmbot_buf_free(&cj);
 	pmbot_state_free(st);
 }
 
-static char *canonical(const json_t *v)
-{
-	pmbot_buf b = PMBOT_BUF_INIT;
-
-	assert_int_equal(pmbot_json_canonical(&b, v), 0);
-	return pmbot_buf_detach(&b, NULL);
-}
 
 /* `actual` equals the JSON text `expected` (integers and reals differ). */
 static void assert_json(const json_t *actual, const char *expected)
