@@ -236,15 +236,71 @@ static int line_has_pipe(const char *s, size_t len, size_t i)
 	return 0;
 }
 
+/*
+ * Can the ASCII byte at s[i] be copied without the token loop: it starts
+ * no escape, reference, code span, HTML or line, and the rule cannot put a
+ * U+200C after it whatever came before? For a character the rule looks at,
+ * the byte after it decides (an escape or a reference there could stand
+ * for the character the rule wants, so those stay with the loop).
+ */
+static int quiet_at(const char *s, size_t len, size_t i)
+{
+	unsigned char c = (unsigned char)s[i], n;
+
+	switch (c) {
+	case '\\': case '&': case '`': case '<': case '\n': case '\r':
+		return 0;
+	case '@': case '#': case ':': case '-': case 'w': case 'W':
+		break;
+	default:
+		return c < 0x80;
+	}
+	if (i + 1 >= len)
+		return 1;
+	n = (unsigned char)s[i + 1];
+	if (n >= 0x80)
+		return 1;
+	if (n == '\\' || n == '&')
+		return 0;
+	switch (c) {
+	case '@':
+		return !is_alnum(n);
+	case '#':
+	case '-':
+		return !is_digit(n);
+	case ':':
+		return n != '/';
+	default:
+		return n != '.';
+	}
+}
+
 int pmbot_text_neutralise(pmbot_buf *out, const char *s, size_t len, unsigned flags)
 {
 	size_t start = out->len, i = 0;
 	int prev[3] = { CH_OTHER, CH_OTHER, CH_OTHER };
 	int spans = (flags & PMBOT_TEXT_CODE_SPANS) != 0, line_start = 1, err = 0;
+	int runs = (flags & PMBOT_TEXT__BYTEWISE) == 0;
 
 	while (i < len && !err) {
-		tok t = tok_at(s, len, i);
+		tok t;
 
+		/*
+		 * Clean ASCII runs (most of a body) in one copy: each byte is
+		 * its own token and only moves the window. A line's first byte
+		 * goes through the loop for the '|' check.
+		 */
+		if (runs && !line_start && quiet_at(s, len, i)) {
+			size_t j = i + 1;
+
+			while (j < len && quiet_at(s, len, j))
+				j++;
+			err = pmbot_buf_put(out, s + i, j - i);
+			for (i = j - i > 3 ? j - 3 : i; i < j; i++)
+				shift(prev, (unsigned char)s[i]);
+			continue;
+		}
+		t = tok_at(s, len, i);
 		if (spans && line_start && line_has_pipe(s, len, i))
 			spans = 0;
 		line_start = t.ch == '\n' || t.ch == '\r';

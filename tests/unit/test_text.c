@@ -246,6 +246,57 @@ static void test_text__shown_and_flat_chars_count_what_is_rendered(void **state)
 	assert_int_equal(n, 4);
 }
 
+/*
+ * Copying clean runs in one go must give exactly what the token loop gives
+ * byte by byte: many strings built from the pieces the rule, the escapes,
+ * the references and the code-span logic look at, each read with and
+ * without PMBOT_TEXT_CODE_SPANS.
+ */
+static void test_text__clean_runs_match_the_token_loop(void **state)
+{
+	static const char *const piece[] = {
+		"@", "#", ":", "/", "//", "-", "gh", "GH", "w", "W", "ww", ".", "1", "42", "a", "Z",
+		" ", "\n", "\r", "\\", "\\@", "\\.", "&", "&#64;", "&#x40;", "&commat;",
+		"&period;", "&num;", "&#49;", "&amp;", "&#", "`", "``", "<", "|", "\xe2\x80\x8c",
+		"\xc3\xa9", "\xe2", "x", "_", ";", "text ", "www.", "gh-1", "@me", "#7", "http://"
+	};
+	static const unsigned flags[] = { 0, PMBOT_TEXT_CODE_SPANS };
+	const size_t npiece = sizeof(piece) / sizeof(piece[0]);
+	unsigned long seed = 12345;
+	size_t n, k, f, changed = 0;
+	char in[512];
+
+	(void)state;
+	for (n = 0; n < 20000; n++) {
+		size_t len = 0, count;
+
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		count = (size_t)(seed >> 33) % 24;
+		for (k = 0; k < count; k++) {
+			const char *p;
+
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			p = piece[(size_t)(seed >> 33) % npiece];
+			memcpy(in + len, p, strlen(p));
+			len += strlen(p);
+		}
+		for (f = 0; f < 2; f++) {
+			pmbot_buf fast = PMBOT_BUF_INIT, slow = PMBOT_BUF_INIT;
+
+			assert_int_equal(pmbot_text_neutralise(&fast, in, len, flags[f]), 0);
+			assert_int_equal(pmbot_text_neutralise(&slow, in, len,
+							       flags[f] | PMBOT_TEXT__BYTEWISE), 0);
+			assert_int_equal(fast.len, slow.len);
+			assert_memory_equal(fast.buf ? fast.buf : "", slow.buf ? slow.buf : "", fast.len);
+			changed += fast.len != len;
+			pmbot_buf_free(&fast);
+			pmbot_buf_free(&slow);
+		}
+	}
+	/* The strings exercise the rule: many get a U+200C. */
+	assert_true(changed > 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_text__plain_text_rule_reads_bytes),
 		cmocka_unit_test(test_text__blank_len_is_the_white_space_list),
 		cmocka_unit_test(test_text__shown_and_flat_chars_count_what_is_rendered),
+		cmocka_unit_test(test_text__clean_runs_match_the_token_loop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
