@@ -243,7 +243,7 @@ static int line_has_pipe(const char *s, size_t len, size_t i)
  * the byte after it decides (an escape or a reference there could stand
  * for the character the rule wants, so those stay with the loop).
  */
-static int quiet_at(const char *s, size_t len, size_t i)
+static inline int quiet_at(const char *s, size_t len, size_t i)
 {
 	unsigned char c = (unsigned char)s[i], n;
 
