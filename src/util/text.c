@@ -442,11 +442,35 @@ int pmbot_text_id_safe(const char *id)
 	return 1;
 }
 
+/*
+ * Is `s` its own flattened form, in printable ASCII: no control byte, no
+ * space at either end, no two spaces in a row? Most titles and labels are.
+ */
+static int flat_ascii(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return 1;
+	if (s[0] == ' ' || s[len - 1] == ' ')
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c > 0x7e || (c == ' ' && s[i + 1] == ' '))
+			return 0;
+	}
+	return 1;
+}
+
 int pmbot_text_flatten(pmbot_buf *out, const char *s, size_t len)
 {
 	size_t i = 0, start = out->len;
 	int space = 0, err = 0;
 
+	/* Most titles and values are flat already: one copy. */
+	if (flat_ascii(s, len))
+		return pmbot_buf_put(out, s, len);
 	while (i < len && !err) {
 		size_t n = pmbot_text_breaker_len(s + i, len - i), j;
 
@@ -468,27 +492,6 @@ int pmbot_text_flatten(pmbot_buf *out, const char *s, size_t len)
 	if (err)
 		pmbot_buf_truncate(out, start);
 	return err;
-}
-
-/*
- * Is `s` its own flattened form, in printable ASCII: no control byte, no
- * space at either end, no two spaces in a row? Most titles and labels are.
- */
-static int flat_ascii(const char *s, size_t len)
-{
-	size_t i;
-
-	if (!len)
-		return 1;
-	if (s[0] == ' ' || s[len - 1] == ' ')
-		return 0;
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c > 0x7e || (c == ' ' && s[i + 1] == ' '))
-			return 0;
-	}
-	return 1;
 }
 
 int pmbot_text_flat_chars(size_t *chars, const char *s, size_t len)
