@@ -35,6 +35,8 @@ int pmbot_text_needs_zwnj(const char *s, size_t len, size_t i);
 
 /* Flags of pmbot_text_neutralise(). */
 #define PMBOT_TEXT_CODE_SPANS 1u /* leave Markdown code spans as they are */
+/* Tests only: the token loop on every byte, no copying of clean runs (same output). */
+#define PMBOT_TEXT__BYTEWISE 0x100u
 
 /*
  * Append `len` bytes of Markdown source at `s` to `out` with the rule

@@ -236,15 +236,71 @@ static int line_has_pipe(const char *s, size_t len, size_t i)
 	return 0;
 }
 
+/*
+ * Can the ASCII byte at s[i] be copied without the token loop: it starts
+ * no escape, reference, code span, HTML or line, and the rule cannot put a
+ * U+200C after it whatever came before? For a character the rule looks at,
+ * the byte after it decides (an escape or a reference there could stand
+ * for the character the rule wants, so those stay with the loop).
+ */
+static inline int quiet_at(const char *s, size_t len, size_t i)
+{
+	unsigned char c = (unsigned char)s[i], n;
+
+	switch (c) {
+	case '\\': case '&': case '`': case '<': case '\n': case '\r':
+		return 0;
+	case '@': case '#': case ':': case '-': case 'w': case 'W':
+		break;
+	default:
+		return c < 0x80;
+	}
+	if (i + 1 >= len)
+		return 1;
+	n = (unsigned char)s[i + 1];
+	if (n >= 0x80)
+		return 1;
+	if (n == '\\' || n == '&')
+		return 0;
+	switch (c) {
+	case '@':
+		return !is_alnum(n);
+	case '#':
+	case '-':
+		return !is_digit(n);
+	case ':':
+		return n != '/';
+	default:
+		return n != '.';
+	}
+}
+
 int pmbot_text_neutralise(pmbot_buf *out, const char *s, size_t len, unsigned flags)
 {
 	size_t start = out->len, i = 0;
 	int prev[3] = { CH_OTHER, CH_OTHER, CH_OTHER };
 	int spans = (flags & PMBOT_TEXT_CODE_SPANS) != 0, line_start = 1, err = 0;
+	int runs = (flags & PMBOT_TEXT__BYTEWISE) == 0;
 
 	while (i < len && !err) {
-		tok t = tok_at(s, len, i);
+		tok t;
 
+		/*
+		 * Clean ASCII runs (most of a body) in one copy: each byte is
+		 * its own token and only moves the window. A line's first byte
+		 * goes through the loop for the '|' check.
+		 */
+		if (runs && !line_start && quiet_at(s, len, i)) {
+			size_t j = i + 1;
+
+			while (j < len && quiet_at(s, len, j))
+				j++;
+			err = pmbot_buf_put(out, s + i, j - i);
+			for (i = j - i > 3 ? j - 3 : i; i < j; i++)
+				shift(prev, (unsigned char)s[i]);
+			continue;
+		}
+		t = tok_at(s, len, i);
 		if (spans && line_start && line_has_pipe(s, len, i))
 			spans = 0;
 		line_start = t.ch == '\n' || t.ch == '\r';
@@ -386,11 +442,35 @@ int pmbot_text_id_safe(const char *id)
 	return 1;
 }
 
+/*
+ * Is `s` its own flattened form, in printable ASCII: no control byte, no
+ * space at either end, no two spaces in a row? Most titles and labels are.
+ */
+static int flat_ascii(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return 1;
+	if (s[0] == ' ' || s[len - 1] == ' ')
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c > 0x7e || (c == ' ' && s[i + 1] == ' '))
+			return 0;
+	}
+	return 1;
+}
+
 int pmbot_text_flatten(pmbot_buf *out, const char *s, size_t len)
 {
 	size_t i = 0, start = out->len;
 	int space = 0, err = 0;
 
+	/* Most titles and values are flat already: one copy. */
+	if (flat_ascii(s, len))
+		return pmbot_buf_put(out, s, len);
 	while (i < len && !err) {
 		size_t n = pmbot_text_breaker_len(s + i, len - i), j;
 
@@ -412,27 +492,6 @@ int pmbot_text_flatten(pmbot_buf *out, const char *s, size_t len)
 	if (err)
 		pmbot_buf_truncate(out, start);
 	return err;
-}
-
-/*
- * Is `s` its own flattened form, in printable ASCII: no control byte, no
- * space at either end, no two spaces in a row? Most titles and labels are.
- */
-static int flat_ascii(const char *s, size_t len)
-{
-	size_t i;
-
-	if (!len)
-		return 1;
-	if (s[0] == ' ' || s[len - 1] == ' ')
-		return 0;
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c > 0x7e || (c == ' ' && s[i + 1] == ' '))
-			return 0;
-	}
-	return 1;
 }
 
 int pmbot_text_flat_chars(size_t *chars, const char *s, size_t len)

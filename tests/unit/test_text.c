@@ -246,6 +246,117 @@ static void test_text__shown_and_flat_chars_count_what_is_rendered(void **state)
 	assert_int_equal(n, 4);
 }
 
+/*
+ * Copying clean runs in one go must give exactly what the token loop gives
+ * byte by byte: many strings built from the pieces the rule, the escapes,
+ * the references and the code-span logic look at, each read with and
+ * without PMBOT_TEXT_CODE_SPANS.
+ */
+static void test_text__clean_runs_match_the_token_loop(void **state)
+{
+	static const char *const piece[] = {
+		"@", "#", ":", "/", "//", "-", "gh", "GH", "w", "W", "ww", ".", "1", "42", "a", "Z",
+		" ", "\n", "\r", "\\", "\\@", "\\.", "&", "&#64;", "&#x40;", "&commat;",
+		"&period;", "&num;", "&#49;", "&amp;", "&#", "`", "``", "<", "|", "\xe2\x80\x8c",
+		"\xc3\xa9", "\xe2", "x", "_", ";", "text ", "www.", "gh-1", "@me", "#7", "http://"
+	};
+	static const unsigned flags[] = { 0, PMBOT_TEXT_CODE_SPANS };
+	const size_t npiece = sizeof(piece) / sizeof(piece[0]);
+	unsigned long seed = 12345;
+	size_t n, k, f, changed = 0;
+	char in[512];
+
+	(void)state;
+	for (n = 0; n < 20000; n++) {
+		size_t len = 0, count;
+
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		count = (size_t)(seed >> 33) % 24;
+		for (k = 0; k < count; k++) {
+			const char *p;
+
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			p = piece[(size_t)(seed >> 33) % npiece];
+			memcpy(in + len, p, strlen(p));
+			len += strlen(p);
+		}
+		for (f = 0; f < 2; f++) {
+			pmbot_buf fast = PMBOT_BUF_INIT, slow = PMBOT_BUF_INIT;
+
+			assert_int_equal(pmbot_text_neutralise(&fast, in, len, flags[f]), 0);
+			assert_int_equal(pmbot_text_neutralise(&slow, in, len,
+							       flags[f] | PMBOT_TEXT__BYTEWISE), 0);
+			assert_int_equal(fast.len, slow.len);
+			assert_memory_equal(fast.buf ? fast.buf : "", slow.buf ? slow.buf : "", fast.len);
+			changed += fast.len != len;
+			pmbot_buf_free(&fast);
+			pmbot_buf_free(&slow);
+		}
+	}
+	/* The strings exercise the rule: many get a U+200C. */
+	assert_true(changed > 1000);
+}
+
+/* Flattening by definition, a byte at a time: breakers and spaces are one space between words. */
+static void flatten_bytewise(pmbot_buf *out, const char *s, size_t len)
+{
+	size_t i = 0, n;
+	int space = 0;
+
+	while (i < len) {
+		n = pmbot_text_breaker_len(s + i, len - i);
+		if (n || s[i] == ' ') {
+			space = out->len > 0;
+			i += n ? n : 1;
+			continue;
+		}
+		if (space)
+			assert_int_equal(pmbot_buf_putc(out, ' '), 0);
+		space = 0;
+		assert_int_equal(pmbot_buf_put(out, s + i, 1), 0);
+		i++;
+	}
+}
+
+/* The one-copy path for text already flat gives what flattening by definition gives. */
+static void test_text__flatten_matches_the_definition(void **state)
+{
+	static const char *const piece[] = {
+		"a", "Zz", "b c", " ", "  ", "\t", "\n", "\r", "\x7f", "\x01", "\xc2\x85",
+		"\xe2\x80\xa8", "\xe2\x80\xa9", "\xc3\xa9", "~", "x y z", "@me"
+	};
+	const size_t npiece = sizeof(piece) / sizeof(piece[0]);
+	unsigned long seed = 777;
+	size_t n, k, flat = 0;
+	char in[256];
+
+	(void)state;
+	for (n = 0; n < 20000; n++) {
+		pmbot_buf got = PMBOT_BUF_INIT, want = PMBOT_BUF_INIT;
+		size_t len = 0, count;
+
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		count = (size_t)(seed >> 33) % 12;
+		for (k = 0; k < count; k++) {
+			const char *p;
+
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			p = piece[(size_t)(seed >> 33) % npiece];
+			memcpy(in + len, p, strlen(p));
+			len += strlen(p);
+		}
+		assert_int_equal(pmbot_text_flatten(&got, in, len), 0);
+		flatten_bytewise(&want, in, len);
+		assert_int_equal(got.len, want.len);
+		assert_memory_equal(got.buf ? got.buf : "", want.buf ? want.buf : "", got.len);
+		flat += got.len == len;
+		pmbot_buf_free(&got);
+		pmbot_buf_free(&want);
+	}
+	/* Both paths ran: some strings were flat already, most were not. */
+	assert_true(flat > 1000 && flat < 19000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +370,8 @@ int main(void)
 		cmocka_unit_test(test_text__plain_text_rule_reads_bytes),
 		cmocka_unit_test(test_text__blank_len_is_the_white_space_list),
 		cmocka_unit_test(test_text__shown_and_flat_chars_count_what_is_rendered),
+		cmocka_unit_test(test_text__clean_runs_match_the_token_loop),
+		cmocka_unit_test(test_text__flatten_matches_the_definition),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
