@@ -5,6 +5,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/source.h"
 #include "pmbot/fs.h"
+#include "pmbot/json.h"
 #include "pmbot/plan.h"
 #include "pmbot/banned.h"
 
@@ -18,20 +19,6 @@ struct ck {
 	size_t faults;
 	int oom;
 };
-
-static const char *type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
 
 /* One fault at the current pointer (+ `member` when not NULL). Always 0: "not valid". */
 static int fault(struct ck *k, const char *member, const json_t *have, const char *want)
@@ -48,7 +35,7 @@ static int fault(struct ck *k, const char *member, const json_t *have, const cha
 	/* The pointer is the diagnostic's path: the message says only what is wrong. */
 	if (pmbot_diag_add(k->diags, PMBOT_SEV_ERROR, CODE, NULL, k->ptr.len ? k->ptr.buf : "", 0, 0,
 		    "%s %s%s%s", k->ptr.len ? "must be" : "the plan must be", want,
-		    have ? ", not " : " (it is missing)", have ? type_name(have) : "") < 0)
+		    have ? ", not " : " (it is missing)", have ? pmbot_json_type_name(have) : "") < 0)
 		k->oom = 1;
 	pmbot_buf_truncate(&k->ptr, len);
 	return 0;

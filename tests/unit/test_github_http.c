@@ -1144,11 +1144,7 @@ static void test_github_http__a_cut_off_body_is_retried_for_get_but_not_for_post
 
 static int closed_port_url(char *out, size_t size)
 {
-	unsigned port = fakehttp_closed_port();
-
-	if (!port)
-		return -1;
-	snprintf(out, size, "http://127.0.0.1:%u", port);
+	snprintf(out, size, "http://127.0.0.1:%u", fakehttp_closed_port());
 	return 0;
 }
 

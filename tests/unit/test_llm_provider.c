@@ -781,21 +781,12 @@ static void test_llm_retry__a_timeout_is_retried(void **state)
 	assert_stats(fx, 2, 1, 100, 200);
 }
 
-/* A loopback port nobody listens on; the test cannot run without one. */
-static unsigned closed_port(void)
-{
-	unsigned port = fakehttp_closed_port();
-
-	assert_true(port != 0);
-	return port;
-}
-
 static void test_llm_retry__no_connection_is_a_transport_error_after_3_attempts(void **state)
 {
 	fixture *fx = *state;
 	char url[64];
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u/v1", closed_port());
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/v1", fakehttp_closed_port());
 	client_at(fx, "anthropic", url, "claude-test", KEY);
 	assert_int_equal(complete(fx), PMBOT_LLM_ETRANSPORT);
 	assert_contains(fx->err.buf, "POST http://127.0.0.1:");

@@ -295,15 +295,6 @@ static void test_net__the_hook_decides_each_redirect(void **state)
 	assert_int_equal(fakehttp_count(fx->srv), 6);
 }
 
-/* A loopback port nobody listens on; the test cannot run without one. */
-static unsigned closed_port(void)
-{
-	unsigned port = fakehttp_closed_port();
-
-	assert_true(port != 0);
-	return port;
-}
-
 static void test_net__transport_failures_say_whether_to_retry_and_whether_anything_left(void **state)
 {
 	fixture *fx = *state;
@@ -312,7 +303,7 @@ static void test_net__transport_failures_say_whether_to_retry_and_whether_anythi
 	char url[64];
 	CURLcode cc;
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u/x", closed_port());
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/x", fakehttp_closed_port());
 	request_init(&rq, "POST", url);
 	rq.body = "{}";
 	rq.body_len = 2;

@@ -74,7 +74,7 @@ const fakehttp_request *fakehttp_get(fakehttp *s, size_t i);
 /* The value of the first header called `name` (case-insensitive), or NULL. */
 const char *fakehttp_header_value(const fakehttp_request *r, const char *name);
 
-/* A loopback TCP port nobody listens on (bound, then closed), or 0 when none could be had. */
+/* A loopback TCP port nobody listens on (bound, then closed); aborts when none can be had. */
 unsigned fakehttp_closed_port(void);
 
 #endif
