@@ -236,7 +236,7 @@ CASE="/pm-bot plan re-plans"
 post_comment 1 "/pm-bot plan"
 comment_event created 1 alice User "/pm-bot plan"
 action 0 && expect_eq "$(output result)" planned && expect_eq "$(output plan_hash)" "$HASH" &&
-	expect_in "$(comments 1 | py - 'd[0]' | head -1)" '"status":"planned"' && ok
+	expect_in "$(comments 1 | py - 'd[0].split("\n")[0]')" '"status":"planned"' && ok
 
 # Run 999 died seven hours ago, still holding the lock: the next approval takes it over.
 api "$TOKEN" DELETE "/repos/acme/widgets/labels/pm-bot%3Alock%3Apr-1" >/dev/null
@@ -305,7 +305,7 @@ action 0 && expect_eq "$(output result)" stale && C=$(comments 1 | py - 'd[0]') 
 
 CASE="a hand-edited comment gives no history line: nothing of it is copied"
 CID=$(plan_comment_id 1)
-FORGED="$(comments 1 | py - 'd[0]' | head -1)
+FORGED="$(comments 1 | py - 'd[0].split("\n")[0]')
 
 **Applied** 9 of 9 changes, approved by @alice <img src=x onerror=alert(1)>.
 *Last apply: 1 of 1 changes applied, approved by \`mallory\` (plan \`deadbeef\`).* [x](https://evil)"
