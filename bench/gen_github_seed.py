@@ -18,7 +18,14 @@ about 40% closed, labels from a small catalogue (some spelled like pm-bot's),
 bodies from empty to a few KB, some sub-issue trees and dependency edges
 among themselves, some text mentioning "pm-bot:" without being pm-bot's. None
 has a pm-bot marker, so pm-bot plans nothing for them and never reads their
-dependencies. --on-board K also puts the first K of them on the board, with no
+dependencies.
+
+The owner keeps GitHub's default issue types (Task, Bug, Feature: what the
+emulator gives an organization the seed does not configure), and pm-bot's
+issues have the type their kind names, as `issue_types: auto` creates them
+(an epic, spike, test or chore has none). The seed says so in `issue_type`,
+the state in `extra.issue_types` and each issue's `issue_type`, so that both
+backends see the same world and plan nothing for it. --on-board K also puts the first K of them on the board, with no
 field values.
 
 TOKEN becomes a write token of github-actions[bot] (scopes repo, project),
@@ -54,6 +61,10 @@ TRIGGERS = ["the cart is empty", "two tabs are open", "the network drops",
 WORDS = ("steps expected actual version browser server client retry cache token "
          "session queue worker timeout header payload response request config "
          "deploy rollback metric alert trace log index shard replica").split()
+# GitHub's default issue types, in its order (tests/github-emu/lib/world.js).
+DEFAULT_TYPES = ["Task", "Bug", "Feature"]
+# The configuration's type label prefix (docs/config.md, labels.type).
+TYPE_PREFIX = "type:"
 # Unrelated history: stamped from here on, one issue every ~40 minutes, so
 # all of it is older than anything pm-bot created.
 HISTORY_START = "2024-01-01T00:00:00Z"
@@ -166,6 +177,13 @@ def build(state, n_unrelated, on_board):
 
     extra = state.setdefault("extra", {}) or {}
     state["extra"] = extra
+    extra["issue_types"] = {repo: list(DEFAULT_TYPES)}
+    by_kind = {t.lower(): t for t in DEFAULT_TYPES}
+    for i in pmbot:
+        kinds = [l[len(TYPE_PREFIX):] for l in i.get("labels", []) if l.startswith(TYPE_PREFIX)]
+        kind = by_kind.get(kinds[0].lower()) if kinds else None
+        if kind:
+            i["issue_type"] = kind
     max_dbid = max([i["database_id"] for i in pmbot] or [0])
     first = max(gen_state.FIRST_DATABASE_ID, extra.get("next_database_id", 0), max_dbid + 1)
     rng = gen_report.Rng(0x5EED0F617 ^ n_unrelated)
@@ -205,6 +223,8 @@ def main():
         state = build(json.load(f), args.unrelated, args.on_board)
     seed = {
         "state": state,
+        "issue_type": {ref(r["repo"], i["number"]): i["issue_type"]
+                       for r in state["repositories"] for i in r["issues"] if i.get("issue_type")},
         "tokens": {args.token: {"login": "github-actions[bot]", "scopes": ["repo", "project"]}},
         "now": args.now,
     }
