@@ -94,6 +94,8 @@ int cmd_plan(int argc, char **argv)
 	/* The bytes of the bundle come with the plan hash, serialised once. */
 	if (!strcmp(format, "json") || out_path)
 		in.in.canonical = &cj;
+	/* Only the bytes are printed: no tree of the changesets to hold besides them. */
+	in.in.lean = !strcmp(format, "json") && !audit_path && !detailed;
 	if (rc == EXIT_OK)
 		rc = plan_inputs_plan(&bundle, &in, &diags);
 	cmd_print_diags(stderr, &diags);

@@ -71,6 +71,7 @@ typedef struct {
 	pmbot_buf *canonical;      /* borrowed, may be NULL: set after loading;
 				    * pmbot_inputs_plan() appends the bundle's
 				    * canonical JSON (pmbot_plan_input.canonical) */
+	int lean;                  /* set after loading: pmbot_plan_input.lean */
 } pmbot_inputs;
 
 /*

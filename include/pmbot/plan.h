@@ -82,6 +82,9 @@ typedef struct {
 	pmbot_buf *canonical;           /* borrowed, may be NULL: gets the bundle's
 					 * canonical JSON appended (pmbot_json_canonical's
 					 * bytes), serialised with the plan hash */
+	int lean;                       /* with `canonical`: `*out` has no "changesets"
+					 * member (they are in the bytes only), which
+					 * keeps a large plan's memory to its text */
 } pmbot_plan_input;
 
 /*

@@ -518,6 +518,7 @@ int pmbot_inputs_plan(json_t **bundle, const pmbot_inputs *in, const pmbot_notes
 	pi.source = in->source;
 	pi.self_login = in->self_login;
 	pi.canonical = in->canonical;
+	pi.lean = in->lean;
 	r = pmbot_plan_build(bundle, &pi, diags);
 	if (r == PMBOT_OK || r == PMBOT_EINVALID)
 		return r;

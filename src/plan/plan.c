@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -329,16 +330,73 @@ static char *binding_ref(struct planner *p, const json_t *b)
 	return pmbot_buf_detach(&ref, NULL);
 }
 
+/* Append `"key":` and the canonical form of `v` to `b`, then `sep` (0: none). */
+static int put_member(pmbot_buf *b, const char *key, const json_t *v, char sep)
+{
+	if (pmbot_json_quote(b, key, strlen(key)) < 0 || pmbot_buf_putc(b, ':') < 0 ||
+	    pmbot_json_canonical(b, v) < 0)
+		return -1;
+	return sep ? pmbot_buf_putc(b, sep) : 0;
+}
+
+/*
+ * The record of a changeset (plan_int.h), its members written one by one in
+ * canonical key order: the same bytes pmbot_json_canonical() gives the
+ * object, without building it. One exact allocation, so the memory a
+ * changeset keeps is its text and the pending entry.
+ */
+static int make_record(pmbot_plan_pending *pp, pmbot_buf *b, const char *op, const char *key,
+	int approval, const json_t *target, const json_t *payload, const json_t *before,
+	const json_t *after)
+{
+	size_t split, len;
+
+	pmbot_buf_clear(b);
+	if ((after && put_member(b, "after", after, ',') < 0) ||
+	    (before && put_member(b, "before", before, ',') < 0))
+		return -1;
+	split = b->len;
+	if (pmbot_buf_puts(b, "\"idempotency_key\":") < 0 ||
+	    pmbot_json_quote(b, key, strlen(key)) < 0 ||
+	    pmbot_buf_puts(b, ",\"operation\":") < 0 || pmbot_json_quote(b, op, strlen(op)) < 0 ||
+	    pmbot_buf_putc(b, ',') < 0 || put_member(b, "payload", payload, ',') < 0 ||
+	    pmbot_buf_puts(b, approval ? "\"requires_approval\":true," :
+		"\"requires_approval\":false,") < 0 ||
+	    pmbot_buf_puts(b, "\"status\":\"proposed\",") < 0 ||
+	    put_member(b, "target", target, 0) < 0)
+		return -1;
+	len = b->len;
+	if (split > UINT_MAX || pmbot_buf_putc(b, '\0') < 0 || pmbot_buf_puts(b, key) < 0 ||
+	    !(pp->rec = malloc(b->len + 1)))
+		return -1;
+	memcpy(pp->rec, b->buf, b->len + 1);
+	pp->len = len;
+	pp->split = (unsigned)split;
+	return 0;
+}
+
+int pmbot_plan_pending_put(pmbot_buf *out, const pmbot_plan_pending *pp, const char *id)
+{
+	if (pmbot_buf_putc(out, '{') < 0 || pmbot_buf_put(out, pp->rec, pp->split) < 0 ||
+	    pmbot_buf_puts(out, "\"changeset_id\":") < 0 ||
+	    pmbot_json_quote(out, id, strlen(id)) < 0 || pmbot_buf_putc(out, ',') < 0 ||
+	    pmbot_buf_put(out, pp->rec + pp->split, pp->len - pp->split) < 0)
+		return -1;
+	return pmbot_buf_putc(out, '}');
+}
+
 int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json_t *payload,
 	json_t *before, json_t *after)
 {
-	int idx = op_index(op);
+	int idx = op_index(op), approval;
 	pmbot_buf key = PMBOT_BUF_INIT;
 	const char *id = json_string_value(json_object_get(target, "stable_id")), *repo;
 	char hash[PMBOT_SHA256_HEX_SIZE];
+	pmbot_plan_pending pp;
 	json_t *cs = NULL;
 	int err = -1;
 
+	memset(&pp, 0, sizeof(pp));
 	if (!target || !payload || idx < 0)
 		goto done;
 	if (pmbot_config_operation_denied(acc->config, (pmbot_operation)idx)) {
@@ -360,22 +418,27 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 		    pmbot_buf_put(&key, hash, 12) < 0)
 			goto done;
 	}
-	if (!acc->op_names[idx] && !(acc->op_names[idx] = json_string(op_info(idx)->name)))
+	approval = !pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx);
+	if (make_record(&pp, &acc->scratch, op_info(idx)->name, key.buf, approval, target,
+		payload, before, after) < 0)
 		goto done;
-	if (!acc->proposed && !(acc->proposed = json_string("proposed")))
-		goto done;
-	/* Built member by member: json_pack's format parsing cost more than the object. */
-	if (!(cs = json_object()) ||
-	    json_object_set(cs, "operation", acc->op_names[idx]) < 0 ||
-	    json_object_set(cs, "target", target) < 0 ||
-	    json_object_set(cs, "payload", payload) < 0 ||
-	    json_object_set_new(cs, "requires_approval", json_boolean(
-		!pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx))) < 0 ||
-	    json_object_set(cs, "status", acc->proposed) < 0 ||
-	    (before && json_object_set(cs, "before", before) < 0) ||
-	    (after && json_object_set(cs, "after", after) < 0) ||
-	    json_object_set_new(cs, "idempotency_key", json_string(key.buf)) < 0)
-		goto done;
+	if (!acc->lean) {
+		if (!acc->op_names[idx] && !(acc->op_names[idx] = json_string(op_info(idx)->name)))
+			goto done;
+		if (!acc->proposed && !(acc->proposed = json_string("proposed")))
+			goto done;
+		/* Built member by member: json_pack's format parsing cost more than the object. */
+		if (!(cs = json_object()) ||
+		    json_object_set(cs, "operation", acc->op_names[idx]) < 0 ||
+		    json_object_set(cs, "target", target) < 0 ||
+		    json_object_set(cs, "payload", payload) < 0 ||
+		    json_object_set_new(cs, "requires_approval", json_boolean(approval)) < 0 ||
+		    json_object_set(cs, "status", acc->proposed) < 0 ||
+		    (before && json_object_set(cs, "before", before) < 0) ||
+		    (after && json_object_set(cs, "after", after) < 0) ||
+		    json_object_set_new(cs, "idempotency_key", json_string(key.buf)) < 0)
+			goto done;
+	}
 	if (acc->n_cs == acc->alloc_cs) {
 		size_t n = acc->alloc_cs ? acc->alloc_cs * 2 : 64;
 		pmbot_plan_pending *np = realloc(acc->cs, n * sizeof(*np));
@@ -385,13 +448,14 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 		acc->cs = np;
 		acc->alloc_cs = n;
 	}
-	acc->cs[acc->n_cs].cs = cs;
-	acc->cs[acc->n_cs].op = idx;
-	acc->cs[acc->n_cs].key = json_string_value(json_object_get(cs, "idempotency_key"));
-	acc->n_cs++;
+	pp.cs = cs;
+	pp.op = idx;
+	acc->cs[acc->n_cs++] = pp;
+	pp.rec = NULL;
 	cs = NULL;
 	err = 0;
 done:
+	free(pp.rec);
 	json_decref(cs);
 	json_decref(target);
 	json_decref(payload);
@@ -1178,7 +1242,7 @@ static int pending_cmp(const void *pa, const void *pb)
 		return op_info(a->op)->group < op_info(b->op)->group ? -1 : 1;
 	if (a->op != b->op)
 		return a->op < b->op ? -1 : 1;
-	return strcmp(a->key, b->key);
+	return strcmp(PMBOT_PLAN_PENDING_KEY(a), PMBOT_PLAN_PENDING_KEY(b));
 }
 
 int pmbot_plan_hash(char out[PMBOT_SHA256_HEX_SIZE], const json_t *changesets,
@@ -1269,9 +1333,9 @@ static int put_bundle_tail(pmbot_buf *b, const json_t *bundle)
 	size_t at = b->len;
 	int err = -1;
 
-	if (!rest || json_object_del(rest, "bundle_id") < 0 ||
-	    json_object_del(rest, "changesets") < 0)
+	if (!rest || json_object_del(rest, "bundle_id") < 0)
 		goto done;
+	json_object_del(rest, "changesets"); /* absent from a lean bundle */
 	json_object_foreach(rest, key, v)
 		if (strcmp(key, "changesets") <= 0)
 			goto done;
@@ -1294,7 +1358,7 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 	json_t *changesets = json_array(), *fingerprint = json_array(), *bundle = NULL;
 	const char **refs = NULL;
 	char hash[PMBOT_SHA256_HEX_SIZE], id[32], bid[32];
-	size_t i, n_refs = 0, counts[5] = { 0 };
+	size_t i, n_refs = 0, counts[5] = { 0 }, need = 2;
 	pmbot_buf scratch = PMBOT_BUF_INIT, *b = canonical ? canonical : &scratch;
 	size_t base = b->len;
 	int err = -1;
@@ -1305,10 +1369,12 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 		qsort(acc->cs, acc->n_cs, sizeof(*acc->cs), pending_cmp);
 	for (i = 0; i < acc->n_cs; i++) {
 		snprintf(id, sizeof(id), "cs-%04zu", i + 1);
-		if (json_object_set_new(acc->cs[i].cs, "changeset_id", json_string(id)) < 0 ||
-		    json_array_append(changesets, acc->cs[i].cs) < 0)
+		if (acc->cs[i].cs && (json_object_set_new(acc->cs[i].cs, "changeset_id",
+			json_string(id)) < 0 || json_array_append(changesets, acc->cs[i].cs) < 0))
 			goto done;
 		counts[op_info(acc->cs[i].op)->group]++;
+		/* '{', '}', the separating ',' and "changeset_id":"<id>", */
+		need += acc->cs[i].len + 3 + strlen(id) + sizeof("\"changeset_id\":\"\",") - 1;
 	}
 	if (acc->touched.count && !(refs = malloc(acc->touched.count * sizeof(*refs))))
 		goto done;
@@ -1325,20 +1391,36 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 			is->updated_at ? is->updated_at : "")) < 0)
 			goto done;
 	}
-	/* Same bytes as pmbot_plan_hash(), from the one serialisation. */
-	if (pmbot_buf_put(b, bundle_head, sizeof(bundle_head) - 1) < 0 ||
-	    pmbot_json_canonical(b, changesets) < 0 ||
-	    hash_in_place(hash, b, base, fingerprint) < 0)
+	/*
+	 * Same bytes as pmbot_plan_hash(), from the one serialisation. The
+	 * buffer is sized for the changesets at once (the tail is small): no
+	 * doubling past what a large plan needs.
+	 */
+	if (pmbot_buf_grow(b, need + 4096) < 0 ||
+	    pmbot_buf_put(b, bundle_head, sizeof(bundle_head) - 1) < 0 ||
+	    pmbot_buf_putc(b, '[') < 0)
+		goto done;
+	for (i = 0; i < acc->n_cs; i++) {
+		snprintf(id, sizeof(id), "cs-%04zu", i + 1);
+		if ((i && pmbot_buf_putc(b, ',') < 0) ||
+		    pmbot_plan_pending_put(b, &acc->cs[i], id) < 0)
+			goto done;
+		/* Written: its heap can take the bundle's tail. */
+		free(acc->cs[i].rec);
+		acc->cs[i].rec = NULL;
+	}
+	if (pmbot_buf_putc(b, ']') < 0 || hash_in_place(hash, b, base, fingerprint) < 0)
 		goto done;
 	memcpy(b->buf + base + BUNDLE_ID_AT, hash, 16);
 	snprintf(bid, sizeof(bid), "bundle-%.16s", hash);
 	pmbot_diag_list_sort(acc->diags);
-	bundle = json_pack("{s:s, s:s, s:s, s:o, s:s, s:O, s:O, s:O, s:O, s:o}",
+	bundle = json_pack("{s:s, s:s, s:s, s:o, s:s, s:O, s:O, s:O, s:o}",
 		"schema_version", "changeset_bundle/v1", "bundle_id", bid, "plan_hash", hash,
 		"source", source ? json_deep_copy(source) : json_object(),
-		"target", target, "changesets", changesets, "fingerprint", fingerprint,
+		"target", target, "fingerprint", fingerprint,
 		"conflicts", conflicts, "orphaned", orphaned, "diagnostics", diag_json(acc->diags));
-	if (!bundle || json_object_set_new(bundle, "summary", json_pack(
+	if (!bundle || (!acc->lean && json_object_set(bundle, "changesets", changesets) < 0) ||
+	    json_object_set_new(bundle, "summary", json_pack(
 		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 		"creates", (json_int_t)counts[PMBOT_OPGROUP_CREATE],
 		"updates", (json_int_t)counts[PMBOT_OPGROUP_UPDATE],
@@ -1389,6 +1471,7 @@ void pmbot_plan_acc_init(pmbot_plan_acc *acc, const pmbot_config *config,
 	acc->config = config;
 	acc->state = state;
 	acc->diags = diags;
+	pmbot_buf_init(&acc->scratch, 0);
 }
 
 void pmbot_plan_acc_free(pmbot_plan_acc *acc)
@@ -1396,9 +1479,11 @@ void pmbot_plan_acc_free(pmbot_plan_acc *acc)
 	size_t i;
 
 	for (i = 0; i < acc->n_cs; i++) {
+		free(acc->cs[i].rec);
 		json_decref(acc->cs[i].cs);
 	}
 	free(acc->cs);
+	pmbot_buf_free(&acc->scratch);
 	for (i = 0; i < acc->touched.cap; i++)
 		free((char *)acc->touched.keys[i]);
 	pmbot_strmap_free(&acc->touched);
@@ -1461,6 +1546,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 	p.in = in;
 	p.diags = diags;
 	pmbot_plan_acc_init(&p.acc, cfg, in->state, diags);
+	p.acc.lean = in->lean && in->canonical;
 	ro.scheme = &cfg->labels;
 	ro.issue_refs = NULL;
 	if (!(p.conflicts = json_array()) || !(p.orphaned = json_array()))

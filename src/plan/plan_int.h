@@ -19,11 +19,22 @@
  * Not part of the public API. Every function lives in plan.c.
  */
 
-/* One changeset being collected. */
+/*
+ * One changeset being collected, held as its canonical JSON text rather
+ * than a tree: at 10,000 items a plan has some 25,000 changesets, and the
+ * text is about a fifth of what jansson's objects, hash tables and strings
+ * cost. `rec` is one allocation: the members of the changeset object
+ * without its braces and without changeset_id (unknown until the sort), in
+ * canonical order, a NUL, then the idempotency key and its NUL (the sort's
+ * last word). changeset_id sorts after "after" and "before" and before
+ * every other member, so it goes in at `split`.
+ */
 typedef struct {
-	json_t *cs;        /* owned: the changeset object, its idempotency key in, no id yet */
+	char *rec;         /* owned: see above; NULL once written out */
+	json_t *cs;        /* owned, NULL in a lean plan: the same changeset as a tree, no id yet */
+	size_t len;        /* bytes of members in rec */
+	unsigned split;    /* rec[0..split): "after" and "before" members, each with its ',' */
 	int op;            /* its pmbot_operation */
-	const char *key;   /* borrowed from cs: its idempotency key (the sort's last word) */
 } pmbot_plan_pending;
 
 /*
@@ -40,6 +51,13 @@ typedef struct {
 	pmbot_strmap touched;          /* issue ref (owned copy) -> issue */
 	size_t denied[PMBOT_OP_COUNT]; /* changes not proposed: the config denies them */
 	int errors;                    /* error diagnostics counted so far */
+	/*
+	 * Lean: no changeset trees, only the records; pmbot_plan_acc_finish()
+	 * then leaves "changesets" out of the bundle tree (its canonical bytes
+	 * have them). Set it after init.
+	 */
+	int lean;
+	pmbot_buf scratch;             /* owned: where a record is assembled */
 	/*
 	 * Owned, made on first use: the strings every changeset of a large plan
 	 * repeats ("operation" and "status"), one value shared by all of them.
@@ -70,14 +88,25 @@ int pmbot_plan_acc_touch(pmbot_plan_acc *acc, const char *ref);
 /* One OPERATION_DENIED warning per operation that was counted as denied. 0 or -1. */
 int pmbot_plan_acc_denied_diags(pmbot_plan_acc *acc);
 
+/* The idempotency key of a collected changeset (borrowed from its record). */
+#define PMBOT_PLAN_PENDING_KEY(pp) ((pp)->rec + (pp)->len + 1)
+
+/*
+ * Append changeset `pp` as canonical JSON, with changeset_id `id`, to `out`:
+ * exactly pmbot_json_canonical() of the tree it stands for. 0 or negative
+ * (`out`'s cap, out of memory).
+ */
+int pmbot_plan_pending_put(pmbot_buf *out, const pmbot_plan_pending *pp, const char *id);
+
 /*
  * Sort the changesets, number them, hash, sort acc->diags, and build the
- * ChangesetBundle v1 of plan.h. `source` (may be NULL: {}) is deep-copied,
+ * ChangesetBundle v1 of plan.h (without "changesets" when acc->lean). `source` (may be NULL: {}) is deep-copied,
  * `conflicts` and `orphaned` (arrays) are shared by reference. `*out` is a
  * new reference the caller owns. 0 or -1 (`*out` untouched).
  * `canonical` (borrowed, may be NULL) gets the canonical JSON of `*out`
- * appended: the changesets are serialised once, for the plan hash and for
- * these bytes. On failure its length is as it was.
+ * appended: the changesets are written from their records once, for the
+ * plan hash and for these bytes; each record is freed once written. On
+ * failure its length is as it was.
  */
 int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *acc,
 	const json_t *source, const char *target, json_t *conflicts, json_t *orphaned);

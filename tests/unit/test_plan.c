@@ -409,6 +409,40 @@ static char *canonical(const json_t *v)
 	return pmbot_buf_detach(&b, NULL);
 }
 
+/*
+ * The same plan, lean: the changesets kept only as their records must give
+ * exactly the bytes `want` (the canonical JSON of the full tree), and the
+ * bundle handed back is the full one without "changesets".
+ */
+static void plan_lean(pmbot_plan_input *in, const struct world *w, const char *want)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf cj = PMBOT_BUF_INIT;
+	json_t *lean = NULL, *full = json_copy(w->bundle);
+	char *a, *x;
+
+	assert_non_null(full);
+	assert_int_equal(json_object_del(full, "changesets"), 0);
+	in->canonical = &cj;
+	in->lean = 1;
+	assert_int_equal(pmbot_plan_build(&lean, in, &d), w->rc);
+	in->lean = 0;
+	assert_non_null(lean);
+	assert_null(json_object_get(lean, "changesets"));
+	assert_string_equal(cj.buf, want);
+	assert_int_equal(cj.len, strlen(want));
+	a = canonical(lean);
+	x = canonical(full);
+	assert_string_equal(a, x);
+	assert_int_equal(d.count, w->diags.count);
+	free(a);
+	free(x);
+	json_decref(lean);
+	json_decref(full);
+	pmbot_buf_free(&cj);
+	pmbot_diag_list_free(&d);
+}
+
 static void plan(struct world *w)
 {
 	pmbot_diag_list sd = PMBOT_DIAG_LIST_INIT;
@@ -444,6 +478,7 @@ static void plan(struct world *w)
 	assert_int_equal(cj.len, 4 + strlen(want));
 	assert_memory_equal(cj.buf, "held", 4);
 	assert_memory_equal(cj.buf + 4, want, strlen(want));
+	plan_lean(&in, w, want);
 	free(want);
 	pmbot_buf_free(&cj);
 	pmbot_state_free(st);
