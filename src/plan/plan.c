@@ -1,4 +1,4 @@
-#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -340,47 +340,77 @@ static int put_member(pmbot_buf *b, const char *key, const json_t *v, char sep)
 }
 
 /*
- * The record of a changeset (plan_int.h), its members written one by one in
- * canonical key order: the same bytes pmbot_json_canonical() gives the
- * object, without building it. One exact allocation, so the memory a
- * changeset keeps is its text and the pending entry.
+ * Serialise what is particular to a changeset into `b` (cleared first):
+ * its payload, its "after" and "before" members (each with a ','), its
+ * target; `at` gets where the last two start. The canonical payload bytes
+ * also give a hashed operation's key, with no second serialisation.
  */
-static int make_record(pmbot_plan_pending *pp, pmbot_buf *b, const char *op, const char *key,
-	int approval, const json_t *target, const json_t *payload, const json_t *before,
-	const json_t *after)
+static int record_parts(pmbot_buf *b, size_t at[2], const json_t *target,
+	const json_t *payload, const json_t *before, const json_t *after)
 {
-	size_t split, len;
-
 	pmbot_buf_clear(b);
+	if (pmbot_json_canonical(b, payload) < 0)
+		return -1;
+	at[0] = b->len;
 	if ((after && put_member(b, "after", after, ',') < 0) ||
 	    (before && put_member(b, "before", before, ',') < 0))
 		return -1;
-	split = b->len;
-	if (pmbot_buf_puts(b, "\"idempotency_key\":") < 0 ||
-	    pmbot_json_quote(b, key, strlen(key)) < 0 ||
-	    pmbot_buf_puts(b, ",\"operation\":") < 0 || pmbot_json_quote(b, op, strlen(op)) < 0 ||
-	    pmbot_buf_putc(b, ',') < 0 || put_member(b, "payload", payload, ',') < 0 ||
-	    pmbot_buf_puts(b, approval ? "\"requires_approval\":true," :
-		"\"requires_approval\":false,") < 0 ||
-	    pmbot_buf_puts(b, "\"status\":\"proposed\",") < 0 ||
-	    put_member(b, "target", target, 0) < 0)
+	at[1] = b->len;
+	return pmbot_json_canonical(b, target);
+}
+
+/*
+ * The record (plan_int.h) from the key and the parts in `b`: one exact
+ * allocation, so what a changeset keeps is its particular text and the
+ * pending entry; the members every changeset spells the same way are
+ * written out from the operation and `approval`.
+ */
+static int make_record(pmbot_plan_pending *pp, const char *key, size_t key_len,
+	const pmbot_buf *b, const size_t at[2])
+{
+	size_t n = key_len + 1 + b->len;
+
+	if (n > UINT32_MAX || !(pp->rec = malloc(n)))
 		return -1;
-	len = b->len;
-	if (split > UINT_MAX || pmbot_buf_putc(b, '\0') < 0 || pmbot_buf_puts(b, key) < 0 ||
-	    !(pp->rec = malloc(b->len + 1)))
-		return -1;
-	memcpy(pp->rec, b->buf, b->len + 1);
-	pp->len = len;
-	pp->split = (unsigned)split;
+	memcpy(pp->rec, key, key_len + 1);
+	memcpy(pp->rec + key_len + 1, b->buf + at[0], at[1] - at[0]);
+	memcpy(pp->rec + key_len + 1 + at[1] - at[0], b->buf, at[0]);
+	memcpy(pp->rec + key_len + 1 + at[1], b->buf + at[1], b->len - at[1]);
+	pp->payload_at = (uint32_t)(key_len + 1 + at[1] - at[0]);
+	pp->target_at = (uint32_t)(key_len + 1 + at[1]);
+	pp->end = (uint32_t)n;
 	return 0;
+}
+
+/* Bytes pmbot_plan_pending_put() writes (with the ',' before the next one). */
+static size_t pending_size(const pmbot_plan_pending *pp, const char *id)
+{
+	size_t key_len = strlen(PMBOT_PLAN_PENDING_KEY(pp));
+
+	return pp->end - (key_len + 1) + key_len + strlen(id) + strlen(op_info(pp->op)->name) +
+		sizeof("{'changeset_id':'','idempotency_key':'','operation':'','payload':"
+			",'requires_approval':false,'status':'proposed','target':},") - 1;
 }
 
 int pmbot_plan_pending_put(pmbot_buf *out, const pmbot_plan_pending *pp, const char *id)
 {
-	if (pmbot_buf_putc(out, '{') < 0 || pmbot_buf_put(out, pp->rec, pp->split) < 0 ||
+	const char *name = op_info(pp->op)->name, *key = PMBOT_PLAN_PENDING_KEY(pp);
+	size_t key_len = strlen(key), ab_at = key_len + 1;
+
+	if (pmbot_buf_putc(out, '{') < 0 ||
+	    pmbot_buf_put(out, pp->rec + ab_at, pp->payload_at - ab_at) < 0 ||
 	    pmbot_buf_puts(out, "\"changeset_id\":") < 0 ||
-	    pmbot_json_quote(out, id, strlen(id)) < 0 || pmbot_buf_putc(out, ',') < 0 ||
-	    pmbot_buf_put(out, pp->rec + pp->split, pp->len - pp->split) < 0)
+	    pmbot_json_quote(out, id, strlen(id)) < 0 ||
+	    pmbot_buf_puts(out, ",\"idempotency_key\":") < 0 ||
+	    pmbot_json_quote(out, key, key_len) < 0 ||
+	    pmbot_buf_puts(out, ",\"operation\":") < 0 ||
+	    pmbot_json_quote(out, name, strlen(name)) < 0 ||
+	    pmbot_buf_puts(out, ",\"payload\":") < 0 ||
+	    pmbot_buf_put(out, pp->rec + pp->payload_at, pp->target_at - pp->payload_at) < 0 ||
+	    pmbot_buf_puts(out, pp->approval ? ",\"requires_approval\":true" :
+		",\"requires_approval\":false") < 0 ||
+	    pmbot_buf_puts(out, ",\"status\":\"proposed\",\"target\":") < 0 ||
+	    pmbot_buf_put(out, pp->rec + pp->target_at, pp->end - pp->target_at) < 0)
 		return -1;
 	return pmbot_buf_putc(out, '}');
 }
@@ -392,6 +422,7 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 	pmbot_buf key = PMBOT_BUF_INIT;
 	const char *id = json_string_value(json_object_get(target, "stable_id")), *repo;
 	char hash[PMBOT_SHA256_HEX_SIZE];
+	size_t at[2];
 	pmbot_plan_pending pp;
 	json_t *cs = NULL;
 	int err = -1;
@@ -404,6 +435,8 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 		err = 0;
 		goto done;
 	}
+	if (record_parts(&acc->scratch, at, target, payload, before, after) < 0)
+		goto done;
 	/* "OP:REPO:ID" or "OP:REPO:#N", then ":HASH12" for hashed operations. */
 	repo = json_string_value(json_object_get(target, "repo"));
 	if (pmbot_buf_puts(&key, op) < 0 || pmbot_buf_putc(&key, ':') < 0 ||
@@ -414,13 +447,13 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 			json_integer_value(json_object_get(target, "number"))) < 0)
 		goto done;
 	if (op_info(idx)->hashed) {
-		if (pmbot_sha256_json(hash, payload) < 0 || pmbot_buf_putc(&key, ':') < 0 ||
-		    pmbot_buf_put(&key, hash, 12) < 0)
+		/* pmbot_sha256_json(payload): the hash of these very bytes. */
+		if (pmbot_sha256_hex(hash, acc->scratch.buf, at[0]) < 0 ||
+		    pmbot_buf_putc(&key, ':') < 0 || pmbot_buf_put(&key, hash, 12) < 0)
 			goto done;
 	}
 	approval = !pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx);
-	if (make_record(&pp, &acc->scratch, op_info(idx)->name, key.buf, approval, target,
-		payload, before, after) < 0)
+	if (make_record(&pp, key.buf, key.len, &acc->scratch, at) < 0)
 		goto done;
 	if (!acc->lean) {
 		if (!acc->op_names[idx] && !(acc->op_names[idx] = json_string(op_info(idx)->name)))
@@ -450,6 +483,7 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 	}
 	pp.cs = cs;
 	pp.op = idx;
+	pp.approval = approval;
 	acc->cs[acc->n_cs++] = pp;
 	pp.rec = NULL;
 	cs = NULL;
@@ -1373,8 +1407,7 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 			json_string(id)) < 0 || json_array_append(changesets, acc->cs[i].cs) < 0))
 			goto done;
 		counts[op_info(acc->cs[i].op)->group]++;
-		/* '{', '}', the separating ',' and "changeset_id":"<id>", */
-		need += acc->cs[i].len + 3 + strlen(id) + sizeof("\"changeset_id\":\"\",") - 1;
+			need += pending_size(&acc->cs[i], id);
 	}
 	if (acc->touched.count && !(refs = malloc(acc->touched.count * sizeof(*refs))))
 		goto done;

@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pmbot/buf.h"
 #include "pmbot/source.h"
@@ -20,21 +21,21 @@
  */
 
 /*
- * One changeset being collected, held as its canonical JSON text rather
- * than a tree: at 10,000 items a plan has some 25,000 changesets, and the
- * text is about a fifth of what jansson's objects, hash tables and strings
- * cost. `rec` is one allocation: the members of the changeset object
- * without its braces and without changeset_id (unknown until the sort), in
- * canonical order, a NUL, then the idempotency key and its NUL (the sort's
- * last word). changeset_id sorts after "after" and "before" and before
- * every other member, so it goes in at `split`.
+ * One changeset being collected, held as canonical JSON text rather than a
+ * tree: at 10,000 items a plan has some 25,000 changesets, and their text
+ * costs about a fifth of jansson's objects, hash tables and strings. `rec`
+ * is one allocation holding what is particular to the changeset: its
+ * idempotency key and a NUL (the sort's last word), then the "after" and
+ * "before" members (each with its ','), the payload and the target, all
+ * canonical JSON. pmbot_plan_pending_put() writes the rest, the same for
+ * every changeset of an operation, around them.
  */
 typedef struct {
 	char *rec;         /* owned: see above; NULL once written out */
 	json_t *cs;        /* owned, NULL in a lean plan: the same changeset as a tree, no id yet */
-	size_t len;        /* bytes of members in rec */
-	unsigned split;    /* rec[0..split): "after" and "before" members, each with its ',' */
+	uint32_t payload_at, target_at, end; /* offsets in rec; after/before from the key's end */
 	int op;            /* its pmbot_operation */
+	int approval;      /* its requires_approval */
 } pmbot_plan_pending;
 
 /*
@@ -89,7 +90,7 @@ int pmbot_plan_acc_touch(pmbot_plan_acc *acc, const char *ref);
 int pmbot_plan_acc_denied_diags(pmbot_plan_acc *acc);
 
 /* The idempotency key of a collected changeset (borrowed from its record). */
-#define PMBOT_PLAN_PENDING_KEY(pp) ((pp)->rec + (pp)->len + 1)
+#define PMBOT_PLAN_PENDING_KEY(pp) ((const char *)(pp)->rec)
 
 /*
  * Append changeset `pp` as canonical JSON, with changeset_id `id`, to `out`:
