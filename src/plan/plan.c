@@ -1427,10 +1427,11 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 	/*
 	 * Same bytes as pmbot_plan_hash(), from the one serialisation. The
 	 * buffer is sized for the changesets at once (the tail is small): no
-	 * doubling past what a large plan needs.
+	 * doubling past what a large plan needs. Only a hint: near `b`'s cap
+	 * or out of memory, the writes below say so.
 	 */
-	if (pmbot_buf_grow(b, need + 4096) < 0 ||
-	    pmbot_buf_put(b, bundle_head, sizeof(bundle_head) - 1) < 0 ||
+	(void)pmbot_buf_grow(b, need + 4096);
+	if (pmbot_buf_put(b, bundle_head, sizeof(bundle_head) - 1) < 0 ||
 	    pmbot_buf_putc(b, '[') < 0)
 		goto done;
 	for (i = 0; i < acc->n_cs; i++) {
