@@ -316,6 +316,17 @@ int pmbot_render_neutralise_title(pmbot_buf *out, const char *s, size_t len);
 int pmbot_render_neutralise_line(pmbot_buf *out, const char *s, size_t len);
 int pmbot_render_neutralise_block(pmbot_buf *out, const char *s, size_t len);
 
+/*
+ * Internal to src/render/, declared for its tests. `pmbot_render__fast`
+ * (1) lets rendering take its shortcuts for text with nothing to change;
+ * a test sets it to 0 for the general path and compares the bytes.
+ * pmbot_render__line_is_safe(): 1 when the `len` bytes at `s` are their
+ * own pmbot_render_neutralise_line() (flat printable ASCII, no "--", no
+ * line-start escape, not "_No response_"), else 0.
+ */
+extern int pmbot_render__fast;
+int pmbot_render__line_is_safe(const char *s, size_t len);
+
 /* One "### Heading" of a parsed body. */
 typedef struct {
 	char *heading;          /* owned: as written, trimmed */

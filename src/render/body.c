@@ -82,6 +82,48 @@ static int next_line(const char *s, size_t len, size_t *pos, span *line)
 
 /* ---- neutralisation ---------------------------------------------- */
 
+int pmbot_render__fast = 1;
+
+/* Can the byte start no pmbot_text_breaker_len() break? */
+static int plain_byte(unsigned char c)
+{
+	return c >= 0x20 && c != 0x7f && c != 0xc2 && c != 0xe2;
+}
+
+/* 1 when "--" occurs in the `len` bytes at `s`. */
+static int has_dashes(const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+
+	while ((p = memchr(p, '-', (size_t)(end - p))) != NULL) {
+		if (end - p >= 2 && p[1] == '-')
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+/*
+ * Printable ASCII with no space at either end and no two in a row: its
+ * own pmbot_text_flatten(), as most values are.
+ */
+static int flat_ascii(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return 1;
+	if (s[0] == ' ' || s[len - 1] == ' ')
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c > 0x7e || (c == ' ' && i + 1 < len && s[i + 1] == ' '))
+			return 0;
+	}
+	return 1;
+}
+
 int pmbot_render_neutralise_title(pmbot_buf *out, const char *s, size_t len)
 {
 	return pmbot_text_flatten(out, s, len);
@@ -137,6 +179,26 @@ static int put_safe_line(pmbot_buf *out, span line)
 	rest.p = line.p + ind;
 	rest.len = line.len - ind;
 	esc = line_start_escape(rest);
+	/*
+	 * Every comment delimiter holds "--": a line without it (most) is
+	 * the escape and the line in two copies, not a byte at a time twice.
+	 */
+	if (pmbot_render__fast && !has_dashes(line.p, line.len)) {
+		size_t start = out->len;
+
+		err |= pmbot_buf_put(out, line.p, ind);
+		if (esc == 1) {
+			err |= pmbot_buf_putc(out, '\\');
+		} else if (esc == 2) {
+			err |= pmbot_buf_puts(out, "&lt;");
+			rest.p++;
+			rest.len--;
+		}
+		err |= pmbot_buf_put(out, rest.p, rest.len);
+		if (err)
+			pmbot_buf_truncate(out, start);
+		return err ? -1 : 0;
+	}
 	err |= pmbot_buf_put(&tmp, line.p, ind);
 	if (esc == 1) {
 		err |= pmbot_buf_putc(&tmp, '\\');
@@ -167,6 +229,14 @@ static int put_safe_line(pmbot_buf *out, span line)
 	return err ? -1 : 0;
 }
 
+int pmbot_render__line_is_safe(const char *s, size_t len)
+{
+	span line = { s, len };
+
+	return flat_ascii(s, len) && !span_is(line, PMBOT_NO_RESPONSE) &&
+	       !has_dashes(s, len) && !line_start_escape(line);
+}
+
 int pmbot_render_neutralise_line(pmbot_buf *out, const char *s, size_t len)
 {
 	pmbot_buf flat = PMBOT_BUF_INIT;
@@ -174,6 +244,9 @@ int pmbot_render_neutralise_line(pmbot_buf *out, const char *s, size_t len)
 	span line;
 	int err;
 
+	/* Nothing to change (most values): one copy, no flattened one. */
+	if (pmbot_render__fast && pmbot_render__line_is_safe(s, len))
+		return pmbot_buf_put(out, s, len);
 	if ((err = pmbot_render_neutralise_title(&flat, s, len)) < 0)
 		goto done;
 	line.p = flat.buf;
@@ -198,8 +271,21 @@ int pmbot_render_neutralise_block(pmbot_buf *out, const char *s, size_t len)
 	/* Pass 1: one '\n' per line break of any kind, controls as spaces,
 	 * trailing blanks gone. */
 	while (i < len && !err) {
-		size_t n = breaker_len(s + i, len - i);
+		size_t n, j = i;
 
+		/*
+		 * A run of bytes that start no line break or control character
+		 * (printable ASCII and the UTF-8 bytes that cannot lead U+0085,
+		 * U+2028 or U+2029) goes in one copy.
+		 */
+		while (pmbot_render__fast && j < len && plain_byte((unsigned char)s[j]))
+			j++;
+		if (j > i) {
+			err |= pmbot_buf_put(&lines, s + i, j - i);
+			i = j;
+			continue;
+		}
+		n = breaker_len(s + i, len - i);
 		if (n && (s[i] == '\n' || s[i] == '\r' || n > 1)) {
 			while (lines.len && is_blank(lines.buf[lines.len - 1]) &&
 			       lines.buf[lines.len - 1] != '\n')

@@ -74,34 +74,46 @@ static void render_warn(render_ctx *c, const char *code, const char *member,
 	va_end(ap);
 }
 
-/* A JSON number as the shortest text that reads back to the same value. */
-static int put_number(pmbot_buf *out, const json_t *v)
+/*
+ * The raw text of a scalar member (before neutralisation), without a copy:
+ * a string's bytes, a number's shortest text that reads back to the same
+ * value (written in `tmp`); "" when absent or of another type.
+ */
+static void scalar_text(const json_t *v, char tmp[40], const char **s, size_t *len)
 {
-	char tmp[40];
 	double d;
 	int prec;
 
-	if (json_is_integer(v))
-		return pmbot_buf_printf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-	d = json_real_value(v);
-	if (!isfinite(d))
-		return 0;
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
-		if (strtod(tmp, NULL) == d)
-			break;
+	*s = "";
+	*len = 0;
+	if (json_is_string(v)) {
+		*s = json_string_value(v);
+		*len = json_string_length(v);
+		return;
 	}
-	return pmbot_buf_puts(out, tmp);
+	if (json_is_integer(v)) {
+		snprintf(tmp, 40, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	} else if (json_is_real(v) && isfinite(d = json_real_value(v))) {
+		for (prec = 1; prec <= 17; prec++) {
+			snprintf(tmp, 40, "%.*g", prec, d);
+			if (strtod(tmp, NULL) == d)
+				break;
+		}
+	} else {
+		return;
+	}
+	*s = tmp;
+	*len = strlen(tmp);
 }
 
-/* The raw text of a scalar member (before neutralisation); nothing if absent. */
 static int put_scalar(pmbot_buf *out, const json_t *v)
 {
-	if (json_is_string(v))
-		return pmbot_buf_put(out, json_string_value(v), json_string_length(v));
-	if (json_is_number(v))
-		return put_number(out, v);
-	return 0;
+	char tmp[40];
+	const char *s;
+	size_t len;
+
+	scalar_text(v, tmp, &s, &len);
+	return pmbot_buf_put(out, s, len);
 }
 
 /*
@@ -114,17 +126,29 @@ static int put_unlinked(pmbot_buf *out, const pmbot_buf *safe)
 	return pmbot_text_neutralise(out, safe->buf, safe->len, PMBOT_TEXT_CODE_SPANS);
 }
 
-static int put_line_value(pmbot_buf *out, const json_t *v)
+/* One line of report text, neutralised as a line and then unlinked. */
+static int put_line_text(pmbot_buf *out, const char *s, size_t len)
 {
-	pmbot_buf raw = PMBOT_BUF_INIT, safe = PMBOT_BUF_INIT;
+	pmbot_buf safe = PMBOT_BUF_INIT;
 	int err;
 
-	if (!(err = put_scalar(&raw, v)) &&
-	    !(err = pmbot_render_neutralise_line(&safe, raw.buf, raw.len)))
+	/* Most values are their own safe line: unlinked straight from the report. */
+	if (pmbot_render__fast && pmbot_render__line_is_safe(s, len))
+		return pmbot_text_neutralise(out, s, len, PMBOT_TEXT_CODE_SPANS);
+	if (!(err = pmbot_render_neutralise_line(&safe, s, len)))
 		err = put_unlinked(out, &safe);
-	pmbot_buf_free(&raw);
 	pmbot_buf_free(&safe);
 	return err;
+}
+
+static int put_line_value(pmbot_buf *out, const json_t *v)
+{
+	char tmp[40];
+	const char *s;
+	size_t len;
+
+	scalar_text(v, tmp, &s, &len);
+	return put_line_text(out, s, len);
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -234,7 +258,7 @@ done:
 static int put_list(pmbot_buf *out, const json_t *arr, const char *bullet, int milestones)
 {
 	pmbot_buf raw = PMBOT_BUF_INIT, item = PMBOT_BUF_INIT;
-	size_t i, n;
+	size_t i, n, start = out->len;
 	int err = 0;
 
 	if (!json_is_array(arr) && !json_is_string(arr))
@@ -242,6 +266,7 @@ static int put_list(pmbot_buf *out, const json_t *arr, const char *bullet, int m
 	n = json_is_array(arr) ? json_array_size(arr) : 1;
 	for (i = 0; i < n && !err; i++) {
 		const json_t *v = json_is_array(arr) ? json_array_get(arr, i) : arr;
+		size_t at = out->len;
 
 		pmbot_buf_clear(&raw);
 		pmbot_buf_clear(&item);
@@ -254,13 +279,27 @@ static int put_list(pmbot_buf *out, const json_t *arr, const char *bullet, int m
 				err |= put_scalar(&raw, date);
 				err |= pmbot_buf_putc(&raw, ')');
 			}
+		} else if (pmbot_render__fast && json_is_string(v) &&
+			   pmbot_render__line_is_safe(json_string_value(v), json_string_length(v))) {
+			/* A safe line is its own item: no copies before unlinking it. */
+			if (!json_string_length(v))
+				continue;
+			if (out->len > start)
+				err |= pmbot_buf_putc(out, '\n');
+			err |= pmbot_buf_puts(out, bullet);
+			/* Each item is a block of its own: its code spans pair inside it. */
+			err |= pmbot_text_neutralise(out, json_string_value(v), json_string_length(v),
+				PMBOT_TEXT_CODE_SPANS);
+			if (err)
+				pmbot_buf_truncate(out, at);
+			continue;
 		} else {
 			err |= put_scalar(&raw, v);
 		}
 		err |= pmbot_render_neutralise_line(&item, raw.buf, raw.len);
 		if (err || !item.len)
 			continue;
-		if (out->len)
+		if (out->len > start)
 			err |= pmbot_buf_putc(out, '\n');
 		err |= pmbot_buf_puts(out, bullet);
 		/* Each item is a block of its own: its code spans pair inside it. */
@@ -329,39 +368,50 @@ static int field_value(pmbot_buf *out, const pmbot_form_field *field,
 static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_workgraph *g,
 	const pmbot_form *form, const pmbot_render_opts *opts, int id_ok)
 {
-	pmbot_buf body = PMBOT_BUF_INIT, fields = PMBOT_BUF_INIT, val = PMBOT_BUF_INIT;
-	size_t i, chars;
+	static const char no_rev[64] = { 0 };
+	pmbot_buf body = PMBOT_BUF_INIT;
+	size_t i, chars, rev_at, fields_at;
 	int err = 0;
 
-	for (i = 0; i < form->n_fields && !err; i++) {
-		pmbot_buf_clear(&val);
-		err |= field_value(&val, &form->fields[i], g, c->node, opts);
-		if (i)
-			err |= pmbot_buf_puts(&fields, "\n\n");
-		err |= pmbot_buf_puts(&fields, "### ");
-		err |= pmbot_buf_puts(&fields, form->fields[i].label);
-		err |= pmbot_buf_putc(&fields, '\n');
-		err |= val.len ? pmbot_buf_put(&fields, val.buf, val.len)
-			       : pmbot_buf_puts(&fields, PMBOT_NO_RESPONSE);
-	}
-	if (err)
-		goto done;
-	err = -1;
-	if (pmbot_body_rev(out->rev, fields.buf, fields.len) < 0)
-		goto done;
 	/*
 	 * The marker first: whole-section issue-form parsers read a section
 	 * up to the next heading, so a marker after the last heading would be
 	 * part of that field's value; before the first heading no parser
 	 * reads it. The blank line after it ends the HTML comment's block
 	 * for every Markdown reader, also those that end HTML at a blank line.
+	 * The fields are rendered in place after it, and their rev written
+	 * into the marker once they are hashed: one buffer, no copy.
 	 */
-	if (pmbot_buf_printf(&body, "<!-- pm-bot:id=%s rev=%s -->",
-			id_ok ? c->node->stable_id : "", out->rev) < 0)
+	err |= pmbot_buf_grow(&body, 1024);
+	err |= pmbot_buf_puts(&body, "<!-- pm-bot:id=");
+	err |= pmbot_buf_puts(&body, id_ok ? c->node->stable_id : "");
+	err |= pmbot_buf_puts(&body, " rev=");
+	rev_at = body.len;
+	err |= pmbot_buf_put(&body, no_rev, sizeof(no_rev));
+	err |= pmbot_buf_puts(&body, " -->\n\n");
+	fields_at = body.len;
+	for (i = 0; i < form->n_fields && !err; i++) {
+		size_t at;
+
+		if (i)
+			err |= pmbot_buf_puts(&body, "\n\n");
+		err |= pmbot_buf_puts(&body, "### ");
+		err |= pmbot_buf_puts(&body, form->fields[i].label);
+		err |= pmbot_buf_putc(&body, '\n');
+		at = body.len;
+		err |= field_value(&body, &form->fields[i], g, c->node, opts);
+		if (!err && body.len == at)
+			err |= pmbot_buf_puts(&body, PMBOT_NO_RESPONSE);
+	}
+	if (err)
 		goto done;
-	if (fields.len && (pmbot_buf_puts(&body, "\n\n") < 0 ||
-			   pmbot_buf_put(&body, fields.buf, fields.len) < 0))
+	err = -1;
+	if (pmbot_body_rev(out->rev, body.buf + fields_at, body.len - fields_at) < 0)
 		goto done;
+	memcpy(body.buf + rev_at, out->rev, sizeof(no_rev));
+	/* A form without fields gives the marker alone. */
+	if (body.len == fields_at)
+		pmbot_buf_truncate(&body, fields_at - 2);
 	chars = count_chars(body.buf, body.len);
 	if (chars > PMBOT_ISSUE_BODY_MAX)
 		render_diag(c, "RENDER_BODY_TOO_LONG", NULL,
@@ -370,9 +420,7 @@ static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_wor
 	if ((out->body = pmbot_buf_detach(&body, &out->body_len)))
 		err = 0;
 done:
-	pmbot_buf_free(&fields);
 	pmbot_buf_free(&body);
-	pmbot_buf_free(&val);
 	return err ? -1 : 0;
 }
 
@@ -431,18 +479,20 @@ static int push_str(pmbot_rendered_issue *out, size_t *alloc, pmbot_buf *b)
 static int scheme_label(pmbot_rendered_issue *out, size_t *alloc, const char *prefix,
 	const json_t *v, int *added)
 {
-	pmbot_buf raw = PMBOT_BUF_INIT, b = PMBOT_BUF_INIT;
+	pmbot_buf b = PMBOT_BUF_INIT;
+	char tmp[40];
+	const char *s;
+	size_t len;
 	int err = 0;
 
 	*added = 0;
-	err |= put_scalar(&raw, v);
+	scalar_text(v, tmp, &s, &len);
 	err |= pmbot_buf_puts(&b, prefix);
-	err |= pmbot_render_neutralise_title(&b, raw.buf, raw.len);
+	err |= pmbot_render_neutralise_title(&b, s, len);
 	if (!err && b.len > strlen(prefix)) {
 		err = push_str(out, alloc, &b);
 		*added = !err;
 	}
-	pmbot_buf_free(&raw);
 	pmbot_buf_free(&b);
 	return err ? -1 : 0;
 }
