@@ -333,7 +333,8 @@ typedef struct {
 	/*
 	 * Owned: first non-empty line, trimmed, without the U+200C that
 	 * rendering puts in against mentions (pmbot_text_unneutralise); ""
-	 * when empty.
+	 * when empty (then possibly one string shared by every body, which
+	 * pmbot_body_free() knows: never written to, never freed elsewhere).
 	 */
 	char *value;
 	int line;               /* 1-based line of the heading */

@@ -12,6 +12,11 @@ typedef struct {
 	size_t len;
 } span;
 
+int pmbot_render__fast = 1;
+
+/* The value of every field read as empty: shared, never freed (pmbot_body_free). */
+static char no_value[1];
+
 /* One rule with `validate`'s checks: see pmbot_text_breaker_len(). */
 static size_t breaker_len(const char *s, size_t left)
 {
@@ -64,15 +69,22 @@ static int starts_with_ci(span s, const char *lit)
  * Next line of s[*pos..len) into *line, without its ending (LF, CRLF or
  * CR). Returns 0 at the end.
  */
-static int next_line(const char *s, size_t len, size_t *pos, span *line)
+static inline int next_line(const char *s, size_t len, size_t *pos, span *line)
 {
 	size_t i = *pos;
 
 	if (i >= len)
 		return 0;
 	line->p = s + i;
-	while (i < len && s[i] != '\n' && s[i] != '\r')
-		i++;
+	if (pmbot_render__fast) {
+		/* Lines are short: one compare per byte, both endings behind it. */
+		while (i < len && ((unsigned char)s[i] > '\r' ||
+				   (s[i] != '\n' && s[i] != '\r')))
+			i++;
+	} else {
+		while (i < len && s[i] != '\n' && s[i] != '\r')
+			i++;
+	}
 	line->len = (size_t)(s + i - line->p);
 	if (i < len)
 		i += (s[i] == '\r' && i + 1 < len && s[i + 1] == '\n') ? 2 : 1;
@@ -81,8 +93,6 @@ static int next_line(const char *s, size_t len, size_t *pos, span *line)
 }
 
 /* ---- neutralisation ---------------------------------------------- */
-
-int pmbot_render__fast = 1;
 
 /* Can the byte start no pmbot_text_breaker_len() break? */
 static int plain_byte(unsigned char c)
@@ -334,6 +344,11 @@ done:
 
 /* ---- headings ------------------------------------------------------ */
 
+static int ascii_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
 /*
  * Compare two headings by the normalised form: trimmed, whitespace runs
  * as one space, ASCII case folded.
@@ -366,7 +381,8 @@ static int norm_eq(const char *a, const char *b)
 			return 0;
 		if (!*x || !*y)
 			return !*x && !*y;
-		if (tolower(*x) != tolower(*y))
+		/* ASCII case only, whatever the locale. */
+		if (ascii_lower(*x) != ascii_lower(*y))
 			return 0;
 		x++;
 		y++;
@@ -382,6 +398,36 @@ static const char *canonical_heading(const char *h)
 int pmbot_body_heading_eq(const char *a, const char *b)
 {
 	return norm_eq(canonical_heading(a), canonical_heading(b));
+}
+
+/*
+ * One side of pmbot_body_heading_eq() made ready for comparing many
+ * headings with it: `canon` its canonical heading, `size` whether that is
+ * "Size". pmbot_body_heading_eq(h, key) is then one norm_eq() when the key
+ * is not "Size": a heading read as "Size (Epic)" is "Size", equal to no
+ * other key.
+ */
+typedef struct {
+	const char *canon;
+	int size;
+} heading_key;
+
+static heading_key make_key(const char *heading)
+{
+	heading_key k;
+
+	k.canon = canonical_heading(heading);
+	k.size = norm_eq(k.canon, "Size");
+	return k;
+}
+
+static int key_eq(const char *h, const heading_key *k)
+{
+	if (!pmbot_render__fast)
+		return pmbot_body_heading_eq(h, k->canon);
+	if (k->size)
+		return norm_eq(h, "Size") || norm_eq(h, "Size (Epic)");
+	return norm_eq(h, k->canon);
 }
 
 /* "###" then a blank or the end: one of the form's headings. */
@@ -493,7 +539,8 @@ void pmbot_body_free(pmbot_body *body)
 
 	for (i = 0; i < body->n_fields; i++) {
 		free(body->fields[i].heading);
-		free(body->fields[i].value);
+		if (body->fields[i].value != no_value)
+			free(body->fields[i].value);
 	}
 	free(body->fields);
 	free(body->stable_id);
@@ -515,11 +562,13 @@ static int add_field(pmbot_body *b, size_t *alloc, span heading, int line)
 	}
 	f = &b->fields[b->n_fields];
 	f->heading = span_dup(heading);
-	f->value = strdup("");
+	/* Most values are empty or not read: no allocation for "". */
+	f->value = pmbot_render__fast ? no_value : strdup("");
 	f->line = line;
 	if (!f->heading || !f->value) {
 		free(f->heading);
-		free(f->value);
+		if (f->value != no_value)
+			free(f->value);
 		return -1;
 	}
 	b->n_fields++;
@@ -535,9 +584,12 @@ static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_
 	long cur = -1;
 	span line, first_id = { NULL, 0 };
 	char rev[PMBOT_SHA256_HEX_SIZE] = "";
+	heading_key key = { NULL, 0 };
 	int ok = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (only)
+		key = make_key(only);
 	while (next_line(body, len, &pos, &line)) {
 		span t = trim(line), text;
 
@@ -567,7 +619,7 @@ static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_
 				goto done;
 			cur = (long)out->n_fields - 1;
 			/* A value not asked for is never read: it stays "". */
-			if (only && !pmbot_body_heading_eq(out->fields[cur].heading, only))
+			if (only && !key_eq(out->fields[cur].heading, &key))
 				cur = -1;
 			continue;
 		}
@@ -584,13 +636,14 @@ static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_
 			 * fields: the U+200C rendering put in against mentions goes.
 			 */
 			if (span_is(t, PMBOT_NO_RESPONSE))
-				v = strdup("");
+				v = pmbot_render__fast ? no_value : strdup("");
 			else if (pmbot_text_unneutralise(&clean, t.p, t.len) == 0)
 				v = pmbot_buf_detach(&clean, NULL);
 			pmbot_buf_free(&clean);
 			if (!v)
 				goto done;
-			free(out->fields[cur].value);
+			if (out->fields[cur].value != no_value)
+				free(out->fields[cur].value);
 			out->fields[cur].value = v;
 			cur = -1;
 		}
@@ -626,10 +679,11 @@ int pmbot_body_parse_only(pmbot_body *out, const char *body, size_t len,
 
 const char *pmbot_body_get(const pmbot_body *body, const char *heading)
 {
+	heading_key key = make_key(heading);
 	size_t i;
 
 	for (i = 0; i < body->n_fields; i++)
-		if (pmbot_body_heading_eq(body->fields[i].heading, heading))
+		if (key_eq(body->fields[i].heading, &key))
 			return body->fields[i].value;
 	return NULL;
 }

@@ -1384,6 +1384,97 @@ static void test_body__neutralisation_shortcuts_match_the_general_path(void **st
 	pmbot_buf_free(&out);
 }
 
+static const char *const body_pieces[] = {
+	"### Area", "### Blocked by", "###  blocked   BY ", "### Size (Epic)", "### Size", "###",
+	"### ", "#### Notes", "# Top", "##", "checkout", "  P1  ", "_No response_", "task:b, #12",
+	"@\xe2\x80\x8cteam", "\n", "\r", "\r\n", "\n\n", " ", "\t", "<!-- pm-bot:id=task:a rev=" HEX64
+	" -->", "<!--pm-bot:id=x rev=" ZEROS64 "-->", "<!-- pm-bot: broken -->", "<!-- other -->",
+	"text", "\xc3\xa9",
+};
+
+static void assert_same_body(const pmbot_body *a, const pmbot_body *b)
+{
+	size_t i;
+
+	assert_int_equal(a->marker, b->marker);
+	assert_int_equal(a->marker_line, b->marker_line);
+	assert_string_equal(a->rev, b->rev);
+	if (a->stable_id || b->stable_id) {
+		assert_non_null(a->stable_id);
+		assert_non_null(b->stable_id);
+		assert_string_equal(a->stable_id, b->stable_id);
+	}
+	assert_int_equal(a->n_fields, b->n_fields);
+	for (i = 0; i < a->n_fields; i++) {
+		assert_string_equal(a->fields[i].heading, b->fields[i].heading);
+		assert_string_equal(a->fields[i].value, b->fields[i].value);
+		assert_int_equal(a->fields[i].line, b->fields[i].line);
+	}
+}
+
+/*
+ * Parsing with the shortcuts (lines found by memchr, one shared empty
+ * value, the asked heading made canonical once) gives what the general
+ * path gives, for pmbot_body_parse() and pmbot_body_parse_only(), on 5,000
+ * generated bodies (LF, CR and CRLF, markers well-formed and not).
+ */
+static void test_body__parse_shortcuts_match_the_general_path(void **state)
+{
+	static const char *const asked[] = { "Blocked by", "Size", "size (epic)", "Area",
+		"  SIZE ", "blocked  BY", "Notes", "Size  (Epic) " };
+	pmbot_buf in = PMBOT_BUF_INIT;
+	unsigned long seed = 99;
+	size_t i, k, n;
+
+	(void)state;
+	for (i = 0; i < 5000; i++) {
+		pmbot_diag_list d1 = PMBOT_DIAG_LIST_INIT, d2 = PMBOT_DIAG_LIST_INIT;
+		pmbot_body fast, general;
+		const char *only = asked[i % (sizeof(asked) / sizeof(asked[0]))];
+
+		pmbot_buf_clear(&in);
+		n = gen_next(&seed) % 24;
+		for (k = 0; k < n; k++)
+			assert_int_equal(pmbot_buf_puts(&in, body_pieces[gen_next(&seed) %
+				(sizeof(body_pieces) / sizeof(body_pieces[0]))]), 0);
+		pmbot_render__fast = 1;
+		assert_int_equal(pmbot_body_parse(&fast, in.buf, in.len, &d1), 0);
+		pmbot_render__fast = 0;
+		assert_int_equal(pmbot_body_parse(&general, in.buf, in.len, &d2), 0);
+		pmbot_render__fast = 1;
+		assert_same_body(&fast, &general);
+		assert_int_equal(d1.count, d2.count);
+		pmbot_body_free(&fast);
+		pmbot_body_free(&general);
+		assert_int_equal(pmbot_body_parse_only(&fast, in.buf, in.len, NULL, only), 0);
+		pmbot_render__fast = 0;
+		assert_int_equal(pmbot_body_parse_only(&general, in.buf, in.len, NULL, only), 0);
+		pmbot_render__fast = 1;
+		assert_same_body(&fast, &general);
+		pmbot_body_free(&general);
+		/* The one value read is the full parse's. */
+		assert_int_equal(pmbot_body_parse(&general, in.buf, in.len, NULL), 0);
+		if (pmbot_body_get(&general, only))
+			assert_string_equal(pmbot_body_get(&fast, only), pmbot_body_get(&general, only));
+		else
+			assert_null(pmbot_body_get(&fast, only));
+		/* Looking a heading up finds the same field both ways. */
+		for (k = 0; k < sizeof(asked) / sizeof(asked[0]); k++) {
+			const char *a = pmbot_body_get(&general, asked[k]), *b;
+
+			pmbot_render__fast = 0;
+			b = pmbot_body_get(&general, asked[k]);
+			pmbot_render__fast = 1;
+			assert_ptr_equal(a, b);
+		}
+		pmbot_body_free(&fast);
+		pmbot_body_free(&general);
+		pmbot_diag_list_free(&d1);
+		pmbot_diag_list_free(&d2);
+	}
+	pmbot_buf_free(&in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1422,6 +1513,7 @@ int main(void)
 		cmocka_unit_test(test_body__parse_only_reads_one_field_like_the_full_parse),
 		cmocka_unit_test(test_body__rev_of_lf_and_crlf_bodies_agree),
 		cmocka_unit_test(test_body__neutralisation_shortcuts_match_the_general_path),
+		cmocka_unit_test(test_body__parse_shortcuts_match_the_general_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
