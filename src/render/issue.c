@@ -75,6 +75,22 @@ static void render_warn(render_ctx *c, const char *code, const char *member,
 }
 
 /*
+ * pmbot_buf_put() for the many short appends of a body: straight into the
+ * room the buffer already has (render_body() makes it first), the library
+ * call only to grow. `s` never points into `b`.
+ */
+static inline int append(pmbot_buf *b, const char *s, size_t n)
+{
+	if (b->cap - b->len > n && b->max - b->len >= n) {
+		memcpy(b->buf + b->len, s, n);
+		b->len += n;
+		b->buf[b->len] = '\0';
+		return 0;
+	}
+	return pmbot_buf_put(b, s, n);
+}
+
+/*
  * The raw text of a scalar member (before neutralisation), without a copy:
  * a string's bytes, a number's shortest text that reads back to the same
  * value (written in `tmp`); "" when absent or of another type.
@@ -91,7 +107,23 @@ static void scalar_text(const json_t *v, char tmp[40], const char **s, size_t *l
 		*len = json_string_length(v);
 		return;
 	}
-	if (json_is_integer(v)) {
+	if (json_is_integer(v) && pmbot_render__fast) {
+		/* The digits of printf's JSON_INTEGER_FORMAT, without a printf per estimate. */
+		json_int_t n = json_integer_value(v);
+		unsigned long long u = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
+		char rev[24];
+		size_t k = 0, i = 0;
+
+		do {
+			rev[k++] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (n < 0)
+			tmp[i++] = '-';
+		while (k)
+			tmp[i++] = rev[--k];
+		tmp[i] = '\0';
+	} else if (json_is_integer(v)) {
 		snprintf(tmp, 40, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 	} else if (json_is_real(v) && isfinite(d = json_real_value(v))) {
 		for (prec = 1; prec <= 17; prec++) {
@@ -391,17 +423,16 @@ static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_wor
 	err |= pmbot_buf_puts(&body, " -->\n\n");
 	fields_at = body.len;
 	for (i = 0; i < form->n_fields && !err; i++) {
+		const char *label = form->fields[i].label;
 		size_t at;
 
-		if (i)
-			err |= pmbot_buf_puts(&body, "\n\n");
-		err |= pmbot_buf_puts(&body, "### ");
-		err |= pmbot_buf_puts(&body, form->fields[i].label);
-		err |= pmbot_buf_putc(&body, '\n');
+		err |= i ? append(&body, "\n\n### ", 6) : append(&body, "### ", 4);
+		err |= append(&body, label, strlen(label));
+		err |= append(&body, "\n", 1);
 		at = body.len;
 		err |= field_value(&body, &form->fields[i], g, c->node, opts);
 		if (!err && body.len == at)
-			err |= pmbot_buf_puts(&body, PMBOT_NO_RESPONSE);
+			err |= append(&body, PMBOT_NO_RESPONSE, sizeof(PMBOT_NO_RESPONSE) - 1);
 	}
 	if (err)
 		goto done;

@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1046,7 +1047,10 @@ static void test_render__shortcuts_render_the_bytes_of_the_general_path(void **s
 			set_gen(j, "acceptance_criteria", &seed);
 		assert_int_equal(json_object_set_new(j, "links", gen_list(&seed, 0)), 0);
 		assert_int_equal(json_object_set_new(j, "milestones", gen_list(&seed, 1)), 0);
-		assert_int_equal(json_object_set_new(j, "estimate_hrs", r % 3 == 0 ?
+		/* The ends of the integers first, then a spread. */
+		assert_int_equal(json_object_set_new(j, "estimate_hrs", i < 5 ?
+			json_integer(i == 0 ? LLONG_MIN : i == 1 ? LLONG_MAX : i == 2 ? 0 :
+				i == 3 ? -1 : 1000000007) : r % 3 == 0 ?
 			json_integer((json_int_t)(r % 1000) - 10) :
 			r % 3 == 1 ? json_real((double)(r % 10007) / 7.0) : json_string("~4 h")), 0);
 		assert_int_equal(json_object_set_new(j, "needs_human", json_boolean(r % 2)), 0);
