@@ -329,7 +329,7 @@ int pmbot_render__line_is_safe(const char *s, size_t len);
 
 /* One "### Heading" of a parsed body. */
 typedef struct {
-	char *heading;          /* owned: as written, trimmed */
+	char *heading;          /* owned by the body: as written, trimmed */
 	/*
 	 * Owned: first non-empty line, trimmed, without the U+200C that
 	 * rendering puts in against mentions (pmbot_text_unneutralise); ""
@@ -355,6 +355,12 @@ typedef struct {
 	char *stable_id;        /* owned: the marker's id when marker is OK, else NULL */
 	char rev[PMBOT_SHA256_HEX_SIZE]; /* the marker's rev when OK, else "" */
 	int marker_line;        /* line of the (first) marker line, 0 when none */
+	/*
+	 * Owned: one block holding every heading of `fields` (then they are
+	 * not allocations of their own), or NULL. Only pmbot_body_free()
+	 * reads it.
+	 */
+	char *heading_block;
 } pmbot_body;
 
 /*

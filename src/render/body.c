@@ -28,7 +28,7 @@ static int is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-static span trim(span s)
+static inline span trim(span s)
 {
 	while (s.len && is_blank(s.p[0])) {
 		s.p++;
@@ -538,16 +538,71 @@ void pmbot_body_free(pmbot_body *body)
 	size_t i;
 
 	for (i = 0; i < body->n_fields; i++) {
-		free(body->fields[i].heading);
+		if (!body->heading_block)
+			free(body->fields[i].heading);
 		if (body->fields[i].value != no_value)
 			free(body->fields[i].value);
 	}
 	free(body->fields);
+	free(body->heading_block);
 	free(body->stable_id);
 	memset(body, 0, sizeof(*body));
 }
 
-static int add_field(pmbot_body *b, size_t *alloc, span heading, int line)
+/*
+ * The headings of a body are copied into one block (heading_block), made
+ * at the first heading with `room` bytes, the rest of the body and a NUL:
+ * a heading line is "###" and the heading, so its copy and NUL fit in the
+ * line. `*used` counts the bytes taken.
+ */
+static char *heading_copy(pmbot_body *b, span heading, size_t room, size_t *used)
+{
+	char *h;
+
+	if (!pmbot_render__fast)
+		return span_dup(heading);
+	if (!b->heading_block && !(b->heading_block = malloc(room)))
+		return NULL;
+	h = b->heading_block + *used;
+	memcpy(h, heading.p, heading.len);
+	h[heading.len] = '\0';
+	*used += heading.len + 1;
+	return h;
+}
+
+/* The block cut to the bytes used, the headings moved with it. */
+static int heading_block_fit(pmbot_body *b, size_t room, size_t used)
+{
+	char *old = b->heading_block, *p;
+	size_t i;
+
+	if (!old || room - used < 64)
+		return 0;
+	if (!(p = malloc(used)))
+		return -1;
+	memcpy(p, old, used);
+	for (i = 0; i < b->n_fields; i++)
+		b->fields[i].heading = p + (b->fields[i].heading - old);
+	free(old);
+	b->heading_block = p;
+	return 0;
+}
+
+/* Does the line hold a U+200C, the only character unneutralising takes out? */
+static int has_zwnj(span s)
+{
+	const char *p = s.p, *end = s.p + s.len;
+
+	while ((p = memchr(p, 0xe2, (size_t)(end - p))) != NULL) {
+		if (end - p >= 3 && !memcmp(p, PMBOT_TEXT_ZWNJ, 3))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+static int add_field(pmbot_body *b, size_t *alloc, span heading, int line, size_t room,
+	size_t *used)
 {
 	pmbot_body_field *f;
 
@@ -561,12 +616,13 @@ static int add_field(pmbot_body *b, size_t *alloc, span heading, int line)
 		*alloc = n;
 	}
 	f = &b->fields[b->n_fields];
-	f->heading = span_dup(heading);
+	f->heading = heading_copy(b, heading, room, used);
 	/* Most values are empty or not read: no allocation for "". */
 	f->value = pmbot_render__fast ? no_value : strdup("");
 	f->line = line;
 	if (!f->heading || !f->value) {
-		free(f->heading);
+		if (!b->heading_block)
+			free(f->heading);
 		if (f->value != no_value)
 			free(f->value);
 		return -1;
@@ -579,7 +635,7 @@ static int add_field(pmbot_body *b, size_t *alloc, span heading, int line)
 static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_list *diags,
 	const char *only)
 {
-	size_t pos = 0, alloc = 0, markers = 0;
+	size_t pos = 0, alloc = 0, markers = 0, room = 0, used = 0;
 	int lineno = 0, err = PMBOT_ERROR;
 	long cur = -1;
 	span line, first_id = { NULL, 0 };
@@ -615,7 +671,9 @@ static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_
 			continue;
 		}
 		if (is_field_heading(t, &text)) {
-			if (add_field(out, &alloc, text, lineno) < 0)
+			if (!room)
+				room = len - (size_t)(line.p - body) + 1;
+			if (add_field(out, &alloc, text, lineno, room, &used) < 0)
 				goto done;
 			cur = (long)out->n_fields - 1;
 			/* A value not asked for is never read: it stays "". */
@@ -637,6 +695,8 @@ static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_
 			 */
 			if (span_is(t, PMBOT_NO_RESPONSE))
 				v = pmbot_render__fast ? no_value : strdup("");
+			else if (pmbot_render__fast && !has_zwnj(t))
+				v = span_dup(t); /* nothing to take out */
 			else if (pmbot_text_unneutralise(&clean, t.p, t.len) == 0)
 				v = pmbot_buf_detach(&clean, NULL);
 			pmbot_buf_free(&clean);
@@ -648,6 +708,8 @@ static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_
 			cur = -1;
 		}
 	}
+	if (heading_block_fit(out, room, used) < 0)
+		goto done;
 	if (markers == 1 && ok) {
 		if (!(out->stable_id = span_dup(first_id)))
 			goto done;
