@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +12,56 @@
 #include "pmbot/text.h"
 #include "pmbot/banned.h"
 
+/* The members of a node that rendering reads; NULL when absent. */
+typedef struct {
+	const json_t *title, *area, *priority, *size, *estimate_hrs, *risk, *status, *goal,
+		*objective, *acceptance_criteria, *milestones, *links, *needs_human;
+} node_members;
+
 typedef struct {
 	const pmbot_wg_node *node;
 	pmbot_diag_list *diags;
 	int oom;
+	node_members m;
 } render_ctx;
+
+#define MEMBER(name) { #name, offsetof(node_members, name) }
+
+static const struct {
+	const char *name;
+	size_t off;
+} member_keys[] = {
+	MEMBER(title), MEMBER(area), MEMBER(priority), MEMBER(size), MEMBER(estimate_hrs),
+	MEMBER(risk), MEMBER(status), MEMBER(goal), MEMBER(objective),
+	MEMBER(acceptance_criteria), MEMBER(milestones), MEMBER(links), MEMBER(needs_human)
+};
+
+/*
+ * One walk over the node's members instead of a hash lookup per heading
+ * and label (sixteen an item); a key names at most one member.
+ */
+static void read_members(node_members *m, json_t *j)
+{
+	const char *key;
+	json_t *v;
+	size_t k;
+
+	memset(m, 0, sizeof(*m));
+	if (!pmbot_render__fast) {
+		for (k = 0; k < sizeof(member_keys) / sizeof(member_keys[0]); k++)
+			*(const json_t **)((char *)m + member_keys[k].off) =
+				json_object_get(j, member_keys[k].name);
+		return;
+	}
+	json_object_foreach(j, key, v) {
+		for (k = 0; k < sizeof(member_keys) / sizeof(member_keys[0]); k++) {
+			if (key[0] == member_keys[k].name[0] && !strcmp(key, member_keys[k].name)) {
+				*(const json_t **)((char *)m + member_keys[k].off) = v;
+				break;
+			}
+		}
+	}
+}
 
 /* Characters, as GitHub counts them: UTF-8 lead bytes. */
 static size_t count_chars(const char *s, size_t len)
@@ -359,37 +405,35 @@ static int put_block_value(pmbot_buf *out, const json_t *first, const json_t *se
 
 /* The value under one heading, into `out` (left empty when there is none). */
 static int field_value(pmbot_buf *out, const pmbot_form_field *field,
-	const pmbot_workgraph *g, const pmbot_wg_node *node, const pmbot_render_opts *opts)
+	const pmbot_workgraph *g, const render_ctx *c, const pmbot_render_opts *opts)
 {
-	const json_t *j = node->json;
+	const node_members *m = &c->m;
 
 	switch (field->kind) {
 	case PMBOT_FIELD_AREA:
-		return put_line_value(out, json_object_get(j, "area"));
+		return put_line_value(out, m->area);
 	case PMBOT_FIELD_PRIORITY:
-		return put_line_value(out, json_object_get(j, "priority"));
+		return put_line_value(out, m->priority);
 	case PMBOT_FIELD_SIZE:
-		return put_line_value(out, json_object_get(j, "size"));
+		return put_line_value(out, m->size);
 	case PMBOT_FIELD_ESTIMATE:
-		return put_line_value(out, json_object_get(j, "estimate_hrs"));
+		return put_line_value(out, m->estimate_hrs);
 	case PMBOT_FIELD_RISK:
-		return put_line_value(out, json_object_get(j, "risk"));
+		return put_line_value(out, m->risk);
 	case PMBOT_FIELD_STATUS:
-		return put_line_value(out, json_object_get(j, "status"));
+		return put_line_value(out, m->status);
 	case PMBOT_FIELD_BLOCKED_BY:
-		return put_deps(out, g, node, opts);
+		return put_deps(out, g, c->node, opts);
 	case PMBOT_FIELD_GOAL:
-		return put_block_value(out, json_object_get(j, "goal"),
-			json_object_get(j, "objective"));
+		return put_block_value(out, m->goal, m->objective);
 	case PMBOT_FIELD_OBJECTIVE:
-		return put_block_value(out, json_object_get(j, "objective"),
-			json_object_get(j, "goal"));
+		return put_block_value(out, m->objective, m->goal);
 	case PMBOT_FIELD_ACCEPTANCE:
-		return put_list(out, json_object_get(j, "acceptance_criteria"), "- [ ] ", 0);
+		return put_list(out, m->acceptance_criteria, "- [ ] ", 0);
 	case PMBOT_FIELD_MILESTONES:
-		return put_list(out, json_object_get(j, "milestones"), "- ", 1);
+		return put_list(out, m->milestones, "- ", 1);
 	case PMBOT_FIELD_LINKS:
-		return put_list(out, json_object_get(j, "links"), "- ", 0);
+		return put_list(out, m->links, "- ", 0);
 	case PMBOT_FIELD_ACTUAL:
 	case PMBOT_FIELD_OTHER:
 		break;
@@ -430,7 +474,7 @@ static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_wor
 		err |= append(&body, label, strlen(label));
 		err |= append(&body, "\n", 1);
 		at = body.len;
-		err |= field_value(&body, &form->fields[i], g, c->node, opts);
+		err |= field_value(&body, &form->fields[i], g, c, opts);
 		if (!err && body.len == at)
 			err |= append(&body, PMBOT_NO_RESPONSE, sizeof(PMBOT_NO_RESPONSE) - 1);
 	}
@@ -457,7 +501,7 @@ done:
 
 static int render_title(render_ctx *c, pmbot_rendered_issue *out, const pmbot_form *form)
 {
-	const json_t *t = json_object_get(c->node->json, "title");
+	const json_t *t = c->m.title;
 	pmbot_buf title = PMBOT_BUF_INIT, safe = PMBOT_BUF_INIT;
 	size_t chars, start;
 	int err = 0;
@@ -531,7 +575,7 @@ static int scheme_label(pmbot_rendered_issue *out, size_t *alloc, const char *pr
 static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_form *form,
 	const pmbot_label_scheme *s)
 {
-	const json_t *j = c->node->json;
+	const node_members *m = &c->m;
 	const char *prefixes[5] = { s->type, s->area, s->prio, s->size, s->status };
 	int have[5] = { 0, 0, 0, 0, 0 };
 	pmbot_buf b = PMBOT_BUF_INIT;
@@ -557,10 +601,10 @@ static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_f
 		goto done;
 	}
 	have[0] = 1;
-	if (scheme_label(out, &alloc, prefixes[1], json_object_get(j, "area"), &have[1]) < 0 ||
-	    scheme_label(out, &alloc, prefixes[2], json_object_get(j, "priority"), &have[2]) < 0 ||
-	    scheme_label(out, &alloc, prefixes[3], json_object_get(j, "size"), &have[3]) < 0 ||
-	    scheme_label(out, &alloc, prefixes[4], json_object_get(j, "status"), &have[4]) < 0)
+	if (scheme_label(out, &alloc, prefixes[1], m->area, &have[1]) < 0 ||
+	    scheme_label(out, &alloc, prefixes[2], m->priority, &have[2]) < 0 ||
+	    scheme_label(out, &alloc, prefixes[3], m->size, &have[3]) < 0 ||
+	    scheme_label(out, &alloc, prefixes[4], m->status, &have[4]) < 0)
 		goto done;
 	for (i = 0; i < form->n_labels; i++) {
 		const char *l = form->labels[i];
@@ -576,7 +620,7 @@ static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_f
 		if (pmbot_buf_puts(&b, l) < 0 || push_str(out, &alloc, &b) < 0)
 			goto done;
 	}
-	if (json_is_true(json_object_get(j, "needs_human")) &&
+	if (json_is_true(m->needs_human) &&
 	    (pmbot_buf_puts(&b, PMBOT_LABEL_NEEDS_HUMAN) < 0 || push_str(out, &alloc, &b) < 0))
 		goto done;
 	qsort(out->labels, out->n_labels, sizeof(*out->labels), str_cmp);
@@ -619,12 +663,13 @@ int pmbot_render_issue(pmbot_rendered_issue *out, const pmbot_workgraph *g,
 	const pmbot_render_opts *opts, pmbot_diag_list *diags)
 {
 	static const pmbot_label_scheme def = PMBOT_LABEL_SCHEME_DEFAULT;
-	render_ctx c = { node, diags, 0 };
+	render_ctx c = { node, diags, 0, { 0 } };
 	size_t errors = diags->errors;
 	pmbot_form *open = NULL;
 	int id_ok, err = PMBOT_ERROR;
 
 	memset(out, 0, sizeof(*out));
+	read_members(&c.m, node->json);
 	/* An open type the repository has no form for: the task built-in, named after it. */
 	if (!form) {
 		if ((err = pmbot_form_builtin_open(&open, node->type_name)) < 0)
