@@ -9,7 +9,12 @@
 /* Lower-case hex SHA-256 digest: 64 characters and a NUL. */
 #define PMBOT_SHA256_HEX_SIZE 65
 
-/* Write the hex SHA-256 of `len` bytes at `data` into `out`. 0 or -1. */
+/*
+ * Write the hex SHA-256 of `len` bytes at `data` into `out`. 0 or -1.
+ * The first call fetches SHA-256 once for the process and keeps one
+ * digest context (freed at exit), so neither function may be called from
+ * two threads at once; pm-bot runs one.
+ */
 int pmbot_sha256_hex(char out[PMBOT_SHA256_HEX_SIZE], const void *data, size_t len);
 
 /* Write the hex SHA-256 of the canonical JSON of `v` into `out`. 0 or -1. */

@@ -316,13 +316,25 @@ int pmbot_render_neutralise_title(pmbot_buf *out, const char *s, size_t len);
 int pmbot_render_neutralise_line(pmbot_buf *out, const char *s, size_t len);
 int pmbot_render_neutralise_block(pmbot_buf *out, const char *s, size_t len);
 
+/*
+ * Internal to src/render/, declared for its tests. `pmbot_render__fast`
+ * (1) lets rendering take its shortcuts for text with nothing to change;
+ * a test sets it to 0 for the general path and compares the bytes.
+ * pmbot_render__line_is_safe(): 1 when the `len` bytes at `s` are their
+ * own pmbot_render_neutralise_line() (flat printable ASCII, no "--", no
+ * line-start escape, not "_No response_"), else 0.
+ */
+extern int pmbot_render__fast;
+int pmbot_render__line_is_safe(const char *s, size_t len);
+
 /* One "### Heading" of a parsed body. */
 typedef struct {
-	char *heading;          /* owned: as written, trimmed */
+	char *heading;          /* owned by the body: as written, trimmed */
 	/*
 	 * Owned: first non-empty line, trimmed, without the U+200C that
 	 * rendering puts in against mentions (pmbot_text_unneutralise); ""
-	 * when empty.
+	 * when empty (then possibly one string shared by every body, which
+	 * pmbot_body_free() knows: never written to, never freed elsewhere).
 	 */
 	char *value;
 	int line;               /* 1-based line of the heading */
@@ -343,6 +355,12 @@ typedef struct {
 	char *stable_id;        /* owned: the marker's id when marker is OK, else NULL */
 	char rev[PMBOT_SHA256_HEX_SIZE]; /* the marker's rev when OK, else "" */
 	int marker_line;        /* line of the (first) marker line, 0 when none */
+	/*
+	 * Owned: one block holding every heading of `fields` (then they are
+	 * not allocations of their own), or NULL. Only pmbot_body_free()
+	 * reads it.
+	 */
+	char *heading_block;
 } pmbot_body;
 
 /*

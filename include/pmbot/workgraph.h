@@ -88,6 +88,12 @@ typedef struct {
 
 #define PMBOT_WG_NONE ((size_t)-1)
 
+/*
+ * Tests only: 1 (the default) reads a report item's members in one walk
+ * when building its node; 0 looks each up, for a test to compare.
+ */
+extern int pmbot_workgraph__fast;
+
 /* A new empty graph the caller frees with pmbot_workgraph_free(). */
 PMBOT_WARN_UNUSED int pmbot_workgraph_new(pmbot_workgraph **out);
 void pmbot_workgraph_free(pmbot_workgraph *g);

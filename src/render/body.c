@@ -12,6 +12,11 @@ typedef struct {
 	size_t len;
 } span;
 
+int pmbot_render__fast = 1;
+
+/* The value of every field read as empty: shared, never freed (pmbot_body_free). */
+static char no_value[1];
+
 /* One rule with `validate`'s checks: see pmbot_text_breaker_len(). */
 static size_t breaker_len(const char *s, size_t left)
 {
@@ -23,7 +28,7 @@ static int is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-static span trim(span s)
+static inline span trim(span s)
 {
 	while (s.len && is_blank(s.p[0])) {
 		s.p++;
@@ -64,15 +69,22 @@ static int starts_with_ci(span s, const char *lit)
  * Next line of s[*pos..len) into *line, without its ending (LF, CRLF or
  * CR). Returns 0 at the end.
  */
-static int next_line(const char *s, size_t len, size_t *pos, span *line)
+static inline int next_line(const char *s, size_t len, size_t *pos, span *line)
 {
 	size_t i = *pos;
 
 	if (i >= len)
 		return 0;
 	line->p = s + i;
-	while (i < len && s[i] != '\n' && s[i] != '\r')
-		i++;
+	if (pmbot_render__fast) {
+		/* Lines are short: one compare per byte, both endings behind it. */
+		while (i < len && ((unsigned char)s[i] > '\r' ||
+				   (s[i] != '\n' && s[i] != '\r')))
+			i++;
+	} else {
+		while (i < len && s[i] != '\n' && s[i] != '\r')
+			i++;
+	}
 	line->len = (size_t)(s + i - line->p);
 	if (i < len)
 		i += (s[i] == '\r' && i + 1 < len && s[i + 1] == '\n') ? 2 : 1;
@@ -81,6 +93,46 @@ static int next_line(const char *s, size_t len, size_t *pos, span *line)
 }
 
 /* ---- neutralisation ---------------------------------------------- */
+
+/* Can the byte start no pmbot_text_breaker_len() break? */
+static int plain_byte(unsigned char c)
+{
+	return c >= 0x20 && c != 0x7f && c != 0xc2 && c != 0xe2;
+}
+
+/* 1 when "--" occurs in the `len` bytes at `s`. */
+static int has_dashes(const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+
+	while ((p = memchr(p, '-', (size_t)(end - p))) != NULL) {
+		if (end - p >= 2 && p[1] == '-')
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+/*
+ * Printable ASCII with no space at either end and no two in a row: its
+ * own pmbot_text_flatten(), as most values are.
+ */
+static int flat_ascii(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return 1;
+	if (s[0] == ' ' || s[len - 1] == ' ')
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c > 0x7e || (c == ' ' && i + 1 < len && s[i + 1] == ' '))
+			return 0;
+	}
+	return 1;
+}
 
 int pmbot_render_neutralise_title(pmbot_buf *out, const char *s, size_t len)
 {
@@ -137,6 +189,26 @@ static int put_safe_line(pmbot_buf *out, span line)
 	rest.p = line.p + ind;
 	rest.len = line.len - ind;
 	esc = line_start_escape(rest);
+	/*
+	 * Every comment delimiter holds "--": a line without it (most) is
+	 * the escape and the line in two copies, not a byte at a time twice.
+	 */
+	if (pmbot_render__fast && !has_dashes(line.p, line.len)) {
+		size_t start = out->len;
+
+		err |= pmbot_buf_put(out, line.p, ind);
+		if (esc == 1) {
+			err |= pmbot_buf_putc(out, '\\');
+		} else if (esc == 2) {
+			err |= pmbot_buf_puts(out, "&lt;");
+			rest.p++;
+			rest.len--;
+		}
+		err |= pmbot_buf_put(out, rest.p, rest.len);
+		if (err)
+			pmbot_buf_truncate(out, start);
+		return err ? -1 : 0;
+	}
 	err |= pmbot_buf_put(&tmp, line.p, ind);
 	if (esc == 1) {
 		err |= pmbot_buf_putc(&tmp, '\\');
@@ -167,6 +239,14 @@ static int put_safe_line(pmbot_buf *out, span line)
 	return err ? -1 : 0;
 }
 
+int pmbot_render__line_is_safe(const char *s, size_t len)
+{
+	span line = { s, len };
+
+	return flat_ascii(s, len) && !span_is(line, PMBOT_NO_RESPONSE) &&
+	       !has_dashes(s, len) && !line_start_escape(line);
+}
+
 int pmbot_render_neutralise_line(pmbot_buf *out, const char *s, size_t len)
 {
 	pmbot_buf flat = PMBOT_BUF_INIT;
@@ -174,6 +254,9 @@ int pmbot_render_neutralise_line(pmbot_buf *out, const char *s, size_t len)
 	span line;
 	int err;
 
+	/* Nothing to change (most values): one copy, no flattened one. */
+	if (pmbot_render__fast && pmbot_render__line_is_safe(s, len))
+		return pmbot_buf_put(out, s, len);
 	if ((err = pmbot_render_neutralise_title(&flat, s, len)) < 0)
 		goto done;
 	line.p = flat.buf;
@@ -198,8 +281,21 @@ int pmbot_render_neutralise_block(pmbot_buf *out, const char *s, size_t len)
 	/* Pass 1: one '\n' per line break of any kind, controls as spaces,
 	 * trailing blanks gone. */
 	while (i < len && !err) {
-		size_t n = breaker_len(s + i, len - i);
+		size_t n, j = i;
 
+		/*
+		 * A run of bytes that start no line break or control character
+		 * (printable ASCII and the UTF-8 bytes that cannot lead U+0085,
+		 * U+2028 or U+2029) goes in one copy.
+		 */
+		while (pmbot_render__fast && j < len && plain_byte((unsigned char)s[j]))
+			j++;
+		if (j > i) {
+			err |= pmbot_buf_put(&lines, s + i, j - i);
+			i = j;
+			continue;
+		}
+		n = breaker_len(s + i, len - i);
 		if (n && (s[i] == '\n' || s[i] == '\r' || n > 1)) {
 			while (lines.len && is_blank(lines.buf[lines.len - 1]) &&
 			       lines.buf[lines.len - 1] != '\n')
@@ -248,6 +344,11 @@ done:
 
 /* ---- headings ------------------------------------------------------ */
 
+static int ascii_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
 /*
  * Compare two headings by the normalised form: trimmed, whitespace runs
  * as one space, ASCII case folded.
@@ -280,7 +381,8 @@ static int norm_eq(const char *a, const char *b)
 			return 0;
 		if (!*x || !*y)
 			return !*x && !*y;
-		if (tolower(*x) != tolower(*y))
+		/* ASCII case only, whatever the locale. */
+		if (ascii_lower(*x) != ascii_lower(*y))
 			return 0;
 		x++;
 		y++;
@@ -296,6 +398,36 @@ static const char *canonical_heading(const char *h)
 int pmbot_body_heading_eq(const char *a, const char *b)
 {
 	return norm_eq(canonical_heading(a), canonical_heading(b));
+}
+
+/*
+ * One side of pmbot_body_heading_eq() made ready for comparing many
+ * headings with it: `canon` its canonical heading, `size` whether that is
+ * "Size". pmbot_body_heading_eq(h, key) is then one norm_eq() when the key
+ * is not "Size": a heading read as "Size (Epic)" is "Size", equal to no
+ * other key.
+ */
+typedef struct {
+	const char *canon;
+	int size;
+} heading_key;
+
+static heading_key make_key(const char *heading)
+{
+	heading_key k;
+
+	k.canon = canonical_heading(heading);
+	k.size = norm_eq(k.canon, "Size");
+	return k;
+}
+
+static int key_eq(const char *h, const heading_key *k)
+{
+	if (!pmbot_render__fast)
+		return pmbot_body_heading_eq(h, k->canon);
+	if (k->size)
+		return norm_eq(h, "Size") || norm_eq(h, "Size (Epic)");
+	return norm_eq(h, k->canon);
 }
 
 /* "###" then a blank or the end: one of the form's headings. */
@@ -406,15 +538,71 @@ void pmbot_body_free(pmbot_body *body)
 	size_t i;
 
 	for (i = 0; i < body->n_fields; i++) {
-		free(body->fields[i].heading);
-		free(body->fields[i].value);
+		if (!body->heading_block)
+			free(body->fields[i].heading);
+		if (body->fields[i].value != no_value)
+			free(body->fields[i].value);
 	}
 	free(body->fields);
+	free(body->heading_block);
 	free(body->stable_id);
 	memset(body, 0, sizeof(*body));
 }
 
-static int add_field(pmbot_body *b, size_t *alloc, span heading, int line)
+/*
+ * The headings of a body are copied into one block (heading_block), made
+ * at the first heading with `room` bytes, the rest of the body and a NUL:
+ * a heading line is "###" and the heading, so its copy and NUL fit in the
+ * line. `*used` counts the bytes taken.
+ */
+static char *heading_copy(pmbot_body *b, span heading, size_t room, size_t *used)
+{
+	char *h;
+
+	if (!pmbot_render__fast)
+		return span_dup(heading);
+	if (!b->heading_block && !(b->heading_block = malloc(room)))
+		return NULL;
+	h = b->heading_block + *used;
+	memcpy(h, heading.p, heading.len);
+	h[heading.len] = '\0';
+	*used += heading.len + 1;
+	return h;
+}
+
+/* The block cut to the bytes used, the headings moved with it. */
+static int heading_block_fit(pmbot_body *b, size_t room, size_t used)
+{
+	char *old = b->heading_block, *p;
+	size_t i;
+
+	if (!old || room - used < 64)
+		return 0;
+	if (!(p = malloc(used)))
+		return -1;
+	memcpy(p, old, used);
+	for (i = 0; i < b->n_fields; i++)
+		b->fields[i].heading = p + (b->fields[i].heading - old);
+	free(old);
+	b->heading_block = p;
+	return 0;
+}
+
+/* Does the line hold a U+200C, the only character unneutralising takes out? */
+static int has_zwnj(span s)
+{
+	const char *p = s.p, *end = s.p + s.len;
+
+	while ((p = memchr(p, 0xe2, (size_t)(end - p))) != NULL) {
+		if (end - p >= 3 && !memcmp(p, PMBOT_TEXT_ZWNJ, 3))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+static int add_field(pmbot_body *b, size_t *alloc, span heading, int line, size_t room,
+	size_t *used)
 {
 	pmbot_body_field *f;
 
@@ -428,12 +616,15 @@ static int add_field(pmbot_body *b, size_t *alloc, span heading, int line)
 		*alloc = n;
 	}
 	f = &b->fields[b->n_fields];
-	f->heading = span_dup(heading);
-	f->value = strdup("");
+	f->heading = heading_copy(b, heading, room, used);
+	/* Most values are empty or not read: no allocation for "". */
+	f->value = pmbot_render__fast ? no_value : strdup("");
 	f->line = line;
 	if (!f->heading || !f->value) {
-		free(f->heading);
-		free(f->value);
+		if (!b->heading_block)
+			free(f->heading);
+		if (f->value != no_value)
+			free(f->value);
 		return -1;
 	}
 	b->n_fields++;
@@ -444,14 +635,17 @@ static int add_field(pmbot_body *b, size_t *alloc, span heading, int line)
 static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_list *diags,
 	const char *only)
 {
-	size_t pos = 0, alloc = 0, markers = 0;
+	size_t pos = 0, alloc = 0, markers = 0, room = 0, used = 0;
 	int lineno = 0, err = PMBOT_ERROR;
 	long cur = -1;
 	span line, first_id = { NULL, 0 };
 	char rev[PMBOT_SHA256_HEX_SIZE] = "";
+	heading_key key = { NULL, 0 };
 	int ok = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (only)
+		key = make_key(only);
 	while (next_line(body, len, &pos, &line)) {
 		span t = trim(line), text;
 
@@ -477,11 +671,13 @@ static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_
 			continue;
 		}
 		if (is_field_heading(t, &text)) {
-			if (add_field(out, &alloc, text, lineno) < 0)
+			if (!room)
+				room = len - (size_t)(line.p - body) + 1;
+			if (add_field(out, &alloc, text, lineno, room, &used) < 0)
 				goto done;
 			cur = (long)out->n_fields - 1;
 			/* A value not asked for is never read: it stays "". */
-			if (only && !pmbot_body_heading_eq(out->fields[cur].heading, only))
+			if (only && !key_eq(out->fields[cur].heading, &key))
 				cur = -1;
 			continue;
 		}
@@ -498,17 +694,22 @@ static int body_parse(pmbot_body *out, const char *body, size_t len, pmbot_diag_
 			 * fields: the U+200C rendering put in against mentions goes.
 			 */
 			if (span_is(t, PMBOT_NO_RESPONSE))
-				v = strdup("");
+				v = pmbot_render__fast ? no_value : strdup("");
+			else if (pmbot_render__fast && !has_zwnj(t))
+				v = span_dup(t); /* nothing to take out */
 			else if (pmbot_text_unneutralise(&clean, t.p, t.len) == 0)
 				v = pmbot_buf_detach(&clean, NULL);
 			pmbot_buf_free(&clean);
 			if (!v)
 				goto done;
-			free(out->fields[cur].value);
+			if (out->fields[cur].value != no_value)
+				free(out->fields[cur].value);
 			out->fields[cur].value = v;
 			cur = -1;
 		}
 	}
+	if (heading_block_fit(out, room, used) < 0)
+		goto done;
 	if (markers == 1 && ok) {
 		if (!(out->stable_id = span_dup(first_id)))
 			goto done;
@@ -540,10 +741,11 @@ int pmbot_body_parse_only(pmbot_body *out, const char *body, size_t len,
 
 const char *pmbot_body_get(const pmbot_body *body, const char *heading)
 {
+	heading_key key = make_key(heading);
 	size_t i;
 
 	for (i = 0; i < body->n_fields; i++)
-		if (pmbot_body_heading_eq(body->fields[i].heading, heading))
+		if (key_eq(body->fields[i].heading, &key))
 			return body->fields[i].value;
 	return NULL;
 }

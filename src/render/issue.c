@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +12,56 @@
 #include "pmbot/text.h"
 #include "pmbot/banned.h"
 
+/* The members of a node that rendering reads; NULL when absent. */
+typedef struct {
+	const json_t *title, *area, *priority, *size, *estimate_hrs, *risk, *status, *goal,
+		*objective, *acceptance_criteria, *milestones, *links, *needs_human;
+} node_members;
+
 typedef struct {
 	const pmbot_wg_node *node;
 	pmbot_diag_list *diags;
 	int oom;
+	node_members m;
 } render_ctx;
+
+#define MEMBER(name) { #name, offsetof(node_members, name) }
+
+static const struct {
+	const char *name;
+	size_t off;
+} member_keys[] = {
+	MEMBER(title), MEMBER(area), MEMBER(priority), MEMBER(size), MEMBER(estimate_hrs),
+	MEMBER(risk), MEMBER(status), MEMBER(goal), MEMBER(objective),
+	MEMBER(acceptance_criteria), MEMBER(milestones), MEMBER(links), MEMBER(needs_human)
+};
+
+/*
+ * One walk over the node's members instead of a hash lookup per heading
+ * and label (sixteen an item); a key names at most one member.
+ */
+static void read_members(node_members *m, json_t *j)
+{
+	const char *key;
+	json_t *v;
+	size_t k;
+
+	memset(m, 0, sizeof(*m));
+	if (!pmbot_render__fast) {
+		for (k = 0; k < sizeof(member_keys) / sizeof(member_keys[0]); k++)
+			*(const json_t **)((char *)m + member_keys[k].off) =
+				json_object_get(j, member_keys[k].name);
+		return;
+	}
+	json_object_foreach(j, key, v) {
+		for (k = 0; k < sizeof(member_keys) / sizeof(member_keys[0]); k++) {
+			if (key[0] == member_keys[k].name[0] && !strcmp(key, member_keys[k].name)) {
+				*(const json_t **)((char *)m + member_keys[k].off) = v;
+				break;
+			}
+		}
+	}
+}
 
 /* Characters, as GitHub counts them: UTF-8 lead bytes. */
 static size_t count_chars(const char *s, size_t len)
@@ -74,34 +120,78 @@ static void render_warn(render_ctx *c, const char *code, const char *member,
 	va_end(ap);
 }
 
-/* A JSON number as the shortest text that reads back to the same value. */
-static int put_number(pmbot_buf *out, const json_t *v)
+/*
+ * pmbot_buf_put() for the many short appends of a body: straight into the
+ * room the buffer already has (render_body() makes it first), the library
+ * call only to grow. `s` never points into `b`.
+ */
+static inline int append(pmbot_buf *b, const char *s, size_t n)
 {
-	char tmp[40];
+	if (b->cap - b->len > n && b->max - b->len >= n) {
+		memcpy(b->buf + b->len, s, n);
+		b->len += n;
+		b->buf[b->len] = '\0';
+		return 0;
+	}
+	return pmbot_buf_put(b, s, n);
+}
+
+/*
+ * The raw text of a scalar member (before neutralisation), without a copy:
+ * a string's bytes, a number's shortest text that reads back to the same
+ * value (written in `tmp`); "" when absent or of another type.
+ */
+static void scalar_text(const json_t *v, char tmp[40], const char **s, size_t *len)
+{
 	double d;
 	int prec;
 
-	if (json_is_integer(v))
-		return pmbot_buf_printf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-	d = json_real_value(v);
-	if (!isfinite(d))
-		return 0;
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
-		if (strtod(tmp, NULL) == d)
-			break;
+	*s = "";
+	*len = 0;
+	if (json_is_string(v)) {
+		*s = json_string_value(v);
+		*len = json_string_length(v);
+		return;
 	}
-	return pmbot_buf_puts(out, tmp);
+	if (json_is_integer(v) && pmbot_render__fast) {
+		/* The digits of printf's JSON_INTEGER_FORMAT, without a printf per estimate. */
+		json_int_t n = json_integer_value(v);
+		unsigned long long u = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
+		char rev[24];
+		size_t k = 0, i = 0;
+
+		do {
+			rev[k++] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (n < 0)
+			tmp[i++] = '-';
+		while (k)
+			tmp[i++] = rev[--k];
+		tmp[i] = '\0';
+	} else if (json_is_integer(v)) {
+		snprintf(tmp, 40, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	} else if (json_is_real(v) && isfinite(d = json_real_value(v))) {
+		for (prec = 1; prec <= 17; prec++) {
+			snprintf(tmp, 40, "%.*g", prec, d);
+			if (strtod(tmp, NULL) == d)
+				break;
+		}
+	} else {
+		return;
+	}
+	*s = tmp;
+	*len = strlen(tmp);
 }
 
-/* The raw text of a scalar member (before neutralisation); nothing if absent. */
 static int put_scalar(pmbot_buf *out, const json_t *v)
 {
-	if (json_is_string(v))
-		return pmbot_buf_put(out, json_string_value(v), json_string_length(v));
-	if (json_is_number(v))
-		return put_number(out, v);
-	return 0;
+	char tmp[40];
+	const char *s;
+	size_t len;
+
+	scalar_text(v, tmp, &s, &len);
+	return pmbot_buf_put(out, s, len);
 }
 
 /*
@@ -114,17 +204,29 @@ static int put_unlinked(pmbot_buf *out, const pmbot_buf *safe)
 	return pmbot_text_neutralise(out, safe->buf, safe->len, PMBOT_TEXT_CODE_SPANS);
 }
 
-static int put_line_value(pmbot_buf *out, const json_t *v)
+/* One line of report text, neutralised as a line and then unlinked. */
+static int put_line_text(pmbot_buf *out, const char *s, size_t len)
 {
-	pmbot_buf raw = PMBOT_BUF_INIT, safe = PMBOT_BUF_INIT;
+	pmbot_buf safe = PMBOT_BUF_INIT;
 	int err;
 
-	if (!(err = put_scalar(&raw, v)) &&
-	    !(err = pmbot_render_neutralise_line(&safe, raw.buf, raw.len)))
+	/* Most values are their own safe line: unlinked straight from the report. */
+	if (pmbot_render__fast && pmbot_render__line_is_safe(s, len))
+		return pmbot_text_neutralise(out, s, len, PMBOT_TEXT_CODE_SPANS);
+	if (!(err = pmbot_render_neutralise_line(&safe, s, len)))
 		err = put_unlinked(out, &safe);
-	pmbot_buf_free(&raw);
 	pmbot_buf_free(&safe);
 	return err;
+}
+
+static int put_line_value(pmbot_buf *out, const json_t *v)
+{
+	char tmp[40];
+	const char *s;
+	size_t len;
+
+	scalar_text(v, tmp, &s, &len);
+	return put_line_text(out, s, len);
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -234,7 +336,7 @@ done:
 static int put_list(pmbot_buf *out, const json_t *arr, const char *bullet, int milestones)
 {
 	pmbot_buf raw = PMBOT_BUF_INIT, item = PMBOT_BUF_INIT;
-	size_t i, n;
+	size_t i, n, start = out->len;
 	int err = 0;
 
 	if (!json_is_array(arr) && !json_is_string(arr))
@@ -242,6 +344,7 @@ static int put_list(pmbot_buf *out, const json_t *arr, const char *bullet, int m
 	n = json_is_array(arr) ? json_array_size(arr) : 1;
 	for (i = 0; i < n && !err; i++) {
 		const json_t *v = json_is_array(arr) ? json_array_get(arr, i) : arr;
+		size_t at = out->len;
 
 		pmbot_buf_clear(&raw);
 		pmbot_buf_clear(&item);
@@ -254,13 +357,27 @@ static int put_list(pmbot_buf *out, const json_t *arr, const char *bullet, int m
 				err |= put_scalar(&raw, date);
 				err |= pmbot_buf_putc(&raw, ')');
 			}
+		} else if (pmbot_render__fast && json_is_string(v) &&
+			   pmbot_render__line_is_safe(json_string_value(v), json_string_length(v))) {
+			/* A safe line is its own item: no copies before unlinking it. */
+			if (!json_string_length(v))
+				continue;
+			if (out->len > start)
+				err |= pmbot_buf_putc(out, '\n');
+			err |= pmbot_buf_puts(out, bullet);
+			/* Each item is a block of its own: its code spans pair inside it. */
+			err |= pmbot_text_neutralise(out, json_string_value(v), json_string_length(v),
+				PMBOT_TEXT_CODE_SPANS);
+			if (err)
+				pmbot_buf_truncate(out, at);
+			continue;
 		} else {
 			err |= put_scalar(&raw, v);
 		}
 		err |= pmbot_render_neutralise_line(&item, raw.buf, raw.len);
 		if (err || !item.len)
 			continue;
-		if (out->len)
+		if (out->len > start)
 			err |= pmbot_buf_putc(out, '\n');
 		err |= pmbot_buf_puts(out, bullet);
 		/* Each item is a block of its own: its code spans pair inside it. */
@@ -288,37 +405,35 @@ static int put_block_value(pmbot_buf *out, const json_t *first, const json_t *se
 
 /* The value under one heading, into `out` (left empty when there is none). */
 static int field_value(pmbot_buf *out, const pmbot_form_field *field,
-	const pmbot_workgraph *g, const pmbot_wg_node *node, const pmbot_render_opts *opts)
+	const pmbot_workgraph *g, const render_ctx *c, const pmbot_render_opts *opts)
 {
-	const json_t *j = node->json;
+	const node_members *m = &c->m;
 
 	switch (field->kind) {
 	case PMBOT_FIELD_AREA:
-		return put_line_value(out, json_object_get(j, "area"));
+		return put_line_value(out, m->area);
 	case PMBOT_FIELD_PRIORITY:
-		return put_line_value(out, json_object_get(j, "priority"));
+		return put_line_value(out, m->priority);
 	case PMBOT_FIELD_SIZE:
-		return put_line_value(out, json_object_get(j, "size"));
+		return put_line_value(out, m->size);
 	case PMBOT_FIELD_ESTIMATE:
-		return put_line_value(out, json_object_get(j, "estimate_hrs"));
+		return put_line_value(out, m->estimate_hrs);
 	case PMBOT_FIELD_RISK:
-		return put_line_value(out, json_object_get(j, "risk"));
+		return put_line_value(out, m->risk);
 	case PMBOT_FIELD_STATUS:
-		return put_line_value(out, json_object_get(j, "status"));
+		return put_line_value(out, m->status);
 	case PMBOT_FIELD_BLOCKED_BY:
-		return put_deps(out, g, node, opts);
+		return put_deps(out, g, c->node, opts);
 	case PMBOT_FIELD_GOAL:
-		return put_block_value(out, json_object_get(j, "goal"),
-			json_object_get(j, "objective"));
+		return put_block_value(out, m->goal, m->objective);
 	case PMBOT_FIELD_OBJECTIVE:
-		return put_block_value(out, json_object_get(j, "objective"),
-			json_object_get(j, "goal"));
+		return put_block_value(out, m->objective, m->goal);
 	case PMBOT_FIELD_ACCEPTANCE:
-		return put_list(out, json_object_get(j, "acceptance_criteria"), "- [ ] ", 0);
+		return put_list(out, m->acceptance_criteria, "- [ ] ", 0);
 	case PMBOT_FIELD_MILESTONES:
-		return put_list(out, json_object_get(j, "milestones"), "- ", 1);
+		return put_list(out, m->milestones, "- ", 1);
 	case PMBOT_FIELD_LINKS:
-		return put_list(out, json_object_get(j, "links"), "- ", 0);
+		return put_list(out, m->links, "- ", 0);
 	case PMBOT_FIELD_ACTUAL:
 	case PMBOT_FIELD_OTHER:
 		break;
@@ -329,39 +444,49 @@ static int field_value(pmbot_buf *out, const pmbot_form_field *field,
 static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_workgraph *g,
 	const pmbot_form *form, const pmbot_render_opts *opts, int id_ok)
 {
-	pmbot_buf body = PMBOT_BUF_INIT, fields = PMBOT_BUF_INIT, val = PMBOT_BUF_INIT;
-	size_t i, chars;
+	static const char no_rev[64] = { 0 };
+	pmbot_buf body = PMBOT_BUF_INIT;
+	size_t i, chars, rev_at, fields_at;
 	int err = 0;
 
-	for (i = 0; i < form->n_fields && !err; i++) {
-		pmbot_buf_clear(&val);
-		err |= field_value(&val, &form->fields[i], g, c->node, opts);
-		if (i)
-			err |= pmbot_buf_puts(&fields, "\n\n");
-		err |= pmbot_buf_puts(&fields, "### ");
-		err |= pmbot_buf_puts(&fields, form->fields[i].label);
-		err |= pmbot_buf_putc(&fields, '\n');
-		err |= val.len ? pmbot_buf_put(&fields, val.buf, val.len)
-			       : pmbot_buf_puts(&fields, PMBOT_NO_RESPONSE);
-	}
-	if (err)
-		goto done;
-	err = -1;
-	if (pmbot_body_rev(out->rev, fields.buf, fields.len) < 0)
-		goto done;
 	/*
 	 * The marker first: whole-section issue-form parsers read a section
 	 * up to the next heading, so a marker after the last heading would be
 	 * part of that field's value; before the first heading no parser
 	 * reads it. The blank line after it ends the HTML comment's block
 	 * for every Markdown reader, also those that end HTML at a blank line.
+	 * The fields are rendered in place after it, and their rev written
+	 * into the marker once they are hashed: one buffer, no copy.
 	 */
-	if (pmbot_buf_printf(&body, "<!-- pm-bot:id=%s rev=%s -->",
-			id_ok ? c->node->stable_id : "", out->rev) < 0)
+	err |= pmbot_buf_grow(&body, 1024);
+	err |= pmbot_buf_puts(&body, "<!-- pm-bot:id=");
+	err |= pmbot_buf_puts(&body, id_ok ? c->node->stable_id : "");
+	err |= pmbot_buf_puts(&body, " rev=");
+	rev_at = body.len;
+	err |= pmbot_buf_put(&body, no_rev, sizeof(no_rev));
+	err |= pmbot_buf_puts(&body, " -->\n\n");
+	fields_at = body.len;
+	for (i = 0; i < form->n_fields && !err; i++) {
+		const char *label = form->fields[i].label;
+		size_t at;
+
+		err |= i ? append(&body, "\n\n### ", 6) : append(&body, "### ", 4);
+		err |= append(&body, label, strlen(label));
+		err |= append(&body, "\n", 1);
+		at = body.len;
+		err |= field_value(&body, &form->fields[i], g, c, opts);
+		if (!err && body.len == at)
+			err |= append(&body, PMBOT_NO_RESPONSE, sizeof(PMBOT_NO_RESPONSE) - 1);
+	}
+	if (err)
 		goto done;
-	if (fields.len && (pmbot_buf_puts(&body, "\n\n") < 0 ||
-			   pmbot_buf_put(&body, fields.buf, fields.len) < 0))
+	err = -1;
+	if (pmbot_body_rev(out->rev, body.buf + fields_at, body.len - fields_at) < 0)
 		goto done;
+	memcpy(body.buf + rev_at, out->rev, sizeof(no_rev));
+	/* A form without fields gives the marker alone. */
+	if (body.len == fields_at)
+		pmbot_buf_truncate(&body, fields_at - 2);
 	chars = count_chars(body.buf, body.len);
 	if (chars > PMBOT_ISSUE_BODY_MAX)
 		render_diag(c, "RENDER_BODY_TOO_LONG", NULL,
@@ -370,15 +495,13 @@ static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_wor
 	if ((out->body = pmbot_buf_detach(&body, &out->body_len)))
 		err = 0;
 done:
-	pmbot_buf_free(&fields);
 	pmbot_buf_free(&body);
-	pmbot_buf_free(&val);
 	return err ? -1 : 0;
 }
 
 static int render_title(render_ctx *c, pmbot_rendered_issue *out, const pmbot_form *form)
 {
-	const json_t *t = json_object_get(c->node->json, "title");
+	const json_t *t = c->m.title;
 	pmbot_buf title = PMBOT_BUF_INIT, safe = PMBOT_BUF_INIT;
 	size_t chars, start;
 	int err = 0;
@@ -431,18 +554,20 @@ static int push_str(pmbot_rendered_issue *out, size_t *alloc, pmbot_buf *b)
 static int scheme_label(pmbot_rendered_issue *out, size_t *alloc, const char *prefix,
 	const json_t *v, int *added)
 {
-	pmbot_buf raw = PMBOT_BUF_INIT, b = PMBOT_BUF_INIT;
+	pmbot_buf b = PMBOT_BUF_INIT;
+	char tmp[40];
+	const char *s;
+	size_t len;
 	int err = 0;
 
 	*added = 0;
-	err |= put_scalar(&raw, v);
+	scalar_text(v, tmp, &s, &len);
 	err |= pmbot_buf_puts(&b, prefix);
-	err |= pmbot_render_neutralise_title(&b, raw.buf, raw.len);
+	err |= pmbot_render_neutralise_title(&b, s, len);
 	if (!err && b.len > strlen(prefix)) {
 		err = push_str(out, alloc, &b);
 		*added = !err;
 	}
-	pmbot_buf_free(&raw);
 	pmbot_buf_free(&b);
 	return err ? -1 : 0;
 }
@@ -450,7 +575,7 @@ static int scheme_label(pmbot_rendered_issue *out, size_t *alloc, const char *pr
 static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_form *form,
 	const pmbot_label_scheme *s)
 {
-	const json_t *j = c->node->json;
+	const node_members *m = &c->m;
 	const char *prefixes[5] = { s->type, s->area, s->prio, s->size, s->status };
 	int have[5] = { 0, 0, 0, 0, 0 };
 	pmbot_buf b = PMBOT_BUF_INIT;
@@ -476,10 +601,10 @@ static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_f
 		goto done;
 	}
 	have[0] = 1;
-	if (scheme_label(out, &alloc, prefixes[1], json_object_get(j, "area"), &have[1]) < 0 ||
-	    scheme_label(out, &alloc, prefixes[2], json_object_get(j, "priority"), &have[2]) < 0 ||
-	    scheme_label(out, &alloc, prefixes[3], json_object_get(j, "size"), &have[3]) < 0 ||
-	    scheme_label(out, &alloc, prefixes[4], json_object_get(j, "status"), &have[4]) < 0)
+	if (scheme_label(out, &alloc, prefixes[1], m->area, &have[1]) < 0 ||
+	    scheme_label(out, &alloc, prefixes[2], m->priority, &have[2]) < 0 ||
+	    scheme_label(out, &alloc, prefixes[3], m->size, &have[3]) < 0 ||
+	    scheme_label(out, &alloc, prefixes[4], m->status, &have[4]) < 0)
 		goto done;
 	for (i = 0; i < form->n_labels; i++) {
 		const char *l = form->labels[i];
@@ -495,7 +620,7 @@ static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_f
 		if (pmbot_buf_puts(&b, l) < 0 || push_str(out, &alloc, &b) < 0)
 			goto done;
 	}
-	if (json_is_true(json_object_get(j, "needs_human")) &&
+	if (json_is_true(m->needs_human) &&
 	    (pmbot_buf_puts(&b, PMBOT_LABEL_NEEDS_HUMAN) < 0 || push_str(out, &alloc, &b) < 0))
 		goto done;
 	qsort(out->labels, out->n_labels, sizeof(*out->labels), str_cmp);
@@ -538,12 +663,13 @@ int pmbot_render_issue(pmbot_rendered_issue *out, const pmbot_workgraph *g,
 	const pmbot_render_opts *opts, pmbot_diag_list *diags)
 {
 	static const pmbot_label_scheme def = PMBOT_LABEL_SCHEME_DEFAULT;
-	render_ctx c = { node, diags, 0 };
+	render_ctx c = { node, diags, 0, { 0 } };
 	size_t errors = diags->errors;
 	pmbot_form *open = NULL;
 	int id_ok, err = PMBOT_ERROR;
 
 	memset(out, 0, sizeof(*out));
+	read_members(&c.m, node->json);
 	/* An open type the repository has no form for: the task built-in, named after it. */
 	if (!form) {
 		if ((err = pmbot_form_builtin_open(&open, node->type_name)) < 0)

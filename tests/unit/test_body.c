@@ -1284,6 +1284,197 @@ static void test_body__parse_of_render_gives_back_the_tracked_fields(void **stat
 		pmbot_form_free(custom[t]);
 }
 
+/* ---- shortcuts against the general path ----------------------------------- */
+
+/*
+ * Text made of the pieces the neutralisation rules look at, in a fixed
+ * pseudo-random order (the same every run): delimiters, line starts,
+ * breakers, blanks, "_No response_", mention and link starts, UTF-8.
+ */
+static const char *const pieces[] = {
+	"a", "b", "Z", "0", "7", " ", "  ", "\t", "-", "--", "<", "<!--", "-->", "--!>", "<!-->",
+	"#", "###", "####### ", "```", "~~~", "<pre", "<PRE>", "<script", "<style ", "<textarea",
+	"<!", "<?", "<b>", ">", "!", "_No response_", "_", "@", "@team", "#12", "`", "``", "&lt;",
+	"&#64;", "\\", "\\#", "w", "www.", ":", "://", "gh-1", "|", "\n", "\r", "\r\n", "\n\n",
+	"\x01", "\x7f", "\xc2\x85", "\xc2\xa0", "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\x8c",
+	"\xc3\xa9", "\xe2\x82\xac", "\xe2", "\xc2", "\x80", "x y", "P1", "checkout",
+};
+
+static unsigned long gen_next(unsigned long *seed)
+{
+	*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+	return *seed >> 33;
+}
+
+/* `n` pieces; plain ASCII words more often, as in real values. */
+static void gen_text(pmbot_buf *b, unsigned long *seed, size_t n)
+{
+	static const char *const words[] = { "Ship", "the", "parser", "fix", "login", "v2" };
+	size_t i;
+
+	pmbot_buf_clear(b);
+	for (i = 0; i < n; i++) {
+		unsigned long r = gen_next(seed);
+
+		if (r % 3 == 0)
+			assert_int_equal(pmbot_buf_puts(b, words[(r >> 4) % 6]), 0);
+		else
+			assert_int_equal(pmbot_buf_puts(b, pieces[(r >> 4) %
+				(sizeof(pieces) / sizeof(pieces[0]))]), 0);
+	}
+}
+
+static void assert_same_both_ways(int (*fn)(pmbot_buf *, const char *, size_t),
+	const pmbot_buf *in)
+{
+	pmbot_buf fast = PMBOT_BUF_INIT, general = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_buf_puts(&fast, "pre"), 0);
+	assert_int_equal(pmbot_buf_puts(&general, "pre"), 0);
+	pmbot_render__fast = 1;
+	assert_int_equal(fn(&fast, in->buf, in->len), 0);
+	pmbot_render__fast = 0;
+	assert_int_equal(fn(&general, in->buf, in->len), 0);
+	pmbot_render__fast = 1;
+	assert_int_equal(fast.len, general.len);
+	assert_memory_equal(fast.buf, general.buf, fast.len);
+	pmbot_buf_free(&fast);
+	pmbot_buf_free(&general);
+}
+
+/*
+ * The shortcuts for text with nothing to change (a safe line copied, runs
+ * of plain bytes copied, lines without "--" put in two copies) give the
+ * bytes of the general path, on 30,000 generated values; and a line
+ * pmbot_render__line_is_safe() passes is its own neutralised line.
+ */
+static void test_body__neutralisation_shortcuts_match_the_general_path(void **state)
+{
+	pmbot_buf in = PMBOT_BUF_INIT, out = PMBOT_BUF_INIT;
+	unsigned long seed = 17;
+	size_t i, safe = 0;
+
+	(void)state;
+	for (i = 0; i < 30000; i++) {
+		gen_text(&in, &seed, gen_next(&seed) % 9);
+		assert_same_both_ways(pmbot_render_neutralise_line, &in);
+		assert_same_both_ways(pmbot_render_neutralise_block, &in);
+		assert_same_both_ways(pmbot_render_neutralise_title, &in);
+		if (pmbot_render__line_is_safe(in.buf, in.len)) {
+			safe++;
+			pmbot_render__fast = 0;
+			pmbot_buf_clear(&out);
+			assert_int_equal(pmbot_render_neutralise_line(&out, in.buf, in.len), 0);
+			pmbot_render__fast = 1;
+			assert_int_equal(out.len, in.len);
+			assert_memory_equal(out.buf, in.buf, in.len);
+		}
+	}
+	/* Both sides of every shortcut were taken. */
+	assert_true(safe > 1000 && safe < 29000);
+	assert_false(pmbot_render__line_is_safe("-- x", 4));
+	assert_false(pmbot_render__line_is_safe("# x", 3));
+	assert_false(pmbot_render__line_is_safe(" x", 2));
+	assert_false(pmbot_render__line_is_safe("x  y", 4));
+	assert_false(pmbot_render__line_is_safe("_No response_", 13));
+	assert_false(pmbot_render__line_is_safe("<!x", 3));
+	assert_false(pmbot_render__line_is_safe("\xc3\xa9", 2));
+	assert_true(pmbot_render__line_is_safe("a - b <c> #1 @x", 15));
+	pmbot_buf_free(&in);
+	pmbot_buf_free(&out);
+}
+
+static const char *const body_pieces[] = {
+	"### Area", "### Blocked by", "###  blocked   BY ", "### Size (Epic)", "### Size", "###",
+	"### ", "#### Notes", "# Top", "##", "checkout", "  P1  ", "_No response_", "task:b, #12",
+	"@\xe2\x80\x8cteam", "\n", "\r", "\r\n", "\n\n", " ", "\t", "<!-- pm-bot:id=task:a rev=" HEX64
+	" -->", "<!--pm-bot:id=x rev=" ZEROS64 "-->", "<!-- pm-bot: broken -->", "<!-- other -->",
+	"text", "\xc3\xa9",
+};
+
+static void assert_same_body(const pmbot_body *a, const pmbot_body *b)
+{
+	size_t i;
+
+	assert_int_equal(a->marker, b->marker);
+	assert_int_equal(a->marker_line, b->marker_line);
+	assert_string_equal(a->rev, b->rev);
+	if (a->stable_id || b->stable_id) {
+		assert_non_null(a->stable_id);
+		assert_non_null(b->stable_id);
+		assert_string_equal(a->stable_id, b->stable_id);
+	}
+	assert_int_equal(a->n_fields, b->n_fields);
+	for (i = 0; i < a->n_fields; i++) {
+		assert_string_equal(a->fields[i].heading, b->fields[i].heading);
+		assert_string_equal(a->fields[i].value, b->fields[i].value);
+		assert_int_equal(a->fields[i].line, b->fields[i].line);
+	}
+}
+
+/*
+ * Parsing with the shortcuts (lines found by memchr, one shared empty
+ * value, the asked heading made canonical once) gives what the general
+ * path gives, for pmbot_body_parse() and pmbot_body_parse_only(), on 5,000
+ * generated bodies (LF, CR and CRLF, markers well-formed and not).
+ */
+static void test_body__parse_shortcuts_match_the_general_path(void **state)
+{
+	static const char *const asked[] = { "Blocked by", "Size", "size (epic)", "Area",
+		"  SIZE ", "blocked  BY", "Notes", "Size  (Epic) " };
+	pmbot_buf in = PMBOT_BUF_INIT;
+	unsigned long seed = 99;
+	size_t i, k, n;
+
+	(void)state;
+	for (i = 0; i < 5000; i++) {
+		pmbot_diag_list d1 = PMBOT_DIAG_LIST_INIT, d2 = PMBOT_DIAG_LIST_INIT;
+		pmbot_body fast, general;
+		const char *only = asked[i % (sizeof(asked) / sizeof(asked[0]))];
+
+		pmbot_buf_clear(&in);
+		n = gen_next(&seed) % 24;
+		for (k = 0; k < n; k++)
+			assert_int_equal(pmbot_buf_puts(&in, body_pieces[gen_next(&seed) %
+				(sizeof(body_pieces) / sizeof(body_pieces[0]))]), 0);
+		pmbot_render__fast = 1;
+		assert_int_equal(pmbot_body_parse(&fast, in.buf, in.len, &d1), 0);
+		pmbot_render__fast = 0;
+		assert_int_equal(pmbot_body_parse(&general, in.buf, in.len, &d2), 0);
+		pmbot_render__fast = 1;
+		assert_same_body(&fast, &general);
+		assert_int_equal(d1.count, d2.count);
+		pmbot_body_free(&fast);
+		pmbot_body_free(&general);
+		assert_int_equal(pmbot_body_parse_only(&fast, in.buf, in.len, NULL, only), 0);
+		pmbot_render__fast = 0;
+		assert_int_equal(pmbot_body_parse_only(&general, in.buf, in.len, NULL, only), 0);
+		pmbot_render__fast = 1;
+		assert_same_body(&fast, &general);
+		pmbot_body_free(&general);
+		/* The one value read is the full parse's. */
+		assert_int_equal(pmbot_body_parse(&general, in.buf, in.len, NULL), 0);
+		if (pmbot_body_get(&general, only))
+			assert_string_equal(pmbot_body_get(&fast, only), pmbot_body_get(&general, only));
+		else
+			assert_null(pmbot_body_get(&fast, only));
+		/* Looking a heading up finds the same field both ways. */
+		for (k = 0; k < sizeof(asked) / sizeof(asked[0]); k++) {
+			const char *a = pmbot_body_get(&general, asked[k]), *b;
+
+			pmbot_render__fast = 0;
+			b = pmbot_body_get(&general, asked[k]);
+			pmbot_render__fast = 1;
+			assert_ptr_equal(a, b);
+		}
+		pmbot_body_free(&fast);
+		pmbot_body_free(&general);
+		pmbot_diag_list_free(&d1);
+		pmbot_diag_list_free(&d2);
+	}
+	pmbot_buf_free(&in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1321,6 +1512,8 @@ int main(void)
 		cmocka_unit_test(test_body__parse_of_render_gives_back_the_tracked_fields),
 		cmocka_unit_test(test_body__parse_only_reads_one_field_like_the_full_parse),
 		cmocka_unit_test(test_body__rev_of_lf_and_crlf_bodies_agree),
+		cmocka_unit_test(test_body__neutralisation_shortcuts_match_the_general_path),
+		cmocka_unit_test(test_body__parse_shortcuts_match_the_general_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <openssl/evp.h>
 
 #include "pmbot/buf.h"
 #include "pmbot/hash.h"
@@ -130,6 +131,37 @@ static void test_hash__sha256_json_ignores_key_insertion_order(void **state)
 	json_decref(b);
 }
 
+/*
+ * The reused context starts afresh every call: each length from 0 to 300
+ * (across the 55/56/64-byte padding edges), after a hash of a different
+ * length, gives what a one-shot EVP_Digest() gives.
+ */
+static void test_hash__sha256_reused_context_matches_one_shot_digests(void **state)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char data[301], md[EVP_MAX_MD_SIZE];
+	char got[PMBOT_SHA256_HEX_SIZE], want[PMBOT_SHA256_HEX_SIZE];
+	unsigned int mdlen, i;
+	size_t len;
+
+	(void)state;
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)(i * 131u + 7u);
+	for (len = 0; len < sizeof(data); len++) {
+		/* A longer input first, so a context left mid-hash would show. */
+		assert_int_equal(pmbot_sha256_hex(got, data, sizeof(data) - len), 0);
+		assert_int_equal(pmbot_sha256_hex(got, data, len), 0);
+		assert_int_equal(EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL), 1);
+		assert_int_equal(mdlen, 32);
+		for (i = 0; i < mdlen; i++) {
+			want[2 * i] = hex[md[i] >> 4];
+			want[2 * i + 1] = hex[md[i] & 15];
+		}
+		want[64] = '\0';
+		assert_string_equal(got, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_hash__sha256_json_hashes_the_canonical_bytes),
 		cmocka_unit_test(test_hash__sha256_json_of_a_scalar),
 		cmocka_unit_test(test_hash__sha256_json_ignores_key_insertion_order),
+		cmocka_unit_test(test_hash__sha256_reused_context_matches_one_shot_digests),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -920,6 +921,189 @@ static void test_render__reports_every_problem_of_an_item(void **state)
 	pmbot_diag_list_free(&d);
 }
 
+/* ---- shortcuts against the general path ---------------------------------- */
+
+static const char *const pieces[] = {
+	"a", "b", "Z", "0", "7", " ", "  ", "\t", "-", "--", "<", "<!--", "-->", "--!>", "#",
+	"###", "```", "~~~", "<pre", "<!", "<?", ">", "_No response_", "_", "@", "@team", "#12",
+	"`", "``", "&lt;", "&#64;", "\\", "www.", "://", "gh-1", "|", "\n", "\r\n", "\x01",
+	"\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\x8c", "\xc3\xa9", "x y", "P1", "checkout",
+};
+
+static unsigned long gen_next(unsigned long *seed)
+{
+	*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+	return *seed >> 33;
+}
+
+/* A value: absent (NULL) now and then, often plain words, else pieces. */
+static json_t *gen_string(unsigned long *seed)
+{
+	static const char *const words[] = { "Ship", "the", "parser", "P2", "M", "Low" };
+	pmbot_buf b = PMBOT_BUF_INIT;
+	unsigned long r = gen_next(seed), n = r % 6, i;
+	json_t *v;
+
+	if (r % 7 == 0)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		unsigned long k = gen_next(seed);
+
+		if (r % 2)
+			assert_int_equal(pmbot_buf_puts(&b, words[k % 6]), 0);
+		else
+			assert_int_equal(pmbot_buf_puts(&b, pieces[k %
+				(sizeof(pieces) / sizeof(pieces[0]))]), 0);
+		if (r % 2 && i + 1 < n)
+			assert_int_equal(pmbot_buf_putc(&b, ' '), 0);
+	}
+	v = json_stringn(b.buf, b.len);
+	pmbot_buf_free(&b);
+	return v;
+}
+
+static void set_gen(json_t *o, const char *key, unsigned long *seed)
+{
+	json_t *v = gen_string(seed);
+
+	if (v)
+		assert_int_equal(json_object_set_new(o, key, v), 0);
+}
+
+static json_t *gen_list(unsigned long *seed, int milestones)
+{
+	json_t *a = json_array();
+	unsigned long n = gen_next(seed) % 4, i;
+
+	assert_non_null(a);
+	for (i = 0; i < n; i++) {
+		json_t *v = gen_string(seed);
+
+		if (milestones && v) {
+			json_t *m = json_object();
+
+			assert_int_equal(json_object_set_new(m, "title", v), 0);
+			set_gen(m, "target_date", seed);
+			v = m;
+		}
+		if (v)
+			assert_int_equal(json_array_append_new(a, v), 0);
+	}
+	return a;
+}
+
+static void assert_same_issue(const pmbot_rendered_issue *a, const pmbot_rendered_issue *b)
+{
+	size_t i;
+
+	assert_string_equal(a->title, b->title);
+	assert_int_equal(a->body_len, b->body_len);
+	assert_memory_equal(a->body, b->body, a->body_len);
+	assert_string_equal(a->rev, b->rev);
+	assert_int_equal(a->n_labels, b->n_labels);
+	for (i = 0; i < a->n_labels; i++)
+		assert_string_equal(a->labels[i], b->labels[i]);
+}
+
+/*
+ * 3,000 generated items (every field of every built-in form, values from
+ * the pieces the rules look at, numbers whole and not) render to the same
+ * title, labels, body and rev with the shortcuts (pmbot_render__fast) and
+ * without; and each body is its marker, a blank line and fields whose
+ * pmbot_body_rev() is the marker's rev.
+ */
+static void test_render__shortcuts_render_the_bytes_of_the_general_path(void **state)
+{
+	static const pmbot_node_type types[] = { PMBOT_NODE_EPIC, PMBOT_NODE_FEATURE,
+		PMBOT_NODE_TASK, PMBOT_NODE_BUG, PMBOT_NODE_BENCHMARK };
+	pmbot_form *forms[5];
+	pmbot_workgraph *g = graph();
+	unsigned long seed = 42;
+	size_t i, k;
+
+	(void)state;
+	for (k = 0; k < 5; k++)
+		forms[k] = builtin(types[k]);
+	for (i = 0; i < 3000; i++) {
+		json_t *j = json_object();
+		char id[32];
+		unsigned long r = gen_next(&seed);
+
+		snprintf(id, sizeof(id), "task:g%zu", i);
+		assert_int_equal(json_object_set_new(j, "stable_id", json_string(id)), 0);
+		set_gen(j, "title", &seed);
+		set_gen(j, "area", &seed);
+		set_gen(j, "priority", &seed);
+		set_gen(j, "size", &seed);
+		set_gen(j, "status", &seed);
+		set_gen(j, "risk", &seed);
+		set_gen(j, "goal", &seed);
+		set_gen(j, "objective", &seed);
+		/* A string in place of the list is one item. */
+		if (r % 5)
+			assert_int_equal(json_object_set_new(j, "acceptance_criteria",
+				gen_list(&seed, 0)), 0);
+		else
+			set_gen(j, "acceptance_criteria", &seed);
+		assert_int_equal(json_object_set_new(j, "links", gen_list(&seed, 0)), 0);
+		assert_int_equal(json_object_set_new(j, "milestones", gen_list(&seed, 1)), 0);
+		/* The ends of the integers first, then a spread. */
+		assert_int_equal(json_object_set_new(j, "estimate_hrs", i < 5 ?
+			json_integer(i == 0 ? LLONG_MIN : i == 1 ? LLONG_MAX : i == 2 ? 0 :
+				i == 3 ? -1 : 1000000007) : r % 3 == 0 ?
+			json_integer((json_int_t)(r % 1000) - 10) :
+			r % 3 == 1 ? json_real((double)(r % 10007) / 7.0) : json_string("~4 h")), 0);
+		assert_int_equal(json_object_set_new(j, "needs_human", json_boolean(r % 2)), 0);
+		assert_int_equal(pmbot_workgraph_add_node(g, types[r % 5], j, "/x", 1), 0);
+		if (i && r % 4 == 0) {
+			json_t *to = gen_string(&seed);
+
+			assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_BLOCKED_BY, id,
+				to ? json_string_value(to) : "task:g0", 1), 0);
+			json_decref(to);
+		}
+	}
+	finish(g);
+	for (i = 0; i < g->n_nodes; i++) {
+		const pmbot_wg_node *n = &g->nodes[i];
+		const pmbot_form *f = forms[0];
+		pmbot_diag_list d1 = PMBOT_DIAG_LIST_INIT, d2 = PMBOT_DIAG_LIST_INIT;
+		pmbot_rendered_issue fast, general;
+		char rev[PMBOT_SHA256_HEX_SIZE], marker[128];
+		const char *fields;
+		int rc;
+
+		for (k = 0; k < 5; k++)
+			if (types[k] == n->type)
+				f = forms[k];
+		pmbot_render__fast = 1;
+		rc = pmbot_render_issue(&fast, g, n, f, NULL, &d1);
+		pmbot_render__fast = 0;
+		assert_int_equal(pmbot_render_issue(&general, g, n, f, NULL, &d2), rc);
+		pmbot_render__fast = 1;
+		assert_int_equal(d1.count, d2.count);
+		if (rc == PMBOT_OK) {
+			assert_same_issue(&fast, &general);
+			snprintf(marker, sizeof(marker), "<!-- pm-bot:id=%s rev=%s -->\n\n",
+				n->stable_id, fast.rev);
+			assert_true(fast.body_len > strlen(marker));
+			assert_memory_equal(fast.body, marker, strlen(marker));
+			fields = fast.body + strlen(marker);
+			assert_int_equal(pmbot_body_rev(rev, fields, strlen(fields)), 0);
+			assert_string_equal(rev, fast.rev);
+			assert_int_equal(pmbot_body_rev(rev, fast.body, fast.body_len), 0);
+			assert_string_equal(rev, fast.rev);
+		}
+		pmbot_rendered_issue_free(&fast);
+		pmbot_rendered_issue_free(&general);
+		pmbot_diag_list_free(&d1);
+		pmbot_diag_list_free(&d2);
+	}
+	for (k = 0; k < 5; k++)
+		pmbot_form_free(forms[k]);
+	pmbot_workgraph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -949,6 +1133,7 @@ int main(void)
 		cmocka_unit_test(test_render__labels_use_a_custom_scheme),
 		cmocka_unit_test(test_render__label_over_50_characters_is_reported),
 		cmocka_unit_test(test_render__reports_every_problem_of_an_item),
+		cmocka_unit_test(test_render__shortcuts_render_the_bytes_of_the_general_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

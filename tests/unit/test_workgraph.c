@@ -409,9 +409,87 @@ static void test_workgraph__check_says_what_load_says(void **state)
 	}
 }
 
+/* Each generated member: present with one of a few values, or absent. */
+static const char *const member_values[][5] = {
+	{ "area", "core", "'  '", "\"\\u00a0web \"", "_No response_" },
+	{ "priority", "P1", "' P2 '", "''", "Triage" },
+	{ "status", "open", "done", "'In progress'", "x" },
+	{ "size", "M", "XL", "'S'", "L" },
+	{ "estimate_hrs", "4", "0.5", "12", "1e2" },
+	{ "risk", "Low", "High", "'-- <!-- x'", "M" },
+	{ "goal", "'do g'", "\"a\\nb\"", "'#1 @x'", "g" },
+	{ "objective", "'o'", "'the objective'", "x", "y" },
+	{ "acceptance_criteria", "[a, b]", "[]", "['one']", "[x]" },
+	{ "owners", "['@a']", "[]", "[b, c]", "[d]" },
+	{ "links", "['https://example.com']", "[]", "[x]", "[y]" },
+	{ "milestones", "[{title: M1, target_date: '2026-03-01'}]", "[]",
+	  "[{title: M2}]", "[{title: M3}]" },
+};
+
+/*
+ * 400 generated items (members present or not, in a generated order,
+ * blank areas and priorities among them) build the same nodes, members in
+ * the same order, whether the item is walked once (pmbot_workgraph__fast)
+ * or each member looked up.
+ */
+static void test_workgraph__one_walk_builds_the_nodes_of_the_lookups(void **state)
+{
+	const size_t n_members = sizeof(member_values) / sizeof(member_values[0]);
+	pmbot_buf md = PMBOT_BUF_INIT;
+	unsigned long seed = 7;
+	pmbot_diag_list d1 = PMBOT_DIAG_LIST_INIT, d2 = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *fast, *general;
+	size_t i, k;
+
+	(void)state;
+	assert_int_equal(pmbot_buf_puts(&md, HEAD "tasks:\n"), 0);
+	for (i = 0; i < 400; i++) {
+		size_t start = (size_t)(seed % n_members);
+
+		assert_int_equal(pmbot_buf_printf(&md, "  - {stable_id: 'task:t%zu', title: T%zu",
+			i, i), 0);
+		for (k = 0; k < n_members; k++) {
+			size_t m = (start + k) % n_members;
+
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			if ((seed >> 33) % 5 == 4)
+				continue;
+			assert_int_equal(pmbot_buf_printf(&md, ", %s: %s", member_values[m][0],
+				member_values[m][1 + (seed >> 40) % 4]), 0);
+		}
+		assert_int_equal(pmbot_buf_puts(&md, "}\n"), 0);
+	}
+	assert_int_equal(pmbot_buf_puts(&md, "```\n"), 0);
+	pmbot_workgraph__fast = 1;
+	assert_int_equal(pmbot_workgraph_load(&fast, "plan.md", md.buf, md.len, NULL, &d1), PMBOT_OK);
+	pmbot_workgraph__fast = 0;
+	assert_int_equal(pmbot_workgraph_load(&general, "plan.md", md.buf, md.len, NULL, &d2),
+		PMBOT_OK);
+	pmbot_workgraph__fast = 1;
+	assert_int_equal(fast->n_nodes, 400);
+	assert_int_equal(general->n_nodes, 400);
+	for (i = 0; i < 400; i++) {
+		char *a = json_dumps(fast->nodes[i].json, JSON_COMPACT);
+		char *b = json_dumps(general->nodes[i].json, JSON_COMPACT);
+
+		/* Not sorted: the members' order is part of what must match. */
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+	pmbot_workgraph_free(fast);
+	pmbot_workgraph_free(general);
+	pmbot_diag_list_free(&d1);
+	pmbot_diag_list_free(&d2);
+	pmbot_buf_free(&md);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_workgraph__one_walk_builds_the_nodes_of_the_lookups),
 		cmocka_unit_test(test_workgraph__maps_items_edges_and_triage_defaults),
 		cmocka_unit_test(test_workgraph__blank_area_and_priority_are_triaged),
 		cmocka_unit_test(test_workgraph__a_cycle_through_both_dependency_kinds_is_one_warning),
