@@ -341,6 +341,20 @@ static int is_plain(unsigned char c)
 	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
+/* The byte a one-letter escape stands for; 0 for 'u' and anything invalid. */
+static char simple_escape(unsigned char e)
+{
+	switch (e) {
+	case '"': case '\\': case '/': return (char)e;
+	case 'b': return '\b';
+	case 'f': return '\f';
+	case 'n': return '\n';
+	case 'r': return '\r';
+	case 't': return '\t';
+	default: return 0;
+	}
+}
+
 /*
  * Decode the escape at `p` (on its '\\') into `dec`. Bytes consumed, 0 when
  * jansson would refuse it (unknown escape, bad hex, lone surrogate) or it
@@ -395,6 +409,7 @@ static int scan_string(parser *ps, pmbot_buf *dec, const char **s, size_t *n)
 	for (;;) {
 		size_t k;
 		long used;
+		char c;
 
 		while (end - p >= 8) {
 			uint64_t w;
@@ -423,16 +438,30 @@ static int scan_string(parser *ps, pmbot_buf *dec, const char **s, size_t *n)
 			pmbot_buf_clear(dec);
 			escaped = 1;
 		}
-		if (pmbot_buf_put(dec, run, (size_t)(p - run)) < 0)
+		/*
+		 * Text in bodies has an escape every line or so: the run before
+		 * it and a one-byte escape go in with one check for room.
+		 */
+		k = (size_t)(p - run);
+		if (dec->cap - dec->len < k + 2 && pmbot_buf_grow(dec, k + 1) < 0)
 			return -1;
-		if ((used = unescape(dec, p, end)) <= 0)
-			return used < 0 ? -1 : 0;
-		p += used;
+		memcpy(dec->buf + dec->len, run, k);
+		dec->len += k;
+		if (end - p >= 2 && (c = simple_escape(p[1]))) {
+			dec->buf[dec->len++] = c;
+			p += 2;
+		} else {
+			dec->buf[dec->len] = '\0';
+			if ((used = unescape(dec, p, end)) <= 0)
+				return used < 0 ? -1 : 0;
+			p += used;
+		}
 		run = p;
 	}
 	if (escaped) {
 		if (pmbot_buf_put(dec, run, (size_t)(p - run)) < 0)
 			return -1;
+		dec->buf[dec->len] = '\0';
 		*s = dec->buf;
 		*n = dec->len;
 	} else {
@@ -734,6 +763,27 @@ static int parse_word(parser *ps, const char *word, size_t n, json_t *v, json_t 
 
 static int parse_value(parser *ps, json_t **out, int want);
 
+/*
+ * The pointer of the value about to be read, kept for the source map and
+ * for a diagnostic. The compact sink keeps none: it has no map, and when
+ * it stops the jansson sink reads the text again to word the refusal.
+ */
+static int track_index(parser *ps, size_t base, size_t i)
+{
+	if (ps->cd)
+		return 0;
+	pmbot_buf_truncate(&ps->ptr, base);
+	return push_index(&ps->ptr, i);
+}
+
+static int track_key(parser *ps, size_t base, const char *k, size_t klen)
+{
+	if (ps->cd)
+		return 0;
+	pmbot_buf_truncate(&ps->ptr, base);
+	return push_key(&ps->ptr, k, klen);
+}
+
 static int parse_array(parser *ps, json_t **out)
 {
 	json_t *arr = NULL, *v;
@@ -755,8 +805,7 @@ static int parse_array(parser *ps, json_t **out)
 				halt(ps, STOP_SYNTAX, WANT_ITEM, ps->p);
 				goto done;
 			}
-			pmbot_buf_truncate(&ps->ptr, base);
-			if (push_index(&ps->ptr, i) < 0 ||
+			if (track_index(ps, base, i) < 0 ||
 			    mark(ps, ps->line, column_of(ps, ps->p)) < 0) {
 				halt(ps, STOP_NOMEM, 0, ps->p);
 				goto done;
@@ -838,8 +887,7 @@ static int parse_object(parser *ps, json_t **out)
 					halt(ps, STOP_DUP, WANT_KEY, key_at);
 				goto done;
 			}
-			pmbot_buf_truncate(&ps->ptr, base);
-			if (push_key(&ps->ptr, k, klen) < 0 || mark(ps, line, col) < 0) {
+			if (track_key(ps, base, k, klen) < 0 || mark(ps, line, col) < 0) {
 				halt(ps, STOP_NOMEM, 0, key_at);
 				goto done;
 			}
@@ -1435,6 +1483,12 @@ static int parse_text(json_t **out, pmbot_jdoc *cd, pmbot_srcmap *map, const cha
 	ps.line_base = line_base;
 	ps.col_base = col_base;
 	if (parse_root(&ps, &root) < 0) {
+		if (cd && ps.stop != STOP_NOMEM) {
+			/* Worded by the jansson sink, which stops at the same place. */
+			parser_free(&ps);
+			return parse_text(out, NULL, NULL, file, text, len, line_base, col_base,
+				lim, diags);
+		}
 		err = report_stop(&w, &ps);
 		goto done;
 	}
