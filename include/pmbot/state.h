@@ -93,6 +93,7 @@ typedef struct {
 	json_t *extra;         /* owned, may be NULL: backend bookkeeping kept
 	                          in the file (e.g. id counters); opaque to
 	                          the planner */
+	size_t shares;         /* holders besides the first (pmbot_state_share) */
 } pmbot_state;
 
 /* Free every string `is` owns and zero it (the struct itself is the caller's). */
@@ -100,7 +101,17 @@ void pmbot_issue_clear(pmbot_issue *is);
 
 /* A new empty state (no issues, no project). PMBOT_OK or PMBOT_ERROR. */
 PMBOT_WARN_UNUSED int pmbot_state_new(pmbot_state **out);
+/* Drop one holder of `state` (pmbot_state_share); the last frees it. NULL is allowed. */
 void pmbot_state_free(pmbot_state *state);
+
+/*
+ * One more holder of `state` (returned; each holder calls
+ * pmbot_state_free() once), so a backend can hand out its cache instead
+ * of a copy. A shared state is read-only to every holder: one that must
+ * change it makes its own copy first (pmbot_state_is_shared() says when).
+ */
+pmbot_state *pmbot_state_share(pmbot_state *state);
+int pmbot_state_is_shared(const pmbot_state *state);
 
 /* Largest state document parse accepts (and the file backend writes). */
 #define PMBOT_STATE_MAX_BYTES ((size_t)256 << 20)

@@ -187,22 +187,28 @@ static void type_error(pctx *c, const jv *v, const char *expected)
 	report(c, "STATE_SCHEMA", "expected %s, found %s", expected, pmbot_jnode_type_name(v));
 }
 
+/*
+ * Report every member of `obj` not in `known`. pm-bot writes keys sorted
+ * and the tables are sorted, so the search starts after the last match
+ * and mostly hits at once.
+ */
 static void check_keys(pctx *c, const jv *obj, const char *const *known, size_t n)
 {
 	const jv *m = NULL;
-	const char *key;
-	size_t i, mark;
+	size_t i, t, hint = 0, mark;
 	uint32_t k;
 
 	for (k = 0; k < obj->len; k++) {
 		m = j_step(obj, m);
-		key = m->key;
-		for (i = 0; i < n && strcmp(key, known[i]); i++)
-			;
-		if (i < n)
+		for (t = 0, i = hint; t < n; t++, i = i + 1 < n ? i + 1 : 0)
+			if (!strcmp(m->key, known[i]))
+				break;
+		if (t < n) {
+			hint = i + 1 < n ? i + 1 : 0;
 			continue;
-		mark = push_key(c, key);
-		report(c, "STATE_SCHEMA", "unknown key `%s`", show(c, 0, key));
+		}
+		mark = push_key(c, m->key);
+		report(c, "STATE_SCHEMA", "unknown key `%s`", show(c, 0, m->key));
 		pop(c, mark);
 	}
 }
@@ -322,6 +328,24 @@ static int is_field_type(const char *s)
 	return 0;
 }
 
+/*
+ * qsort, after one pass that finds the array already in order: pm-bot
+ * writes a State sorted, so the sorts of a read mostly have nothing to do.
+ * Every order here is total (ties go by position), so the result is the same.
+ */
+static void sort_unless_sorted(void *base, size_t n, size_t size,
+	int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0) {
+			qsort(base, n, size, cmp);
+			return;
+		}
+}
+
 typedef struct {
 	const char *s;
 	size_t index;
@@ -393,7 +417,7 @@ static char **get_str_set(pctx *c, const jv *obj, const char *key, str_check che
 			tmp[k++] = (indexed_str){ j_str(e), i };
 		pop(c, mark2);
 	}
-	qsort(tmp, k, sizeof(*tmp), sort_cmp);
+	sort_unless_sorted(tmp, k, sizeof(*tmp), sort_cmp);
 	for (i = 0; i < k; i++) {
 		if (i && !cmp(tmp[i - 1].s, tmp[i].s)) {
 			size_t first = tmp[i - 1].index;
@@ -418,9 +442,10 @@ done:
 	return out;
 }
 
+/* Sorted, as pm-bot writes them (check_keys). */
 static const char *const issue_keys[] = {
-	"number", "database_id", "node_id", "title", "body", "labels", "state", "author",
-	"author_type", "updated_at", "parent", "blocked_by", "issue_type"
+	"author", "author_type", "blocked_by", "body", "database_id", "issue_type", "labels",
+	"node_id", "number", "parent", "state", "title", "updated_at"
 };
 
 /* The issue at c->path into `is` (zeroed first). 1 when it is valid. */
@@ -496,24 +521,6 @@ static int origin_cmp(const issue_entry *a, const issue_entry *b)
 	if (a->repo_index != b->repo_index)
 		return a->repo_index < b->repo_index ? -1 : 1;
 	return (a->issue_index > b->issue_index) - (a->issue_index < b->issue_index);
-}
-
-/*
- * qsort, after one pass that finds the array already in order: pm-bot
- * writes a State sorted, so the sorts of a read mostly have nothing to do.
- * Every order here is total (ties go by position), so the result is the same.
- */
-static void sort_unless_sorted(void *base, size_t n, size_t size,
-	int (*cmp)(const void *, const void *))
-{
-	const char *p = base;
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		if (cmp(p + (i - 1) * size, p + i * size) > 0) {
-			qsort(base, n, size, cmp);
-			return;
-		}
 }
 
 static int entry_cmp(const void *pa, const void *pb)
@@ -638,7 +645,7 @@ static void parse_repositories(pctx *c, const jv *repos, issue_entry **entries, 
 	pmbot_strmap seen = PMBOT_STRMAP_INIT;
 	char **keys = NULL;
 	size_t n_keys = 0, alloc_keys = 0, total = 0, ri, ii, mark, mark2, mark3;
-	static const char *const repo_keys[] = { "repo", "issues" };
+	static const char *const repo_keys[] = { "issues", "repo" };
 	const jv *r;
 
 	*entries = NULL;
@@ -707,7 +714,7 @@ done:
 	pmbot_state__strings_free(keys, n_keys);
 }
 
-static const char *const field_keys[] = { "id", "name", "type", "options" };
+static const char *const field_keys[] = { "id", "name", "options", "type" };
 static const char *const option_keys[] = { "id", "name" };
 
 /* The options of a single-select field at c->path; 1 when valid. */
@@ -1011,7 +1018,7 @@ done:
 	pmbot_strmap_free(&ids);
 }
 
-static const char *const project_keys[] = { "owner", "number", "node_id", "fields", "items" };
+static const char *const project_keys[] = { "fields", "items", "node_id", "number", "owner" };
 
 static pmbot_project *parse_project(pctx *c, const jv *v)
 {
@@ -1095,7 +1102,7 @@ static void check_refs(pctx *c, const pmbot_state *st, const jv *root)
 	}
 }
 
-static const char *const root_keys[] = { "schema_version", "repositories", "project", "extra" };
+static const char *const root_keys[] = { "extra", "project", "repositories", "schema_version" };
 
 /* Validate `root` into `st`. Diagnostics go to c->diags. */
 static void validate(pctx *c, const jv *root, pmbot_state *st)

@@ -96,12 +96,27 @@ void pmbot_state_free(pmbot_state *state)
 
 	if (!state)
 		return;
+	if (state->shares) {
+		state->shares--;
+		return;
+	}
 	for (i = 0; i < state->n_issues; i++)
 		pmbot_issue_clear(&state->issues[i]);
 	free(state->issues);
 	project_free(state->project);
 	json_decref(state->extra);
 	free(state);
+}
+
+pmbot_state *pmbot_state_share(pmbot_state *state)
+{
+	state->shares++;
+	return state;
+}
+
+int pmbot_state_is_shared(const pmbot_state *state)
+{
+	return state->shares != 0;
 }
 
 static size_t lower_bound(const pmbot_state *st, const char *repo, size_t repo_len, long number)
