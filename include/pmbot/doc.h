@@ -178,6 +178,14 @@ PMBOT_WARN_UNUSED int pmbot_jdoc_parse(pmbot_jdoc **out, const char *file,
 /* Free `doc` and every node and string of it. NULL is allowed. */
 void pmbot_jdoc_free(pmbot_jdoc *doc);
 
+/*
+ * The block every string and key of `doc` lives in, handed to the caller
+ * (who frees it, after the last use of any string of it, nodes included);
+ * pmbot_jdoc_free() then leaves it alone. So a reader can keep strings
+ * without copying them. NULL for a document of no bytes.
+ */
+void *pmbot_jdoc_take_strings(pmbot_jdoc *doc);
+
 /* The root value (borrowed from `doc`). */
 const pmbot_jnode *pmbot_jdoc_root(const pmbot_jdoc *doc);
 

@@ -1658,8 +1658,8 @@ static int fb_perform(json_t **result, pmbot_backend *b, pmbot_operation op,
 	/* Held: the lock is ours and the cache is the file plus this group's changes. */
 	if (!fb->holding && ((rc = lock(fb, &lock_fd, err)) < 0 || (rc = load(fb, err, NULL)) < 0))
 		goto done;
-	if (pmbot_state_is_shared(fb->state)) {
-		/* A read holds the cache: change a copy of it, never the reader's state. */
+	if (pmbot_state_read_only(fb->state)) {
+		/* Parsed (strings in one block) or held by a read: change a copy of it. */
 		pmbot_state *own = NULL;
 
 		if (state_copy(&own, fb->state, NULL, 0, fb->state->project) < 0) {

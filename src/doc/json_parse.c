@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "pmbot/array.h"
 #include "pmbot/buf.h"
 #include "pmbot/json.h"
@@ -411,6 +415,29 @@ static int scan_string(parser *ps, pmbot_buf *dec, const char **s, size_t *n)
 		long used;
 		char c;
 
+#if defined(__SSE2__)
+		/*
+		 * Sixteen bytes per step, and the exact place of the first byte
+		 * to look at: signed, a byte under 0x20 is a control character or
+		 * (negative) not ASCII. Bodies have an escape every line or so,
+		 * which the word loop below then finds one byte at a time.
+		 */
+		while (end - p >= 16) {
+			__m128i v;
+			int m;
+
+			memcpy(&v, p, 16);
+			m = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+				_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+				_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+			if (m) {
+				p += __builtin_ctz((unsigned)m);
+				break;
+			}
+			p += 16;
+		}
+#endif
 		while (end - p >= 8) {
 			uint64_t w;
 
@@ -1553,6 +1580,14 @@ void pmbot_jdoc_free(pmbot_jdoc *doc)
 	free(doc->arena);
 	free(doc->slots);
 	free(doc);
+}
+
+void *pmbot_jdoc_take_strings(pmbot_jdoc *doc)
+{
+	void *arena = doc->arena;
+
+	doc->arena = NULL;
+	return arena;
 }
 
 const pmbot_jnode *pmbot_jdoc_root(const pmbot_jdoc *doc)

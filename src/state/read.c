@@ -173,13 +173,13 @@ static void pop(pctx *c, size_t mark)
 	pmbot_buf_truncate(&c->path, mark);
 }
 
-static char *dup_str(pctx *c, const char *s)
+/*
+ * A string for the state: the document's own (its block goes to the state,
+ * pmbot_jdoc_take_strings) or a literal, never freed on its own.
+ */
+static char *keep_str(const char *s)
 {
-	char *d = s ? strdup(s) : NULL;
-
-	if (s && !d)
-		c->oom = 1;
-	return d;
+	return (char *)s;
 }
 
 static void type_error(pctx *c, const jv *v, const char *expected)
@@ -428,7 +428,7 @@ static char **get_str_set(pctx *c, const jv *obj, const char *key, str_check che
 			pop(c, mark2);
 			continue;
 		}
-		if (!(out[*n_out] = dup_str(c, tmp[i].s)))
+		if (!(out[*n_out] = keep_str(tmp[i].s)))
 			break;
 		(*n_out)++;
 	}
@@ -465,26 +465,26 @@ static int parse_issue(pctx *c, const jv *v, const char *repo, pmbot_issue *is)
 	if (get_int(c, v, "number", 1, NUMBER_MAX, &n))
 		is->number = (long)n;
 	get_int(c, v, "database_id", 1, ID_MAX, &is->database_id);
-	is->node_id = dup_str(c, get_str(c, v, "node_id", REQ | NONEMPTY, NULL, NULL));
-	is->title = dup_str(c, get_str(c, v, "title", REQ | NONEMPTY, NULL, NULL));
+	is->node_id = keep_str(get_str(c, v, "node_id", REQ | NONEMPTY, NULL, NULL));
+	is->title = keep_str(get_str(c, v, "title", REQ | NONEMPTY, NULL, NULL));
 	s = get_str(c, v, "body", NULLABLE, NULL, NULL);
-	is->body = dup_str(c, s ? s : "");
+	is->body = keep_str(s ? s : "");
 	is->labels = get_str_set(c, v, "labels", NULL, NULL, indexed_bytes_cmp, strcmp, "label",
 		&is->n_labels);
 	s = get_str(c, v, "state", REQ, is_open_closed, "`open` or `closed`");
 	is->closed = s && !strcmp(s, "closed");
-	is->author = dup_str(c, get_str(c, v, "author", REQ | NONEMPTY, NULL, NULL));
+	is->author = keep_str(get_str(c, v, "author", REQ | NONEMPTY, NULL, NULL));
 	s = get_str(c, v, "author_type", REQ, is_author_type, "`Bot` or `User`");
 	is->author_is_bot = s && !strcmp(s, "Bot");
-	is->updated_at = dup_str(c, get_str(c, v, "updated_at", REQ, is_time,
+	is->updated_at = keep_str(get_str(c, v, "updated_at", REQ, is_time,
 		"an RFC 3339 date-time like 2026-11-02T10:00:00Z"));
-	is->parent = dup_str(c, get_str(c, v, "parent", NULLABLE, pmbot_state__valid_ref,
+	is->parent = keep_str(get_str(c, v, "parent", NULLABLE, pmbot_state__valid_ref,
 		"an issue ref OWNER/NAME#NUMBER"));
 	is->blocked_by = get_str_set(c, v, "blocked_by", pmbot_state__valid_ref,
 		"an issue ref OWNER/NAME#NUMBER", indexed_ref_cmp, pmbot_state__ref_cmp, "blocker",
 		&is->n_blocked_by);
-	is->issue_type = dup_str(c, get_str(c, v, "issue_type", NULLABLE | NONEMPTY, NULL, NULL));
-	is->repo = dup_str(c, repo);
+	is->issue_type = keep_str(get_str(c, v, "issue_type", NULLABLE | NONEMPTY, NULL, NULL));
+	is->repo = keep_str(repo);
 	if (repo && is->number) {
 		size_t rn = strlen(repo), n2;
 		long num;
@@ -702,7 +702,7 @@ static void parse_repositories(pctx *c, const jv *repos, issue_entry **entries, 
 				e->issue_index = ii;
 				(*n)++;
 			} else {
-				pmbot_issue_clear(&e->is);
+				pmbot_state__issue_drop(&e->is, 0);
 			}
 			pop(c, mark3);
 		}
@@ -755,8 +755,8 @@ static int parse_options(pctx *c, const jv *opts, pmbot_pfield *f)
 			report(c, "STATE_DUPLICATE", "option `%s` is listed twice in this field "
 				"(first as option %zu)", show(c, 0, name), (size_t)prev);
 		if (id && name) {
-			f->options[f->n_options].id = dup_str(c, id);
-			f->options[f->n_options++].name = dup_str(c, name);
+			f->options[f->n_options].id = keep_str(id);
+			f->options[f->n_options++].name = keep_str(name);
 		}
 		pop(c, mark2);
 	}
@@ -827,12 +827,12 @@ static void parse_fields(pctx *c, const jv *fields, pmbot_project *p)
 			report(c, "STATE_SCHEMA", "only single_select fields have options");
 			pop(c, mark3);
 		}
-		f->id = dup_str(c, id);
-		f->name = dup_str(c, name);
+		f->id = keep_str(id);
+		f->name = keep_str(name);
 		if (c->diags->errors == errors && !c->oom)
 			p->n_fields++;
 		else
-			pmbot_state__field_clear(f);
+			pmbot_state__field_drop(f, 0);
 		pop(c, mark2);
 	}
 done:
@@ -975,8 +975,8 @@ static void parse_items(pctx *c, const jv *items, pmbot_project *p)
 			check_values(c, values, p);
 		pop(c, mark3);
 		if (c->diags->errors == errors && !c->oom) {
-			e[n].it.id = dup_str(c, id);
-			e[n].it.issue = dup_str(c, issue);
+			e[n].it.id = keep_str(id);
+			e[n].it.issue = keep_str(issue);
 			/* Shared, not copied: the rest of the parsed file is released after the read. */
 			/* The one piece of the document a state keeps as jansson values. */
 			if (values ? pmbot_jnode_to_json(&e[n].it.values, values) < 0 :
@@ -1010,7 +1010,7 @@ static void parse_items(pctx *c, const jv *items, pmbot_project *p)
 		if (p->items)
 			p->items[p->n_items++] = e[i].it;
 		else
-			pmbot_state__item_clear(&e[i].it);
+			pmbot_state__item_drop(&e[i].it, 0);
 	}
 done:
 	pop(c, mark);
@@ -1038,10 +1038,10 @@ static pmbot_project *parse_project(pctx *c, const jv *v)
 		return NULL;
 	}
 	check_keys(c, v, project_keys, N_OF(project_keys));
-	p->owner = dup_str(c, get_str(c, v, "owner", REQ, is_login, "a GitHub login"));
+	p->owner = keep_str(get_str(c, v, "owner", REQ, is_login, "a GitHub login"));
 	if (get_int(c, v, "number", 1, NUMBER_MAX, &n))
 		p->number = (long)n;
-	p->node_id = dup_str(c, get_str(c, v, "node_id", REQ | NONEMPTY, NULL, NULL));
+	p->node_id = keep_str(get_str(c, v, "node_id", REQ | NONEMPTY, NULL, NULL));
 	if ((m = pmbot_jnode_get(v, "fields")))
 		parse_fields(c, m, p);
 	if ((m = pmbot_jnode_get(v, "items")))
@@ -1155,7 +1155,7 @@ static void validate(pctx *c, const jv *root, pmbot_state *st)
 		if (st->issues)
 			st->issues[st->n_issues++] = entries[i].is;
 		else
-			pmbot_issue_clear(&entries[i].is);
+			pmbot_state__issue_drop(&entries[i].is, 0);
 	}
 	st->alloc_issues = st->n_issues;
 	free(entries);
@@ -1199,6 +1199,8 @@ int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, siz
 	}
 	if (pmbot_state_new(&st) < 0)
 		goto done;
+	/* The state's strings are the document's: taken, not copied (keep_str). */
+	st->strings = pmbot_jdoc_take_strings(doc);
 	c.file = file;
 	c.doc = doc;
 	c.diags = &local;

@@ -869,16 +869,16 @@ static void test_file_backend__a_whole_read_shares_the_cache_and_a_write_leaves_
 
 	seed(f, "full.json");
 	assert_int_equal(f->b->read(&a, f->b, NULL, 0, "acme", 1, &err), PMBOT_OK);
-	assert_true(pmbot_state_is_shared(a));
+	assert_true(pmbot_state_read_only(a));
 	assert_int_equal(f->b->read(&b, f->b, both, 2, "Acme", 1, &err), PMBOT_OK);
 	assert_ptr_equal(a, b);
 	/* Not all of it: a copy, as before. */
 	assert_int_equal(f->b->read(&part, f->b, gadgets, 1, "acme", 1, &err), PMBOT_OK);
-	assert_false(pmbot_state_is_shared(part));
+	assert_false(pmbot_state_read_only(part));
 	assert_int_equal(part->n_issues, 1);
 	pmbot_state_free(part);
 	assert_int_equal(f->b->read(&part, f->b, NULL, 0, "acme", 2, &err), PMBOT_OK);
-	assert_false(pmbot_state_is_shared(part));
+	assert_false(pmbot_state_read_only(part));
 	assert_null(part->project);
 	pmbot_state_free(part);
 	before = state_text(a);
