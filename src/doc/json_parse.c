@@ -1606,7 +1606,7 @@ const pmbot_jnode *pmbot_jnode_get(const pmbot_jnode *obj, const char *key)
 	n = strlen(key);
 	/* Lengths first: a State's keys mostly differ in length. */
 	for (i = 0, m = obj + 1; i < obj->len; i++, m += m->skip)
-		if (m->key_len == n && !memcmp(m->key, key, n))
+		if (m->key_len == n && m->key[0] == key[0] && !memcmp(m->key, key, n))
 			return m;
 	return NULL;
 }

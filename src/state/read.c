@@ -1,5 +1,6 @@
 #include "state_int.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1050,9 +1051,71 @@ static pmbot_project *parse_project(pctx *c, const jv *v)
 	return p;
 }
 
+/* The issues of one repository: st->issues[lo, hi), sorted by number. */
+typedef struct {
+	const char *repo;      /* as a ref spells it; NULL until the first lookup */
+	size_t len;
+	size_t lo;
+	size_t hi;
+} repo_run;
+
+/*
+ * pmbot_state_issue() for the refs of a valid state (checked already, so
+ * split without checking again), remembering the last repository's run:
+ * refs mostly name issues of the repository they are in, and then a
+ * lookup is a binary search on numbers.
+ */
+static int has_issue(const pmbot_state *st, repo_run *run, const char *ref)
+{
+	const char *hash = strchr(ref, '#');
+	size_t n, lo, hi;
+	long num = 0;
+	const char *p;
+
+	if (!hash)
+		return 0;
+	n = (size_t)(hash - ref);
+	for (p = hash + 1; *p; p++)
+		num = num * 10 + (*p - '0');
+	if (!run->repo || pmbot_state__fold_cmp(ref, n, run->repo, run->len)) {
+		for (lo = 0, hi = st->n_issues; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (pmbot_state__issue_key_cmp(ref, n, 0, &st->issues[mid]) > 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		run->lo = lo;
+		for (hi = st->n_issues; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (pmbot_state__issue_key_cmp(ref, n, LONG_MAX, &st->issues[mid]) > 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		run->hi = lo;
+		run->repo = ref;
+		run->len = n;
+	}
+	for (lo = run->lo, hi = run->hi; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->issues[mid].number == num)
+			return 1;
+		if (st->issues[mid].number < num)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 /* STATE_REF warnings, walking the document in its own order. */
 static void check_refs(pctx *c, const pmbot_state *st, const jv *root)
 {
+	repo_run run = { NULL, 0, 0, 0 };
 	const jv *repos = pmbot_jnode_get(root, "repositories"), *items, *r = NULL, *it = NULL;
 	size_t ri, ii, k;
 
@@ -1065,7 +1128,7 @@ static void check_refs(pctx *c, const pmbot_state *st, const jv *root)
 			is = j_step(issues, is);
 			const char *parent = j_str(pmbot_jnode_get(is, "parent"));
 
-			if (parent && !pmbot_state_issue(st, parent)) {
+			if (parent && !has_issue(st, &run, parent)) {
 				pmbot_buf_clear(&c->scratch);
 				if (pmbot_buf_printf(&c->scratch, "/repositories/%zu/issues/%zu/parent",
 						ri, ii) < 0)
@@ -1077,7 +1140,7 @@ static void check_refs(pctx *c, const pmbot_state *st, const jv *root)
 			for (k = 0; k < j_size(blocked); k++) {
 				const char *ref = j_str(b = j_step(blocked, b));
 
-				if (pmbot_state_issue(st, ref))
+				if (has_issue(st, &run, ref))
 					continue;
 				pmbot_buf_clear(&c->scratch);
 				if (pmbot_buf_printf(&c->scratch,
@@ -1092,7 +1155,7 @@ static void check_refs(pctx *c, const pmbot_state *st, const jv *root)
 	for (k = 0; k < j_size(items); k++) {
 		const char *ref = j_str(pmbot_jnode_get(it = j_step(items, it), "issue"));
 
-		if (pmbot_state_issue(st, ref))
+		if (ref && has_issue(st, &run, ref))
 			continue;
 		pmbot_buf_clear(&c->scratch);
 		if (pmbot_buf_printf(&c->scratch, "/project/items/%zu/issue", k) < 0)

@@ -872,6 +872,89 @@ static void test_state__diagnostics_deep_in_a_large_state_name_their_line(void *
 	pmbot_buf_free(&b);
 }
 
+#define N_REFS(a) (sizeof(a) / sizeof((a)[0]))
+
+static int has_diag(const pmbot_diag_list *l, const char *code, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < l->count; i++)
+		if (!strcmp(l->items[i].code, code) && !strcmp(l->items[i].path, path))
+			return 1;
+	return 0;
+}
+
+/*
+ * STATE_REF across repositories, in any case, in any order: a warning
+ * exactly for each ref pmbot_state_issue() does not find.
+ */
+static void test_state__ref_warnings_match_the_lookup_across_repositories(void **unused)
+{
+	static const char *const refs[] = { "b/y#1", "a/x#2", "b/y#7", "A/X#3", "c/z#1", "a/x#99",
+		"B/Y#2", "a/x#1", "b/y#3" };
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf b = PMBOT_BUF_INIT, path = PMBOT_BUF_INIT;
+	pmbot_state *st = NULL;
+	size_t i, k, warned = 0;
+	int err = 0;
+
+	(void)unused;
+	err |= pmbot_buf_puts(&b, "{\"schema_version\":\"state/v1\",\"repositories\":[");
+	for (k = 0; k < 2; k++) {
+		err |= pmbot_buf_printf(&b, "%s{\"repo\":\"%s\",\"issues\":[", k ? "," : "",
+			k ? "b/y" : "a/x");
+		for (i = 0; i < N_REFS(refs); i++)
+			err |= pmbot_buf_printf(&b, "%s{\"number\":%zu,\"database_id\":%zu,"
+				"\"node_id\":\"N%zu\",\"title\":\"t\",\"state\":\"open\",\"author\":\"u\","
+				"\"author_type\":\"User\",\"updated_at\":\"2026-11-02T10:00:00Z\","
+				"\"parent\":\"%s\",\"blocked_by\":[\"%s\"]}", i ? "," : "",
+				i + 2, k * 100 + i + 1, k * 100 + i, refs[i],
+				refs[(i + 3 + k) % N_REFS(refs)]);
+		err |= pmbot_buf_puts(&b, "]}");
+	}
+	err |= pmbot_buf_puts(&b, "],\"project\":{\"owner\":\"a\",\"number\":1,\"node_id\":\"P\","
+		"\"fields\":[],\"items\":[");
+	for (i = 0; i < N_REFS(refs); i++)
+		err |= pmbot_buf_printf(&b, "%s{\"id\":\"I%zu\",\"issue\":\"%s\"}", i ? "," : "", i,
+			refs[(i * 5) % N_REFS(refs)]);
+	err |= pmbot_buf_puts(&b, "]}}");
+	assert_int_equal(err, 0);
+	/* Item issues must be unique: the items name each ref once (5 is prime to 9). */
+	assert_int_equal(pmbot_state_parse(&st, "r.json", b.buf, b.len, &diags), PMBOT_OK);
+	assert_int_equal(diags.errors, 0);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < N_REFS(refs); i++) {
+			const char *blocker = refs[(i + 3 + k) % N_REFS(refs)];
+
+			pmbot_buf_clear(&path);
+			assert_int_equal(pmbot_buf_printf(&path, "/repositories/%zu/issues/%zu/parent",
+				k, i), 0);
+			assert_int_equal(has_diag(&diags, "STATE_REF", path.buf),
+				pmbot_state_issue(st, refs[i]) == NULL);
+			pmbot_buf_clear(&path);
+			assert_int_equal(pmbot_buf_printf(&path,
+				"/repositories/%zu/issues/%zu/blocked_by/0", k, i), 0);
+			assert_int_equal(has_diag(&diags, "STATE_REF", path.buf),
+				pmbot_state_issue(st, blocker) == NULL);
+			warned += (pmbot_state_issue(st, refs[i]) == NULL) +
+				(pmbot_state_issue(st, blocker) == NULL);
+		}
+	}
+	for (i = 0; i < N_REFS(refs); i++) {
+		pmbot_buf_clear(&path);
+		assert_int_equal(pmbot_buf_printf(&path, "/project/items/%zu/issue", i), 0);
+		assert_int_equal(has_diag(&diags, "STATE_REF", path.buf),
+			pmbot_state_issue(st, refs[(i * 5) % N_REFS(refs)]) == NULL);
+		warned += pmbot_state_issue(st, refs[(i * 5) % N_REFS(refs)]) == NULL;
+	}
+	assert_int_equal(diags.count, warned);
+	assert_true(warned > 5 && warned < 30);
+	pmbot_state_free(st);
+	pmbot_diag_list_free(&diags);
+	pmbot_buf_free(&b);
+	pmbot_buf_free(&path);
+}
+
 static void test_state__parses_and_looks_up_ten_thousand_issues(void **unused)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
@@ -962,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_state__keeps_extra_and_item_values_as_read),
 		cmocka_unit_test(test_state__parse_errors_are_the_json_parsers_word_for_word),
 		cmocka_unit_test(test_state__diagnostics_deep_in_a_large_state_name_their_line),
+		cmocka_unit_test(test_state__ref_warnings_match_the_lookup_across_repositories),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
