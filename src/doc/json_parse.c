@@ -1,6 +1,7 @@
 #include "pmbot/doc.h"
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
@@ -671,6 +672,45 @@ static void cd_close(pmbot_jdoc *cd, uint32_t idx)
 }
 
 /*
+ * A real of at most 15 digits and no exponent ("10.0", "-2.75") without
+ * strtod: the digits as an integer are exact in a double, so is 10^k for
+ * k <= 22, and one IEEE division rounds correctly, so the result is the
+ * double strtod gives. Only where doubles are evaluated as doubles.
+ * 1 when done, 0 when strtod must do it.
+ */
+static int exact_real(const unsigned char *s, size_t n, double *out)
+{
+	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+		1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	unsigned long long m = 0;
+	size_t i = 0, digits = 0, frac = 0;
+	int neg = 0, dot = 0;
+
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+	(void)pow10;
+	return 0;
+#endif
+	if (n && s[0] == '-') {
+		neg = 1;
+		i = 1;
+	}
+	for (; i < n; i++) {
+		if (s[i] == '.' && !dot) {
+			dot = 1;
+			continue;
+		}
+		if (!is_digit(s[i]) || ++digits > 15)
+			return 0;
+		m = m * 10 + (unsigned)(s[i] - '0');
+		frac += (size_t)dot;
+	}
+	*out = (double)m / pow10[frac];
+	if (neg)
+		*out = -*out;
+	return 1;
+}
+
+/*
  * strtod on exactly the token, as jansson does (with the locale's decimal
  * point, as jansson does), so both give the same double. 1, 0 on overflow,
  * -1 out of memory.
@@ -680,6 +720,8 @@ static int make_real(parser *ps, const unsigned char *s, size_t n, json_t **out)
 	char small[64], *tok = small, *dot;
 	double d;
 
+	if (exact_real(s, n, &d))
+		goto made;
 	if (n >= sizeof(small)) {
 		pmbot_buf_clear(&ps->num);
 		if (pmbot_buf_put(&ps->num, s, n) < 0)
@@ -697,6 +739,7 @@ static int make_real(parser *ps, const unsigned char *s, size_t n, json_t **out)
 	d = strtod(tok, NULL);
 	if ((d == HUGE_VAL || d == -HUGE_VAL) && errno == ERANGE)
 		return 0;
+made:
 	if (ps->cd) {
 		long i = cd_node(ps, PMBOT_JREAL);
 

@@ -1323,6 +1323,55 @@ static void test_json_parse__compact_document_walks_in_document_order(void **sta
 	pmbot_diag_list_free(&diags);
 }
 
+/* Short decimals skip strtod: every one must still be the double strtod gives, bit for bit. */
+static void test_json_parse__short_decimals_are_the_doubles_strtod_gives(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	unsigned long long x = 88172645463325252ULL;
+	char text[40];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 20000; i++) {
+		size_t len = 0, digits, dot, k;
+		pmbot_jdoc *doc = NULL;
+		json_t *j = NULL;
+		double want, a, b;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		digits = 1 + (size_t)(x % 17);      /* 16 and 17 digits go to strtod */
+		dot = 1 + (size_t)((x >> 8) % digits);
+		if ((x >> 16) & 1)
+			text[len++] = '-';
+		for (k = 0; k < digits; k++) {
+			if (k == dot)
+				text[len++] = '.';
+			/* No leading zero before more digits: JSON refuses "01". */
+			text[len++] = (char)('0' + (k == 0 && dot > 1 ? 1 + (x >> (20 + k)) % 9 :
+				(x >> (20 + 2 * k)) % 10));
+		}
+		if (dot == digits)
+			text[len++] = '.', text[len++] = '0';
+		text[len] = '\0';
+		want = strtod(text, NULL);
+		assert_int_equal(pmbot_json_parse(&j, NULL, FILE_NAME, text, len, 1, 0, NULL, &diags),
+			PMBOT_OK);
+		assert_int_equal(pmbot_jdoc_parse(&doc, FILE_NAME, text, len, 1, 0, NULL, &diags),
+			PMBOT_OK);
+		a = json_real_value(j);
+		b = pmbot_jdoc_root(doc)->v.r;
+		if (memcmp(&a, &want, sizeof(a)) || memcmp(&b, &want, sizeof(b)))
+			print_message("%s: strtod %.17g, parsed %.17g and %.17g\n", text, want, a, b);
+		assert_memory_equal(&a, &want, sizeof(a));
+		assert_memory_equal(&b, &want, sizeof(b));
+		json_decref(j);
+		pmbot_jdoc_free(doc);
+	}
+	assert_int_equal(diags.count, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1360,6 +1409,7 @@ int main(void)
 		cmocka_unit_test(test_json_parse__columns_count_characters_after_long_strings),
 		cmocka_unit_test(test_json_parse__compact_finds_duplicates_in_small_and_big_objects),
 		cmocka_unit_test(test_json_parse__compact_document_walks_in_document_order),
+		cmocka_unit_test(test_json_parse__short_decimals_are_the_doubles_strtod_gives),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
