@@ -1619,7 +1619,8 @@ static int read_is_whole(const pmbot_state *src, const char *const *repos, size_
 		return 1;
 	/* Issues are sorted by repository: one check per run. */
 	for (i = 0; i < src->n_issues; i++)
-		if ((!i || repo_cmp(src->issues[i - 1].repo, src->issues[i].repo)) &&
+		if ((!i || (src->issues[i - 1].repo != src->issues[i].repo &&
+			    repo_cmp(src->issues[i - 1].repo, src->issues[i].repo))) &&
 		    !named(src->issues[i].repo, repos, n_repos))
 			return 0;
 	return 1;

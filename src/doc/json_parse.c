@@ -639,7 +639,7 @@ static int cd_has_key(pmbot_jdoc *cd, uint32_t obj, const char *k, size_t n)
 	if (o->len > BIG_OBJECT)
 		return slot_of(cd, obj, k, n)->mem != 0;
 	for (i = 0, m = o + 1; i < o->len; i++, m += m->skip)
-		if (m->key_len == n && !memcmp(m->key, k, n))
+		if (m->key_len == n && (!n || m->key[0] == k[0]) && !memcmp(m->key, k, n))
 			return 1;
 	return 0;
 }

@@ -693,11 +693,11 @@ static void parse_repositories(pctx *c, const jv *repos, issue_entry **entries, 
 			type_error(c, issues, "an array");
 			pop(c, mark3);
 		}
+		mark3 = push_key(c, "issues");
 		for (ii = 0; j_is_array(issues) && ii < j_size(issues); ii++) {
 			issue_entry *e = &(*entries)[*n];
+			size_t mark4 = push_index(c, ii);
 
-			mark3 = push_key(c, "issues");
-			push_index(c, ii);
 			if (parse_issue(c, is = j_step(issues, is), repo, &e->is)) {
 				e->repo_index = ri;
 				e->issue_index = ii;
@@ -705,8 +705,9 @@ static void parse_repositories(pctx *c, const jv *repos, issue_entry **entries, 
 			} else {
 				pmbot_state__issue_drop(&e->is, 0);
 			}
-			pop(c, mark3);
+			pop(c, mark4);
 		}
+		pop(c, mark3);
 		pop(c, mark2);
 	}
 done:
