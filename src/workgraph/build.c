@@ -97,6 +97,11 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 	if (pmbot_workgraph_new(&g) < 0)
 		goto done;
 	for (k = 0; k < 3; k++) {
+		/* A JSON report's item nodes carry their lines: walked alongside, no lookup. */
+		const pmbot_jnode *list = report->doc ?
+			pmbot_jnode_get(pmbot_jdoc_root(report->doc), lists[k]) : NULL;
+		const pmbot_jnode *jn = pmbot_jnode_first(list);
+
 		items = json_object_get(report->root, lists[k]);
 		json_array_foreach(items, i, item) {
 			const char *type = k == 0 ? "epic" : k == 1 ? "feature" : "task";
@@ -119,7 +124,13 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 				n = json_incref(item);
 			else if (lean || !(n = node_json(item, type)))
 				goto done;
-			pmbot_srcmap_find(report->map, path.buf, &line, &col);
+			if (jn && list->type == PMBOT_JARRAY) {
+				line = jn->line;
+				col = jn->column;
+				jn = i + 1 < list->len ? pmbot_jnode_next(jn) : NULL;
+			} else if (pmbot_report_find(report, path.buf, &line, &col) < 0) {
+				goto done;
+			}
 			if ((r = pmbot_workgraph_add_node(g, t, n, path.buf, line)) < 0) {
 				rc = r;
 				goto done;
