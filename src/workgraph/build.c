@@ -78,6 +78,31 @@ static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *
 	return PMBOT_OK;
 }
 
+static const char *jstr(const pmbot_jnode *n)
+{
+	return n && n->type == PMBOT_JSTRING ? n->v.s : NULL;
+}
+
+/* add_list_edges over a document's array (a JSON report). */
+static int add_jlist_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *from,
+	const pmbot_jnode *list)
+{
+	const pmbot_jnode *e = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
+	uint32_t i;
+
+	for (i = 0; e; e = ++i < list->len ? pmbot_jnode_next(e) : NULL) {
+		const char *to = jstr(e);
+		int external;
+
+		if (!to)
+			continue;
+		external = !pmbot_strmap_get(&g->index, to, NULL) && pmbot_report_is_issue_url(to);
+		if (pmbot_workgraph_add_edge(g, type, from, to, external) < 0)
+			return PMBOT_ERROR;
+	}
+	return PMBOT_OK;
+}
+
 /*
  * `lean`: the graph is only checked (pmbot_workgraph_check), so a node
  * holds a reference to its report item instead of the node object
@@ -140,7 +165,29 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 				goto done;
 		}
 	}
-	for (k = 0; k < 3; k++) {
+	for (k = 0; report->doc && k < 3; k++) {
+		/* The same edges read from the document: no key hashing per lookup. */
+		const pmbot_jnode *list = pmbot_jnode_get(pmbot_jdoc_root(report->doc), lists[k]);
+		const pmbot_jnode *it = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
+
+		for (i = 0; it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL) {
+			const char *id = jstr(pmbot_jnode_get(it, "stable_id"));
+			const char *parent = jstr(pmbot_jnode_get(it, k == 1 ? "epic_id" : "feature_id"));
+
+			if (k > 0 && parent &&
+			    pmbot_workgraph_add_edge(g, PMBOT_EDGE_PARENT_CHILD, parent, id, 0) < 0)
+				goto done;
+			if (k < 2 && add_jlist_edges(g, PMBOT_EDGE_PARENT_CHILD, id,
+				pmbot_jnode_get(it, k == 0 ? "features" : "tasks")) < 0)
+				goto done;
+			if (add_jlist_edges(g, PMBOT_EDGE_DEPENDS_ON, id,
+				pmbot_jnode_get(it, "depends_on")) < 0 ||
+			    add_jlist_edges(g, PMBOT_EDGE_BLOCKED_BY, id,
+				pmbot_jnode_get(it, "blocked_by")) < 0)
+				goto done;
+		}
+	}
+	for (k = 0; !report->doc && k < 3; k++) {
 		items = json_object_get(report->root, lists[k]);
 		json_array_foreach(items, i, item) {
 			const char *id = json_string_value(json_object_get(item, "stable_id"));
