@@ -131,11 +131,15 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 		json_array_foreach(items, i, item) {
 			const char *type = k == 0 ? "epic" : k == 1 ? "feature" : "task";
 			pmbot_node_type t;
-			json_t *n, *tv = json_object_get(item, "type");
+			/* The item's node in the document, when there is one: lookups without hashing. */
+			const pmbot_jnode *ji = jn && list->type == PMBOT_JARRAY ? jn : NULL;
+			json_t *n;
 			int line = 0, col = 0, r;
 
-			if (k == 2 && json_is_string(tv))
-				type = json_string_value(tv);
+			if (k == 2 && ji && jstr(pmbot_jnode_get(ji, "type")))
+				type = jstr(pmbot_jnode_get(ji, "type"));
+			else if (k == 2 && !ji && json_is_string(json_object_get(item, "type")))
+				type = json_string_value(json_object_get(item, "type"));
 			if (pmbot_node_type_parse(&t, type) < 0) {
 				rc = PMBOT_EINVALID;
 				goto done;
@@ -145,11 +149,12 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 			    pmbot_buf_putc(&path, '/') < 0 || pmbot_buf_putu(&path, i) < 0)
 				goto done;
 			/* node_json refuses an item without these: so does the lean node. */
-			if (lean && json_object_get(item, "stable_id") && json_object_get(item, "title"))
+			if (lean && (ji ? pmbot_jnode_get(ji, "stable_id") && pmbot_jnode_get(ji, "title") :
+			    json_object_get(item, "stable_id") && json_object_get(item, "title")))
 				n = json_incref(item);
 			else if (lean || !(n = node_json(item, type)))
 				goto done;
-			if (jn && list->type == PMBOT_JARRAY) {
+			if (ji) {
 				line = jn->line;
 				col = jn->column;
 				jn = i + 1 < list->len ? pmbot_jnode_next(jn) : NULL;
