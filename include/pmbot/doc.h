@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pmbot/common.h"
 #include "pmbot/diag.h"
@@ -119,5 +120,109 @@ PMBOT_WARN_UNUSED int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const ch
 PMBOT_WARN_UNUSED int pmbot_yaml_parse(json_t **out, pmbot_srcmap *map, const char *file,
 	const char *text, size_t len, int line_base, int col_base,
 	const pmbot_limits *lim, pmbot_diag_list *diags);
+
+/*
+ * A compact read-only JSON document: what pmbot_json_parse() reads, held
+ * without a jansson tree, for the big documents pm-bot reads whole and
+ * keeps little of (a State file). The same parser reads it, so it accepts
+ * and refuses exactly what pmbot_json_parse() does, with the same
+ * diagnostics; only the values are held differently.
+ *
+ * Nodes sit in one array in document order (a container before its
+ * members, members in the order of the text; YAML is not read this way),
+ * strings and keys in one arena: about 40 bytes a value plus the decoded
+ * text, two allocations that grow by doubling. Every node keeps its
+ * position (file terms, as the source map records it: object members at
+ * their key), so no map is built unless a caller asks for one.
+ */
+typedef struct pmbot_jdoc pmbot_jdoc;
+
+typedef enum {
+	PMBOT_JNULL,
+	PMBOT_JTRUE,
+	PMBOT_JFALSE,
+	PMBOT_JINTEGER,
+	PMBOT_JREAL,
+	PMBOT_JSTRING,
+	PMBOT_JARRAY,
+	PMBOT_JOBJECT
+} pmbot_jtype;
+
+/* One value; owned by its document, valid until pmbot_jdoc_free(). */
+typedef struct pmbot_jnode {
+	const char *key;       /* member of an object: its key (NUL-terminated); else NULL */
+	union {
+		const char *s; /* PMBOT_JSTRING: NUL-terminated, no NUL inside */
+		json_int_t i;  /* PMBOT_JINTEGER */
+		double r;      /* PMBOT_JREAL */
+	} v;
+	uint32_t key_len;
+	uint32_t len;          /* string: bytes; array, object: members */
+	uint32_t skip;         /* nodes in this subtree, itself included */
+	int line;
+	int column;
+	unsigned char type;    /* pmbot_jtype */
+} pmbot_jnode;
+
+/*
+ * pmbot_json_parse() into a compact document (no source map: the nodes
+ * carry positions). Same arguments, limits, checks, return codes and
+ * diagnostics. Also PMBOT_ERROR for a `len` over 1 GiB whatever `lim`
+ * says (the node fields are 32-bit). On success `*out` is new and the
+ * caller frees it; otherwise NULL.
+ */
+PMBOT_WARN_UNUSED int pmbot_jdoc_parse(pmbot_jdoc **out, const char *file,
+	const char *text, size_t len, int line_base, int col_base,
+	const pmbot_limits *lim, pmbot_diag_list *diags);
+
+/* Free `doc` and every node and string of it. NULL is allowed. */
+void pmbot_jdoc_free(pmbot_jdoc *doc);
+
+/*
+ * The block every string and key of `doc` lives in, handed to the caller
+ * (who frees it, after the last use of any string of it, nodes included);
+ * pmbot_jdoc_free() then leaves it alone. So a reader can keep strings
+ * without copying them. NULL for a document of no bytes.
+ */
+void *pmbot_jdoc_take_strings(pmbot_jdoc *doc);
+
+/* The root value (borrowed from `doc`). */
+const pmbot_jnode *pmbot_jdoc_root(const pmbot_jdoc *doc);
+
+/* First member of an array or object with members (borrowed), else NULL. */
+static inline const pmbot_jnode *pmbot_jnode_first(const pmbot_jnode *n)
+{
+	return n && (n->type == PMBOT_JARRAY || n->type == PMBOT_JOBJECT) && n->len ? n + 1 : NULL;
+}
+
+/* The member after `n` in its container; only for a member that is not the last. */
+static inline const pmbot_jnode *pmbot_jnode_next(const pmbot_jnode *n)
+{
+	return n + n->skip;
+}
+
+/* Member `key` of object `obj` (borrowed), or NULL: not an object, no such key, or NULL `obj`. */
+const pmbot_jnode *pmbot_jnode_get(const pmbot_jnode *obj, const char *key);
+
+/* Element `index` of array `arr` (borrowed; O(index)), or NULL. */
+const pmbot_jnode *pmbot_jnode_at(const pmbot_jnode *arr, size_t index);
+
+/* As pmbot_json_type_name(): "an object", "a string", ..., "null". */
+const char *pmbot_jnode_type_name(const pmbot_jnode *n);
+
+/*
+ * The value `n` and everything under it as jansson values (a new
+ * reference the caller owns; objects keep the document's member order),
+ * for the few places that keep a piece of a document. PMBOT_OK or
+ * PMBOT_ERROR (out of memory; `*out` NULL).
+ */
+PMBOT_WARN_UNUSED int pmbot_jnode_to_json(json_t **out, const pmbot_jnode *n);
+
+/*
+ * The source map pmbot_json_parse() would have filled for the same text
+ * (new, caller frees), for diagnostics that look positions up by
+ * pointer. PMBOT_OK or PMBOT_ERROR.
+ */
+PMBOT_WARN_UNUSED int pmbot_jdoc_srcmap(pmbot_srcmap **out, const pmbot_jdoc *doc);
 
 #endif

@@ -38,12 +38,21 @@ typedef struct {
 	pmbot_format format; /* how the block is parsed */
 } pmbot_block;
 
-/* A loaded report: its block and the parsed value. */
+struct pmbot_report_pos;
+
+/*
+ * A loaded report: its block and the parsed value. Positions are read
+ * through pmbot_report_find(): a JSON block keeps its compact document
+ * (every value's position, no map built unless many lookups ask for one),
+ * a YAML block its source map.
+ */
 typedef struct {
 	char *file;          /* owned copy of the name given to load; NULL if none */
 	pmbot_block block;   /* owned: the chosen block */
 	json_t *root;        /* owned reference: the parsed block */
-	pmbot_srcmap *map;   /* owned: positions in the Markdown file */
+	pmbot_jdoc *doc;     /* owned: a JSON block as a compact document; NULL for YAML */
+	pmbot_srcmap *map;   /* owned: a YAML block's positions; NULL for JSON */
+	struct pmbot_report_pos *pos; /* owned: lookups so far (see pmbot_report_find) */
 } pmbot_report;
 
 /*
@@ -85,6 +94,19 @@ PMBOT_WARN_UNUSED int pmbot_report_load(pmbot_report **out, const char *file,
 
 /* Free `report` and everything it owns. NULL is allowed. */
 void pmbot_report_free(pmbot_report *report);
+
+/*
+ * Position in the Markdown file of the value at JSON Pointer `pointer`, or
+ * of its nearest ancestor, exactly as pmbot_srcmap_find() answers on the
+ * map pmbot_json_parse() / pmbot_yaml_parse() fills. A JSON block walks its
+ * document; after a few dozen walks it builds that map once (kept by the
+ * report, hence the lookups are not thread-safe), so a report full of
+ * diagnostics costs O(values), not O(values x diagnostics). `line` and
+ * `column` may be NULL and are 0 when nothing matches. Returns 1 when
+ * found, 0 when not, PMBOT_ERROR when out of memory (position 0).
+ */
+int pmbot_report_find(const pmbot_report *report, const char *pointer,
+	int *line, int *column);
 
 /*
  * Validate a loaded report: the schema layer (shape and types, JSON Schema

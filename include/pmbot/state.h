@@ -22,6 +22,10 @@
  * Everything reachable from a pmbot_state is owned by it: every string and
  * array is malloc'd, so code that edits a state in place (the file backend)
  * replaces them with malloc'd values and keeps the orders stated below.
+ * Except in a read-only state (pmbot_state_read_only): one from
+ * pmbot_state_parse keeps its strings in one block (`strings`), and one
+ * handed out to several holders (pmbot_state_share) is theirs jointly.
+ * Code that edits a state edits a copy of a read-only one.
  */
 
 typedef struct {
@@ -93,6 +97,9 @@ typedef struct {
 	json_t *extra;         /* owned, may be NULL: backend bookkeeping kept
 	                          in the file (e.g. id counters); opaque to
 	                          the planner */
+	size_t shares;         /* holders besides the first (pmbot_state_share) */
+	void *strings;         /* owned, may be NULL: the block holding every
+	                          string of a parsed state (arrays stay malloc'd) */
 } pmbot_state;
 
 /* Free every string `is` owns and zero it (the struct itself is the caller's). */
@@ -100,7 +107,21 @@ void pmbot_issue_clear(pmbot_issue *is);
 
 /* A new empty state (no issues, no project). PMBOT_OK or PMBOT_ERROR. */
 PMBOT_WARN_UNUSED int pmbot_state_new(pmbot_state **out);
+/* Drop one holder of `state` (pmbot_state_share); the last frees it. NULL is allowed. */
 void pmbot_state_free(pmbot_state *state);
+
+/*
+ * One more holder of `state` (returned; each holder calls
+ * pmbot_state_free() once), so a backend can hand out its cache instead
+ * of a copy. A shared state is read-only to every holder.
+ */
+pmbot_state *pmbot_state_share(pmbot_state *state);
+
+/*
+ * 1 when `state` must not be edited in place: shared, or parsed (its
+ * strings in one block). Code that must change it makes a copy first.
+ */
+int pmbot_state_read_only(const pmbot_state *state);
 
 /* Largest state document parse accepts (and the file backend writes). */
 #define PMBOT_STATE_MAX_BYTES ((size_t)256 << 20)

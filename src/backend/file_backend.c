@@ -1537,6 +1537,95 @@ static int (*const operations[PMBOT_OP_COUNT])(op_ctx *o) = {
 	[PMBOT_OP_SET_ISSUE_TYPE] = op_set_issue_type,
 };
 
+/*
+ * A copy of `src` with the issues of `repos` (NULL: all; a repository
+ * counts once however often it is named) and `project` (NULL: none).
+ * `*out` is new. PMBOT_OK or PMBOT_ERROR (out of memory).
+ */
+static int state_copy(pmbot_state **out, const pmbot_state *src, const char *const *repos,
+	size_t n_repos, const pmbot_project *project)
+{
+	pmbot_state *st = NULL;
+	const char **sorted = NULL;
+	size_t i, k, count = 0;
+	int rc = PMBOT_ERROR;
+
+	*out = NULL;
+	if (pmbot_state_new(&st) < 0 ||
+	    (src->n_issues && !(st->issues = calloc(src->n_issues, sizeof(*st->issues)))))
+		goto done;
+	st->alloc_issues = src->n_issues;
+	if (!repos) {
+		for (i = 0; i < src->n_issues; i++, st->n_issues++)
+			if (issue_copy(&st->issues[i], &src->issues[i]) < 0)
+				goto done;
+	} else if (n_repos) {
+		/* Each repository's issues are one run of the sorted array: copy runs in order. */
+		if (!(sorted = calloc(n_repos, sizeof(*sorted))))
+			goto done;
+		for (i = 0; i < n_repos; i++)
+			if (repos[i])
+				sorted[count++] = repos[i];
+		if (count)
+			qsort(sorted, count, sizeof(*sorted), repo_cmp_qsort);
+		for (k = 0; k < count; k++) {
+			if (k && !repo_cmp(sorted[k - 1], sorted[k]))
+				continue;
+			for (i = pmbot_state_lower_bound(src, sorted[k], 0);
+			     i < src->n_issues && !repo_cmp(src->issues[i].repo, sorted[k]);
+			     i++, st->n_issues++)
+				if (issue_copy(&st->issues[st->n_issues], &src->issues[i]) < 0)
+					goto done;
+		}
+	}
+	if (project && !(st->project = project_copy(project)))
+		goto done;
+	if (src->extra && !(st->extra = json_deep_copy(src->extra)))
+		goto done;
+	*out = st;
+	st = NULL;
+	rc = PMBOT_OK;
+done:
+	free(sorted);
+	pmbot_state_free(st);
+	return rc;
+}
+
+/* Is `repo` one of `repos`? */
+static int named(const char *repo, const char *const *repos, size_t n_repos)
+{
+	size_t i;
+
+	for (i = 0; i < n_repos; i++)
+		if (repos[i] && !repo_cmp(repo, repos[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Would the read's copy of `src` hold all of it? Then the cache itself is
+ * handed out (shared) rather than copied: a plan reads the state once and
+ * never changes it, and a copy of 10,000 issues, then freeing two states,
+ * was a fifth of reading one.
+ */
+static int read_is_whole(const pmbot_state *src, const char *const *repos, size_t n_repos,
+	const pmbot_project *project)
+{
+	size_t i;
+
+	if (src->project && project != src->project)
+		return 0;
+	if (!repos)
+		return 1;
+	/* Issues are sorted by repository: one check per run. */
+	for (i = 0; i < src->n_issues; i++)
+		if ((!i || (src->issues[i - 1].repo != src->issues[i].repo &&
+			    repo_cmp(src->issues[i - 1].repo, src->issues[i].repo))) &&
+		    !named(src->issues[i].repo, repos, n_repos))
+			return 0;
+	return 1;
+}
+
 static int fb_perform(json_t **result, pmbot_backend *b, pmbot_operation op,
 	const json_t *args, pmbot_buf *err)
 {
@@ -1570,6 +1659,18 @@ static int fb_perform(json_t **result, pmbot_backend *b, pmbot_operation op,
 	/* Held: the lock is ours and the cache is the file plus this group's changes. */
 	if (!fb->holding && ((rc = lock(fb, &lock_fd, err)) < 0 || (rc = load(fb, err, NULL)) < 0))
 		goto done;
+	if (pmbot_state_read_only(fb->state)) {
+		/* Parsed (strings in one block) or held by a read: change a copy of it. */
+		pmbot_state *own = NULL;
+
+		if (state_copy(&own, fb->state, NULL, 0, fb->state->project) < 0) {
+			rc = OOM(&o);
+			goto done;
+		}
+		drop_derived(fb);
+		pmbot_state_free(fb->state);
+		fb->state = own;
+	}
 	o.st = fb->state;
 	if (!(o.result = json_object())) {
 		rc = OOM(&o);
@@ -1665,10 +1766,7 @@ static int fb_read(pmbot_state **out, pmbot_backend *b, const char *const *repos
 	size_t n_repos, const char *project_owner, long project_number, pmbot_buf *err)
 {
 	file_backend *fb = (file_backend *)b;
-	const pmbot_state *src;
-	pmbot_state *st = NULL;
-	const char **sorted = NULL;
-	size_t i, k, count = 0;
+	const pmbot_project *project;
 	int rc;
 
 	*out = NULL;
@@ -1679,48 +1777,16 @@ static int fb_read(pmbot_state **out, pmbot_backend *b, const char *const *repos
 	/* Held: the cache is the file plus what this group performed, which a read must see. */
 	if (!fb->holding && (rc = load(fb, err, NULL)) < 0)
 		return rc;
-	src = fb->state;
-	rc = PMBOT_ERROR;
-	if (pmbot_state_new(&st) < 0 ||
-	    (src->n_issues && !(st->issues = calloc(src->n_issues, sizeof(*st->issues)))))
-		goto done;
-	st->alloc_issues = src->n_issues;
-	if (!repos) {
-		for (i = 0; i < src->n_issues; i++, st->n_issues++)
-			if (issue_copy(&st->issues[i], &src->issues[i]) < 0)
-				goto done;
-	} else if (n_repos) {
-		/* Each repository's issues are one run of the sorted array: copy runs in order. */
-		if (!(sorted = calloc(n_repos, sizeof(*sorted))))
-			goto done;
-		for (i = 0; i < n_repos; i++)
-			if (repos[i])
-				sorted[count++] = repos[i];
-		if (count)
-			qsort(sorted, count, sizeof(*sorted), repo_cmp_qsort);
-		for (k = 0; k < count; k++) {
-			if (k && !repo_cmp(sorted[k - 1], sorted[k]))
-				continue;
-			for (i = pmbot_state_lower_bound(src, sorted[k], 0);
-			     i < src->n_issues && !repo_cmp(src->issues[i].repo, sorted[k]);
-			     i++, st->n_issues++)
-				if (issue_copy(&st->issues[st->n_issues], &src->issues[i]) < 0)
-					goto done;
-		}
+	project = fb->state->project;
+	if (!project_owner || !project || repo_cmp(project->owner, project_owner) ||
+	    project->number != project_number)
+		project = NULL;
+	if (read_is_whole(fb->state, repos, n_repos, project)) {
+		*out = pmbot_state_share(fb->state);
+		return PMBOT_OK;
 	}
-	if (project_owner && src->project && !repo_cmp(src->project->owner, project_owner) &&
-	    src->project->number == project_number && !(st->project = project_copy(src->project)))
-		goto done;
-	if (src->extra && !(st->extra = json_deep_copy(src->extra)))
-		goto done;
-	*out = st;
-	st = NULL;
-	rc = PMBOT_OK;
-done:
-	if (rc < 0)
+	if ((rc = state_copy(out, fb->state, repos, n_repos, project)) < 0)
 		pmbot_buf_puts(err, "out of memory\n");
-	free(sorted);
-	pmbot_state_free(st);
 	return rc;
 }
 

@@ -1,6 +1,7 @@
 #include "pmbot/doc.h"
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
@@ -9,6 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "pmbot/array.h"
 #include "pmbot/buf.h"
 #include "pmbot/json.h"
 #include "pmbot/utf8.h"
@@ -177,6 +183,34 @@ static int push_index(pmbot_buf *ptr, size_t index)
 	return pmbot_buf_put(ptr, tmp + i, sizeof(tmp) - i);
 }
 
+/*
+ * The compact document (doc.h). `arena` is sized for the whole text up
+ * front: a literal of L bytes decodes to at most L - 2 bytes, so its
+ * bytes and NUL fit in L and the arena never moves (nodes point into it).
+ */
+typedef struct {
+	uint32_t obj;          /* object node */
+	uint32_t mem;          /* member node + 1; 0 marks a free slot */
+} key_slot;
+
+struct pmbot_jdoc {
+	pmbot_jnode *nodes;
+	size_t count;
+	size_t alloc;
+	char *arena;
+	size_t used;
+	size_t cap;
+	/*
+	 * While building: members of objects past BIG_OBJECT, so the
+	 * duplicate check of a hostile object is not quadratic.
+	 */
+	key_slot *slots;
+	size_t n_slots;        /* a power of two, or 0 */
+	size_t used_slots;
+};
+
+#define BIG_OBJECT 16
+
 /* Why the fast path stopped. */
 enum { STOP_NONE, STOP_SYNTAX, STOP_DUP, STOP_DEEP, STOP_NOMEM };
 
@@ -198,6 +232,10 @@ typedef struct {
 	size_t depth;
 	size_t max_depth;
 	pmbot_srcmap *map;     /* NULL: no map wanted */
+	pmbot_jdoc *cd;        /* the compact sink; NULL: jansson values */
+	int pl, pc;            /* position of the next compact node, file terms */
+	const char *pk;        /* key of the next compact node; NULL: none */
+	size_t pkl;
 	int line_base;
 	int col_base;
 	char point;            /* the C library's decimal point; 0 until needed */
@@ -279,6 +317,10 @@ static int column_of(const parser *ps, const unsigned char *at)
 /* Record the current pointer at file position (line, col). 0, or -1 out of memory. */
 static int mark(parser *ps, int line, int col)
 {
+	if (ps->cd) {
+		ps->pl = ps->line_base + line - 1;
+		ps->pc = ps->col_base + col;
+	}
 	if (!ps->map)
 		return 0;
 	return pmbot_srcmap_addn(ps->map, ps->ptr.buf, ps->ptr.len, ps->line_base + line - 1,
@@ -302,6 +344,20 @@ static int word_special(uint64_t w)
 static int is_plain(unsigned char c)
 {
 	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* The byte a one-letter escape stands for; 0 for 'u' and anything invalid. */
+static char simple_escape(unsigned char e)
+{
+	switch (e) {
+	case '"': case '\\': case '/': return (char)e;
+	case 'b': return '\b';
+	case 'f': return '\f';
+	case 'n': return '\n';
+	case 'r': return '\r';
+	case 't': return '\t';
+	default: return 0;
+	}
 }
 
 /*
@@ -358,7 +414,31 @@ static int scan_string(parser *ps, pmbot_buf *dec, const char **s, size_t *n)
 	for (;;) {
 		size_t k;
 		long used;
+		char c;
 
+#if defined(__SSE2__)
+		/*
+		 * Sixteen bytes per step, and the exact place of the first byte
+		 * to look at: signed, a byte under 0x20 is a control character or
+		 * (negative) not ASCII. Bodies have an escape every line or so,
+		 * which the word loop below then finds one byte at a time.
+		 */
+		while (end - p >= 16) {
+			__m128i v;
+			int m;
+
+			memcpy(&v, p, 16);
+			m = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+				_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+				_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+			if (m) {
+				p += __builtin_ctz((unsigned)m);
+				break;
+			}
+			p += 16;
+		}
+#endif
 		while (end - p >= 8) {
 			uint64_t w;
 
@@ -386,16 +466,30 @@ static int scan_string(parser *ps, pmbot_buf *dec, const char **s, size_t *n)
 			pmbot_buf_clear(dec);
 			escaped = 1;
 		}
-		if (pmbot_buf_put(dec, run, (size_t)(p - run)) < 0)
+		/*
+		 * Text in bodies has an escape every line or so: the run before
+		 * it and a one-byte escape go in with one check for room.
+		 */
+		k = (size_t)(p - run);
+		if (dec->cap - dec->len < k + 2 && pmbot_buf_grow(dec, k + 1) < 0)
 			return -1;
-		if ((used = unescape(dec, p, end)) <= 0)
-			return used < 0 ? -1 : 0;
-		p += used;
+		memcpy(dec->buf + dec->len, run, k);
+		dec->len += k;
+		if (end - p >= 2 && (c = simple_escape(p[1]))) {
+			dec->buf[dec->len++] = c;
+			p += 2;
+		} else {
+			dec->buf[dec->len] = '\0';
+			if ((used = unescape(dec, p, end)) <= 0)
+				return used < 0 ? -1 : 0;
+			p += used;
+		}
 		run = p;
 	}
 	if (escaped) {
 		if (pmbot_buf_put(dec, run, (size_t)(p - run)) < 0)
 			return -1;
+		dec->buf[dec->len] = '\0';
 		*s = dec->buf;
 		*n = dec->len;
 	} else {
@@ -413,6 +507,209 @@ static char decimal_point(void)
 	return lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
 }
 
+/* Copy `n` bytes and a NUL into the arena; NULL when it would not fit (cannot happen). */
+static const char *cd_copy(pmbot_jdoc *cd, const char *s, size_t n)
+{
+	char *d;
+
+	if (n >= cd->cap - cd->used)
+		return NULL;
+	d = cd->arena + cd->used;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	cd->used += n + 1;
+	return d;
+}
+
+/*
+ * Append a node of `type` at the pending position and key (which it
+ * takes: the next node has none unless told). Its index, or -1 when out
+ * of memory.
+ */
+static long cd_node(parser *ps, unsigned char type)
+{
+	pmbot_jdoc *cd = ps->cd;
+	pmbot_jnode *n, *grown;
+
+	if (cd->count >= cd->alloc) {
+		if (cd->count >= UINT32_MAX - 1 ||
+		    !(grown = pmbot_array_grow(cd->nodes, &cd->alloc, cd->count + 1, sizeof(*grown))))
+			return -1;
+		cd->nodes = grown;
+	}
+	n = &cd->nodes[cd->count];
+	memset(n, 0, sizeof(*n));
+	n->type = type;
+	n->line = ps->pl;
+	n->column = ps->pc;
+	n->skip = 1;
+	if (ps->pk) {
+		if (!(n->key = cd_copy(cd, ps->pk, ps->pkl)))
+			return -1;
+		n->key_len = (uint32_t)ps->pkl;
+		ps->pk = NULL;
+	}
+	return (long)cd->count++;
+}
+
+static int cd_string(parser *ps, const char *s, size_t len)
+{
+	long i = cd_node(ps, PMBOT_JSTRING);
+	pmbot_jnode *n;
+
+	if (i < 0)
+		return -1;
+	n = &ps->cd->nodes[i];
+	if (!(n->v.s = cd_copy(ps->cd, s, len)))
+		return -1;
+	n->len = (uint32_t)len;
+	return 1;
+}
+
+static uint32_t key_hash(uint32_t obj, const char *k, size_t n)
+{
+	uint32_t h = 2166136261u ^ (obj * 2654435761u);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)k[i]) * 16777619u;
+	return h;
+}
+
+/*
+ * The slot of key `k` in object `obj`: where it is, or the free slot
+ * where it would go. The table is never full (grown at half).
+ */
+static key_slot *slot_of(pmbot_jdoc *cd, uint32_t obj, const char *k, size_t n)
+{
+	size_t mask = cd->n_slots - 1, i = key_hash(obj, k, n) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		key_slot *sl = &cd->slots[i];
+		const pmbot_jnode *m;
+
+		if (!sl->mem)
+			return sl;
+		m = &cd->nodes[sl->mem - 1];
+		if (sl->obj == obj && m->key_len == n && !memcmp(m->key, k, n))
+			return sl;
+	}
+}
+
+/* Record member `mem` of object `obj` in the table. 0, or -1 out of memory. */
+static int slot_add(pmbot_jdoc *cd, uint32_t obj, uint32_t mem)
+{
+	const pmbot_jnode *m = &cd->nodes[mem];
+	key_slot *sl;
+
+	if (cd->used_slots + 1 > cd->n_slots / 2) {
+		size_t n = cd->n_slots ? cd->n_slots * 2 : 64, i;
+		key_slot *old = cd->slots, *grown;
+		size_t old_n = cd->n_slots;
+
+		if (n > SIZE_MAX / sizeof(*grown) || !(grown = calloc(n, sizeof(*grown))))
+			return -1;
+		cd->slots = grown;
+		cd->n_slots = n;
+		for (i = 0; i < old_n; i++) {
+			if (!old[i].mem)
+				continue;
+			m = &cd->nodes[old[i].mem - 1];
+			*slot_of(cd, old[i].obj, m->key, m->key_len) = old[i];
+		}
+		free(old);
+		m = &cd->nodes[mem];
+	}
+	sl = slot_of(cd, obj, m->key, m->key_len);
+	sl->obj = obj;
+	sl->mem = mem + 1;
+	cd->used_slots++;
+	return 0;
+}
+
+/*
+ * Has object `obj` (being built) a member `k` already? Small objects are
+ * scanned; from BIG_OBJECT members on they are looked up in the table.
+ */
+static int cd_has_key(pmbot_jdoc *cd, uint32_t obj, const char *k, size_t n)
+{
+	const pmbot_jnode *o = &cd->nodes[obj], *m;
+	uint32_t i;
+
+	if (o->len > BIG_OBJECT)
+		return slot_of(cd, obj, k, n)->mem != 0;
+	for (i = 0, m = o + 1; i < o->len; i++, m += m->skip)
+		if (m->key_len == n && (!n || m->key[0] == k[0]) && !memcmp(m->key, k, n))
+			return 1;
+	return 0;
+}
+
+/* Member `mem` was added to `obj`. 0, or -1 out of memory. */
+static int cd_member_added(pmbot_jdoc *cd, uint32_t obj, uint32_t mem)
+{
+	pmbot_jnode *o = &cd->nodes[obj];
+	const pmbot_jnode *m;
+	uint32_t i, j;
+
+	o->len++;
+	if (o->len < BIG_OBJECT + 1)
+		return 0;
+	if (o->len > BIG_OBJECT + 1)
+		return slot_add(cd, obj, mem);
+	/* Just past the scan's size: the table takes every member so far. */
+	for (i = 0, j = obj + 1; i < o->len; i++, j += m->skip) {
+		m = &cd->nodes[j];
+		if (slot_add(cd, obj, j) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A container node finished: its size is what was appended since. */
+static void cd_close(pmbot_jdoc *cd, uint32_t idx)
+{
+	cd->nodes[idx].skip = (uint32_t)(cd->count - idx);
+}
+
+/*
+ * A real of at most 15 digits and no exponent ("10.0", "-2.75") without
+ * strtod: the digits as an integer are exact in a double, so is 10^k for
+ * k <= 22, and one IEEE division rounds correctly, so the result is the
+ * double strtod gives. Only where doubles are evaluated as doubles.
+ * 1 when done, 0 when strtod must do it.
+ */
+static int exact_real(const unsigned char *s, size_t n, double *out)
+{
+	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+		1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	unsigned long long m = 0;
+	size_t i = 0, digits = 0, frac = 0;
+	int neg = 0, dot = 0;
+
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+	(void)pow10;
+	return 0;
+#endif
+	if (n && s[0] == '-') {
+		neg = 1;
+		i = 1;
+	}
+	for (; i < n; i++) {
+		if (s[i] == '.' && !dot) {
+			dot = 1;
+			continue;
+		}
+		if (!is_digit(s[i]) || ++digits > 15)
+			return 0;
+		m = m * 10 + (unsigned)(s[i] - '0');
+		frac += (size_t)dot;
+	}
+	*out = (double)m / pow10[frac];
+	if (neg)
+		*out = -*out;
+	return 1;
+}
+
 /*
  * strtod on exactly the token, as jansson does (with the locale's decimal
  * point, as jansson does), so both give the same double. 1, 0 on overflow,
@@ -423,6 +720,8 @@ static int make_real(parser *ps, const unsigned char *s, size_t n, json_t **out)
 	char small[64], *tok = small, *dot;
 	double d;
 
+	if (exact_real(s, n, &d))
+		goto made;
 	if (n >= sizeof(small)) {
 		pmbot_buf_clear(&ps->num);
 		if (pmbot_buf_put(&ps->num, s, n) < 0)
@@ -440,6 +739,15 @@ static int make_real(parser *ps, const unsigned char *s, size_t n, json_t **out)
 	d = strtod(tok, NULL);
 	if ((d == HUGE_VAL || d == -HUGE_VAL) && errno == ERANGE)
 		return 0;
+made:
+	if (ps->cd) {
+		long i = cd_node(ps, PMBOT_JREAL);
+
+		if (i < 0)
+			return -1;
+		ps->cd->nodes[i].v.r = d;
+		return 1;
+	}
 	*out = json_real(d);
 	return *out ? 1 : -1;
 }
@@ -493,8 +801,15 @@ static int parse_number(parser *ps, json_t **out)
 		/* jansson refuses what strtoll cannot hold. */
 		if (big || u > INT_MAX_U + (unsigned)neg)
 			return 0;
-		if (!(*out = json_integer(neg ? (json_int_t)(0 - u) : (json_int_t)u)))
+		if (ps->cd) {
+			long i = cd_node(ps, PMBOT_JINTEGER);
+
+			if (i < 0)
+				return -1;
+			ps->cd->nodes[i].v.i = neg ? (json_int_t)(0 - u) : (json_int_t)u;
+		} else if (!(*out = json_integer(neg ? (json_int_t)(0 - u) : (json_int_t)u))) {
 			return -1;
+		}
 	}
 	ps->p = p;
 	return 1;
@@ -508,22 +823,47 @@ static int parse_word(parser *ps, const char *word, size_t n, json_t *v, json_t 
 	if ((size_t)(ps->end - p) < n || memcmp(p, word, n) ||
 	    (p + n < ps->end && is_alpha(p[n])))
 		return 0;
+	if (ps->cd && cd_node(ps, json_is_true(v) ? PMBOT_JTRUE :
+			json_is_false(v) ? PMBOT_JFALSE : PMBOT_JNULL) < 0)
+		return -1;
 	ps->p = p + n;
-	*out = v;
+	*out = ps->cd ? NULL : v;
 	return 1;
 }
 
 static int parse_value(parser *ps, json_t **out, int want);
 
+/*
+ * The pointer of the value about to be read, kept for the source map and
+ * for a diagnostic. The compact sink keeps none: it has no map, and when
+ * it stops the jansson sink reads the text again to word the refusal.
+ */
+static int track_index(parser *ps, size_t base, size_t i)
+{
+	if (ps->cd)
+		return 0;
+	pmbot_buf_truncate(&ps->ptr, base);
+	return push_index(&ps->ptr, i);
+}
+
+static int track_key(parser *ps, size_t base, const char *k, size_t klen)
+{
+	if (ps->cd)
+		return 0;
+	pmbot_buf_truncate(&ps->ptr, base);
+	return push_key(&ps->ptr, k, klen);
+}
+
 static int parse_array(parser *ps, json_t **out)
 {
 	json_t *arr = NULL, *v;
 	size_t base = ps->ptr.len, i;
+	long idx = 0;
 	int err = -1;
 
 	if (++ps->depth > ps->max_depth)
 		return halt(ps, STOP_DEEP, WANT_VALUE, ps->p);
-	if (!(arr = json_array()))
+	if (ps->cd ? (idx = cd_node(ps, PMBOT_JARRAY)) < 0 : !(arr = json_array()))
 		return halt(ps, STOP_NOMEM, 0, ps->p);
 	ps->p++;
 	skip_ws(ps);
@@ -535,15 +875,16 @@ static int parse_array(parser *ps, json_t **out)
 				halt(ps, STOP_SYNTAX, WANT_ITEM, ps->p);
 				goto done;
 			}
-			pmbot_buf_truncate(&ps->ptr, base);
-			if (push_index(&ps->ptr, i) < 0 ||
+			if (track_index(ps, base, i) < 0 ||
 			    mark(ps, ps->line, column_of(ps, ps->p)) < 0) {
 				halt(ps, STOP_NOMEM, 0, ps->p);
 				goto done;
 			}
 			if (parse_value(ps, &v, WANT_ITEM) < 0)
 				goto done;
-			if (json_array_append_new(arr, v) < 0) {
+			if (ps->cd)
+				ps->cd->nodes[idx].len++;
+			else if (json_array_append_new(arr, v) < 0) {
 				halt(ps, STOP_NOMEM, 0, ps->p);
 				goto done;
 			}
@@ -562,6 +903,8 @@ static int parse_array(parser *ps, json_t **out)
 	}
 	pmbot_buf_truncate(&ps->ptr, base);
 	ps->depth--;
+	if (ps->cd)
+		cd_close(ps->cd, (uint32_t)idx);
 	*out = arr;
 	arr = NULL;
 	err = 0;
@@ -578,13 +921,14 @@ static int parse_object(parser *ps, json_t **out)
 	const unsigned char *open = ps->p, *key_at;
 	pmbot_buf kbuf = PMBOT_BUF_INIT; /* escaped keys only: allocates on first use */
 	json_t *obj = NULL, *v;
-	size_t base = ps->ptr.len, klen;
+	size_t base = ps->ptr.len, klen, mem;
 	const char *k;
+	long idx = 0;
 	int err = -1, rc, line, col;
 
 	if (++ps->depth > ps->max_depth)
 		return halt(ps, STOP_DEEP, WANT_VALUE, ps->p);
-	if (!(obj = json_object()))
+	if (ps->cd ? (idx = cd_node(ps, PMBOT_JOBJECT)) < 0 : !(obj = json_object()))
 		return halt(ps, STOP_NOMEM, 0, ps->p);
 	ps->p++;
 	skip_ws(ps);
@@ -603,7 +947,8 @@ static int parse_object(parser *ps, json_t **out)
 				halt(ps, rc < 0 ? STOP_NOMEM : STOP_SYNTAX, WANT_KEY, key_at);
 				goto done;
 			}
-			if (json_object_getn(obj, k, klen)) {
+			if (ps->cd ? cd_has_key(ps->cd, (uint32_t)idx, k, klen) :
+			    json_object_getn(obj, k, klen) != NULL) {
 				pmbot_buf_truncate(&ps->ptr, base);
 				if (push_key(&ps->ptr, k, klen) < 0 ||
 				    first_key_line(ps, open, k, klen, &ps->first_line) < 0)
@@ -612,8 +957,7 @@ static int parse_object(parser *ps, json_t **out)
 					halt(ps, STOP_DUP, WANT_KEY, key_at);
 				goto done;
 			}
-			pmbot_buf_truncate(&ps->ptr, base);
-			if (push_key(&ps->ptr, k, klen) < 0 || mark(ps, line, col) < 0) {
+			if (track_key(ps, base, k, klen) < 0 || mark(ps, line, col) < 0) {
 				halt(ps, STOP_NOMEM, 0, key_at);
 				goto done;
 			}
@@ -625,9 +969,13 @@ static int parse_object(parser *ps, json_t **out)
 			ps->p++;
 			skip_ws(ps);
 			/* `k` stays valid: it is the text or kbuf, never ps->str. */
+			ps->pk = k;
+			ps->pkl = klen;
+			mem = ps->cd ? ps->cd->count : 0;
 			if (parse_value(ps, &v, WANT_VALUE) < 0)
 				goto done;
-			if (json_object_setn_new_nocheck(obj, k, klen, v) < 0) {
+			if (ps->cd ? cd_member_added(ps->cd, (uint32_t)idx, (uint32_t)mem) < 0 :
+			    json_object_setn_new_nocheck(obj, k, klen, v) < 0) {
 				halt(ps, STOP_NOMEM, 0, ps->p);
 				goto done;
 			}
@@ -646,6 +994,8 @@ static int parse_object(parser *ps, json_t **out)
 	}
 	pmbot_buf_truncate(&ps->ptr, base);
 	ps->depth--;
+	if (ps->cd)
+		cd_close(ps->cd, (uint32_t)idx);
 	*out = obj;
 	obj = NULL;
 	err = 0;
@@ -675,7 +1025,7 @@ static int parse_value(parser *ps, json_t **out, int want)
 		return parse_array(ps, out);
 	case '"':
 		if ((rc = scan_string(ps, &ps->str, &s, &n)) > 0 &&
-		    !(*out = json_stringn_nocheck(s, n)))
+		    (ps->cd ? cd_string(ps, s, n) < 0 : !(*out = json_stringn_nocheck(s, n))))
 			rc = -1;
 		break;
 	case '-': case '0': case '1': case '2': case '3': case '4':
@@ -1168,7 +1518,12 @@ static int report_stop(const where *w, parser *ps)
 	return explain(w, ps);
 }
 
-int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const char *file,
+/*
+ * Either sink: `cd` NULL builds jansson values into `*out`, else the
+ * compact document `cd` (and `*out` stays NULL). Everything else, so
+ * every check and every word of a diagnostic, is the same code.
+ */
+static int parse_text(json_t **out, pmbot_jdoc *cd, pmbot_srcmap *map, const char *file,
 	const char *text, size_t len, int line_base, int col_base,
 	const pmbot_limits *lim, pmbot_diag_list *diags)
 {
@@ -1194,9 +1549,16 @@ int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const char *file,
 		goto done;
 	}
 	ps.map = map;
+	ps.cd = cd;
 	ps.line_base = line_base;
 	ps.col_base = col_base;
 	if (parse_root(&ps, &root) < 0) {
+		if (cd && ps.stop != STOP_NOMEM) {
+			/* Worded by the jansson sink, which stops at the same place. */
+			parser_free(&ps);
+			return parse_text(out, NULL, NULL, file, text, len, line_base, col_base,
+				lim, diags);
+		}
 		err = report_stop(&w, &ps);
 		goto done;
 	}
@@ -1206,5 +1568,195 @@ int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const char *file,
 done:
 	json_decref(root);
 	parser_free(&ps);
+	return err;
+}
+
+int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const char *file,
+	const char *text, size_t len, int line_base, int col_base,
+	const pmbot_limits *lim, pmbot_diag_list *diags)
+{
+	return parse_text(out, NULL, map, file, text, len, line_base, col_base, lim, diags);
+}
+
+/* The compact document's nodes point into its arena: 1 GiB keeps every count in 32 bits. */
+#define JDOC_MAX_BYTES ((size_t)1 << 30)
+
+int pmbot_jdoc_parse(pmbot_jdoc **out, const char *file, const char *text, size_t len,
+	int line_base, int col_base, const pmbot_limits *lim, pmbot_diag_list *diags)
+{
+	pmbot_jdoc *cd = NULL;
+	pmbot_limits deflim;
+	json_t *none = NULL;
+	int err = PMBOT_ERROR;
+
+	*out = NULL;
+	if (!lim) {
+		pmbot_limits_default(&deflim);
+		lim = &deflim;
+	}
+	if (len > JDOC_MAX_BYTES && len <= lim->max_bytes)
+		goto done;
+	if (!(cd = calloc(1, sizeof(*cd))))
+		goto done;
+	/* Over the limit: no arena; parse_text refuses before reading a byte. */
+	cd->cap = len > JDOC_MAX_BYTES ? 0 : len + 1;
+	if (cd->cap && !(cd->arena = malloc(cd->cap)))
+		goto done;
+	err = parse_text(&none, cd, NULL, file, text, len, line_base, col_base, lim, diags);
+	free(cd->slots);
+	cd->slots = NULL;
+	cd->n_slots = cd->used_slots = 0;
+	if (err < 0)
+		goto done;
+	*out = cd;
+	cd = NULL;
+done:
+	pmbot_jdoc_free(cd);
+	return err;
+}
+
+void pmbot_jdoc_free(pmbot_jdoc *doc)
+{
+	if (!doc)
+		return;
+	free(doc->nodes);
+	free(doc->arena);
+	free(doc->slots);
+	free(doc);
+}
+
+void *pmbot_jdoc_take_strings(pmbot_jdoc *doc)
+{
+	void *arena = doc->arena;
+
+	doc->arena = NULL;
+	return arena;
+}
+
+const pmbot_jnode *pmbot_jdoc_root(const pmbot_jdoc *doc)
+{
+	return doc && doc->count ? doc->nodes : NULL;
+}
+
+const pmbot_jnode *pmbot_jnode_get(const pmbot_jnode *obj, const char *key)
+{
+	const pmbot_jnode *m;
+	size_t n;
+	uint32_t i;
+
+	if (!obj || obj->type != PMBOT_JOBJECT)
+		return NULL;
+	n = strlen(key);
+	/* Lengths first: a State's keys mostly differ in length. */
+	for (i = 0, m = obj + 1; i < obj->len; i++, m += m->skip)
+		if (m->key_len == n && m->key[0] == key[0] && !memcmp(m->key, key, n))
+			return m;
+	return NULL;
+}
+
+const pmbot_jnode *pmbot_jnode_at(const pmbot_jnode *arr, size_t index)
+{
+	const pmbot_jnode *m;
+	size_t i;
+
+	if (!arr || arr->type != PMBOT_JARRAY || index >= arr->len)
+		return NULL;
+	for (i = 0, m = arr + 1; i < index; i++)
+		m += m->skip;
+	return m;
+}
+
+const char *pmbot_jnode_type_name(const pmbot_jnode *n)
+{
+	switch (n ? n->type : PMBOT_JNULL) {
+	case PMBOT_JOBJECT: return "an object";
+	case PMBOT_JARRAY: return "an array";
+	case PMBOT_JSTRING: return "a string";
+	case PMBOT_JINTEGER: return "an integer";
+	case PMBOT_JREAL: return "a number";
+	case PMBOT_JTRUE:
+	case PMBOT_JFALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+int pmbot_jnode_to_json(json_t **out, const pmbot_jnode *n)
+{
+	const pmbot_jnode *m;
+	json_t *v = NULL, *sub;
+	uint32_t i;
+	int err = PMBOT_ERROR;
+
+	*out = NULL;
+	switch (n->type) {
+	case PMBOT_JNULL: v = json_null(); break;
+	case PMBOT_JTRUE: v = json_true(); break;
+	case PMBOT_JFALSE: v = json_false(); break;
+	case PMBOT_JINTEGER: v = json_integer(n->v.i); break;
+	case PMBOT_JREAL: v = json_real(n->v.r); break;
+	/* Checked when read: valid UTF-8 without NUL. */
+	case PMBOT_JSTRING: v = json_stringn_nocheck(n->v.s, n->len); break;
+	case PMBOT_JARRAY:
+		if (!(v = json_array()))
+			goto done;
+		for (i = 0, m = n + 1; i < n->len; i++, m += m->skip)
+			if (pmbot_jnode_to_json(&sub, m) < 0 || json_array_append_new(v, sub) < 0)
+				goto done;
+		break;
+	default:
+		if (!(v = json_object()))
+			goto done;
+		for (i = 0, m = n + 1; i < n->len; i++, m += m->skip)
+			if (pmbot_jnode_to_json(&sub, m) < 0 ||
+			    json_object_setn_new_nocheck(v, m->key, m->key_len, sub) < 0)
+				goto done;
+		break;
+	}
+	if (!v)
+		goto done;
+	*out = v;
+	v = NULL;
+	err = PMBOT_OK;
+done:
+	json_decref(v);
+	return err;
+}
+
+/* Map `n` at the pointer in `ptr`, then its members under it. */
+static int map_node(pmbot_srcmap *map, pmbot_buf *ptr, const pmbot_jnode *n)
+{
+	const pmbot_jnode *m;
+	size_t base = ptr->len;
+	uint32_t i;
+
+	if (pmbot_srcmap_addn(map, ptr->buf ? ptr->buf : "", ptr->len, n->line, n->column) < 0)
+		return -1;
+	if (n->type != PMBOT_JARRAY && n->type != PMBOT_JOBJECT)
+		return 0;
+	for (i = 0, m = n + 1; i < n->len; i++, m += m->skip) {
+		if ((n->type == PMBOT_JOBJECT ? push_key(ptr, m->key, m->key_len) :
+				push_index(ptr, i)) < 0 || map_node(map, ptr, m) < 0)
+			return -1;
+		pmbot_buf_truncate(ptr, base);
+	}
+	return 0;
+}
+
+int pmbot_jdoc_srcmap(pmbot_srcmap **out, const pmbot_jdoc *doc)
+{
+	pmbot_srcmap *map = pmbot_srcmap_new();
+	pmbot_buf ptr;
+	int err = PMBOT_ERROR;
+
+	*out = NULL;
+	pmbot_buf_init(&ptr, SIZE_MAX / 2);
+	if (!map || (doc->count && map_node(map, &ptr, doc->nodes) < 0))
+		goto done;
+	*out = map;
+	map = NULL;
+	err = PMBOT_OK;
+done:
+	pmbot_srcmap_free(map);
+	pmbot_buf_free(&ptr);
 	return err;
 }

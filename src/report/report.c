@@ -1,5 +1,6 @@
 #include "pmbot/report.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,21 +12,48 @@
 #define CANONICAL_INFO "pm-bot:report-ir/v1"
 #define SCHEMA_VERSION "report_ir/v1"
 
+/* Lookups of a JSON block's positions: the map once many are asked for. */
+struct pmbot_report_pos {
+	pmbot_srcmap *map; /* owned: built from the document on demand */
+	size_t walks;      /* lookups answered by walking the document */
+};
+
 /* Longest info string quoted back in a message, in bytes. */
 #define INFO_QUOTE_MAX 60
 /* Near misses and unparsable fallback blocks named in REPORT_NO_BLOCK. */
 #define HINTS_MAX 5
 
-static int parse_block(json_t **root, pmbot_srcmap *map, const char *file,
-	const pmbot_block *b, const pmbot_limits *lim, pmbot_diag_list *diags)
+/*
+ * A JSON block is read into a compact document, whose nodes carry the
+ * positions (no source map: validating a big report looks few up), and
+ * the tree is converted from it; a YAML block fills `*map`. Either way the
+ * same parser accepts and refuses with the same diagnostics.
+ */
+static int parse_block(json_t **root, pmbot_jdoc **doc, pmbot_srcmap **map,
+	const char *file, const pmbot_block *b, const pmbot_limits *lim,
+	pmbot_diag_list *diags)
 {
 	/* Column 1 of the block text is column content_column of the file. */
 	int col_base = b->content_column > 0 ? b->content_column - 1 : 0;
+	int rc;
 
-	if (b->format == PMBOT_FORMAT_JSON)
-		return pmbot_json_parse(root, map, file, b->text, b->len,
+	*root = NULL;
+	*doc = NULL;
+	*map = NULL;
+	if (b->format == PMBOT_FORMAT_JSON) {
+		rc = pmbot_jdoc_parse(doc, file, b->text, b->len,
 			b->content_line, col_base, lim, diags);
-	return pmbot_yaml_parse(root, map, file, b->text, b->len,
+		if (rc == PMBOT_OK && pmbot_jnode_to_json(root, pmbot_jdoc_root(*doc)) < 0)
+			rc = PMBOT_ERROR;
+		if (rc != PMBOT_OK) {
+			pmbot_jdoc_free(*doc);
+			*doc = NULL;
+		}
+		return rc;
+	}
+	if (!(*map = pmbot_srcmap_new()))
+		return PMBOT_ERROR;
+	return pmbot_yaml_parse(root, *map, file, b->text, b->len,
 		b->content_line, col_base, lim, diags);
 }
 
@@ -165,6 +193,7 @@ static int load_fallback(pmbot_report *r, pmbot_extract_list *blocks,
 {
 	pmbot_diag_list scratch = PMBOT_DIAG_LIST_INIT, kept = PMBOT_DIAG_LIST_INIT;
 	pmbot_srcmap *map = NULL;
+	pmbot_jdoc *doc = NULL;
 	json_t *root = NULL;
 	size_t i, n = 0;
 	int err = PMBOT_ERROR, rc;
@@ -172,9 +201,8 @@ static int load_fallback(pmbot_report *r, pmbot_extract_list *blocks,
 	for (i = 0; i < blocks->count; i++) {
 		if (blocks->items[i].kind != PMBOT_EXTRACT_FALLBACK)
 			continue;
-		if (!(map = pmbot_srcmap_new()))
-			goto done;
-		rc = parse_block(&root, map, r->file, &blocks->items[i].block, lim, &scratch);
+		rc = parse_block(&root, &doc, &map, r->file, &blocks->items[i].block,
+			lim, &scratch);
 		if (rc == PMBOT_ERROR)
 			goto done;
 		if (rc == PMBOT_OK && has_schema_version(root)) {
@@ -183,8 +211,10 @@ static int load_fallback(pmbot_report *r, pmbot_extract_list *blocks,
 				if (pmbot_diag_list_move(&kept, &scratch) < 0)
 					goto done;
 				r->root = root;
+				r->doc = doc;
 				r->map = map;
 				root = NULL;
+				doc = NULL;
 				map = NULL;
 			}
 		} else if (rc != PMBOT_OK) {
@@ -192,6 +222,8 @@ static int load_fallback(pmbot_report *r, pmbot_extract_list *blocks,
 		}
 		json_decref(root);
 		root = NULL;
+		pmbot_jdoc_free(doc);
+		doc = NULL;
 		pmbot_srcmap_free(map);
 		map = NULL;
 		pmbot_diag_list_free(&scratch);
@@ -206,6 +238,7 @@ static int load_fallback(pmbot_report *r, pmbot_extract_list *blocks,
 	}
 done:
 	json_decref(root);
+	pmbot_jdoc_free(doc);
 	pmbot_srcmap_free(map);
 	pmbot_diag_list_free(&scratch);
 	pmbot_diag_list_free(&kept);
@@ -223,9 +256,7 @@ static int load_canonical(pmbot_report *r, pmbot_extract_list *blocks,
 	if (n > 1)
 		return report_ambiguous(diags, r->file, blocks, idx, n);
 	take_block(r, blocks, idx[0]);
-	if (!(r->map = pmbot_srcmap_new()))
-		return PMBOT_ERROR;
-	return parse_block(&r->root, r->map, r->file, &r->block, lim, diags);
+	return parse_block(&r->root, &r->doc, &r->map, r->file, &r->block, lim, diags);
 }
 
 int pmbot_report_load(pmbot_report **out, const char *file,
@@ -261,7 +292,7 @@ int pmbot_report_load(pmbot_report **out, const char *file,
 			(unsigned char)markdown[bad], bad) < 0 ? PMBOT_ERROR : PMBOT_EINVALID;
 		goto done;
 	}
-	if (!(r = calloc(1, sizeof(*r))))
+	if (!(r = calloc(1, sizeof(*r))) || !(r->pos = calloc(1, sizeof(*r->pos))))
 		goto done;
 	if (file && !(r->file = strdup(file)))
 		goto done;
@@ -296,6 +327,106 @@ void pmbot_report_free(pmbot_report *report)
 	free(report->file);
 	pmbot_extract_block_free(&report->block);
 	json_decref(report->root);
+	pmbot_jdoc_free(report->doc);
 	pmbot_srcmap_free(report->map);
+	if (report->pos)
+		pmbot_srcmap_free(report->pos->map);
+	free(report->pos);
 	free(report);
+}
+
+/*
+ * Walk `pointer` down the document as far as its tokens name values: the
+ * last value reached is what the source map's fallback to the nearest
+ * recorded ancestor finds. Tokens are matched as the map matches them,
+ * byte for byte against the pointers the parser records: canonical
+ * indexes ("0", "17", never "017" or "-"), "~0" and "~1" the only escapes.
+ */
+static const pmbot_jnode *walk(const pmbot_jnode *n, const char *pointer)
+{
+	const char *p = pointer;
+
+	/* The map records "" and pointers starting '/': anything else falls back to "". */
+	if (*p != '/')
+		return n;
+	while (*p == '/') {
+		const char *tok = ++p, *end = tok + strcspn(tok, "/");
+		const pmbot_jnode *m = NULL, *c;
+		size_t tlen = (size_t)(end - tok), i;
+		uint32_t k;
+
+		p = end;
+		if (n->type == PMBOT_JARRAY) {
+			size_t idx = 0;
+
+			if (!tlen || tlen > 10 || (tok[0] == '0' && tlen > 1))
+				return n;
+			for (i = 0; i < tlen; i++) {
+				if (tok[i] < '0' || tok[i] > '9')
+					return n;
+				idx = idx * 10 + (size_t)(tok[i] - '0');
+			}
+			if (!(m = pmbot_jnode_at(n, idx)))
+				return n;
+		} else if (n->type == PMBOT_JOBJECT) {
+			for (k = 0, c = n + 1; k < n->len && !m; k++, c += c->skip) {
+				const char *t = tok, *key = c->key, *kend = c->key + c->key_len;
+
+				while (t < end && key < kend) {
+					char want = *t;
+
+					if (*t == '~') {
+						if (t + 1 >= end || (t[1] != '0' && t[1] != '1'))
+							return n;
+						want = t[1] == '0' ? '~' : '/';
+						t++;
+					}
+					if (*key != want)
+						break;
+					t++;
+					key++;
+				}
+				if (t == end && key == kend)
+					m = c;
+			}
+			if (!m)
+				return n;
+		} else {
+			return n;
+		}
+		n = m;
+	}
+	return n;
+}
+
+/* Walks before the map is built: enough for any report with few diagnostics. */
+#define WALKS_BEFORE_MAP 64
+
+int pmbot_report_find(const pmbot_report *report, const char *pointer,
+	int *line, int *column)
+{
+	struct pmbot_report_pos *pos = report ? report->pos : NULL;
+	const pmbot_jnode *n;
+
+	if (line)
+		*line = 0;
+	if (column)
+		*column = 0;
+	if (!report || !pointer)
+		return 0;
+	if (!report->doc)
+		return pmbot_srcmap_find(report->map, pointer, line, column);
+	if (pos && !pos->map && pos->walks >= WALKS_BEFORE_MAP &&
+	    pmbot_jdoc_srcmap(&pos->map, report->doc) < 0)
+		return PMBOT_ERROR;
+	if (pos && pos->map)
+		return pmbot_srcmap_find(pos->map, pointer, line, column);
+	if (pos)
+		pos->walks++;
+	n = walk(pmbot_jdoc_root(report->doc), pointer);
+	if (line)
+		*line = n->line;
+	if (column)
+		*column = n->column;
+	return 1;
 }

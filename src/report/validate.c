@@ -127,7 +127,8 @@ static void vdiag(struct ctx *c, pmbot_severity sev, const char *code, const cha
 	pmbot_buf msg = PMBOT_BUF_INIT;
 	int line = 0, col = 0;
 
-	pmbot_srcmap_find(c->r->map, path, &line, &col);
+	if (pmbot_report_find(c->r, path, &line, &col) < 0)
+		c->oom = 1;
 	if (pmbot_buf_vprintf(&msg, fmt, ap) < 0 ||
 	    pmbot_diag_add(c->diags, sev, code, c->r->file, path, line, col, "%s", msg.buf) < 0)
 		c->oom = 1;
@@ -1001,7 +1002,8 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 		case 1: {
 			int line = 0, col = 0;
 
-			pmbot_srcmap_find(report->map, prev->ptr, &line, &col);
+			if (pmbot_report_find(report, prev->ptr, &line, &col) < 0)
+				c.oom = 1;
 			err(&c, "DUPLICATE_STABLE_ID", child(&c, p, "stable_id"),
 				"stable_id '%s' is already used by %s (line %d); ids must be unique across epics, features and tasks",
 				items[i].id, prev->ptr, line);

@@ -1,5 +1,6 @@
 #include "state_int.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -19,13 +20,55 @@
 
 typedef struct {
 	const char *file;
-	const pmbot_srcmap *map;
+	const pmbot_jdoc *doc;
+	/*
+	 * Positions by pointer, made from `doc` for the first diagnostic: a
+	 * State (megabytes of pm-bot's own writing) almost never has one.
+	 */
+	pmbot_srcmap *map;
 	pmbot_diag_list *diags;
 	pmbot_buf path;      /* JSON Pointer of the value being checked */
 	pmbot_buf show[2];   /* scratch for user text quoted in messages */
 	pmbot_buf scratch;
 	int oom;             /* set by anything that ran out of memory; checked once at the end */
 } pctx;
+
+/* The document is read through these, named as the jansson calls they replace (NULL-safe alike). */
+typedef pmbot_jnode jv;
+
+static int j_is(const jv *v, int type)
+{
+	return v && v->type == type;
+}
+
+#define j_is_string(v) j_is((v), PMBOT_JSTRING)
+#define j_is_null(v) j_is((v), PMBOT_JNULL)
+#define j_is_object(v) j_is((v), PMBOT_JOBJECT)
+#define j_is_array(v) j_is((v), PMBOT_JARRAY)
+#define j_is_integer(v) j_is((v), PMBOT_JINTEGER)
+#define j_is_real(v) j_is((v), PMBOT_JREAL)
+#define j_is_number(v) (j_is_integer(v) || j_is_real(v))
+
+static const char *j_str(const jv *v)
+{
+	return j_is_string(v) ? v->v.s : NULL;
+}
+
+static size_t j_len(const jv *v)
+{
+	return j_is_string(v) ? v->len : 0;
+}
+
+static size_t j_size(const jv *v)
+{
+	return j_is_array(v) ? v->len : 0;
+}
+
+/* Element i of an array walked in order: `cur` is element i - 1 (NULL for i 0). */
+static const jv *j_step(const jv *arr, const jv *cur)
+{
+	return cur ? pmbot_jnode_next(cur) : pmbot_jnode_first(arr);
+}
 
 /* A parsed issue and where it came from, so later checks can point at it. */
 typedef struct {
@@ -37,6 +80,14 @@ typedef struct {
 #define REQ 1
 #define NULLABLE 2
 #define NONEMPTY 4
+
+/* Line and column of `path` (or its nearest ancestor), as the source map has them. */
+static void find_pos(pctx *c, const char *path, int *line, int *column)
+{
+	if (!c->map && pmbot_jdoc_srcmap(&c->map, c->doc) < 0)
+		c->oom = 1;
+	pmbot_srcmap_find(c->map, path, line, column);
+}
 
 /* User text goes into messages through pmbot_diag_show(). */
 static const char *show(pctx *c, int slot, const char *s)
@@ -61,7 +112,7 @@ static void vreport(pctx *c, pmbot_severity sev, const char *code, const char *p
 		c->oom = 1;
 		goto done;
 	}
-	pmbot_srcmap_find(c->map, path, &line, &column);
+	find_pos(c, path, &line, &column);
 	if (pmbot_diag_add(c->diags, sev, code, c->file, path, line, column, "%s", msg.buf) < 0)
 		c->oom = 1;
 done:
@@ -96,7 +147,7 @@ static int line_of(pctx *c, const char *path)
 {
 	int line = 0;
 
-	pmbot_srcmap_find(c->map, path, &line, NULL);
+	find_pos(c, path, &line, NULL);
 	return line;
 }
 
@@ -123,41 +174,50 @@ static void pop(pctx *c, size_t mark)
 	pmbot_buf_truncate(&c->path, mark);
 }
 
-static char *dup_str(pctx *c, const char *s)
+/*
+ * A string for the state: the document's own (its block goes to the state,
+ * pmbot_jdoc_take_strings) or a literal, never freed on its own.
+ */
+static char *keep_str(const char *s)
 {
-	char *d = s ? strdup(s) : NULL;
-
-	if (s && !d)
-		c->oom = 1;
-	return d;
+	return (char *)s;
 }
 
-static void type_error(pctx *c, const json_t *v, const char *expected)
+static void type_error(pctx *c, const jv *v, const char *expected)
 {
-	report(c, "STATE_SCHEMA", "expected %s, found %s", expected, pmbot_json_type_name(v));
+	report(c, "STATE_SCHEMA", "expected %s, found %s", expected, pmbot_jnode_type_name(v));
 }
 
-static void check_keys(pctx *c, const json_t *obj, const char *const *known, size_t n)
+/*
+ * Report every member of `obj` not in `known`. pm-bot writes keys sorted
+ * and the tables are sorted, so the search starts after the last match
+ * and mostly hits at once.
+ */
+static void check_keys(pctx *c, const jv *obj, const char *const *known, size_t n)
 {
-	const char *key;
-	json_t *v;
-	size_t i, mark;
+	const jv *m = NULL;
+	size_t i, t, hint = 0, mark;
+	uint32_t k;
 
-	json_object_foreach((json_t *)obj, key, v) {
-		for (i = 0; i < n && strcmp(key, known[i]); i++)
-			;
-		if (i < n)
+	for (k = 0; k < obj->len; k++) {
+		m = j_step(obj, m);
+		for (t = 0, i = hint; t < n; t++, i = i + 1 < n ? i + 1 : 0)
+			if (!strcmp(m->key, known[i]))
+				break;
+		if (t < n) {
+			hint = i + 1 < n ? i + 1 : 0;
 			continue;
-		mark = push_key(c, key);
-		report(c, "STATE_SCHEMA", "unknown key `%s`", show(c, 0, key));
+		}
+		mark = push_key(c, m->key);
+		report(c, "STATE_SCHEMA", "unknown key `%s`", show(c, 0, m->key));
 		pop(c, mark);
 	}
 }
 
 /* Member `key` of `obj` (borrowed), or NULL; a missing required key is reported. */
-static const json_t *member(pctx *c, const json_t *obj, const char *key, int flags)
+static const jv *member(pctx *c, const jv *obj, const char *key, int flags)
 {
-	const json_t *v = json_object_get(obj, key);
+	const jv *v = pmbot_jnode_get(obj, key);
 
 	if (!v && (flags & REQ))
 		report(c, "STATE_SCHEMA", "missing required key `%s`", key);
@@ -171,65 +231,65 @@ typedef int (*str_check)(const char *s);
  * (NULLABLE) or was reported: not a string, empty (NONEMPTY) or refused by
  * `check`, whose verdict names `what` the string must be.
  */
-static const char *get_str(pctx *c, const json_t *obj, const char *key, int flags,
+static const char *get_str(pctx *c, const jv *obj, const char *key, int flags,
 	str_check check, const char *what)
 {
-	const json_t *v = member(c, obj, key, flags);
+	const jv *v = member(c, obj, key, flags);
 	const char *s = NULL;
 	size_t mark;
 
 	if (!v)
 		return NULL;
 	/* The pointer is only for a message: a good value (nearly all) goes without it. */
-	if (json_is_string(v) && (!(flags & NONEMPTY) || json_string_length(v)) &&
-	    (!check || check(json_string_value(v))))
-		return json_string_value(v);
+	if (j_is_string(v) && (!(flags & NONEMPTY) || j_len(v)) &&
+	    (!check || check(j_str(v))))
+		return j_str(v);
 	mark = push_key(c, key);
-	if (json_is_null(v) && (flags & NULLABLE))
+	if (j_is_null(v) && (flags & NULLABLE))
 		;
-	else if (!json_is_string(v))
+	else if (!j_is_string(v))
 		type_error(c, v, flags & NULLABLE ? "a string or null" : "a string");
-	else if ((flags & NONEMPTY) && !json_string_length(v))
+	else if ((flags & NONEMPTY) && !j_len(v))
 		report(c, "STATE_SCHEMA", "`%s` must not be empty", key);
-	else if (check && !check(json_string_value(v)))
-		report(c, "STATE_SCHEMA", "`%s` is not %s", show(c, 0, json_string_value(v)), what);
+	else if (check && !check(j_str(v)))
+		report(c, "STATE_SCHEMA", "`%s` is not %s", show(c, 0, j_str(v)), what);
 	else
-		s = json_string_value(v);
+		s = j_str(v);
 	pop(c, mark);
 	return s;
 }
 
 /* An integer in min..max; reals with no fraction count, as in JSON Schema. 1 when set. */
-static int int_value(const json_t *v, long long min, long long max, long long *out)
+static int int_value(const jv *v, long long min, long long max, long long *out)
 {
 	double d;
 
-	if (json_is_integer(v)) {
-		if (json_integer_value(v) < min || json_integer_value(v) > max)
+	if (j_is_integer(v)) {
+		if (v->v.i < min || v->v.i > max)
 			return 0;
-		*out = json_integer_value(v);
+		*out = v->v.i;
 		return 1;
 	}
-	if (!json_is_real(v))
+	if (!j_is_real(v))
 		return 0;
-	d = json_real_value(v);
+	d = v->v.r;
 	if (d != floor(d) || d < (double)min || d > (double)max)
 		return 0;
 	*out = (long long)d;
 	return 1;
 }
 
-static int get_int(pctx *c, const json_t *obj, const char *key, long long min, long long max,
+static int get_int(pctx *c, const jv *obj, const char *key, long long min, long long max,
 	long long *out)
 {
-	const json_t *v = member(c, obj, key, REQ);
+	const jv *v = member(c, obj, key, REQ);
 	size_t mark;
 	int ok = 0;
 
 	if (!v)
 		return 0;
 	mark = push_key(c, key);
-	if (!json_is_number(v))
+	if (!j_is_number(v))
 		type_error(c, v, "an integer");
 	else if (!(ok = int_value(v, min, max, out)))
 		report(c, "STATE_SCHEMA", "`%s` must be an integer from %lld to %lld", key, min, max);
@@ -269,6 +329,24 @@ static int is_field_type(const char *s)
 	return 0;
 }
 
+/*
+ * qsort, after one pass that finds the array already in order: pm-bot
+ * writes a State sorted, so the sorts of a read mostly have nothing to do.
+ * Every order here is total (ties go by position), so the result is the same.
+ */
+static void sort_unless_sorted(void *base, size_t n, size_t size,
+	int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0) {
+			qsort(base, n, size, cmp);
+			return;
+		}
+}
+
 typedef struct {
 	const char *s;
 	size_t index;
@@ -296,11 +374,11 @@ static int indexed_ref_cmp(const void *pa, const void *pb)
  * duplicate is reported where it appears the second time). NULL with
  * `*n` 0 when absent or empty.
  */
-static char **get_str_set(pctx *c, const json_t *obj, const char *key, str_check check,
+static char **get_str_set(pctx *c, const jv *obj, const char *key, str_check check,
 	const char *what, int (*sort_cmp)(const void *, const void *),
 	int (*cmp)(const char *, const char *), const char *dup_what, size_t *n_out)
 {
-	const json_t *v = member(c, obj, key, 0);
+	const jv *v = member(c, obj, key, 0), *e = NULL;
 	indexed_str *tmp = NULL;
 	char **out = NULL;
 	size_t n, i, k = 0, mark, mark2;
@@ -309,38 +387,38 @@ static char **get_str_set(pctx *c, const json_t *obj, const char *key, str_check
 	if (!v)
 		return NULL;
 	mark = push_key(c, key);
-	if (!json_is_array(v)) {
+	if (!j_is_array(v)) {
 		type_error(c, v, "an array of strings");
 		goto done;
 	}
-	if (!(n = json_array_size(v)))
+	if (!(n = j_size(v)))
 		goto done;
 	if (!(tmp = calloc(n, sizeof(*tmp))) || !(out = calloc(n, sizeof(*out)))) {
 		c->oom = 1;
 		goto done;
 	}
 	for (i = 0; i < n; i++) {
-		const json_t *e = json_array_get(v, i);
+		e = j_step(v, e);
 
 		/* As in get_str(): the pointer is made only for a message. */
-		if (json_is_string(e) && json_string_length(e) &&
-		    (!check || check(json_string_value(e)))) {
-			tmp[k++] = (indexed_str){ json_string_value(e), i };
+		if (j_is_string(e) && j_len(e) &&
+		    (!check || check(j_str(e)))) {
+			tmp[k++] = (indexed_str){ j_str(e), i };
 			continue;
 		}
 		mark2 = push_index(c, i);
-		if (!json_is_string(e))
+		if (!j_is_string(e))
 			type_error(c, e, "a string");
-		else if (!json_string_length(e))
+		else if (!j_len(e))
 			report(c, "STATE_SCHEMA", "an entry of `%s` must not be empty", key);
-		else if (check && !check(json_string_value(e)))
+		else if (check && !check(j_str(e)))
 			report(c, "STATE_SCHEMA", "`%s` is not %s",
-				show(c, 0, json_string_value(e)), what);
+				show(c, 0, j_str(e)), what);
 		else
-			tmp[k++] = (indexed_str){ json_string_value(e), i };
+			tmp[k++] = (indexed_str){ j_str(e), i };
 		pop(c, mark2);
 	}
-	qsort(tmp, k, sizeof(*tmp), sort_cmp);
+	sort_unless_sorted(tmp, k, sizeof(*tmp), sort_cmp);
 	for (i = 0; i < k; i++) {
 		if (i && !cmp(tmp[i - 1].s, tmp[i].s)) {
 			size_t first = tmp[i - 1].index;
@@ -351,7 +429,7 @@ static char **get_str_set(pctx *c, const json_t *obj, const char *key, str_check
 			pop(c, mark2);
 			continue;
 		}
-		if (!(out[*n_out] = dup_str(c, tmp[i].s)))
+		if (!(out[*n_out] = keep_str(tmp[i].s)))
 			break;
 		(*n_out)++;
 	}
@@ -365,21 +443,22 @@ done:
 	return out;
 }
 
+/* Sorted, as pm-bot writes them (check_keys). */
 static const char *const issue_keys[] = {
-	"number", "database_id", "node_id", "title", "body", "labels", "state", "author",
-	"author_type", "updated_at", "parent", "blocked_by", "issue_type"
+	"author", "author_type", "blocked_by", "body", "database_id", "issue_type", "labels",
+	"node_id", "number", "parent", "state", "title", "updated_at"
 };
 
 /* The issue at c->path into `is` (zeroed first). 1 when it is valid. */
-static int parse_issue(pctx *c, const json_t *v, const char *repo, pmbot_issue *is)
+static int parse_issue(pctx *c, const jv *v, const char *repo, pmbot_issue *is)
 {
 	size_t errors = c->diags->errors, i, mark;
-	const json_t *blocked;
+	const jv *blocked, *b;
 	const char *s;
 	long long n = 0;
 
 	memset(is, 0, sizeof(*is));
-	if (!json_is_object(v)) {
+	if (!j_is_object(v)) {
 		type_error(c, v, "an object");
 		return 0;
 	}
@@ -387,26 +466,26 @@ static int parse_issue(pctx *c, const json_t *v, const char *repo, pmbot_issue *
 	if (get_int(c, v, "number", 1, NUMBER_MAX, &n))
 		is->number = (long)n;
 	get_int(c, v, "database_id", 1, ID_MAX, &is->database_id);
-	is->node_id = dup_str(c, get_str(c, v, "node_id", REQ | NONEMPTY, NULL, NULL));
-	is->title = dup_str(c, get_str(c, v, "title", REQ | NONEMPTY, NULL, NULL));
+	is->node_id = keep_str(get_str(c, v, "node_id", REQ | NONEMPTY, NULL, NULL));
+	is->title = keep_str(get_str(c, v, "title", REQ | NONEMPTY, NULL, NULL));
 	s = get_str(c, v, "body", NULLABLE, NULL, NULL);
-	is->body = dup_str(c, s ? s : "");
+	is->body = keep_str(s ? s : "");
 	is->labels = get_str_set(c, v, "labels", NULL, NULL, indexed_bytes_cmp, strcmp, "label",
 		&is->n_labels);
 	s = get_str(c, v, "state", REQ, is_open_closed, "`open` or `closed`");
 	is->closed = s && !strcmp(s, "closed");
-	is->author = dup_str(c, get_str(c, v, "author", REQ | NONEMPTY, NULL, NULL));
+	is->author = keep_str(get_str(c, v, "author", REQ | NONEMPTY, NULL, NULL));
 	s = get_str(c, v, "author_type", REQ, is_author_type, "`Bot` or `User`");
 	is->author_is_bot = s && !strcmp(s, "Bot");
-	is->updated_at = dup_str(c, get_str(c, v, "updated_at", REQ, is_time,
+	is->updated_at = keep_str(get_str(c, v, "updated_at", REQ, is_time,
 		"an RFC 3339 date-time like 2026-11-02T10:00:00Z"));
-	is->parent = dup_str(c, get_str(c, v, "parent", NULLABLE, pmbot_state__valid_ref,
+	is->parent = keep_str(get_str(c, v, "parent", NULLABLE, pmbot_state__valid_ref,
 		"an issue ref OWNER/NAME#NUMBER"));
 	is->blocked_by = get_str_set(c, v, "blocked_by", pmbot_state__valid_ref,
 		"an issue ref OWNER/NAME#NUMBER", indexed_ref_cmp, pmbot_state__ref_cmp, "blocker",
 		&is->n_blocked_by);
-	is->issue_type = dup_str(c, get_str(c, v, "issue_type", NULLABLE | NONEMPTY, NULL, NULL));
-	is->repo = dup_str(c, repo);
+	is->issue_type = keep_str(get_str(c, v, "issue_type", NULLABLE | NONEMPTY, NULL, NULL));
+	is->repo = keep_str(repo);
 	if (repo && is->number) {
 		size_t rn = strlen(repo), n2;
 		long num;
@@ -417,9 +496,9 @@ static int parse_issue(pctx *c, const json_t *v, const char *repo, pmbot_issue *
 			report(c, "STATE_SCHEMA", "an issue cannot be its own parent");
 			pop(c, mark);
 		}
-		blocked = json_object_get(v, "blocked_by");
-		for (i = 0; json_is_array(blocked) && i < json_array_size(blocked); i++) {
-			s = json_string_value(json_array_get(blocked, i));
+		blocked = pmbot_jnode_get(v, "blocked_by");
+		for (i = 0, b = NULL; j_is_array(blocked) && i < j_size(blocked); i++) {
+			s = j_str(b = j_step(blocked, b));
 			if (!s || pmbot_state__ref_split(s, &n2, &num) ||
 			    pmbot_state__key_cmp(repo, rn, is->number, s, n2, num))
 				continue;
@@ -443,24 +522,6 @@ static int origin_cmp(const issue_entry *a, const issue_entry *b)
 	if (a->repo_index != b->repo_index)
 		return a->repo_index < b->repo_index ? -1 : 1;
 	return (a->issue_index > b->issue_index) - (a->issue_index < b->issue_index);
-}
-
-/*
- * qsort, after one pass that finds the array already in order: pm-bot
- * writes a State sorted, so the sorts of a read mostly have nothing to do.
- * Every order here is total (ties go by position), so the result is the same.
- */
-static void sort_unless_sorted(void *base, size_t n, size_t size,
-	int (*cmp)(const void *, const void *))
-{
-	const char *p = base;
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		if (cmp(p + (i - 1) * size, p + i * size) > 0) {
-			qsort(base, n, size, cmp);
-			return;
-		}
 }
 
 static int entry_cmp(const void *pa, const void *pb)
@@ -580,36 +641,38 @@ static void check_issue_duplicates(pctx *c, const issue_entry *e, size_t n)
 }
 
 /* Issues of every repository entry, into `*entries` (unsorted). */
-static void parse_repositories(pctx *c, const json_t *repos, issue_entry **entries, size_t *n)
+static void parse_repositories(pctx *c, const jv *repos, issue_entry **entries, size_t *n)
 {
 	pmbot_strmap seen = PMBOT_STRMAP_INIT;
 	char **keys = NULL;
 	size_t n_keys = 0, alloc_keys = 0, total = 0, ri, ii, mark, mark2, mark3;
-	static const char *const repo_keys[] = { "repo", "issues" };
+	static const char *const repo_keys[] = { "issues", "repo" };
+	const jv *r;
 
 	*entries = NULL;
 	*n = 0;
 	mark = push_key(c, "repositories");
-	if (!json_is_array(repos)) {
+	if (!j_is_array(repos)) {
 		type_error(c, repos, "an array");
 		goto done;
 	}
-	for (ri = 0; ri < json_array_size(repos); ri++) {
-		const json_t *issues = json_object_get(json_array_get(repos, ri), "issues");
+	for (ri = 0, r = NULL; ri < j_size(repos); ri++) {
+		const jv *issues = pmbot_jnode_get(r = j_step(repos, r), "issues");
 
-		total += json_is_array(issues) ? json_array_size(issues) : 0;
+		total += j_is_array(issues) ? j_size(issues) : 0;
 	}
 	if (total && !(*entries = calloc(total, sizeof(**entries)))) {
 		c->oom = 1;
 		goto done;
 	}
-	for (ri = 0; ri < json_array_size(repos) && !c->oom; ri++) {
-		const json_t *r = json_array_get(repos, ri), *issues;
+	for (ri = 0, r = NULL; ri < j_size(repos) && !c->oom; ri++) {
+		const jv *issues, *is = NULL;
 		const char *repo, *key;
 		void *prev;
 
+		r = j_step(repos, r);
 		mark2 = push_index(c, ri);
-		if (!json_is_object(r)) {
+		if (!j_is_object(r)) {
 			type_error(c, r, "an object");
 			pop(c, mark2);
 			continue;
@@ -625,25 +688,26 @@ static void parse_repositories(pctx *c, const json_t *repos, issue_entry **entri
 			repo = NULL;
 		}
 		issues = member(c, r, "issues", REQ);
-		if (issues && !json_is_array(issues)) {
+		if (issues && !j_is_array(issues)) {
 			mark3 = push_key(c, "issues");
 			type_error(c, issues, "an array");
 			pop(c, mark3);
 		}
-		for (ii = 0; json_is_array(issues) && ii < json_array_size(issues); ii++) {
+		mark3 = push_key(c, "issues");
+		for (ii = 0; j_is_array(issues) && ii < j_size(issues); ii++) {
 			issue_entry *e = &(*entries)[*n];
+			size_t mark4 = push_index(c, ii);
 
-			mark3 = push_key(c, "issues");
-			push_index(c, ii);
-			if (parse_issue(c, json_array_get(issues, ii), repo, &e->is)) {
+			if (parse_issue(c, is = j_step(issues, is), repo, &e->is)) {
 				e->repo_index = ri;
 				e->issue_index = ii;
 				(*n)++;
 			} else {
-				pmbot_issue_clear(&e->is);
+				pmbot_state__issue_drop(&e->is, 0);
 			}
-			pop(c, mark3);
+			pop(c, mark4);
 		}
+		pop(c, mark3);
 		pop(c, mark2);
 	}
 done:
@@ -652,32 +716,33 @@ done:
 	pmbot_state__strings_free(keys, n_keys);
 }
 
-static const char *const field_keys[] = { "id", "name", "type", "options" };
+static const char *const field_keys[] = { "id", "name", "options", "type" };
 static const char *const option_keys[] = { "id", "name" };
 
 /* The options of a single-select field at c->path; 1 when valid. */
-static int parse_options(pctx *c, const json_t *opts, pmbot_pfield *f)
+static int parse_options(pctx *c, const jv *opts, pmbot_pfield *f)
 {
+	const jv *cur = NULL;
 	pmbot_strmap ids = PMBOT_STRMAP_INIT, names = PMBOT_STRMAP_INIT;
 	size_t errors = c->diags->errors, i, mark, mark2;
 
 	mark = push_key(c, "options");
-	if (!json_is_array(opts)) {
+	if (!j_is_array(opts)) {
 		type_error(c, opts, "an array");
 		goto done;
 	}
-	if (json_array_size(opts) &&
-	    !(f->options = calloc(json_array_size(opts), sizeof(*f->options)))) {
+	if (j_size(opts) &&
+	    !(f->options = calloc(j_size(opts), sizeof(*f->options)))) {
 		c->oom = 1;
 		goto done;
 	}
-	for (i = 0; i < json_array_size(opts) && !c->oom; i++) {
-		const json_t *o = json_array_get(opts, i);
+	for (i = 0; i < j_size(opts) && !c->oom; i++) {
+		const jv *o = cur = j_step(opts, cur);
 		const char *id, *name;
 		void *prev;
 
 		mark2 = push_index(c, i);
-		if (!json_is_object(o)) {
+		if (!j_is_object(o)) {
 			type_error(c, o, "an object");
 			pop(c, mark2);
 			continue;
@@ -692,8 +757,8 @@ static int parse_options(pctx *c, const json_t *opts, pmbot_pfield *f)
 			report(c, "STATE_DUPLICATE", "option `%s` is listed twice in this field "
 				"(first as option %zu)", show(c, 0, name), (size_t)prev);
 		if (id && name) {
-			f->options[f->n_options].id = dup_str(c, id);
-			f->options[f->n_options++].name = dup_str(c, name);
+			f->options[f->n_options].id = keep_str(id);
+			f->options[f->n_options++].name = keep_str(name);
 		}
 		pop(c, mark2);
 	}
@@ -704,31 +769,32 @@ done:
 	return c->diags->errors == errors;
 }
 
-static void parse_fields(pctx *c, const json_t *fields, pmbot_project *p)
+static void parse_fields(pctx *c, const jv *fields, pmbot_project *p)
 {
+	const jv *cur = NULL;
 	pmbot_strmap ids = PMBOT_STRMAP_INIT, names = PMBOT_STRMAP_INIT;
 	char **keys = NULL;
 	size_t n_keys = 0, alloc_keys = 0, i, mark, mark2;
 
 	mark = push_key(c, "fields");
-	if (!json_is_array(fields)) {
+	if (!j_is_array(fields)) {
 		type_error(c, fields, "an array");
 		goto done;
 	}
-	if (json_array_size(fields) &&
-	    !(p->fields = calloc(json_array_size(fields), sizeof(*p->fields)))) {
+	if (j_size(fields) &&
+	    !(p->fields = calloc(j_size(fields), sizeof(*p->fields)))) {
 		c->oom = 1;
 		goto done;
 	}
-	for (i = 0; i < json_array_size(fields) && !c->oom; i++) {
-		const json_t *o = json_array_get(fields, i), *opts;
+	for (i = 0; i < j_size(fields) && !c->oom; i++) {
+		const jv *o = cur = j_step(fields, cur), *opts;
 		pmbot_pfield *f = &p->fields[p->n_fields];
 		size_t errors = c->diags->errors, t, mark3;
 		const char *id, *name, *type, *key;
 		void *prev;
 
 		mark2 = push_index(c, i);
-		if (!json_is_object(o)) {
+		if (!j_is_object(o)) {
 			type_error(c, o, "an object");
 			pop(c, mark2);
 			continue;
@@ -754,7 +820,7 @@ static void parse_fields(pctx *c, const json_t *fields, pmbot_project *p)
 		for (t = 0; type && t < N_OF(pmbot_state__field_type_names) && strcmp(type, pmbot_state__field_type_names[t]); t++)
 			;
 		f->type = (pmbot_pfield_type)t;
-		opts = json_object_get(o, "options");
+		opts = pmbot_jnode_get(o, "options");
 		if (type && f->type == PMBOT_PFIELD_SINGLE_SELECT) {
 			if (member(c, o, "options", REQ))
 				parse_options(c, opts, f);
@@ -763,12 +829,12 @@ static void parse_fields(pctx *c, const json_t *fields, pmbot_project *p)
 			report(c, "STATE_SCHEMA", "only single_select fields have options");
 			pop(c, mark3);
 		}
-		f->id = dup_str(c, id);
-		f->name = dup_str(c, name);
+		f->id = keep_str(id);
+		f->name = keep_str(name);
 		if (c->diags->errors == errors && !c->oom)
 			p->n_fields++;
 		else
-			pmbot_state__field_clear(f);
+			pmbot_state__field_drop(f, 0);
 		pop(c, mark2);
 	}
 done:
@@ -779,33 +845,33 @@ done:
 }
 
 /* Does `v` fit field `f`? On a mismatch, report at c->path. */
-static void check_value(pctx *c, const pmbot_pfield *f, const json_t *v)
+static void check_value(pctx *c, const pmbot_pfield *f, const jv *v)
 {
 	size_t i;
 
 	switch (f->type) {
 	case PMBOT_PFIELD_NUMBER:
-		if (!json_is_number(v))
+		if (!j_is_number(v))
 			type_error(c, v, "a number (number field)");
 		return;
 	case PMBOT_PFIELD_TEXT:
-		if (!json_is_string(v))
+		if (!j_is_string(v))
 			type_error(c, v, "a string (text field)");
 		return;
 	case PMBOT_PFIELD_DATE:
-		if (!json_is_string(v))
+		if (!j_is_string(v))
 			type_error(c, v, "a date string (date field)");
-		else if (!pmbot_state__valid_date(json_string_value(v)))
+		else if (!pmbot_state__valid_date(j_str(v)))
 			report(c, "STATE_SCHEMA", "`%s` is not a date YYYY-MM-DD",
-				show(c, 0, json_string_value(v)));
+				show(c, 0, j_str(v)));
 		return;
 	case PMBOT_PFIELD_SINGLE_SELECT:
-		if (!json_is_string(v)) {
+		if (!j_is_string(v)) {
 			type_error(c, v, "an option name (single_select field)");
 			return;
 		}
 		for (i = 0; i < f->n_options; i++)
-			if (!strcmp(f->options[i].name, json_string_value(v)))
+			if (!strcmp(f->options[i].name, j_str(v)))
 				return;
 		pmbot_buf_clear(&c->scratch);
 		for (i = 0; i < f->n_options; i++)
@@ -813,21 +879,24 @@ static void check_value(pctx *c, const pmbot_pfield *f, const json_t *v)
 					show(c, 0, f->options[i].name)) < 0)
 				c->oom = 1;
 		report(c, "STATE_SCHEMA", "`%s` is not an option of field `%s`; options: %s",
-			show(c, 0, json_string_value(v)), show(c, 1, f->name),
+			show(c, 0, j_str(v)), show(c, 1, f->name),
 			f->n_options ? c->scratch.buf : "none");
 		return;
 	}
 }
 
-static void check_values(pctx *c, const json_t *values, const pmbot_project *p)
+static void check_values(pctx *c, const jv *values, const pmbot_project *p)
 {
+	const jv *v = NULL;
 	const char *key;
-	json_t *v;
 	size_t mark, i;
+	uint32_t k;
 
-	json_object_foreach((json_t *)values, key, v) {
+	for (k = 0; k < values->len; k++) {
 		const pmbot_pfield *f = NULL;
 
+		v = j_step(values, v);
+		key = v->key;
 		for (i = 0; i < p->n_fields && !f; i++)
 			if (!strcmp(p->fields[i].name, key))
 				f = &p->fields[i];
@@ -862,30 +931,31 @@ static int item_entry_cmp(const void *pa, const void *pb)
 
 static const char *const item_keys[] = { "id", "issue", "values" };
 
-static void parse_items(pctx *c, const json_t *items, pmbot_project *p)
+static void parse_items(pctx *c, const jv *items, pmbot_project *p)
 {
+	const jv *cur = NULL;
 	pmbot_strmap ids = PMBOT_STRMAP_INIT;
 	item_entry *e = NULL;
 	size_t n = 0, i, group, mark, mark2, mark3;
 	int first;
 
 	mark = push_key(c, "items");
-	if (!json_is_array(items)) {
+	if (!j_is_array(items)) {
 		type_error(c, items, "an array");
 		goto done;
 	}
-	if (json_array_size(items) && !(e = calloc(json_array_size(items), sizeof(*e)))) {
+	if (j_size(items) && !(e = calloc(j_size(items), sizeof(*e)))) {
 		c->oom = 1;
 		goto done;
 	}
-	for (i = 0; i < json_array_size(items) && !c->oom; i++) {
-		const json_t *o = json_array_get(items, i), *values;
+	for (i = 0; i < j_size(items) && !c->oom; i++) {
+		const jv *o = cur = j_step(items, cur), *values;
 		size_t errors = c->diags->errors;
 		const char *id, *issue;
 		void *prev;
 
 		mark2 = push_index(c, i);
-		if (!json_is_object(o)) {
+		if (!j_is_object(o)) {
 			type_error(c, o, "an object");
 			pop(c, mark2);
 			continue;
@@ -899,19 +969,20 @@ static void parse_items(pctx *c, const json_t *items, pmbot_project *p)
 				show(c, 0, id), (size_t)prev);
 			pop(c, mark3);
 		}
-		values = json_object_get(o, "values");
+		values = pmbot_jnode_get(o, "values");
 		mark3 = push_key(c, "values");
-		if (values && !json_is_object(values))
+		if (values && !j_is_object(values))
 			type_error(c, values, "an object");
 		else if (values)
 			check_values(c, values, p);
 		pop(c, mark3);
 		if (c->diags->errors == errors && !c->oom) {
-			e[n].it.id = dup_str(c, id);
-			e[n].it.issue = dup_str(c, issue);
+			e[n].it.id = keep_str(id);
+			e[n].it.issue = keep_str(issue);
 			/* Shared, not copied: the rest of the parsed file is released after the read. */
-			e[n].it.values = values ? json_incref((json_t *)values) : json_object();
-			if (!e[n].it.values)
+			/* The one piece of the document a state keeps as jansson values. */
+			if (values ? pmbot_jnode_to_json(&e[n].it.values, values) < 0 :
+			    !(e[n].it.values = json_object()))
 				c->oom = 1;
 			e[n++].index = i;
 		}
@@ -941,7 +1012,7 @@ static void parse_items(pctx *c, const json_t *items, pmbot_project *p)
 		if (p->items)
 			p->items[p->n_items++] = e[i].it;
 		else
-			pmbot_state__item_clear(&e[i].it);
+			pmbot_state__item_drop(&e[i].it, 0);
 	}
 done:
 	pop(c, mark);
@@ -949,16 +1020,16 @@ done:
 	pmbot_strmap_free(&ids);
 }
 
-static const char *const project_keys[] = { "owner", "number", "node_id", "fields", "items" };
+static const char *const project_keys[] = { "fields", "items", "node_id", "number", "owner" };
 
-static pmbot_project *parse_project(pctx *c, const json_t *v)
+static pmbot_project *parse_project(pctx *c, const jv *v)
 {
 	pmbot_project *p;
-	const json_t *m;
+	const jv *m;
 	long long n = 0;
 	size_t mark = push_key(c, "project");
 
-	if (!json_is_object(v)) {
+	if (!j_is_object(v)) {
 		type_error(c, v, "an object or null");
 		pop(c, mark);
 		return NULL;
@@ -969,32 +1040,96 @@ static pmbot_project *parse_project(pctx *c, const json_t *v)
 		return NULL;
 	}
 	check_keys(c, v, project_keys, N_OF(project_keys));
-	p->owner = dup_str(c, get_str(c, v, "owner", REQ, is_login, "a GitHub login"));
+	p->owner = keep_str(get_str(c, v, "owner", REQ, is_login, "a GitHub login"));
 	if (get_int(c, v, "number", 1, NUMBER_MAX, &n))
 		p->number = (long)n;
-	p->node_id = dup_str(c, get_str(c, v, "node_id", REQ | NONEMPTY, NULL, NULL));
-	if ((m = json_object_get(v, "fields")))
+	p->node_id = keep_str(get_str(c, v, "node_id", REQ | NONEMPTY, NULL, NULL));
+	if ((m = pmbot_jnode_get(v, "fields")))
 		parse_fields(c, m, p);
-	if ((m = json_object_get(v, "items")))
+	if ((m = pmbot_jnode_get(v, "items")))
 		parse_items(c, m, p);
 	pop(c, mark);
 	return p;
 }
 
-/* STATE_REF warnings, walking the document in its own order. */
-static void check_refs(pctx *c, const pmbot_state *st, const json_t *root)
+/* The issues of one repository: st->issues[lo, hi), sorted by number. */
+typedef struct {
+	const char *repo;      /* as a ref spells it; NULL until the first lookup */
+	size_t len;
+	size_t lo;
+	size_t hi;
+} repo_run;
+
+/*
+ * pmbot_state_issue() for the refs of a valid state (checked already, so
+ * split without checking again), remembering the last repository's run:
+ * refs mostly name issues of the repository they are in, and then a
+ * lookup is a binary search on numbers.
+ */
+static int has_issue(const pmbot_state *st, repo_run *run, const char *ref)
 {
-	const json_t *repos = json_object_get(root, "repositories"), *items;
+	const char *hash = strchr(ref, '#');
+	size_t n, lo, hi;
+	long num = 0;
+	const char *p;
+
+	if (!hash)
+		return 0;
+	n = (size_t)(hash - ref);
+	for (p = hash + 1; *p; p++)
+		num = num * 10 + (*p - '0');
+	if (!run->repo || pmbot_state__fold_cmp(ref, n, run->repo, run->len)) {
+		for (lo = 0, hi = st->n_issues; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (pmbot_state__issue_key_cmp(ref, n, 0, &st->issues[mid]) > 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		run->lo = lo;
+		for (hi = st->n_issues; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (pmbot_state__issue_key_cmp(ref, n, LONG_MAX, &st->issues[mid]) > 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		run->hi = lo;
+		run->repo = ref;
+		run->len = n;
+	}
+	for (lo = run->lo, hi = run->hi; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->issues[mid].number == num)
+			return 1;
+		if (st->issues[mid].number < num)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* STATE_REF warnings, walking the document in its own order. */
+static void check_refs(pctx *c, const pmbot_state *st, const jv *root)
+{
+	repo_run run = { NULL, 0, 0, 0 };
+	const jv *repos = pmbot_jnode_get(root, "repositories"), *items, *r = NULL, *it = NULL;
 	size_t ri, ii, k;
 
-	for (ri = 0; ri < json_array_size(repos); ri++) {
-		const json_t *issues = json_object_get(json_array_get(repos, ri), "issues");
+	for (ri = 0; ri < j_size(repos); ri++) {
+		const jv *issues = pmbot_jnode_get(r = j_step(repos, r), "issues"), *is = NULL;
 
-		for (ii = 0; ii < json_array_size(issues); ii++) {
-			const json_t *is = json_array_get(issues, ii), *blocked;
-			const char *parent = json_string_value(json_object_get(is, "parent"));
+		for (ii = 0; ii < j_size(issues); ii++) {
+			const jv *blocked, *b = NULL;
 
-			if (parent && !pmbot_state_issue(st, parent)) {
+			is = j_step(issues, is);
+			const char *parent = j_str(pmbot_jnode_get(is, "parent"));
+
+			if (parent && !has_issue(st, &run, parent)) {
 				pmbot_buf_clear(&c->scratch);
 				if (pmbot_buf_printf(&c->scratch, "/repositories/%zu/issues/%zu/parent",
 						ri, ii) < 0)
@@ -1002,11 +1137,11 @@ static void check_refs(pctx *c, const pmbot_state *st, const json_t *root)
 				report_at(c, PMBOT_SEV_WARNING, "STATE_REF", c->scratch.buf,
 					"parent `%s` is not in the state", show(c, 0, parent));
 			}
-			blocked = json_object_get(is, "blocked_by");
-			for (k = 0; k < json_array_size(blocked); k++) {
-				const char *ref = json_string_value(json_array_get(blocked, k));
+			blocked = pmbot_jnode_get(is, "blocked_by");
+			for (k = 0; k < j_size(blocked); k++) {
+				const char *ref = j_str(b = j_step(blocked, b));
 
-				if (pmbot_state_issue(st, ref))
+				if (has_issue(st, &run, ref))
 					continue;
 				pmbot_buf_clear(&c->scratch);
 				if (pmbot_buf_printf(&c->scratch,
@@ -1017,11 +1152,11 @@ static void check_refs(pctx *c, const pmbot_state *st, const json_t *root)
 			}
 		}
 	}
-	items = json_object_get(json_object_get(root, "project"), "items");
-	for (k = 0; k < json_array_size(items); k++) {
-		const char *ref = json_string_value(json_object_get(json_array_get(items, k), "issue"));
+	items = pmbot_jnode_get(pmbot_jnode_get(root, "project"), "items");
+	for (k = 0; k < j_size(items); k++) {
+		const char *ref = j_str(pmbot_jnode_get(it = j_step(items, it), "issue"));
 
-		if (pmbot_state_issue(st, ref))
+		if (ref && has_issue(st, &run, ref))
 			continue;
 		pmbot_buf_clear(&c->scratch);
 		if (pmbot_buf_printf(&c->scratch, "/project/items/%zu/issue", k) < 0)
@@ -1031,29 +1166,29 @@ static void check_refs(pctx *c, const pmbot_state *st, const json_t *root)
 	}
 }
 
-static const char *const root_keys[] = { "schema_version", "repositories", "project", "extra" };
+static const char *const root_keys[] = { "extra", "project", "repositories", "schema_version" };
 
 /* Validate `root` into `st`. Diagnostics go to c->diags. */
-static void validate(pctx *c, const json_t *root, pmbot_state *st)
+static void validate(pctx *c, const jv *root, pmbot_state *st)
 {
 	issue_entry *entries = NULL;
-	const json_t *v;
+	const jv *v;
 	const char *version;
 	size_t n = 0, i, mark;
 
-	if (!json_is_object(root)) {
+	if (!j_is_object(root)) {
 		type_error(c, root, "an object");
 		return;
 	}
 	if (!(v = member(c, root, "schema_version", REQ)))
 		return;
 	mark = push_key(c, "schema_version");
-	if (!json_is_string(v)) {
+	if (!j_is_string(v)) {
 		type_error(c, v, "a string");
 		pop(c, mark);
 		return;
 	}
-	version = json_string_value(v);
+	version = j_str(v);
 	if (strcmp(version, STATE_SCHEMA_VERSION)) {
 		report(c, "STATE_VERSION", "schema_version `%s` is not supported: this pm-bot "
 			"reads " STATE_SCHEMA_VERSION, show(c, 0, version));
@@ -1062,15 +1197,15 @@ static void validate(pctx *c, const json_t *root, pmbot_state *st)
 	}
 	pop(c, mark);
 	check_keys(c, root, root_keys, N_OF(root_keys));
-	if ((v = json_object_get(root, "repositories")))
+	if ((v = pmbot_jnode_get(root, "repositories")))
 		parse_repositories(c, v, &entries, &n);
-	if ((v = json_object_get(root, "project")) && !json_is_null(v))
+	if ((v = pmbot_jnode_get(root, "project")) && !j_is_null(v))
 		st->project = parse_project(c, v);
-	if ((v = json_object_get(root, "extra")) && !json_is_null(v)) {
+	if ((v = pmbot_jnode_get(root, "extra")) && !j_is_null(v)) {
 		mark = push_key(c, "extra");
-		if (!json_is_object(v))
+		if (!j_is_object(v))
 			type_error(c, v, "an object or null");
-		else if (!(st->extra = json_deep_copy(v)))
+		else if (pmbot_jnode_to_json(&st->extra, v) < 0)
 			c->oom = 1;
 		pop(c, mark);
 	}
@@ -1084,7 +1219,7 @@ static void validate(pctx *c, const json_t *root, pmbot_state *st)
 		if (st->issues)
 			st->issues[st->n_issues++] = entries[i].is;
 		else
-			pmbot_issue_clear(&entries[i].is);
+			pmbot_state__issue_drop(&entries[i].is, 0);
 	}
 	st->alloc_issues = st->n_issues;
 	free(entries);
@@ -1096,10 +1231,9 @@ int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, siz
 	pmbot_diag_list *diags)
 {
 	pmbot_diag_list local = PMBOT_DIAG_LIST_INIT;
-	pmbot_srcmap *map = NULL;
 	pmbot_state *st = NULL;
+	pmbot_jdoc *doc = NULL;
 	pmbot_limits lim;
-	json_t *root = NULL;
 	pctx c;
 	size_t i, errors;
 	int err = PMBOT_ERROR, rc;
@@ -1114,34 +1248,10 @@ int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, siz
 	lim.max_bytes = PMBOT_STATE_MAX_BYTES;
 	lim.max_depth = STATE_MAX_DEPTH;
 	/*
-	 * Positions are only ever read for a diagnostic, and a State (megabytes
-	 * of pm-bot's own writing) almost never has one: it is read without the
-	 * source map, and read again with it when there is anything to say.
+	 * A compact document, not a jansson tree: the state keeps copies of
+	 * what it needs, so the values are read once and dropped together.
 	 */
-	rc = pmbot_json_parse(&root, NULL, file, text, len, 1, 0, &lim, &local);
-	if (rc == PMBOT_OK) {
-		if (pmbot_state_new(&st) < 0)
-			goto done;
-		c.file = file;
-		c.diags = &local;
-		validate(&c, root, st);
-		if (!c.oom && !local.count) {
-			*out = st;
-			st = NULL;
-			err = PMBOT_OK;
-			goto done;
-		}
-		pmbot_state_free(st);
-		st = NULL;
-		c.oom = 0;
-		pmbot_buf_clear(&c.path);
-	}
-	json_decref(root);
-	root = NULL;
-	pmbot_diag_list_free(&local);
-	if (!(map = pmbot_srcmap_new()))
-		goto done;
-	rc = pmbot_json_parse(&root, map, file, text, len, 1, 0, &lim, &local);
+	rc = pmbot_jdoc_parse(&doc, file, text, len, 1, 0, &lim, &local);
 	if (rc == PMBOT_ERROR)
 		goto done;
 	if (rc != PMBOT_OK) {
@@ -1153,10 +1263,12 @@ int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, siz
 	}
 	if (pmbot_state_new(&st) < 0)
 		goto done;
+	/* The state's strings are the document's: taken, not copied (keep_str). */
+	st->strings = pmbot_jdoc_take_strings(doc);
 	c.file = file;
-	c.map = map;
+	c.doc = doc;
 	c.diags = &local;
-	validate(&c, root, st);
+	validate(&c, pmbot_jdoc_root(doc), st);
 	errors = local.errors;
 	if (c.oom || pmbot_diag_list_move(diags, &local) < 0)
 		goto done;
@@ -1169,8 +1281,8 @@ int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, siz
 	err = PMBOT_OK;
 done:
 	pmbot_state_free(st);
-	json_decref(root);
-	pmbot_srcmap_free(map);
+	pmbot_jdoc_free(doc);
+	pmbot_srcmap_free(c.map);
 	pmbot_diag_list_free(&local);
 	pmbot_buf_free(&c.path);
 	pmbot_buf_free(&c.show[0]);

@@ -32,7 +32,10 @@ int pmbot_state__fold_cmp(const char *a, size_t an, const char *b, size_t bn)
 {
 	size_t i, n = an < bn ? an : bn;
 
-	/* Every lookup lands here, mostly on equal names: fold only bytes that differ. */
+	/* Every lookup lands here, mostly on names spelt alike: one memcmp settles those. */
+	if (an == bn && !memcmp(a, b, n))
+		return 0;
+	/* Else fold only bytes that differ. */
 	for (i = 0; i < n; i++) {
 		int x = (unsigned char)a[i], y = (unsigned char)b[i];
 

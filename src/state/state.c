@@ -36,72 +36,121 @@ void pmbot_state__strings_free(char **v, size_t n)
 	free(v);
 }
 
-void pmbot_issue_clear(pmbot_issue *is)
+/* Free `p` unless the strings are in a block (`strings` 0). */
+static void str_free(void *p, int strings)
 {
-	free(is->repo);
-	free(is->node_id);
-	free(is->title);
-	free(is->body);
-	pmbot_state__strings_free(is->labels, is->n_labels);
-	free(is->author);
-	free(is->updated_at);
-	free(is->parent);
-	pmbot_state__strings_free(is->blocked_by, is->n_blocked_by);
-	free(is->issue_type);
+	if (strings)
+		free(p);
+}
+
+static void strings_drop(char **v, size_t n, int strings)
+{
+	if (strings)
+		pmbot_state__strings_free(v, n);
+	else
+		free(v);
+}
+
+void pmbot_state__issue_drop(pmbot_issue *is, int strings)
+{
+	str_free(is->repo, strings);
+	str_free(is->node_id, strings);
+	str_free(is->title, strings);
+	str_free(is->body, strings);
+	strings_drop(is->labels, is->n_labels, strings);
+	str_free(is->author, strings);
+	str_free(is->updated_at, strings);
+	str_free(is->parent, strings);
+	strings_drop(is->blocked_by, is->n_blocked_by, strings);
+	str_free(is->issue_type, strings);
 	memset(is, 0, sizeof(*is));
 }
 
-void pmbot_state__field_clear(pmbot_pfield *f)
+void pmbot_issue_clear(pmbot_issue *is)
+{
+	pmbot_state__issue_drop(is, 1);
+}
+
+void pmbot_state__field_drop(pmbot_pfield *f, int strings)
 {
 	size_t i;
 
-	for (i = 0; i < f->n_options; i++) {
+	for (i = 0; strings && i < f->n_options; i++) {
 		free(f->options[i].id);
 		free(f->options[i].name);
 	}
 	free(f->options);
-	free(f->id);
-	free(f->name);
+	str_free(f->id, strings);
+	str_free(f->name, strings);
 	memset(f, 0, sizeof(*f));
 }
 
-void pmbot_state__item_clear(pmbot_pitem *it)
+void pmbot_state__field_clear(pmbot_pfield *f)
 {
-	free(it->id);
-	free(it->issue);
+	pmbot_state__field_drop(f, 1);
+}
+
+void pmbot_state__item_drop(pmbot_pitem *it, int strings)
+{
+	str_free(it->id, strings);
+	str_free(it->issue, strings);
 	json_decref(it->values);
 	memset(it, 0, sizeof(*it));
 }
 
-static void project_free(pmbot_project *p)
+void pmbot_state__item_clear(pmbot_pitem *it)
+{
+	pmbot_state__item_drop(it, 1);
+}
+
+static void project_free(pmbot_project *p, int strings)
 {
 	size_t i;
 
 	if (!p)
 		return;
 	for (i = 0; i < p->n_fields; i++)
-		pmbot_state__field_clear(&p->fields[i]);
+		pmbot_state__field_drop(&p->fields[i], strings);
 	for (i = 0; i < p->n_items; i++)
-		pmbot_state__item_clear(&p->items[i]);
+		pmbot_state__item_drop(&p->items[i], strings);
 	free(p->fields);
 	free(p->items);
-	free(p->owner);
-	free(p->node_id);
+	str_free(p->owner, strings);
+	str_free(p->node_id, strings);
 	free(p);
 }
 
 void pmbot_state_free(pmbot_state *state)
 {
+	int strings;
 	size_t i;
 
 	if (!state)
 		return;
+	if (state->shares) {
+		state->shares--;
+		return;
+	}
+	/* A parsed state's strings go with their block, in one free. */
+	strings = !state->strings;
 	for (i = 0; i < state->n_issues; i++)
-		pmbot_issue_clear(&state->issues[i]);
+		pmbot_state__issue_drop(&state->issues[i], strings);
 	free(state->issues);
-	project_free(state->project);
+	project_free(state->project, strings);
 	json_decref(state->extra);
+	free(state->strings);
 	free(state);
+}
+
+pmbot_state *pmbot_state_share(pmbot_state *state)
+{
+	state->shares++;
+	return state;
+}
+
+int pmbot_state_read_only(const pmbot_state *state)
+{
+	return state->shares != 0 || state->strings != NULL;
 }
 
 static size_t lower_bound(const pmbot_state *st, const char *repo, size_t repo_len, long number)

@@ -39,5 +39,9 @@ int pmbot_state__valid_ref(const char *s);
 int pmbot_state__valid_repo(const char *s);
 void pmbot_state__field_clear(pmbot_pfield *f);
 void pmbot_state__item_clear(pmbot_pitem *it);
+/* The clears for a state whose strings are in one block: `strings` 0 frees only the arrays. */
+void pmbot_state__issue_drop(pmbot_issue *is, int strings);
+void pmbot_state__field_drop(pmbot_pfield *f, int strings);
+void pmbot_state__item_drop(pmbot_pitem *it, int strings);
 
 #endif

@@ -122,6 +122,31 @@ static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *
 	return PMBOT_OK;
 }
 
+static const char *jstr(const pmbot_jnode *n)
+{
+	return n && n->type == PMBOT_JSTRING ? n->v.s : NULL;
+}
+
+/* add_list_edges over a document's array (a JSON report). */
+static int add_jlist_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *from,
+	const pmbot_jnode *list)
+{
+	const pmbot_jnode *e = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
+	uint32_t i;
+
+	for (i = 0; e; e = ++i < list->len ? pmbot_jnode_next(e) : NULL) {
+		const char *to = jstr(e);
+		int external;
+
+		if (!to)
+			continue;
+		external = !pmbot_strmap_get(&g->index, to, NULL) && pmbot_report_is_issue_url(to);
+		if (pmbot_workgraph_add_edge(g, type, from, to, external) < 0)
+			return PMBOT_ERROR;
+	}
+	return PMBOT_OK;
+}
+
 /*
  * `lean`: the graph is only checked (pmbot_workgraph_check), so a node
  * holds a reference to its report item instead of the node object
@@ -141,15 +166,24 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 	if (pmbot_workgraph_new(&g) < 0)
 		goto done;
 	for (k = 0; k < 3; k++) {
+		/* A JSON report's item nodes carry their lines: walked alongside, no lookup. */
+		const pmbot_jnode *list = report->doc ?
+			pmbot_jnode_get(pmbot_jdoc_root(report->doc), lists[k]) : NULL;
+		const pmbot_jnode *jn = pmbot_jnode_first(list);
+
 		items = json_object_get(report->root, lists[k]);
 		json_array_foreach(items, i, item) {
 			const char *type = k == 0 ? "epic" : k == 1 ? "feature" : "task";
 			pmbot_node_type t;
-			json_t *n, *tv = json_object_get(item, "type");
+			/* The item's node in the document, when there is one: lookups without hashing. */
+			const pmbot_jnode *ji = jn && list->type == PMBOT_JARRAY ? jn : NULL;
+			json_t *n;
 			int line = 0, col = 0, r;
 
-			if (k == 2 && json_is_string(tv))
-				type = json_string_value(tv);
+			if (k == 2 && ji && jstr(pmbot_jnode_get(ji, "type")))
+				type = jstr(pmbot_jnode_get(ji, "type"));
+			else if (k == 2 && !ji && json_is_string(json_object_get(item, "type")))
+				type = json_string_value(json_object_get(item, "type"));
 			if (pmbot_node_type_parse(&t, type) < 0) {
 				rc = PMBOT_EINVALID;
 				goto done;
@@ -159,11 +193,18 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 			    pmbot_buf_putc(&path, '/') < 0 || pmbot_buf_putu(&path, i) < 0)
 				goto done;
 			/* node_json refuses an item without these: so does the lean node. */
-			if (lean && json_object_get(item, "stable_id") && json_object_get(item, "title"))
+			if (lean && (ji ? pmbot_jnode_get(ji, "stable_id") && pmbot_jnode_get(ji, "title") :
+			    json_object_get(item, "stable_id") && json_object_get(item, "title")))
 				n = json_incref(item);
 			else if (lean || !(n = node_json(item, type)))
 				goto done;
-			pmbot_srcmap_find(report->map, path.buf, &line, &col);
+			if (ji) {
+				line = jn->line;
+				col = jn->column;
+				jn = i + 1 < list->len ? pmbot_jnode_next(jn) : NULL;
+			} else if (pmbot_report_find(report, path.buf, &line, &col) < 0) {
+				goto done;
+			}
 			if ((r = pmbot_workgraph_add_node(g, t, n, path.buf, line)) < 0) {
 				rc = r;
 				goto done;
@@ -173,7 +214,29 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 				goto done;
 		}
 	}
-	for (k = 0; k < 3; k++) {
+	for (k = 0; report->doc && k < 3; k++) {
+		/* The same edges read from the document: no key hashing per lookup. */
+		const pmbot_jnode *list = pmbot_jnode_get(pmbot_jdoc_root(report->doc), lists[k]);
+		const pmbot_jnode *it = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
+
+		for (i = 0; it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL) {
+			const char *id = jstr(pmbot_jnode_get(it, "stable_id"));
+			const char *parent = jstr(pmbot_jnode_get(it, k == 1 ? "epic_id" : "feature_id"));
+
+			if (k > 0 && parent &&
+			    pmbot_workgraph_add_edge(g, PMBOT_EDGE_PARENT_CHILD, parent, id, 0) < 0)
+				goto done;
+			if (k < 2 && add_jlist_edges(g, PMBOT_EDGE_PARENT_CHILD, id,
+				pmbot_jnode_get(it, k == 0 ? "features" : "tasks")) < 0)
+				goto done;
+			if (add_jlist_edges(g, PMBOT_EDGE_DEPENDS_ON, id,
+				pmbot_jnode_get(it, "depends_on")) < 0 ||
+			    add_jlist_edges(g, PMBOT_EDGE_BLOCKED_BY, id,
+				pmbot_jnode_get(it, "blocked_by")) < 0)
+				goto done;
+		}
+	}
+	for (k = 0; !report->doc && k < 3; k++) {
 		items = json_object_get(report->root, lists[k]);
 		json_array_foreach(items, i, item) {
 			const char *id = json_string_value(json_object_get(item, "stable_id"));

@@ -60,7 +60,7 @@ static void assert_position(const pmbot_report *r, const char *pointer, int line
 {
 	int l = -1, c = -1;
 
-	assert_int_equal(pmbot_srcmap_find(r->map, pointer, &l, &c), 1);
+	assert_int_equal(pmbot_report_find(r, pointer, &l, &c), 1);
 	assert_int_equal(l, line);
 	if (column > 0)
 		assert_int_equal(c, column);
@@ -750,6 +750,90 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 	}
 }
 
+/* Check pointer `p` (and some of its variants) against the reference map. */
+static void check_find(const pmbot_report *r, const pmbot_srcmap *ref, const char *p)
+{
+	int l1 = -1, c1 = -1, l2 = -1, c2 = -1;
+
+	assert_int_equal(pmbot_report_find(r, p, &l1, &c1), pmbot_srcmap_find(ref, p, &l2, &c2));
+	if (l1 != l2 || c1 != c2)
+		fail_msg("pointer '%s': %d:%d, the map says %d:%d", p, l1, c1, l2, c2);
+}
+
+static void check_find_all(const pmbot_report *r, const pmbot_srcmap *ref,
+	const json_t *v, pmbot_buf *ptr)
+{
+	static const char *const tails[] = { "", "/", "/missing", "/0", "/01", "/-", "/~", "/~2", "/99/x" };
+	size_t len = ptr->len, i;
+	const char *key;
+	json_t *m;
+
+	for (i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		assert_int_equal(pmbot_buf_puts(ptr, tails[i]), 0);
+		check_find(r, ref, ptr->buf);
+		pmbot_buf_truncate(ptr, len);
+	}
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, key, m) {
+			assert_int_equal(pmbot_json_pointer_push(ptr, key), 0);
+			check_find_all(r, ref, m, ptr);
+			pmbot_buf_truncate(ptr, len);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, m) {
+			assert_int_equal(pmbot_json_pointer_push_index(ptr, i), 0);
+			check_find_all(r, ref, m, ptr);
+			pmbot_buf_truncate(ptr, len);
+		}
+	}
+}
+
+/*
+ * A JSON block's positions come from its document (and, after many
+ * lookups, a map built from it): every pointer, recorded or not, answers
+ * as the map pmbot_json_parse() fills, before and after the switch.
+ */
+static void test_extract__json_positions_answer_as_the_parsers_map(void **state)
+{
+	static const char *md =
+		"# Report\n\n"
+		"- item\n\n"
+		"  ```pm-bot:report-ir/v1\n"
+		"  {\"schema_version\": \"report_ir/v1\", \"a/b\": {\"c~d\": [1, {\"\": 2}]},\n"
+		"   \"tasks\": [{\"stable_id\": \"t1\"}, {\"stable_id\": \"t2\", \"x\": [[], {}, [3]]}],\n"
+		"   \"~\": \"\\u00e9\", \"0\": {\"01\": true, \"1\": null}}\n"
+		"  ```\n";
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf ptr = PMBOT_BUF_INIT;
+	pmbot_report *r = NULL;
+	pmbot_srcmap *ref = NULL;
+	json_t *root = NULL;
+	int round;
+
+	(void)state;
+	assert_int_equal(load_string(&r, &d, md), PMBOT_OK);
+	assert_non_null(r->doc);
+	assert_null(r->map);
+	assert_non_null(ref = pmbot_srcmap_new());
+	assert_int_equal(pmbot_json_parse(&root, ref, "mem.md", r->block.text, r->block.len,
+		r->block.content_line, r->block.content_column - 1, NULL, &d), PMBOT_OK);
+	assert_true(json_equal(root, r->root));
+	/* Enough rounds to pass from walking the document to its map. */
+	for (round = 0; round < 3; round++) {
+		pmbot_buf_clear(&ptr);
+		check_find_all(r, ref, r->root, &ptr);
+		check_find(r, ref, "tasks");
+		check_find(r, ref, "/a~1b/c~0d/1/");
+		check_find(r, ref, "/a~1b/c~1d");
+		check_find(r, ref, "/a/b");
+	}
+	json_decref(root);
+	pmbot_srcmap_free(ref);
+	pmbot_buf_free(&ptr);
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -782,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_extract__blocks_lists_relevant_fences_in_document_order),
 		cmocka_unit_test(test_extract__fallback_info_word_is_case_insensitive_and_exact),
 		cmocka_unit_test(test_extract__pieces_give_the_blocks_of_one_parse),
+		cmocka_unit_test(test_extract__json_positions_answer_as_the_parsers_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

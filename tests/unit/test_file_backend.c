@@ -843,6 +843,69 @@ static void test_file_backend__read_filters_repositories_and_the_project(void **
 	pmbot_buf_free(&err);
 }
 
+/* The canonical text of `st`, malloc'd. */
+static char *state_text(const pmbot_state *st)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	assert_int_equal(pmbot_state_canonical(&b, st), 0);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+/*
+ * A read that would copy every issue and the project hands out the cache
+ * itself; the backend then changes a copy, never what a reader holds, and
+ * each holder frees in any order.
+ */
+static void test_file_backend__a_whole_read_shares_the_cache_and_a_write_leaves_it_alone(
+	void **state)
+{
+	fixture *f = *state;
+	const char *gadgets[] = { "acme/gadgets" };
+	const char *both[] = { "acme/gadgets", "ACME/widgets" };
+	pmbot_buf err = PMBOT_BUF_INIT;
+	pmbot_state *a = NULL, *b = NULL, *c = NULL, *part = NULL;
+	char *before, *after;
+
+	seed(f, "full.json");
+	assert_int_equal(f->b->read(&a, f->b, NULL, 0, "acme", 1, &err), PMBOT_OK);
+	assert_true(pmbot_state_read_only(a));
+	assert_int_equal(f->b->read(&b, f->b, both, 2, "Acme", 1, &err), PMBOT_OK);
+	assert_ptr_equal(a, b);
+	/* Not all of it: a copy, as before. */
+	assert_int_equal(f->b->read(&part, f->b, gadgets, 1, "acme", 1, &err), PMBOT_OK);
+	assert_false(pmbot_state_read_only(part));
+	assert_int_equal(part->n_issues, 1);
+	pmbot_state_free(part);
+	assert_int_equal(f->b->read(&part, f->b, NULL, 0, "acme", 2, &err), PMBOT_OK);
+	assert_false(pmbot_state_read_only(part));
+	assert_null(part->project);
+	pmbot_state_free(part);
+	before = state_text(a);
+	assert_int_equal(create(f, "acme/widgets", "New"), 11);
+	after = state_text(a);
+	assert_string_equal(before, after);
+	free(after);
+	pmbot_state_free(b);
+	assert_int_equal(f->b->read(&c, f->b, NULL, 0, "acme", 1, &err), PMBOT_OK);
+	assert_ptr_not_equal(a, c);
+	assert_int_equal(c->n_issues, a->n_issues + 1);
+	assert_non_null(pmbot_state_issue(c, "acme/widgets#11"));
+	assert_null(pmbot_state_issue(a, "acme/widgets#11"));
+	/* The backend goes first; what the readers hold stays theirs. */
+	f->b->free(f->b);
+	f->b = NULL;
+	after = state_text(a);
+	assert_string_equal(before, after);
+	assert_string_equal(pmbot_state_issue(c, "acme/widgets#11")->title, "New");
+	pmbot_state_free(a);
+	pmbot_state_free(c);
+	assert_int_equal(err.len, 0);
+	free(before);
+	free(after);
+	pmbot_buf_free(&err);
+}
+
 static void test_file_backend__read_sees_what_another_writer_did(void **state)
 {
 	fixture *f = *state;
@@ -1168,6 +1231,7 @@ int main(void)
 		T(test_file_backend__refuses_unknown_operations_and_malformed_args),
 		T(test_file_backend__a_refused_call_creates_no_file),
 		T(test_file_backend__read_filters_repositories_and_the_project),
+		T(test_file_backend__a_whole_read_shares_the_cache_and_a_write_leaves_it_alone),
 		T(test_file_backend__read_sees_what_another_writer_did),
 		T(test_file_backend__open_reports_an_invalid_file_with_diagnostics),
 		T(test_file_backend__open_reports_an_unreadable_file_as_state_io),

@@ -34,6 +34,10 @@ static void assert_pos(const pmbot_srcmap *map, const char *pointer, int line, i
 	assert_int_equal(c, col);
 }
 
+static int compact_agrees(const char *text, size_t len, int line_base, int col_base,
+	const pmbot_limits *lim, int rc, const json_t *got, const pmbot_srcmap *map,
+	const pmbot_diag_list *diags);
+
 /* Parse `text` expecting success and no diagnostics. */
 static json_t *parse_ok(const char *text, pmbot_srcmap *map, int line_base, int col_base)
 {
@@ -44,6 +48,8 @@ static json_t *parse_ok(const char *text, pmbot_srcmap *map, int line_base, int 
 		line_base, col_base, NULL, &diags), PMBOT_OK);
 	assert_int_equal(diags.count, 0);
 	assert_non_null(root);
+	assert_true(compact_agrees(text, strlen(text), line_base, col_base, NULL, PMBOT_OK, root,
+		map, &diags));
 	return root;
 }
 
@@ -61,6 +67,8 @@ static const pmbot_diag *parse_fail(pmbot_diag_list *diags, const char *text, si
 	assert_string_equal(diags->items[0].code, code);
 	assert_int_equal(diags->items[0].severity, PMBOT_SEV_ERROR);
 	assert_string_equal(diags->items[0].file, FILE_NAME);
+	assert_true(compact_agrees(text, len, line_base, col_base, lim, PMBOT_EINVALID, NULL,
+		NULL, diags));
 	pmbot_srcmap_free(map);
 	return &diags->items[0];
 }
@@ -529,6 +537,97 @@ typedef struct {
 	size_t failures;
 } tally;
 
+/* Both maps give the same position for every value of `v`. */
+static int maps_equal(const json_t *v, pmbot_buf *ptr, const pmbot_srcmap *a,
+	const pmbot_srcmap *b)
+{
+	size_t base = ptr->len, i;
+	int la = 0, ca = 0, lb = 0, cb = 0, ok = 1;
+	const char *key;
+	json_t *child;
+
+	if (pmbot_srcmap_find(a, ptr->buf, &la, &ca) != pmbot_srcmap_find(b, ptr->buf, &lb, &cb) ||
+	    la != lb || ca != cb) {
+		print_message("compact map: %s at %d:%d, jansson map %d:%d\n", ptr->buf, lb, cb, la, ca);
+		return 0;
+	}
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, key, child) {
+			pmbot_buf_truncate(ptr, base);
+			assert_int_equal(pmbot_json_pointer_push(ptr, key), 0);
+			ok &= maps_equal(child, ptr, a, b);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, child) {
+			pmbot_buf_truncate(ptr, base);
+			assert_int_equal(pmbot_json_pointer_push_index(ptr, i), 0);
+			ok &= maps_equal(child, ptr, a, b);
+		}
+	}
+	pmbot_buf_truncate(ptr, base);
+	return ok;
+}
+
+/*
+ * The compact sink against the jansson one on the same text: the same
+ * return code and diagnostics byte for byte; when accepted, the same
+ * values in the same member order and the same source map.
+ */
+static int compact_agrees(const char *text, size_t len, int line_base, int col_base,
+	const pmbot_limits *lim, int rc, const json_t *got, const pmbot_srcmap *map,
+	const pmbot_diag_list *diags)
+{
+	pmbot_diag_list cdiags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf ptr = PMBOT_BUF_INIT;
+	pmbot_srcmap *cmap = NULL;
+	pmbot_jdoc *doc = (pmbot_jdoc *)1;
+	json_t *back = NULL;
+	char *da = NULL, *db = NULL;
+	size_t i;
+	int crc, ok;
+
+	crc = pmbot_jdoc_parse(&doc, FILE_NAME, text, len, line_base, col_base, lim, &cdiags);
+	ok = crc == rc && cdiags.count == diags->count && (crc == PMBOT_OK) == (doc != NULL);
+	for (i = 0; ok && i < cdiags.count; i++) {
+		const pmbot_diag *x = &cdiags.items[i], *y = &diags->items[i];
+
+		ok = x->severity == y->severity && !strcmp(x->code, y->code) &&
+			!strcmp(x->file, y->file) && !strcmp(x->path, y->path) &&
+			x->line == y->line && x->column == y->column && !strcmp(x->message, y->message);
+	}
+	if (ok && crc == PMBOT_OK) {
+		assert_int_equal(pmbot_jnode_to_json(&back, pmbot_jdoc_root(doc)), PMBOT_OK);
+		da = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY);
+		db = json_dumps(back, JSON_COMPACT | JSON_ENCODE_ANY);
+		assert_non_null(da);
+		assert_non_null(db);
+		ok = !strcmp(da, db);
+		if (ok && map) {
+			assert_int_equal(pmbot_jdoc_srcmap(&cmap, doc), PMBOT_OK);
+			ok = maps_equal(got, &ptr, map, cmap);
+		}
+	}
+	if (!ok) {
+		print_text("compact sink disagrees on", text, len);
+		print_message("  jansson sink: rc %d, %s; compact: rc %d, %s %s at %d:%d: %s\n", rc,
+			diags->count ? diags->items[0].message : (da ? da : "-"), crc,
+			cdiags.count ? cdiags.items[0].code : "-",
+			cdiags.count ? cdiags.items[0].path : "-",
+			cdiags.count ? cdiags.items[0].line : 0,
+			cdiags.count ? cdiags.items[0].column : 0,
+			cdiags.count ? cdiags.items[0].message : (db ? db : "-"));
+	}
+	free(da);
+	free(db);
+	json_decref(back);
+	pmbot_srcmap_free(cmap);
+	pmbot_buf_free(&ptr);
+	pmbot_diag_list_free(&cdiags);
+	if (crc == PMBOT_OK)
+		pmbot_jdoc_free(doc);
+	return ok;
+}
+
 /*
  * Run both parsers on an exact-size copy (ASan then catches any read past
  * `len`); 1 when they agree, else 0 with the case printed.
@@ -610,6 +709,8 @@ static int agrees(tally *t, const char *text, size_t len)
 		}
 		t->accepted++;
 	}
+	if (!compact_agrees(copy, len, 1, 0, NULL, rc, got, map, &diags))
+		ok = 0;
 	t->failures += !ok;
 	json_decref(expect);
 	json_decref(got);
@@ -1111,6 +1212,166 @@ static void test_json_parse__strings_take_the_utf8_of_utf8_c(void **state)
 	assert_true(ok > 100);
 }
 
+/* An object of `n` members "k0".."k<n-1>", then `dup` again when not NULL. */
+static void wide_object(pmbot_buf *b, int n, const char *dup)
+{
+	int i;
+
+	pmbot_buf_clear(b);
+	assert_int_equal(pmbot_buf_putc(b, '{'), 0);
+	for (i = 0; i < n; i++)
+		assert_int_equal(pmbot_buf_printf(b, "%s\n\"k%d\": [%d]", i ? "," : "", i, i), 0);
+	if (dup)
+		assert_int_equal(pmbot_buf_printf(b, ",\n\"%s\": 0", dup), 0);
+	assert_int_equal(pmbot_buf_putc(b, '}'), 0);
+}
+
+/*
+ * Small objects are scanned for a repeated key, big ones looked up in a
+ * table: both must find the repeat wherever it is, and nothing else.
+ */
+static void test_json_parse__compact_finds_duplicates_in_small_and_big_objects(void **state)
+{
+	static const int sizes[] = { 1, 15, 16, 17, 18, 40, 1000 };
+	pmbot_buf b = PMBOT_BUF_INIT, k = PMBOT_BUF_INIT;
+	tally t = { 0, 0, 0 };
+	size_t i;
+	int j;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		wide_object(&b, sizes[i], NULL);
+		assert_true(agrees(&t, b.buf, b.len));
+		for (j = 0; j < sizes[i]; j += sizes[i] > 40 ? 97 : 1) {
+			pmbot_buf_clear(&k);
+			assert_int_equal(pmbot_buf_printf(&k, "k%d", j), 0);
+			wide_object(&b, sizes[i], k.buf);
+			assert_true(agrees(&t, b.buf, b.len));
+		}
+		/* Same length, other bytes; and a key that is a prefix. */
+		wide_object(&b, sizes[i], "kx");
+		assert_true(agrees(&t, b.buf, b.len));
+		wide_object(&b, sizes[i], "k");
+		assert_true(agrees(&t, b.buf, b.len));
+	}
+	/* Two big objects side by side may share keys; nested ones too. */
+	assert_true(agrees_str(&t, "[{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,"
+		"\"h\":8,\"i\":9,\"j\":10,\"k\":11,\"l\":12,\"m\":13,\"n\":14,\"o\":15,\"p\":16,"
+		"\"q\":17,\"r\":18},{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,"
+		"\"h\":8,\"i\":9,\"j\":10,\"k\":11,\"l\":12,\"m\":13,\"n\":14,\"o\":15,\"p\":16,"
+		"\"q\":{\"q\":{\"q\":1}},\"r\":18}]"));
+	assert_int_equal(t.failures, 0);
+	assert_true(t.refused > 50);
+	pmbot_buf_free(&b);
+	pmbot_buf_free(&k);
+}
+
+static void test_json_parse__compact_document_walks_in_document_order(void **state)
+{
+	const char *text = "{\"z\": [1, 2.5, \"s\\u00e9\", null],\n \"a\": {\"t\": true, \"f\": false},"
+		" \"\": {}}";
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	const pmbot_jnode *root, *z, *a, *m;
+	pmbot_jdoc *doc = NULL;
+	json_t *j = NULL;
+	char *dump;
+
+	(void)state;
+	assert_int_equal(pmbot_jdoc_parse(&doc, FILE_NAME, text, strlen(text), 10, 4, NULL, &diags),
+		PMBOT_OK);
+	assert_int_equal(diags.count, 0);
+	root = pmbot_jdoc_root(doc);
+	assert_int_equal(root->type, PMBOT_JOBJECT);
+	assert_int_equal(root->len, 3);
+	assert_int_equal(root->line, 10);
+	assert_int_equal(root->column, 5);
+	z = pmbot_jnode_first(root);
+	assert_string_equal(z->key, "z");
+	assert_int_equal(z->type, PMBOT_JARRAY);
+	assert_int_equal(z->len, 4);
+	assert_int_equal(pmbot_jnode_at(z, 0)->v.i, 1);
+	assert_true(pmbot_jnode_at(z, 1)->v.r == 2.5);
+	assert_string_equal(pmbot_jnode_at(z, 2)->v.s, "s\xc3\xa9");
+	assert_int_equal(pmbot_jnode_at(z, 2)->len, 3);
+	assert_int_equal(pmbot_jnode_at(z, 3)->type, PMBOT_JNULL);
+	assert_null(pmbot_jnode_at(z, 4));
+	a = pmbot_jnode_next(z);
+	assert_ptr_equal(a, pmbot_jnode_get(root, "a"));
+	assert_int_equal(a->line, 11);
+	assert_int_equal(a->column, 6);
+	assert_int_equal(pmbot_jnode_get(a, "t")->type, PMBOT_JTRUE);
+	assert_int_equal(pmbot_jnode_get(a, "f")->type, PMBOT_JFALSE);
+	assert_null(pmbot_jnode_get(a, "x"));
+	assert_null(pmbot_jnode_get(z, "t"));
+	m = pmbot_jnode_get(root, "");
+	assert_non_null(m);
+	assert_null(pmbot_jnode_first(m));
+	assert_string_equal(pmbot_jnode_type_name(root), "an object");
+	assert_string_equal(pmbot_jnode_type_name(z), "an array");
+	assert_string_equal(pmbot_jnode_type_name(pmbot_jnode_at(z, 0)), "an integer");
+	assert_string_equal(pmbot_jnode_type_name(pmbot_jnode_at(z, 1)), "a number");
+	assert_string_equal(pmbot_jnode_type_name(pmbot_jnode_at(z, 2)), "a string");
+	assert_string_equal(pmbot_jnode_type_name(pmbot_jnode_get(a, "t")), "a boolean");
+	assert_string_equal(pmbot_jnode_type_name(pmbot_jnode_at(z, 3)), "null");
+	/* Member order is the document's, not sorted. */
+	assert_int_equal(pmbot_jnode_to_json(&j, root), PMBOT_OK);
+	dump = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(dump, "{\"z\":[1,2.5,\"s\xc3\xa9\",null],\"a\":{\"t\":true,\"f\":false},\"\":{}}");
+	free(dump);
+	json_decref(j);
+	pmbot_jdoc_free(doc);
+	pmbot_diag_list_free(&diags);
+}
+
+/* Short decimals skip strtod: every one must still be the double strtod gives, bit for bit. */
+static void test_json_parse__short_decimals_are_the_doubles_strtod_gives(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	unsigned long long x = 88172645463325252ULL;
+	char text[40];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 20000; i++) {
+		size_t len = 0, digits, dot, k;
+		pmbot_jdoc *doc = NULL;
+		json_t *j = NULL;
+		double want, a, b;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		digits = 1 + (size_t)(x % 17);      /* 16 and 17 digits go to strtod */
+		dot = 1 + (size_t)((x >> 8) % digits);
+		if ((x >> 16) & 1)
+			text[len++] = '-';
+		for (k = 0; k < digits; k++) {
+			if (k == dot)
+				text[len++] = '.';
+			/* No leading zero before more digits: JSON refuses "01". */
+			text[len++] = (char)('0' + (k == 0 && dot > 1 ? 1 + (x >> (20 + k)) % 9 :
+				(x >> (20 + 2 * k)) % 10));
+		}
+		if (dot == digits)
+			text[len++] = '.', text[len++] = '0';
+		text[len] = '\0';
+		want = strtod(text, NULL);
+		assert_int_equal(pmbot_json_parse(&j, NULL, FILE_NAME, text, len, 1, 0, NULL, &diags),
+			PMBOT_OK);
+		assert_int_equal(pmbot_jdoc_parse(&doc, FILE_NAME, text, len, 1, 0, NULL, &diags),
+			PMBOT_OK);
+		a = json_real_value(j);
+		b = pmbot_jdoc_root(doc)->v.r;
+		if (memcmp(&a, &want, sizeof(a)) || memcmp(&b, &want, sizeof(b)))
+			print_message("%s: strtod %.17g, parsed %.17g and %.17g\n", text, want, a, b);
+		assert_memory_equal(&a, &want, sizeof(a));
+		assert_memory_equal(&b, &want, sizeof(b));
+		json_decref(j);
+		pmbot_jdoc_free(doc);
+	}
+	assert_int_equal(diags.count, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1146,6 +1407,9 @@ int main(void)
 		cmocka_unit_test(test_json_parse__duplicate_key_skips_nested_keys_of_the_same_name),
 		cmocka_unit_test(test_json_parse__integers_fill_json_int_t_and_no_more),
 		cmocka_unit_test(test_json_parse__columns_count_characters_after_long_strings),
+		cmocka_unit_test(test_json_parse__compact_finds_duplicates_in_small_and_big_objects),
+		cmocka_unit_test(test_json_parse__compact_document_walks_in_document_order),
+		cmocka_unit_test(test_json_parse__short_decimals_are_the_doubles_strtod_gives),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

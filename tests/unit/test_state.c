@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmbot/doc.h"
 #include "pmbot/fs.h"
 #include "pmbot/json.h"
 #include "pmbot/state.h"
@@ -708,6 +709,252 @@ static void test_issue_ref__appends_repo_hash_number(void **unused)
 	pmbot_buf_free(&ref);
 }
 
+/*
+ * The pieces a state keeps as jansson values (item values, extra) come
+ * out of the compact document whole: every type, escapes, member order,
+ * and objects past the size where duplicate keys are looked up in a table.
+ */
+static void test_state__keeps_extra_and_item_values_as_read(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf b = PMBOT_BUF_INIT;
+	pmbot_state *st = NULL;
+	json_t *want;
+	char *got;
+	int i, err = 0;
+
+	(void)unused;
+	err |= pmbot_buf_puts(&b, "{\"schema_version\":\"state/v1\",\"repositories\":[],"
+		"\"project\":{\"owner\":\"acme\",\"number\":1,\"node_id\":\"P\",\"fields\":["
+		"{\"id\":\"F1\",\"name\":\"Risk\",\"type\":\"text\"},"
+		"{\"id\":\"F2\",\"name\":\"Est\",\"type\":\"number\"}],"
+		"\"items\":[{\"id\":\"I1\",\"issue\":\"acme/w#1\",\"values\":"
+		"{\"Risk\":\"a\\u00e9\\n\\\"b\\\"\",\"Est\":2.5}},"
+		"{\"id\":\"I2\",\"issue\":\"acme/w#2\",\"values\":{\"Est\":-7,\"Risk\":\"\"}},"
+		"{\"id\":\"I3\",\"issue\":\"acme/w#3\"}]},\"extra\":{\"z\":[1,[2,[]],{}],"
+		"\"n\":null,\"t\":true,\"f\":false,\"r\":1e-3");
+	for (i = 0; i < 40; i++)
+		err |= pmbot_buf_printf(&b, ",\"k%d\":%d", 39 - i, i);
+	err |= pmbot_buf_puts(&b, "}}");
+	assert_int_equal(err, 0);
+	assert_int_equal(pmbot_state_parse(&st, "v.json", b.buf, b.len, &diags), PMBOT_OK);
+	/* Items name issues not in the state: warnings only. */
+	assert_int_equal(diags.errors, 0);
+	assert_non_null(st->extra);
+	want = json_loads(strstr(b.buf, "\"extra\":") + 8, JSON_DISABLE_EOF_CHECK, NULL);
+	assert_non_null(want);
+	assert_true(json_equal(want, st->extra));
+	json_decref(want);
+	/* Document order, not sorted: the first key is "z", the last "k0". */
+	got = json_dumps(st->extra, JSON_COMPACT);
+	assert_true(!strncmp(got, "{\"z\":[1,[2,[]],{}],\"n\":null,", 28));
+	assert_non_null(strstr(got, "\"k1\":38,\"k0\":39}"));
+	free(got);
+	assert_non_null(st->project);
+	assert_int_equal(st->project->n_items, 3);
+	got = json_dumps(st->project->items[0].values, JSON_COMPACT);
+	assert_string_equal(got, "{\"Risk\":\"a\xc3\xa9\\n\\\"b\\\"\",\"Est\":2.5}");
+	free(got);
+	got = json_dumps(st->project->items[1].values, JSON_COMPACT);
+	assert_string_equal(got, "{\"Est\":-7,\"Risk\":\"\"}");
+	free(got);
+	assert_true(json_is_object(st->project->items[2].values));
+	assert_int_equal(json_object_size(st->project->items[2].values), 0);
+	pmbot_state_free(st);
+	pmbot_diag_list_free(&diags);
+	pmbot_buf_free(&b);
+}
+
+/* Cut `text` short, drop a byte or double one at `at`: most such texts are not JSON. */
+static void spoil(pmbot_buf *out, const char *text, size_t len, size_t at, int how)
+{
+	pmbot_buf_clear(out);
+	if (how == 0) {
+		assert_int_equal(pmbot_buf_put(out, text, at), 0);
+		return;
+	}
+	assert_int_equal(pmbot_buf_put(out, text, at), 0);
+	if (how == 2)
+		assert_int_equal(pmbot_buf_put(out, text + at, 1), 0);
+	assert_int_equal(pmbot_buf_put(out, text + at + 1, len - at - 1), 0);
+}
+
+/*
+ * A state that is not JSON is refused with the parser's own diagnostic
+ * (code aside): the same pointer, line, column and words as
+ * pmbot_json_parse gives for the text, wherever it breaks.
+ */
+static void test_state__parse_errors_are_the_json_parsers_word_for_word(void **unused)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t len, at, checked = 0, refused = 0;
+	char *text = read_fixture("full.json", &len);
+	int how;
+
+	(void)unused;
+	for (at = 0; at + 1 < len; at += 7) {
+		for (how = 0; how < 3; how++) {
+			pmbot_diag_list a = PMBOT_DIAG_LIST_INIT, d = PMBOT_DIAG_LIST_INIT;
+			pmbot_limits lim;
+			pmbot_state *st = NULL;
+			json_t *j = NULL;
+			int rc, jrc;
+
+			spoil(&b, text, len, at, how);
+			rc = pmbot_state_parse(&st, "s.json", b.buf, b.len, &a);
+			pmbot_limits_default(&lim);
+			lim.max_bytes = PMBOT_STATE_MAX_BYTES;
+			jrc = pmbot_json_parse(&j, NULL, "s.json", b.buf, b.len, 1, 0, &lim, &d);
+			json_decref(j);
+			pmbot_state_free(st);
+			checked++;
+			if (jrc == PMBOT_OK) {
+				/* JSON still: whatever the schema says, it is not STATE_PARSE. */
+				assert_true(!a.count || strcmp(a.items[0].code, "STATE_PARSE"));
+			} else {
+				refused++;
+				assert_int_equal(rc, PMBOT_EINVALID);
+				assert_int_equal(a.count, 1);
+				assert_int_equal(d.count, 1);
+				assert_string_equal(a.items[0].code, "STATE_PARSE");
+				assert_string_equal(a.items[0].path, d.items[0].path);
+				assert_int_equal(a.items[0].line, d.items[0].line);
+				assert_int_equal(a.items[0].column, d.items[0].column);
+				assert_string_equal(a.items[0].message, d.items[0].message);
+			}
+			pmbot_diag_list_free(&a);
+			pmbot_diag_list_free(&d);
+		}
+	}
+	assert_true(refused > checked / 3);
+	free(text);
+	pmbot_buf_free(&b);
+}
+
+/*
+ * Positions are looked up only when there is something to say; they are
+ * the same wherever in a large state the problem is.
+ */
+static void test_state__diagnostics_deep_in_a_large_state_name_their_line(void **unused)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf b = PMBOT_BUF_INIT;
+	pmbot_state *st = NULL;
+	const pmbot_diag *d;
+	int n, err = 0;
+
+	(void)unused;
+	err |= pmbot_buf_puts(&b, "{\"schema_version\":\"state/v1\",\"repositories\":[\n"
+		"{\"repo\":\"org/r\",\"issues\":[\n");
+	for (n = 1; n <= 3000; n++)
+		err |= pmbot_buf_printf(&b, "%s{\"number\":%d,\"database_id\":%d,\"node_id\":\"I%d\","
+			"\"title\":\"T\",\"body\":\"a\\nb\",\"state\":\"%s\",\"author\":\"x\","
+			"\"author_type\":\"User\",\"updated_at\":\"2026-11-02T10:00:00Z\"%s}\n",
+			n == 1 ? "" : ",", n == 2999 ? 17 : n, n == 3000 ? 5 : n, n,
+			n == 2500 ? "shut" : "open", n == 2000 ? ",\"parent\":\"org/r#99999\"" : "");
+	err |= pmbot_buf_puts(&b, "]}]}");
+	assert_int_equal(err, 0);
+	assert_int_equal(pmbot_state_parse(&st, "big.json", b.buf, b.len, &diags), PMBOT_EINVALID);
+	assert_null(st);
+	/* Line 1 is the opening, line 2 the repository, issue i on line i + 2. */
+	d = expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_SCHEMA", "/repositories/0/issues/2499/state",
+		2502);
+	expect_message_contains(d, "`shut`");
+	d = expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_DUPLICATE",
+		"/repositories/0/issues/2998/number", 3001);
+	expect_message_contains(d, "first at line 19");
+	d = expect_diag(&diags, PMBOT_SEV_ERROR, "STATE_DUPLICATE",
+		"/repositories/0/issues/2999/database_id", 3002);
+	expect_message_contains(d, "first at line 7");
+	/* Warnings about refs come only from a state without errors. */
+	assert_int_equal(diags.count, 3);
+	pmbot_diag_list_free(&diags);
+	pmbot_buf_free(&b);
+}
+
+#define N_REFS(a) (sizeof(a) / sizeof((a)[0]))
+
+static int has_diag(const pmbot_diag_list *l, const char *code, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < l->count; i++)
+		if (!strcmp(l->items[i].code, code) && !strcmp(l->items[i].path, path))
+			return 1;
+	return 0;
+}
+
+/*
+ * STATE_REF across repositories, in any case, in any order: a warning
+ * exactly for each ref pmbot_state_issue() does not find.
+ */
+static void test_state__ref_warnings_match_the_lookup_across_repositories(void **unused)
+{
+	static const char *const refs[] = { "b/y#1", "a/x#2", "b/y#7", "A/X#3", "c/z#1", "a/x#99",
+		"B/Y#2", "a/x#1", "b/y#3" };
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf b = PMBOT_BUF_INIT, path = PMBOT_BUF_INIT;
+	pmbot_state *st = NULL;
+	size_t i, k, warned = 0;
+	int err = 0;
+
+	(void)unused;
+	err |= pmbot_buf_puts(&b, "{\"schema_version\":\"state/v1\",\"repositories\":[");
+	for (k = 0; k < 2; k++) {
+		err |= pmbot_buf_printf(&b, "%s{\"repo\":\"%s\",\"issues\":[", k ? "," : "",
+			k ? "b/y" : "a/x");
+		for (i = 0; i < N_REFS(refs); i++)
+			err |= pmbot_buf_printf(&b, "%s{\"number\":%zu,\"database_id\":%zu,"
+				"\"node_id\":\"N%zu\",\"title\":\"t\",\"state\":\"open\",\"author\":\"u\","
+				"\"author_type\":\"User\",\"updated_at\":\"2026-11-02T10:00:00Z\","
+				"\"parent\":\"%s\",\"blocked_by\":[\"%s\"]}", i ? "," : "",
+				i + 2, k * 100 + i + 1, k * 100 + i, refs[i],
+				refs[(i + 3 + k) % N_REFS(refs)]);
+		err |= pmbot_buf_puts(&b, "]}");
+	}
+	err |= pmbot_buf_puts(&b, "],\"project\":{\"owner\":\"a\",\"number\":1,\"node_id\":\"P\","
+		"\"fields\":[],\"items\":[");
+	for (i = 0; i < N_REFS(refs); i++)
+		err |= pmbot_buf_printf(&b, "%s{\"id\":\"I%zu\",\"issue\":\"%s\"}", i ? "," : "", i,
+			refs[(i * 5) % N_REFS(refs)]);
+	err |= pmbot_buf_puts(&b, "]}}");
+	assert_int_equal(err, 0);
+	/* Item issues must be unique: the items name each ref once (5 is prime to 9). */
+	assert_int_equal(pmbot_state_parse(&st, "r.json", b.buf, b.len, &diags), PMBOT_OK);
+	assert_int_equal(diags.errors, 0);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < N_REFS(refs); i++) {
+			const char *blocker = refs[(i + 3 + k) % N_REFS(refs)];
+
+			pmbot_buf_clear(&path);
+			assert_int_equal(pmbot_buf_printf(&path, "/repositories/%zu/issues/%zu/parent",
+				k, i), 0);
+			assert_int_equal(has_diag(&diags, "STATE_REF", path.buf),
+				pmbot_state_issue(st, refs[i]) == NULL);
+			pmbot_buf_clear(&path);
+			assert_int_equal(pmbot_buf_printf(&path,
+				"/repositories/%zu/issues/%zu/blocked_by/0", k, i), 0);
+			assert_int_equal(has_diag(&diags, "STATE_REF", path.buf),
+				pmbot_state_issue(st, blocker) == NULL);
+			warned += (pmbot_state_issue(st, refs[i]) == NULL) +
+				(pmbot_state_issue(st, blocker) == NULL);
+		}
+	}
+	for (i = 0; i < N_REFS(refs); i++) {
+		pmbot_buf_clear(&path);
+		assert_int_equal(pmbot_buf_printf(&path, "/project/items/%zu/issue", i), 0);
+		assert_int_equal(has_diag(&diags, "STATE_REF", path.buf),
+			pmbot_state_issue(st, refs[(i * 5) % N_REFS(refs)]) == NULL);
+		warned += pmbot_state_issue(st, refs[(i * 5) % N_REFS(refs)]) == NULL;
+	}
+	assert_int_equal(diags.count, warned);
+	assert_true(warned > 5 && warned < 30);
+	pmbot_state_free(st);
+	pmbot_diag_list_free(&diags);
+	pmbot_buf_free(&b);
+	pmbot_buf_free(&path);
+}
+
 static void test_state__parses_and_looks_up_ten_thousand_issues(void **unused)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
@@ -795,6 +1042,10 @@ int main(void)
 		cmocka_unit_test(test_issue_ref__cmp_orders_like_issues),
 		cmocka_unit_test(test_issue_ref__appends_repo_hash_number),
 		cmocka_unit_test(test_state__parses_and_looks_up_ten_thousand_issues),
+		cmocka_unit_test(test_state__keeps_extra_and_item_values_as_read),
+		cmocka_unit_test(test_state__parse_errors_are_the_json_parsers_word_for_word),
+		cmocka_unit_test(test_state__diagnostics_deep_in_a_large_state_name_their_line),
+		cmocka_unit_test(test_state__ref_warnings_match_the_lookup_across_repositories),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
