@@ -120,6 +120,14 @@ int pmbot_text_is_blank(const char *s, size_t len);
 int pmbot_text_id_safe(const char *id);
 
 /*
+ * 1 when the `len` bytes at `s` (need not be NUL-terminated) are their own
+ * flattened form in printable ASCII: no control byte, no space at either
+ * end, no two spaces in a row, as most titles, labels and values are; the
+ * fast paths that skip flattening ask this. 0 otherwise.
+ */
+int pmbot_text_flat_ascii(const char *s, size_t len);
+
+/*
  * Append the one-line form of the `len` bytes at `s` to `out`: line
  * breakers and spaces collapse to one space, none at either end. 0, or -1
  * when out of memory (`out` then holds what it held before).

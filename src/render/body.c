@@ -113,27 +113,6 @@ static int has_dashes(const char *s, size_t len)
 	return 0;
 }
 
-/*
- * Printable ASCII with no space at either end and no two in a row: its
- * own pmbot_text_flatten(), as most values are.
- */
-static int flat_ascii(const char *s, size_t len)
-{
-	size_t i;
-
-	if (!len)
-		return 1;
-	if (s[0] == ' ' || s[len - 1] == ' ')
-		return 0;
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c > 0x7e || (c == ' ' && i + 1 < len && s[i + 1] == ' '))
-			return 0;
-	}
-	return 1;
-}
-
 int pmbot_render_neutralise_title(pmbot_buf *out, const char *s, size_t len)
 {
 	return pmbot_text_flatten(out, s, len);
@@ -243,7 +222,7 @@ int pmbot_render__line_is_safe(const char *s, size_t len)
 {
 	span line = { s, len };
 
-	return flat_ascii(s, len) && !span_is(line, PMBOT_NO_RESPONSE) &&
+	return pmbot_text_flat_ascii(s, len) && !span_is(line, PMBOT_NO_RESPONSE) &&
 	       !has_dashes(s, len) && !line_start_escape(line);
 }
 

@@ -442,11 +442,7 @@ int pmbot_text_id_safe(const char *id)
 	return 1;
 }
 
-/*
- * Is `s` its own flattened form, in printable ASCII: no control byte, no
- * space at either end, no two spaces in a row? Most titles and labels are.
- */
-static int flat_ascii(const char *s, size_t len)
+int pmbot_text_flat_ascii(const char *s, size_t len)
 {
 	size_t i;
 
@@ -457,7 +453,7 @@ static int flat_ascii(const char *s, size_t len)
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c < 0x20 || c > 0x7e || (c == ' ' && s[i + 1] == ' '))
+		if (c < 0x20 || c > 0x7e || (c == ' ' && i + 1 < len && s[i + 1] == ' '))
 			return 0;
 	}
 	return 1;
@@ -469,7 +465,7 @@ int pmbot_text_flatten(pmbot_buf *out, const char *s, size_t len)
 	int space = 0, err = 0;
 
 	/* Most titles and values are flat already: one copy. */
-	if (flat_ascii(s, len))
+	if (pmbot_text_flat_ascii(s, len))
 		return pmbot_buf_put(out, s, len);
 	while (i < len && !err) {
 		size_t n = pmbot_text_breaker_len(s + i, len - i), j;
@@ -500,7 +496,7 @@ int pmbot_text_flat_chars(size_t *chars, const char *s, size_t len)
 	size_t i;
 	int err;
 
-	if (flat_ascii(s, len)) {
+	if (pmbot_text_flat_ascii(s, len)) {
 		*chars = len;
 		return 0;
 	}
@@ -523,7 +519,7 @@ int pmbot_text_shown_chars(size_t *chars, const char *s, size_t len)
 	 * code span: each byte is one token, so neutralise adds exactly one
 	 * character per byte the plain-text rule marks.
 	 */
-	if (flat_ascii(s, len) && !memchr(s, '\\', len) && !memchr(s, '&', len) &&
+	if (pmbot_text_flat_ascii(s, len) && !memchr(s, '\\', len) && !memchr(s, '&', len) &&
 	    !memchr(s, '`', len)) {
 		*chars = len;
 		for (i = 0; i < len; i++)
