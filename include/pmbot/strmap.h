@@ -12,11 +12,12 @@
 typedef struct {
 	const char **keys;
 	void **values;
+	size_t *hashes; /* each key's hash: probes skip strcmp, growing skips rehashing */
 	size_t count;
 	size_t cap; /* power of two, 0 when empty */
 } pmbot_strmap;
 
-#define PMBOT_STRMAP_INIT { NULL, NULL, 0, 0 }
+#define PMBOT_STRMAP_INIT { NULL, NULL, NULL, 0, 0 }
 
 /* Free the map's tables (not the keys or values). */
 void pmbot_strmap_free(pmbot_strmap *m);

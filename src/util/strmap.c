@@ -5,7 +5,7 @@
 #include <string.h>
 #include "pmbot/banned.h"
 
-static uint64_t hash_str(const char *s)
+static size_t hash_str(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;
 
@@ -13,21 +13,24 @@ static uint64_t hash_str(const char *s)
 		h ^= (unsigned char)*s;
 		h *= 1099511628211ULL;
 	}
-	return h;
+	return (size_t)h;
 }
 
 void pmbot_strmap_free(pmbot_strmap *m)
 {
 	free(m->keys);
 	free(m->values);
+	free(m->hashes);
 	memset(m, 0, sizeof(*m));
 }
 
-static size_t find_slot(const char **keys, size_t cap, const char *key)
+/* Keys with equal hashes are rare: strcmp runs about once per hit. */
+static size_t find_slot(const char **keys, const size_t *hashes, size_t cap, const char *key,
+	size_t h)
 {
-	size_t i = (size_t)hash_str(key) & (cap - 1);
+	size_t i = h & (cap - 1);
 
-	while (keys[i] && strcmp(keys[i], key))
+	while (keys[i] && (hashes[i] != h || strcmp(keys[i], key)))
 		i = (i + 1) & (cap - 1);
 	return i;
 }
@@ -36,11 +39,13 @@ static int rehash(pmbot_strmap *m, size_t cap)
 {
 	const char **keys = calloc(cap, sizeof(*keys));
 	void **values = calloc(cap, sizeof(*values));
+	size_t *hashes = calloc(cap, sizeof(*hashes));
 	size_t i;
 
-	if (!keys || !values) {
+	if (!keys || !values || !hashes) {
 		free(keys);
 		free(values);
+		free(hashes);
 		return -1;
 	}
 	for (i = 0; i < m->cap; i++) {
@@ -48,37 +53,45 @@ static int rehash(pmbot_strmap *m, size_t cap)
 
 		if (!m->keys[i])
 			continue;
-		slot = find_slot(keys, cap, m->keys[i]);
+		/* Keys are unique: the first free slot is theirs, no compare needed. */
+		slot = m->hashes[i] & (cap - 1);
+		while (keys[slot])
+			slot = (slot + 1) & (cap - 1);
 		keys[slot] = m->keys[i];
 		values[slot] = m->values[i];
+		hashes[slot] = m->hashes[i];
 	}
 	free(m->keys);
 	free(m->values);
+	free(m->hashes);
 	m->keys = keys;
 	m->values = values;
+	m->hashes = hashes;
 	m->cap = cap;
 	return 0;
 }
 
 int pmbot_strmap_put(pmbot_strmap *m, const char *key, void *value, void **existing)
 {
-	size_t slot;
+	size_t h = hash_str(key), slot = 0;
 
 	/* Look first: a duplicate must be reported even when growing would fail. */
 	if (m->cap) {
-		slot = find_slot(m->keys, m->cap, key);
+		slot = find_slot(m->keys, m->hashes, m->cap, key, h);
 		if (m->keys[slot]) {
 			if (existing)
 				*existing = m->values[slot];
 			return 1;
 		}
 	}
-	if ((m->count + 1) * 2 > m->cap &&
-	    rehash(m, m->cap ? m->cap * 2 : 16) < 0)
-		return -1;
-	slot = find_slot(m->keys, m->cap, key);
+	if ((m->count + 1) * 2 > m->cap) {
+		if (rehash(m, m->cap ? m->cap * 2 : 16) < 0)
+			return -1;
+		slot = find_slot(m->keys, m->hashes, m->cap, key, h);
+	}
 	m->keys[slot] = key;
 	m->values[slot] = value;
+	m->hashes[slot] = h;
 	m->count++;
 	return 0;
 }
@@ -89,7 +102,7 @@ int pmbot_strmap_get(const pmbot_strmap *m, const char *key, void **value)
 
 	if (!m->cap)
 		return 0;
-	slot = find_slot(m->keys, m->cap, key);
+	slot = find_slot(m->keys, m->hashes, m->cap, key, hash_str(key));
 	if (!m->keys[slot])
 		return 0;
 	if (value)
