@@ -625,6 +625,57 @@ static void test_state__lower_bound_finds_the_run_of_a_repository(void **unused)
 	pmbot_diag_list_free(&diags);
 }
 
+static char *dup_str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+
+	assert_non_null(p);
+	memcpy(p, s, n);
+	return p;
+}
+
+/*
+ * The item lookup checks only the number of an item spelling the query's
+ * repo byte for byte: neighbours sharing a prefix, other spellings and
+ * malformed item refs (sorted last) must still be told apart.
+ */
+static void test_state__item_lookup_tells_near_refs_apart(void **unused)
+{
+	static const char *const refs[] = {
+		"acme/w#1", "acme/w#2", "acme/w#12", "acme/wx#1", "acme/w#01", "acme/w#1x"
+	};
+	pmbot_state *st = NULL;
+	size_t i, n = sizeof(refs) / sizeof(refs[0]);
+
+	(void)unused;
+	assert_int_equal(pmbot_state_new(&st), PMBOT_OK);
+	st->project = calloc(1, sizeof(*st->project));
+	assert_non_null(st->project);
+	st->project->items = calloc(n, sizeof(*st->project->items));
+	assert_non_null(st->project->items);
+	st->project->n_items = st->project->alloc_items = n;
+	for (i = 0; i < n; i++) {
+		st->project->items[i].id = dup_str(refs[i]);
+		st->project->items[i].issue = dup_str(refs[i]);
+	}
+	for (i = 0; i < 4; i++) {
+		const pmbot_pitem *it = pmbot_state_item(st, refs[i]);
+
+		assert_non_null(it);
+		assert_string_equal(it->id, refs[i]);
+	}
+	assert_string_equal(pmbot_state_item(st, "ACME/W#12")->id, "acme/w#12");
+	assert_string_equal(pmbot_state_item(st, "Acme/WX#1")->id, "acme/wx#1");
+	assert_null(pmbot_state_item(st, "acme/w#3"));
+	assert_null(pmbot_state_item(st, "acme/w#01"));
+	assert_null(pmbot_state_item(st, "acme/w#1x"));
+	assert_null(pmbot_state_item(st, "acme/w"));
+	assert_null(pmbot_state_item(st, "acme/v#1"));
+	assert_null(pmbot_state_item(st, "acme/wy#1"));
+	pmbot_state_free(st);
+}
+
 static void test_state__item_and_field_lookups(void **unused)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
@@ -1038,6 +1089,7 @@ int main(void)
 		cmocka_unit_test(test_state__lookups_ignore_repository_case),
 		cmocka_unit_test(test_state__lower_bound_finds_the_run_of_a_repository),
 		cmocka_unit_test(test_state__item_and_field_lookups),
+		cmocka_unit_test(test_state__item_lookup_tells_near_refs_apart),
 		cmocka_unit_test(test_issue_ref__parses_valid_refs_and_refuses_malformed_ones),
 		cmocka_unit_test(test_issue_ref__cmp_orders_like_issues),
 		cmocka_unit_test(test_issue_ref__appends_repo_hash_number),
