@@ -375,15 +375,32 @@ done:
 	return err;
 }
 
+/* 1 when `v` is in non-decreasing order under `cmp`. */
+static int sorted(const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *p = v;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0)
+			return 0;
+	return 1;
+}
+
 int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags)
 {
 	size_t i, out;
 	int errors = 0;
 
-	/* qsort's pointer must not be NULL, even for zero items. */
-	if (g->n_nodes)
+	/*
+	 * qsort's pointer must not be NULL, even for zero items. Reports list
+	 * their items mostly in order and a merge appends to a finished graph:
+	 * a run already in order skips the sort. Stable ids are unique and
+	 * equal edges are deduplicated below, so the result is the same.
+	 */
+	if (g->n_nodes && !sorted(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp))
 		qsort(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp);
-	if (g->n_edges)
+	if (g->n_edges && !sorted(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp))
 		qsort(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp);
 	/* The same edge can come from both sides (epic.features and epic_id). */
 	for (i = 0, out = 0; i < g->n_edges; i++) {

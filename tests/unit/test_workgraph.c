@@ -180,6 +180,42 @@ static json_t *node(const char *id)
 	return json_pack("{s:s, s:s}", "stable_id", id, "title", id);
 }
 
+/* Finish sorts nodes and edges whether they arrive in order or not. */
+static void test_workgraph__finish_orders_nodes_and_edges_from_any_start(void **state)
+{
+	static const char *const ids[2][3] = { { "a", "b", "c" }, { "c", "a", "b" } };
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	size_t k, i;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		pmbot_workgraph *g = NULL;
+
+		assert_int_equal(pmbot_workgraph_new(&g), 0);
+		for (i = 0; i < 3; i++)
+			assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK, node(ids[k][i]),
+				NULL, 0), 0);
+		/* In order for k 0; out of order, with a duplicate, for k 1. */
+		assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_DEPENDS_ON,
+			ids[k][0], ids[k][1], 0), 0);
+		assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_DEPENDS_ON,
+			ids[k][0], ids[k][2], 0), 0);
+		assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_DEPENDS_ON,
+			ids[k][0], ids[k][1], 0), 0);
+		assert_int_equal(pmbot_workgraph_finish(g, "r.md", &d), PMBOT_OK);
+		assert_int_equal(g->n_nodes, 3);
+		assert_string_equal(g->nodes[0].stable_id, "a");
+		assert_string_equal(g->nodes[1].stable_id, "b");
+		assert_string_equal(g->nodes[2].stable_id, "c");
+		assert_int_equal(g->n_edges, 2);
+		assert_string_equal(g->edges[0].from_id, ids[k][0]);
+		assert_true(strcmp(g->edges[0].to_id, g->edges[1].to_id) < 0);
+		assert_ptr_equal(pmbot_workgraph_find(g, "b"), &g->nodes[1]);
+		pmbot_workgraph_free(g);
+	}
+	pmbot_diag_list_free(&d);
+}
+
 static void test_workgraph__parent_cycles_and_two_parents_are_errors(void **state)
 {
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
@@ -490,6 +526,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_workgraph__one_walk_builds_the_nodes_of_the_lookups),
+		cmocka_unit_test(test_workgraph__finish_orders_nodes_and_edges_from_any_start),
 		cmocka_unit_test(test_workgraph__maps_items_edges_and_triage_defaults),
 		cmocka_unit_test(test_workgraph__blank_area_and_priority_are_triaged),
 		cmocka_unit_test(test_workgraph__a_cycle_through_both_dependency_kinds_is_one_warning),
