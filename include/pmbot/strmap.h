@@ -29,6 +29,13 @@ void pmbot_strmap_free(pmbot_strmap *m);
  */
 int pmbot_strmap_put(pmbot_strmap *m, const char *key, void *value, void **existing);
 
+/*
+ * Room for `n` keys without growing, for a caller that knows how many it
+ * will put: growing rehashes every key. 0, or -1 when out of memory (the
+ * map unchanged).
+ */
+int pmbot_strmap_reserve(pmbot_strmap *m, size_t n);
+
 /* Set `*value` (borrowed) for `key`. Returns 1 if found, 0 if not. */
 int pmbot_strmap_get(const pmbot_strmap *m, const char *key, void **value);
 

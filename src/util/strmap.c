@@ -71,6 +71,15 @@ static int rehash(pmbot_strmap *m, size_t cap)
 	return 0;
 }
 
+int pmbot_strmap_reserve(pmbot_strmap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 16;
+
+	while (n * 2 > cap)
+		cap *= 2;
+	return cap == m->cap ? 0 : rehash(m, cap);
+}
+
 int pmbot_strmap_put(pmbot_strmap *m, const char *key, void *value, void **existing)
 {
 	size_t h = hash_str(key), slot = 0;

@@ -414,6 +414,8 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 	g->n_edges = out;
 
 	pmbot_strmap_free(&g->index);
+	if (pmbot_strmap_reserve(&g->index, g->n_nodes) < 0)
+		return PMBOT_ERROR;
 	for (i = 0; i < g->n_nodes; i++)
 		if (pmbot_strmap_put(&g->index, g->nodes[i].stable_id, &g->nodes[i], NULL) < 0)
 			return PMBOT_ERROR;
@@ -454,6 +456,8 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 	size_t i;
 	int rc = PMBOT_OK;
 
+	if (pmbot_strmap_reserve(&dst->index, dst->index.count + src->n_nodes) < 0)
+		return PMBOT_ERROR;
 	for (i = 0; i < src->n_nodes; i++) {
 		pmbot_wg_node *n = &src->nodes[i];
 		void *prev = NULL;
@@ -489,6 +493,8 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 	src->n_nodes = 0;
 	/* Rebuild dst's index from its own array: src's entries are gone. */
 	pmbot_strmap_free(&dst->index);
+	if (pmbot_strmap_reserve(&dst->index, dst->n_nodes) < 0)
+		return PMBOT_ERROR;
 	for (i = 0; i < dst->n_nodes; i++)
 		if (pmbot_strmap_put(&dst->index, dst->nodes[i].stable_id, &dst->nodes[i], NULL) < 0)
 			return PMBOT_ERROR;

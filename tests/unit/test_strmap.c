@@ -154,6 +154,32 @@ static void test_strmap__hundred_thousand_keys_survive_every_rehash(void **state
 	free(probe);
 }
 
+/* A reserved map takes that many keys without growing, and still finds them. */
+static void test_strmap__reserve_makes_room_up_front(void **state)
+{
+	static const char *const keys[] = { "a", "b", "c", "d", "e", "f", "g", "h", "i", "j",
+		"k", "l", "m", "n", "o", "p", "q", "r", "s", "t" };
+	pmbot_strmap m = PMBOT_STRMAP_INIT;
+	size_t i, cap, n = sizeof(keys) / sizeof(keys[0]);
+	void *v = NULL;
+
+	(void)state;
+	assert_int_equal(pmbot_strmap_reserve(&m, n), 0);
+	cap = m.cap;
+	assert_true(cap >= 2 * n);
+	for (i = 0; i < n; i++)
+		assert_int_equal(pmbot_strmap_put(&m, keys[i], (void *)keys[i], NULL), 0);
+	assert_int_equal(m.cap, cap);
+	assert_int_equal(pmbot_strmap_reserve(&m, 3), 0);
+	assert_int_equal(m.cap, cap);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(pmbot_strmap_get(&m, keys[i], &v), 1);
+		assert_ptr_equal(v, keys[i]);
+	}
+	assert_int_equal(pmbot_strmap_get(&m, "u", &v), 0);
+	pmbot_strmap_free(&m);
+}
+
 static void test_strmap__keys_sharing_long_prefixes_stay_distinct(void **state)
 {
 	pmbot_strmap m = PMBOT_STRMAP_INIT;
@@ -190,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_strmap__free_leaves_a_reusable_map),
 		cmocka_unit_test(test_strmap__hundred_thousand_keys_survive_every_rehash),
 		cmocka_unit_test(test_strmap__keys_sharing_long_prefixes_stay_distinct),
+		cmocka_unit_test(test_strmap__reserve_makes_room_up_front),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
