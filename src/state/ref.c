@@ -131,16 +131,47 @@ int pmbot_state__key_cmp(const char *repo, size_t repo_len, long number,
 	return number < number2 ? -1 : number > number2;
 }
 
+/*
+ * Compare the valid query (its repo `n` bytes, number `num`) with item ref
+ * `item` as ref_cmp would. An item spelling the query's repo byte for byte
+ * has that valid repo and its '#' at `n`: only its number needs checking,
+ * which spares the full split on nearly every compare of a lookup.
+ */
+int pmbot_state__ref_key_cmp(const char *ref, size_t n, long num, const char *item)
+{
+	size_t mn;
+	long mnum;
+
+	if (!strncmp(item, ref, n) && item[n] == '#') {
+		const char *p = item + n + 1;
+		long long x = 0;
+
+		if (*p < '1' || *p > '9')
+			return -1;
+		for (; *p; p++) {
+			if (*p < '0' || *p > '9')
+				return -1;
+			x = x * 10 + (*p - '0');
+			if (x > NUMBER_MAX)
+				return -1;
+		}
+		return num < x ? -1 : num > x;
+	}
+	/* A malformed item ref sorts last, as in ref_cmp. */
+	if (pmbot_state__ref_split(item, &mn, &mnum) < 0)
+		return -1;
+	return pmbot_state__key_cmp(ref, n, num, item, mn, mnum);
+}
+
 /* Refs in issue order; malformed refs (never in a valid state) sort last. */
 int pmbot_state__ref_cmp(const char *a, const char *b)
 {
-	size_t an, bn;
-	long x, y;
-	int abad = pmbot_state__ref_split(a, &an, &x) < 0, bbad = pmbot_state__ref_split(b, &bn, &y) < 0;
+	size_t an;
+	long x;
 
-	if (abad || bbad)
-		return abad != bbad ? (abad ? 1 : -1) : strcmp(a, b);
-	return pmbot_state__key_cmp(a, an, x, b, bn, y);
+	if (pmbot_state__ref_split(a, &an, &x) < 0)
+		return pmbot_state__valid_ref(b) ? 1 : strcmp(a, b);
+	return pmbot_state__ref_key_cmp(a, an, x, b);
 }
 
 int pmbot_issue_ref_cmp(const char *a, const char *b)

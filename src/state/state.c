@@ -198,38 +198,6 @@ const pmbot_issue *pmbot_state_issue(const pmbot_state *state, const char *ref)
 	return find_issue(state, ref, n, num);
 }
 
-/*
- * Compare the valid query (its repo `n` bytes, number `num`) with item ref
- * `item` as ref_cmp would. An item spelling the query's repo byte for byte
- * has that valid repo and its '#' at `n`: only its number needs checking,
- * which spares the full split on nearly every compare of a lookup.
- */
-static int item_key_cmp(const char *ref, size_t n, long num, const char *item)
-{
-	size_t mn;
-	long mnum;
-
-	if (!strncmp(item, ref, n) && item[n] == '#') {
-		const char *p = item + n + 1;
-		long long x = 0;
-
-		if (*p < '1' || *p > '9')
-			return -1;
-		for (; *p; p++) {
-			if (*p < '0' || *p > '9')
-				return -1;
-			x = x * 10 + (*p - '0');
-			if (x > NUMBER_MAX)
-				return -1;
-		}
-		return num < x ? -1 : num > x;
-	}
-	/* A malformed item ref sorts last, as in ref_cmp. */
-	if (pmbot_state__ref_split(item, &mn, &mnum) < 0)
-		return -1;
-	return pmbot_state__key_cmp(ref, n, num, item, mn, mnum);
-}
-
 const pmbot_pitem *pmbot_state_item(const pmbot_state *state, const char *ref)
 {
 	const pmbot_project *p = state->project;
@@ -242,7 +210,7 @@ const pmbot_pitem *pmbot_state_item(const pmbot_state *state, const char *ref)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		/* `ref` is split once. */
-		int c = item_key_cmp(ref, n, num, p->items[mid].issue);
+		int c = pmbot_state__ref_key_cmp(ref, n, num, p->items[mid].issue);
 
 		if (!c)
 			return &p->items[mid];

@@ -27,6 +27,8 @@ extern const char *const pmbot_state__field_type_names[4];
 int pmbot_state__fold(int c);
 int pmbot_state__fold_cmp(const char *a, size_t an, const char *b, size_t bn);
 int pmbot_state__ieq(const char *a, const char *b);
+/* Valid repo `repo`[0..n) and number `num` against ref `ref` as ref_cmp orders them. */
+int pmbot_state__ref_key_cmp(const char *repo, size_t n, long num, const char *ref);
 int pmbot_state__issue_key_cmp(const char *repo, size_t repo_len, long number, const pmbot_issue *is);
 int pmbot_state__key_cmp(const char *repo, size_t repo_len, long number,
 	const char *repo2, size_t repo2_len, long number2);

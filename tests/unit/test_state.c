@@ -739,6 +739,22 @@ static void test_issue_ref__cmp_orders_like_issues(void **unused)
 	assert_true(pmbot_issue_ref_cmp("not a ref", "zzz/z#1") > 0);
 }
 
+/* Refs spelling the same repo compare by number; a malformed number sorts last. */
+static void test_issue_ref__cmp_checks_the_number_of_a_same_repo_ref(void **unused)
+{
+	(void)unused;
+	assert_true(pmbot_issue_ref_cmp("acme/w#1", "acme/w#01") < 0);
+	assert_true(pmbot_issue_ref_cmp("acme/w#01", "acme/w#1") > 0);
+	assert_true(pmbot_issue_ref_cmp("acme/w#9", "acme/w#1x") < 0);
+	assert_true(pmbot_issue_ref_cmp("acme/w#2147483647", "acme/w#2147483648") < 0);
+	assert_true(pmbot_issue_ref_cmp("acme/w#2147483648", "acme/w#1") > 0);
+	assert_true(pmbot_issue_ref_cmp("acme/w#01", "acme/w#1x") < 0);
+	assert_true(pmbot_issue_ref_cmp("acme/w#1x", "acme/w#01") > 0);
+	assert_true(pmbot_issue_ref_cmp("acme/w#9", "acme/wx#1") < 0);
+	assert_true(pmbot_issue_ref_cmp("acme/wx#1", "acme/w#9") > 0);
+	assert_int_equal(pmbot_issue_ref_cmp("acme/w#12", "acme/w#12"), 0);
+}
+
 #define BIG_REPOS 5
 #define BIG_PER_REPO 2000
 
@@ -1092,6 +1108,7 @@ int main(void)
 		cmocka_unit_test(test_state__item_lookup_tells_near_refs_apart),
 		cmocka_unit_test(test_issue_ref__parses_valid_refs_and_refuses_malformed_ones),
 		cmocka_unit_test(test_issue_ref__cmp_orders_like_issues),
+		cmocka_unit_test(test_issue_ref__cmp_checks_the_number_of_a_same_repo_ref),
 		cmocka_unit_test(test_issue_ref__appends_repo_hash_number),
 		cmocka_unit_test(test_state__parses_and_looks_up_ten_thousand_issues),
 		cmocka_unit_test(test_state__keeps_extra_and_item_values_as_read),
