@@ -90,15 +90,11 @@ int pmbot_state__valid_repo(const char *s)
 	return valid_repo_n(s, strlen(s));
 }
 
-/* "OWNER/NAME#N": the repo's length and N. 0, or -1 when malformed. */
-int pmbot_state__ref_split(const char *ref, size_t *repo_len, long *number)
+/* The issue number that is all of `p`: 1..NUMBER_MAX, no leading zero. 0, or -1. */
+static int number_of(const char *p, long *number)
 {
-	const char *hash = strchr(ref, '#'), *p;
 	long long n = 0;
 
-	if (!hash || !valid_repo_n(ref, (size_t)(hash - ref)))
-		return -1;
-	p = hash + 1;
 	if (*p < '1' || *p > '9')
 		return -1;
 	for (; *p; p++) {
@@ -108,8 +104,18 @@ int pmbot_state__ref_split(const char *ref, size_t *repo_len, long *number)
 		if (n > NUMBER_MAX)
 			return -1;
 	}
-	*repo_len = (size_t)(hash - ref);
 	*number = (long)n;
+	return 0;
+}
+
+/* "OWNER/NAME#N": the repo's length and N. 0, or -1 when malformed. */
+int pmbot_state__ref_split(const char *ref, size_t *repo_len, long *number)
+{
+	const char *hash = strchr(ref, '#');
+
+	if (!hash || !valid_repo_n(ref, (size_t)(hash - ref)) || number_of(hash + 1, number) < 0)
+		return -1;
+	*repo_len = (size_t)(hash - ref);
 	return 0;
 }
 
@@ -143,18 +149,11 @@ int pmbot_state__ref_key_cmp(const char *ref, size_t n, long num, const char *it
 	long mnum;
 
 	if (!strncmp(item, ref, n) && item[n] == '#') {
-		const char *p = item + n + 1;
-		long long x = 0;
+		long x;
 
-		if (*p < '1' || *p > '9')
+		/* A malformed item ref sorts last, as in ref_cmp. */
+		if (number_of(item + n + 1, &x) < 0)
 			return -1;
-		for (; *p; p++) {
-			if (*p < '0' || *p > '9')
-				return -1;
-			x = x * 10 + (*p - '0');
-			if (x > NUMBER_MAX)
-				return -1;
-		}
 		return num < x ? -1 : num > x;
 	}
 	/* A malformed item ref sorts last, as in ref_cmp. */
