@@ -115,7 +115,9 @@ int pmbot_report_find(const pmbot_report *report, const char *pointer,
  * Validate a loaded report: the schema layer (shape and types, JSON Schema
  * docs/schemas/report-ir.v1.schema.json) and the rule layer (unique ids,
  * references, parent agreement, triage warnings). Every problem is
- * reported, never only the first. Returns PMBOT_OK when no error was
+ * reported, never only the first. Only report->doc is read (never `root`),
+ * so a JSON and a YAML block of the same value give the same diagnostics
+ * in the same order; a report without a document is PMBOT_ERROR. Returns PMBOT_OK when no error was
  * added (warnings allowed), PMBOT_EINVALID when any was, PMBOT_ERROR on
  * runtime failure.
  */

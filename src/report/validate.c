@@ -572,41 +572,56 @@ static void check_item_field(struct ctx *c, const struct field *f, const jnode *
 #undef MEMBER_PATH
 
 /*
- * The fields by the length of their names, as index + 1 (0 ends a row and
- * fills the lengths no field has): a member is compared with the few
- * fields of its key's length, not with all 21 (this runs for every member
- * of every item).
+ * The field of `kind` named `key` (`len` bytes), or -1. This runs for
+ * every member of every item: the key's length picks the few names to
+ * try, and each compare has a constant size, so it is a load or two, not
+ * a call. The names are item_fields' (a field missing here would be an
+ * UNKNOWN_FIELD warning in the tests).
  */
-#define LONGEST_FIELD 19
-#define FL(f) ((f) + 1)
-static const unsigned char fields_by_len[LONGEST_FIELD + 1][5] = {
-	[4] = { FL(FI_AREA), FL(FI_SIZE), FL(FI_RISK), FL(FI_GOAL), FL(FI_TYPE) },
-	[5] = { FL(FI_TITLE), FL(FI_LINKS), FL(FI_TASKS) },
-	[6] = { FL(FI_STATUS), FL(FI_OWNERS) },
-	[7] = { FL(FI_EPIC_ID) },
-	[8] = { FL(FI_PRIORITY), FL(FI_FEATURES) },
-	[9] = { FL(FI_STABLE_ID), FL(FI_OBJECTIVE) },
-	[10] = { FL(FI_BLOCKED_BY), FL(FI_DEPENDS_ON), FL(FI_MILESTONES), FL(FI_FEATURE_ID) },
-	[12] = { FL(FI_ESTIMATE) },
-	[19] = { FL(FI_ACCEPTANCE) },
-};
-#undef FL
-
-/* The field of `kind` named `key` (`len` bytes), or -1. */
-static int field_of(const char *key, size_t len, enum kind kind)
+static inline int field_of(const char *key, size_t len, enum kind kind)
 {
-	size_t j;
-	int f;
+	int f = -1;
 
-	if (len > LONGEST_FIELD)
-		return -1;
-	for (j = 0; j < 5 && fields_by_len[len][j]; j++) {
-		f = fields_by_len[len][j] - 1;
-		if ((item_fields[f].kinds & kind) && item_fields[f].name[0] == key[0] &&
-		    !memcmp(item_fields[f].name, key, len))
-			return f;
+#define TRY(name, fi) \
+	if (!memcmp(key, name, sizeof(name) - 1)) { \
+		f = (fi); \
+		break; \
 	}
-	return -1;
+	switch (len) {
+	case 4:
+		TRY("area", FI_AREA) TRY("size", FI_SIZE) TRY("risk", FI_RISK)
+		TRY("goal", FI_GOAL) TRY("type", FI_TYPE)
+		break;
+	case 5:
+		TRY("title", FI_TITLE) TRY("links", FI_LINKS) TRY("tasks", FI_TASKS)
+		break;
+	case 6:
+		TRY("status", FI_STATUS) TRY("owners", FI_OWNERS)
+		break;
+	case 7:
+		TRY("epic_id", FI_EPIC_ID)
+		break;
+	case 8:
+		TRY("priority", FI_PRIORITY) TRY("features", FI_FEATURES)
+		break;
+	case 9:
+		TRY("stable_id", FI_STABLE_ID) TRY("objective", FI_OBJECTIVE)
+		break;
+	case 10:
+		TRY("blocked_by", FI_BLOCKED_BY) TRY("depends_on", FI_DEPENDS_ON)
+		TRY("milestones", FI_MILESTONES) TRY("feature_id", FI_FEATURE_ID)
+		break;
+	case 12:
+		TRY("estimate_hrs", FI_ESTIMATE)
+		break;
+	case 19:
+		TRY("acceptance_criteria", FI_ACCEPTANCE)
+		break;
+	default:
+		break;
+	}
+#undef TRY
+	return f >= 0 && (item_fields[f].kinds & kind) ? f : -1;
 }
 
 static void check_item(struct ctx *c, struct item *it, const char *base)
@@ -810,7 +825,12 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 			strlen(scheme.type) + strlen(it->type), PMBOT_LABEL_MAX);
 	for (i = 0; i < 4; i++) {
 		v = vals[i];
-		if (!is_string(v))
+		/*
+		 * Flattening only drops bytes and a character is at least one,
+		 * so a value whose bytes fit has a label that fits: most are
+		 * never measured.
+		 */
+		if (!is_string(v) || v->len + strlen(prefixes[i]) <= PMBOT_LABEL_MAX)
 			continue;
 		a = 0;
 		b = v->len;
