@@ -129,7 +129,8 @@ PMBOT_WARN_UNUSED int pmbot_yaml_parse(json_t **out, pmbot_srcmap *map, const ch
  * diagnostics; only the values are held differently.
  *
  * Nodes sit in one array in document order (a container before its
- * members, members in the order of the text; YAML is not read this way),
+ * members, members in the order of the text; a YAML document is converted
+ * from its jansson value by pmbot_jdoc_from_json()),
  * strings and keys in one arena: about 40 bytes a value plus the decoded
  * text, two allocations that grow by doubling. Every node keeps its
  * position (file terms, as the source map records it: object members at
@@ -174,6 +175,21 @@ typedef struct pmbot_jnode {
 PMBOT_WARN_UNUSED int pmbot_jdoc_parse(pmbot_jdoc **out, const char *file,
 	const char *text, size_t len, int line_base, int col_base,
 	const pmbot_limits *lim, pmbot_diag_list *diags);
+
+/*
+ * The compact document of a parsed jansson value, for a YAML report: the
+ * same nodes a JSON text of that value would give (members in the value's
+ * order, which pmbot_yaml_parse() keeps from the text), each at the
+ * position pmbot_srcmap_find() answers in `map` for the value's pointer
+ * (so an object member at its key, an alias's copy at the text it was
+ * copied from); `map` NULL gives every node position 0. `value` is only
+ * read and `map` not kept. The strings are copied: the document owes
+ * nothing to `value` afterwards. PMBOT_OK with `*out` new (the caller
+ * frees it with pmbot_jdoc_free()), or PMBOT_ERROR (out of memory, NULL
+ * `value`, over 1 GiB of strings or 2^32 values) with `*out` NULL.
+ */
+PMBOT_WARN_UNUSED int pmbot_jdoc_from_json(pmbot_jdoc **out, const json_t *value,
+	const pmbot_srcmap *map);
 
 /* Free `doc` and every node and string of it. NULL is allowed. */
 void pmbot_jdoc_free(pmbot_jdoc *doc);

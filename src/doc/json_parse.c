@@ -1760,3 +1760,133 @@ done:
 	pmbot_buf_free(&ptr);
 	return err;
 }
+
+/*
+ * pmbot_jdoc_from_json in two walks: the first sizes the node array and
+ * the string block exactly, so the second never grows them and no node
+ * moves while strings are copied.
+ */
+static int from_json_size(const json_t *v, size_t *nodes, size_t *bytes)
+{
+	const char *key;
+	json_t *m;
+	size_t i;
+
+	if (++*nodes >= UINT32_MAX)
+		return -1;
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		if (json_string_length(v) >= UINT32_MAX)
+			return -1;
+		*bytes += json_string_length(v) + 1;
+		break;
+	case JSON_ARRAY:
+		json_array_foreach((json_t *)v, i, m)
+			if (from_json_size(m, nodes, bytes) < 0)
+				return -1;
+		break;
+	case JSON_OBJECT:
+		json_object_foreach((json_t *)v, key, m) {
+			*bytes += strlen(key) + 1;
+			if (from_json_size(m, nodes, bytes) < 0)
+				return -1;
+		}
+		break;
+	default:
+		break;
+	}
+	return *bytes > JDOC_MAX_BYTES ? -1 : 0;
+}
+
+typedef struct {
+	pmbot_jdoc *cd;
+	const pmbot_srcmap *map;
+	pmbot_buf ptr;         /* the pointer of the value being added */
+} from_json;
+
+/* Add `v` (member `key` of `klen` bytes, or NULL) and its members, at their mapped positions. */
+static int from_json_add(from_json *fj, const json_t *v, const char *key, size_t klen)
+{
+	pmbot_jdoc *cd = fj->cd;
+	size_t idx = cd->count, base = fj->ptr.len, i;
+	pmbot_jnode *n = &cd->nodes[idx]; /* the array never moves: sized up front */
+	const char *mkey;
+	json_t *m;
+
+	memset(n, 0, sizeof(*n));
+	n->skip = 1;
+	cd->count++;
+	pmbot_srcmap_find(fj->map, fj->ptr.buf, &n->line, &n->column);
+	/* Sized by from_json_size, so the copies fit: a failure is a bug, not a state. */
+	if (key && !(n->key = cd_copy(cd, key, klen)))
+		return -1;
+	n->key_len = (uint32_t)klen;
+	switch (json_typeof(v)) {
+	case JSON_NULL: n->type = PMBOT_JNULL; break;
+	case JSON_TRUE: n->type = PMBOT_JTRUE; break;
+	case JSON_FALSE: n->type = PMBOT_JFALSE; break;
+	case JSON_INTEGER:
+		n->type = PMBOT_JINTEGER;
+		n->v.i = json_integer_value(v);
+		break;
+	case JSON_REAL:
+		n->type = PMBOT_JREAL;
+		n->v.r = json_real_value(v);
+		break;
+	case JSON_STRING:
+		n->type = PMBOT_JSTRING;
+		if (!(n->v.s = cd_copy(cd, json_string_value(v), json_string_length(v))))
+			return -1;
+		n->len = (uint32_t)json_string_length(v);
+		break;
+	case JSON_ARRAY:
+		n->type = PMBOT_JARRAY;
+		n->len = (uint32_t)json_array_size(v);
+		json_array_foreach((json_t *)v, i, m) {
+			if (push_index(&fj->ptr, i) < 0 || from_json_add(fj, m, NULL, 0) < 0)
+				return -1;
+			pmbot_buf_truncate(&fj->ptr, base);
+		}
+		break;
+	case JSON_OBJECT:
+		n->type = PMBOT_JOBJECT;
+		n->len = (uint32_t)json_object_size(v);
+		json_object_foreach((json_t *)v, mkey, m) {
+			size_t kl = strlen(mkey);
+
+			if (push_key(&fj->ptr, mkey, kl) < 0 || from_json_add(fj, m, mkey, kl) < 0)
+				return -1;
+			pmbot_buf_truncate(&fj->ptr, base);
+		}
+		break;
+	}
+	cd_close(cd, (uint32_t)idx);
+	return 0;
+}
+
+int pmbot_jdoc_from_json(pmbot_jdoc **out, const json_t *value, const pmbot_srcmap *map)
+{
+	from_json fj = { NULL, map, PMBOT_BUF_INIT };
+	size_t nodes = 0, bytes = 0;
+	int err = PMBOT_ERROR;
+
+	*out = NULL;
+	pmbot_buf_init(&fj.ptr, SIZE_MAX / 2);
+	if (!value || from_json_size(value, &nodes, &bytes) < 0)
+		goto done;
+	if (!(fj.cd = calloc(1, sizeof(*fj.cd))) ||
+	    !(fj.cd->nodes = malloc(nodes * sizeof(*fj.cd->nodes))) ||
+	    (bytes && !(fj.cd->arena = malloc(bytes + 1))))
+		goto done;
+	fj.cd->alloc = nodes;
+	fj.cd->cap = bytes ? bytes + 1 : 0;
+	if (from_json_add(&fj, value, NULL, 0) < 0)
+		goto done;
+	*out = fj.cd;
+	fj.cd = NULL;
+	err = PMBOT_OK;
+done:
+	pmbot_jdoc_free(fj.cd);
+	pmbot_buf_free(&fj.ptr);
+	return err;
+}

@@ -26,8 +26,9 @@ struct pmbot_report_pos {
 /*
  * A JSON block is read into a compact document, whose nodes carry the
  * positions (no source map: validating a big report looks few up), and
- * the tree is converted from it; a YAML block fills `*map`. Either way the
- * same parser accepts and refuses with the same diagnostics.
+ * the tree is converted from it; a YAML block fills `*map` and its
+ * document is converted from the tree (YAML reports are small). Either way
+ * the same parser accepts and refuses with the same diagnostics.
  */
 static int parse_block(json_t **root, pmbot_jdoc **doc, pmbot_srcmap **map,
 	const char *file, const pmbot_block *b, const pmbot_limits *lim,
@@ -53,8 +54,18 @@ static int parse_block(json_t **root, pmbot_jdoc **doc, pmbot_srcmap **map,
 	}
 	if (!(*map = pmbot_srcmap_new()))
 		return PMBOT_ERROR;
-	return pmbot_yaml_parse(root, *map, file, b->text, b->len,
+	rc = pmbot_yaml_parse(root, *map, file, b->text, b->len,
 		b->content_line, col_base, lim, diags);
+	/* Validation reads the document whatever the block's format. */
+	if (rc == PMBOT_OK && pmbot_jdoc_from_json(doc, *root, *map) < 0)
+		rc = PMBOT_ERROR;
+	if (rc != PMBOT_OK) {
+		json_decref(*root);
+		*root = NULL;
+		pmbot_srcmap_free(*map);
+		*map = NULL;
+	}
+	return rc;
 }
 
 static int has_schema_version(const json_t *root)
@@ -414,7 +425,8 @@ int pmbot_report_find(const pmbot_report *report, const char *pointer,
 		*column = 0;
 	if (!report || !pointer)
 		return 0;
-	if (!report->doc)
+	/* A YAML block's map is there anyway and answers exactly as the walk would. */
+	if (report->map || !report->doc)
 		return pmbot_srcmap_find(report->map, pointer, line, column);
 	if (pos && !pos->map && pos->walks >= WALKS_BEFORE_MAP &&
 	    pmbot_jdoc_srcmap(&pos->map, report->doc) < 0)

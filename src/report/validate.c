@@ -14,7 +14,35 @@
  * ReportIR v1 validation. The schema layer mirrors
  * docs/schemas/report-ir.v1.schema.json; the rule layer runs on every item
  * whose stable_id is usable, so one bad item never hides another's errors.
+ *
+ * It reads the report's compact document (report->doc), JSON and YAML
+ * alike: members are walked in the text's order, as the jansson tree
+ * iterates them, so diagnostics come in the same order either way.
  */
+
+typedef pmbot_jnode jnode;
+
+static int is_string(const jnode *n)
+{
+	return n && n->type == PMBOT_JSTRING;
+}
+
+/* The string's bytes, or NULL when `n` is not a string. */
+static const char *string_of(const jnode *n)
+{
+	return is_string(n) ? n->v.s : NULL;
+}
+
+/* A string with at least one byte: a usable id or reference. */
+static int is_filled(const jnode *n)
+{
+	return is_string(n) && n->len;
+}
+
+/* Every member of container `n`, with its index `i`; none for a scalar. */
+#define FOREACH_MEMBER(n, i, m) \
+	for ((i) = 0, (m) = pmbot_jnode_first(n); (m); \
+	     (m) = ++(i) < (n)->len ? pmbot_jnode_next(m) : NULL)
 
 enum kind { K_EPIC = 1, K_FEATURE = 2, K_TASK = 4, K_ALL = 7 };
 
@@ -88,10 +116,12 @@ int pmbot_report_type_word_ok(const char *s, size_t len)
 
 struct item {
 	enum kind kind;
-	char *ptr;             /* owned: "/<list>/<index>" */
+	/* "/<list>/<index>": "/features/4294967295" at most, the index of a
+	 * document node being 32 bits. In place: no allocation per item. */
+	char ptr[24];
 	const char *list;      /* "epics", "features", "tasks" */
 	size_t index;
-	json_t *obj;           /* borrowed */
+	const jnode *obj;      /* borrowed from the document */
 	const char *id;        /* borrowed; NULL when unusable */
 	const char *type;      /* task type (default "task") */
 	const char *parent;    /* resolved parent id, borrowed */
@@ -100,10 +130,11 @@ struct item {
 	 * Borrowed, NULL when absent: the members the rules read after
 	 * check_item (a slot per field would cost 96 more bytes per item).
 	 */
-	json_t *title, *area, *priority, *size, *status;
-	json_t *refs[2];       /* depends_on, blocked_by */
-	json_t *parent_ref;    /* a feature's epic_id, a task's feature_id */
-	json_t *children;      /* an epic's features, a feature's tasks */
+	const jnode *title, *area, *priority, *size, *status;
+	const jnode *refs[2];  /* depends_on, blocked_by */
+	const jnode *parent_ref; /* a feature's epic_id, a task's feature_id */
+	const jnode *children; /* an epic's features, a feature's tasks */
+	unsigned triage;       /* bit 0: area blank or absent; bit 1: priority */
 };
 
 struct ctx {
@@ -180,17 +211,17 @@ static char *ptr_join(const char *base, const char *token, size_t index, int is_
 	return pmbot_buf_detach(&b, NULL);
 }
 
-static const char *type_name(const json_t *v)
+static const char *type_name(const jnode *v)
 {
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "object";
-	case JSON_ARRAY: return "array";
-	case JSON_STRING: return "string";
-	case JSON_INTEGER: return "integer";
-	case JSON_REAL: return "number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "boolean";
-	case JSON_NULL: return "null";
+	switch (v->type) {
+	case PMBOT_JOBJECT: return "object";
+	case PMBOT_JARRAY: return "array";
+	case PMBOT_JSTRING: return "string";
+	case PMBOT_JINTEGER: return "integer";
+	case PMBOT_JREAL: return "number";
+	case PMBOT_JTRUE:
+	case PMBOT_JFALSE: return "boolean";
+	case PMBOT_JNULL: return "null";
 	}
 	return "value";
 }
@@ -367,48 +398,48 @@ static void unknown_key(struct ctx *c, const char *base, const char *key,
 }
 
 /* Check a required/optional string member; returns it when it is a string. */
-static const char *check_string(struct ctx *c, json_t *obj, const char *base,
+static const char *check_string(struct ctx *c, const jnode *obj, const char *base,
 	const char *key, int required, int nonempty)
 {
-	json_t *v = json_object_get(obj, key);
+	const jnode *v = pmbot_jnode_get(obj, key);
 
 	if (!v) {
 		if (required)
 			err(c, "SCHEMA_REQUIRED", base, "missing required field '%s'", key);
 		return NULL;
 	}
-	if (!json_is_string(v)) {
+	if (!is_string(v)) {
 		err(c, "SCHEMA_TYPE", child(c, base, key), "'%s' must be a string, not %s", key,
 			type_name(v));
 		return NULL;
 	}
-	if (nonempty && !json_string_length(v)) {
+	if (nonempty && !v->len) {
 		err(c, "SCHEMA_VALUE", child(c, base, key), "'%s' must not be empty", key);
 		return NULL;
 	}
-	return json_string_value(v);
+	return v->v.s;
 }
 
-static void check_string_list(struct ctx *c, json_t *v, const char *path, const char *key)
+static void check_string_list(struct ctx *c, const jnode *v, const char *path, const char *key)
 {
+	const jnode *e;
 	size_t i;
-	json_t *e;
 
-	if (!json_is_array(v)) {
+	if (v->type != PMBOT_JARRAY) {
 		err(c, "SCHEMA_TYPE", path, "'%s' must be an array of strings, not %s", key,
 			type_name(v));
 		return;
 	}
-	json_array_foreach(v, i, e) {
+	FOREACH_MEMBER(v, i, e) {
 		char *p;
 
-		if (json_is_string(e) && json_string_length(e))
+		if (is_filled(e))
 			continue;
 		if (!(p = ptr_join(path, NULL, i, 1))) {
 			c->oom = 1;
 			return;
 		}
-		if (json_is_string(e))
+		if (is_string(e))
 			err(c, "SCHEMA_VALUE", p, "entries of '%s' must not be empty", key);
 		else
 			err(c, "SCHEMA_TYPE", p, "entries of '%s' must be strings, not %s", key,
@@ -417,33 +448,32 @@ static void check_string_list(struct ctx *c, json_t *v, const char *path, const 
 	}
 }
 
-static void check_milestones(struct ctx *c, json_t *v, const char *scratch_path)
+static void check_milestones(struct ctx *c, const jnode *v, const char *scratch_path)
 {
 	static const char *const names[] = { "title", "target_date" };
 	char *path = strdup(scratch_path); /* c->path is reused below */
-	size_t i;
-	json_t *m;
+	const jnode *m, *member;
+	size_t i, k;
 
 	if (!path) {
 		c->oom = 1;
 		return;
 	}
-	if (!json_is_array(v)) {
+	if (v->type != PMBOT_JARRAY) {
 		err(c, "SCHEMA_TYPE", path, "'milestones' must be an array of objects, not %s",
 			type_name(v));
 		free(path);
 		return;
 	}
-	json_array_foreach(v, i, m) {
+	FOREACH_MEMBER(v, i, m) {
 		char *p = ptr_join(path, NULL, i, 1);
-		const char *key, *date;
-		json_t *member;
+		const char *date;
 
 		if (!p) {
 			c->oom = 1;
 			break;
 		}
-		if (!json_is_object(m)) {
+		if (m->type != PMBOT_JOBJECT) {
 			err(c, "SCHEMA_TYPE", p, "a milestone must be an object, not %s", type_name(m));
 			free(p);
 			continue;
@@ -453,18 +483,18 @@ static void check_milestones(struct ctx *c, json_t *v, const char *scratch_path)
 		if (date && !is_date(date))
 			err(c, "SCHEMA_FORMAT", child(c, p, "target_date"),
 				"'target_date' must be an ISO-8601 date (YYYY-MM-DD), not '%s'", date);
-		json_object_foreach(m, key, member)
-			if (strcmp(key, "title") && strcmp(key, "target_date"))
-				unknown_key(c, p, key, names, 2);
+		FOREACH_MEMBER(m, k, member)
+			if (strcmp(member->key, "title") && strcmp(member->key, "target_date"))
+				unknown_key(c, p, member->key, names, 2);
 		free(p);
 	}
 	free(path);
 }
 
-static void check_task_type(struct ctx *c, json_t *v, const char *path)
+static void check_task_type(struct ctx *c, const jnode *v, const char *path)
 {
-	const char *s = json_string_value(v);
-	size_t a = 0, b = json_string_length(v), i;
+	const char *s = v->v.s;
+	size_t a = 0, b = v->len, i;
 	pmbot_buf low = PMBOT_BUF_INIT;
 
 	if (pmbot_report_type_word_ok(s, b))
@@ -489,45 +519,48 @@ done:
 /* The path of a member is built only when there is something to report. */
 #define MEMBER_PATH child(c, base, f->name)
 
-static void check_item_field(struct ctx *c, const struct field *f, json_t *v, const char *base)
+static void check_item_field(struct ctx *c, const struct field *f, const jnode *v, const char *base)
 {
+	const jnode *e;
 	size_t i;
-	json_t *e;
 
 	switch (f->type) {
 	case F_STRING:
 	case F_TEXT:
-		if (!json_is_string(v))
+		if (!is_string(v))
 			err(c, "SCHEMA_TYPE", MEMBER_PATH, "'%s' must be a string, not %s", f->name, type_name(v));
-		else if (f->type == F_STRING && !json_string_length(v))
+		else if (f->type == F_STRING && !v->len)
 			err(c, "SCHEMA_VALUE", MEMBER_PATH, "'%s' must not be empty", f->name);
 		break;
 	case F_STRING_OR_NULL:
-		if (!json_is_string(v) && !json_is_null(v))
+		if (!is_string(v) && v->type != PMBOT_JNULL)
 			err(c, "SCHEMA_TYPE", MEMBER_PATH, "'%s' must be a string or null, not %s", f->name,
 				type_name(v));
-		else if (json_is_string(v) && !json_string_length(v))
+		else if (is_string(v) && !v->len)
 			err(c, "SCHEMA_VALUE", MEMBER_PATH, "'%s' must not be empty (use null for none)", f->name);
 		break;
 	case F_NUMBER_NONNEG:
-		if (!json_is_number(v))
+		if (v->type != PMBOT_JINTEGER && v->type != PMBOT_JREAL)
 			err(c, "SCHEMA_TYPE", MEMBER_PATH, "'%s' must be a number of hours without units, not %s",
 				f->name, type_name(v));
-		else if (json_number_value(v) < 0)
+		else if (v->type == PMBOT_JINTEGER ? v->v.i < 0 : v->v.r < 0)
 			err(c, "SCHEMA_VALUE", MEMBER_PATH, "'%s' must not be negative", f->name);
 		break;
 	case F_STRING_LIST:
-		json_array_foreach(v, i, e)
-			if (!json_is_string(e) || !json_string_length(e))
-				break;
-		if (!json_is_array(v) || i < json_array_size(v))
+		/* The path is built only for a list with something to report. */
+		i = 0;
+		if (v->type == PMBOT_JARRAY)
+			FOREACH_MEMBER(v, i, e)
+				if (!is_filled(e))
+					break;
+		if (v->type != PMBOT_JARRAY || i < v->len)
 			check_string_list(c, v, MEMBER_PATH, f->name);
 		break;
 	case F_MILESTONES:
 		check_milestones(c, v, MEMBER_PATH);
 		break;
 	case F_TASK_TYPE:
-		if (!json_is_string(v)) {
+		if (!is_string(v)) {
 			err(c, "SCHEMA_TYPE", MEMBER_PATH, "'type' must be a string, not %s", type_name(v));
 			break;
 		}
@@ -538,31 +571,71 @@ static void check_item_field(struct ctx *c, const struct field *f, json_t *v, co
 
 #undef MEMBER_PATH
 
-/* The field of `kind` named `key`, or -1. */
-static int field_of(const char *key, enum kind kind)
+/*
+ * The field of `kind` named `key` (`len` bytes), or -1. This runs for
+ * every member of every item: the key's length picks the few names to
+ * try, and each compare has a constant size, so it is a load or two, not
+ * a call. The names are item_fields' (a field missing here would be an
+ * UNKNOWN_FIELD warning in the tests).
+ */
+static inline int field_of(const char *key, size_t len, enum kind kind)
 {
-	size_t i;
+	int f = -1;
 
-	for (i = 0; i < N_ITEM_FIELDS; i++)
-		if ((item_fields[i].kinds & kind) && item_fields[i].name[0] == key[0] &&
-		    !strcmp(item_fields[i].name, key))
-			return (int)i;
-	return -1;
+#define TRY(name, fi) \
+	if (!memcmp(key, name, sizeof(name) - 1)) { \
+		f = (fi); \
+		break; \
+	}
+	switch (len) {
+	case 4:
+		TRY("area", FI_AREA) TRY("size", FI_SIZE) TRY("risk", FI_RISK)
+		TRY("goal", FI_GOAL) TRY("type", FI_TYPE)
+		break;
+	case 5:
+		TRY("title", FI_TITLE) TRY("links", FI_LINKS) TRY("tasks", FI_TASKS)
+		break;
+	case 6:
+		TRY("status", FI_STATUS) TRY("owners", FI_OWNERS)
+		break;
+	case 7:
+		TRY("epic_id", FI_EPIC_ID)
+		break;
+	case 8:
+		TRY("priority", FI_PRIORITY) TRY("features", FI_FEATURES)
+		break;
+	case 9:
+		TRY("stable_id", FI_STABLE_ID) TRY("objective", FI_OBJECTIVE)
+		break;
+	case 10:
+		TRY("blocked_by", FI_BLOCKED_BY) TRY("depends_on", FI_DEPENDS_ON)
+		TRY("milestones", FI_MILESTONES) TRY("feature_id", FI_FEATURE_ID)
+		break;
+	case 12:
+		TRY("estimate_hrs", FI_ESTIMATE)
+		break;
+	case 19:
+		TRY("acceptance_criteria", FI_ACCEPTANCE)
+		break;
+	default:
+		break;
+	}
+#undef TRY
+	return f >= 0 && (item_fields[f].kinds & kind) ? f : -1;
 }
 
 static void check_item(struct ctx *c, struct item *it, const char *base)
 {
 	const char *names[N_ITEM_FIELDS];
-	json_t *fv[N_ITEM_FIELDS] = { NULL };
-	size_t i, n = 0;
+	const jnode *fv[N_ITEM_FIELDS] = { NULL };
+	size_t i, n;
 	size_t found = 0;
-	const char *key;
-	json_t *v;
+	const jnode *v;
 	int f;
 
 	/* One pass over the members finds every field: no lookup per field. */
-	json_object_foreach(it->obj, key, v)
-		if ((f = field_of(key, it->kind)) >= 0) {
+	FOREACH_MEMBER(it->obj, i, v)
+		if ((f = field_of(v->key, v->key_len, it->kind)) >= 0) {
 			fv[f] = v;
 			found++;
 		}
@@ -571,7 +644,6 @@ static void check_item(struct ctx *c, struct item *it, const char *base)
 
 		if (!(fd->kinds & it->kind))
 			continue;
-		names[n++] = fd->name;
 		v = fv[i];
 		if (!v) {
 			if (fd->required)
@@ -581,13 +653,23 @@ static void check_item(struct ctx *c, struct item *it, const char *base)
 		check_item_field(c, fd, v, base);
 	}
 	/* Keys are unique, so when every member is a field none is unknown. */
-	if (found < json_object_size(it->obj))
-		json_object_foreach(it->obj, key, v)
-			if (field_of(key, it->kind) < 0)
-				unknown_key(c, base, key, names, n);
+	if (found < it->obj->len) {
+		/* The kind's fields, in table order: what "did you mean" picks from. */
+		for (i = n = 0; i < N_ITEM_FIELDS; i++)
+			if (item_fields[i].kinds & it->kind)
+				names[n++] = item_fields[i].name;
+		FOREACH_MEMBER(it->obj, i, v)
+			if (field_of(v->key, v->key_len, it->kind) < 0)
+				unknown_key(c, base, v->key, names, n);
+	}
 	it->title = fv[FI_TITLE];
 	it->area = fv[FI_AREA];
 	it->priority = fv[FI_PRIORITY];
+	/* Read twice later (the label check, the triage warnings): worked out once. */
+	if (!is_string(it->area) || pmbot_text_is_blank(it->area->v.s, it->area->len))
+		it->triage |= 1;
+	if (!is_string(it->priority) || pmbot_text_is_blank(it->priority->v.s, it->priority->len))
+		it->triage |= 2;
 	it->size = fv[FI_SIZE];
 	it->status = fv[FI_STATUS];
 	it->refs[0] = fv[FI_DEPENDS_ON];
@@ -596,26 +678,30 @@ static void check_item(struct ctx *c, struct item *it, const char *base)
 	it->parent_ref = fv[FI_EPIC_ID] ? fv[FI_EPIC_ID] : fv[FI_FEATURE_ID];
 	it->children = fv[FI_FEATURES] ? fv[FI_FEATURES] : fv[FI_TASKS];
 	v = fv[FI_STABLE_ID];
-	if (json_is_string(v) && json_string_length(v))
-		it->id = json_string_value(v);
-	/* Only a task's type is read; any other item's "type" is an unknown field. */
-	v = it->kind == K_TASK ? fv[FI_TYPE] : json_object_get(it->obj, "type");
-	it->type = json_is_string(v) ? json_string_value(v) : "task";
+	if (is_filled(v))
+		it->id = v->v.s;
+	/*
+	 * Only a task's type is read (field_of matches "type" for tasks only;
+	 * any other item's is an unknown field, and the rules read it->type
+	 * of tasks alone).
+	 */
+	it->type = is_string(fv[FI_TYPE]) ? fv[FI_TYPE]->v.s : "task";
 }
 
-static void check_report_meta(struct ctx *c, json_t *root)
+static void check_report_meta(struct ctx *c, const jnode *root)
 {
 	static const char *const report_keys[] = { "title", "generated_at", "scope", "source" };
 	static const char *const scope_keys[] = { "org", "repos" };
 	static const char *const source_keys[] = { "kind", "url", "prompt_hash" };
-	json_t *report = json_object_get(root, "report"), *scope, *source, *v;
-	const char *s, *key;
+	const jnode *report = pmbot_jnode_get(root, "report"), *scope, *source, *v;
+	const char *s;
+	size_t i;
 
 	if (!report) {
 		err(c, "SCHEMA_REQUIRED", "", "missing required field 'report'");
 		return;
 	}
-	if (!json_is_object(report)) {
+	if (report->type != PMBOT_JOBJECT) {
 		err(c, "SCHEMA_TYPE", "/report", "'report' must be an object, not %s", type_name(report));
 		return;
 	}
@@ -625,35 +711,36 @@ static void check_report_meta(struct ctx *c, json_t *root)
 		err(c, "SCHEMA_FORMAT", "/report/generated_at",
 			"'generated_at' must be an ISO-8601 date or date-time "
 			"(2026-02-22 or 2026-02-22T10:00:00Z), not '%s'", s);
-	json_object_foreach(report, key, v)
-		if (strcmp(key, "title") && strcmp(key, "generated_at") &&
-		    strcmp(key, "scope") && strcmp(key, "source"))
-			unknown_key(c, "/report", key, report_keys, 4);
-	scope = json_object_get(report, "scope");
+	FOREACH_MEMBER(report, i, v)
+		if (strcmp(v->key, "title") && strcmp(v->key, "generated_at") &&
+		    strcmp(v->key, "scope") && strcmp(v->key, "source"))
+			unknown_key(c, "/report", v->key, report_keys, 4);
+	scope = pmbot_jnode_get(report, "scope");
 	if (!scope) {
 		err(c, "SCHEMA_REQUIRED", "/report", "missing required field 'scope'");
-	} else if (!json_is_object(scope)) {
+	} else if (scope->type != PMBOT_JOBJECT) {
 		err(c, "SCHEMA_TYPE", "/report/scope", "'scope' must be an object, not %s",
 			type_name(scope));
 	} else {
 		check_string(c, scope, "/report/scope", "org", 1, 1);
-		if ((v = json_object_get(scope, "repos")))
+		if ((v = pmbot_jnode_get(scope, "repos")))
 			check_string_list(c, v, "/report/scope/repos", "repos");
-		json_object_foreach(scope, key, v)
-			if (strcmp(key, "org") && strcmp(key, "repos"))
-				unknown_key(c, "/report/scope", key, scope_keys, 2);
+		FOREACH_MEMBER(scope, i, v)
+			if (strcmp(v->key, "org") && strcmp(v->key, "repos"))
+				unknown_key(c, "/report/scope", v->key, scope_keys, 2);
 	}
-	source = json_object_get(report, "source");
-	if (source && !json_is_object(source)) {
+	source = pmbot_jnode_get(report, "source");
+	if (source && source->type != PMBOT_JOBJECT) {
 		err(c, "SCHEMA_TYPE", "/report/source", "'source' must be an object, not %s",
 			type_name(source));
 	} else if (source) {
 		check_string(c, source, "/report/source", "kind", 0, 0);
 		check_string(c, source, "/report/source", "url", 0, 0);
 		check_string(c, source, "/report/source", "prompt_hash", 0, 0);
-		json_object_foreach(source, key, v)
-			if (strcmp(key, "kind") && strcmp(key, "url") && strcmp(key, "prompt_hash"))
-				unknown_key(c, "/report/source", key, source_keys, 3);
+		FOREACH_MEMBER(source, i, v)
+			if (strcmp(v->key, "kind") && strcmp(v->key, "url") &&
+			    strcmp(v->key, "prompt_hash"))
+				unknown_key(c, "/report/source", v->key, source_keys, 3);
 	}
 }
 
@@ -707,9 +794,9 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 {
 	static const pmbot_label_scheme scheme = PMBOT_LABEL_SCHEME_DEFAULT;
 	static const int keys[4] = { FI_AREA, FI_PRIORITY, FI_SIZE, FI_STATUS };
-	json_t *const vals[4] = { it->area, it->priority, it->size, it->status };
+	const jnode *const vals[4] = { it->area, it->priority, it->size, it->status };
 	const char *prefixes[4] = { scheme.area, scheme.prio, scheme.size, scheme.status };
-	json_t *t = it->title, *v;
+	const jnode *t = it->title, *v;
 	size_t chars, i, a, b;
 
 	if (!pmbot_text_id_safe(it->id))
@@ -717,8 +804,8 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 			"stable id \"%s\" cannot go into the issue marker: it has whitespace, "
 			"a control character or an HTML comment delimiter", it->id);
 	/* An empty title is SCHEMA_VALUE already. */
-	if (json_is_string(t) && json_string_length(t)) {
-		if (pmbot_text_shown_chars(&chars, json_string_value(t), json_string_length(t)) < 0) {
+	if (is_filled(t)) {
+		if (pmbot_text_shown_chars(&chars, t->v.s, t->len) < 0) {
 			c->oom = 1;
 			return;
 		}
@@ -738,38 +825,50 @@ static void check_render_rules(struct ctx *c, const struct item *it, const char 
 			strlen(scheme.type) + strlen(it->type), PMBOT_LABEL_MAX);
 	for (i = 0; i < 4; i++) {
 		v = vals[i];
-		if (!json_is_string(v))
+		/*
+		 * Flattening only drops bytes and a character is at least one,
+		 * so a value whose bytes fit has a label that fits: most are
+		 * never measured.
+		 */
+		if (!is_string(v) || v->len + strlen(prefixes[i]) <= PMBOT_LABEL_MAX)
 			continue;
 		a = 0;
-		b = json_string_length(v);
+		b = v->len;
 		/* Area and priority: triaged when blank, trimmed otherwise (build.c). */
 		if (i < 2) {
-			if (pmbot_text_is_blank(json_string_value(v), b))
+			if (it->triage & (1u << i))
 				continue;
-			pmbot_text_trim_blank(&a, &b, json_string_value(v), b);
+			pmbot_text_trim_blank(&a, &b, v->v.s, b);
 		}
-		if (pmbot_text_flat_chars(&chars, json_string_value(v) + a, b - a) < 0) {
+		if (pmbot_text_flat_chars(&chars, v->v.s + a, b - a) < 0) {
 			c->oom = 1;
 			return;
 		}
 		if (chars + strlen(prefixes[i]) > PMBOT_LABEL_MAX)
 			err(c, "RENDER_LABEL_TOO_LONG", child(c, base, item_fields[keys[i]].name),
 				"label \"%s%.*s\" is %zu characters; GitHub allows %d", prefixes[i],
-				(int)(b - a), json_string_value(v) + a, chars + strlen(prefixes[i]),
+				(int)(b - a), v->v.s + a, chars + strlen(prefixes[i]),
 				PMBOT_LABEL_MAX);
 	}
 }
 
-static char *item_ptr(const struct item *it)
+/* Write it->ptr from its list and index. */
+static void item_ptr(struct item *it)
 {
-	pmbot_buf b = PMBOT_BUF_INIT;
+	char digits[12], *o = it->ptr;
+	size_t index = it->index, n = 0, len = strlen(it->list);
 
-	if (pmbot_buf_putc(&b, '/') < 0 || pmbot_buf_puts(&b, it->list) < 0 ||
-	    pmbot_buf_putc(&b, '/') < 0 || pmbot_buf_putu(&b, it->index) < 0) {
-		pmbot_buf_free(&b);
-		return NULL;
-	}
-	return pmbot_buf_detach(&b, NULL);
+	do {
+		digits[n++] = (char)('0' + index % 10);
+		index /= 10;
+	} while (index);
+	*o++ = '/';
+	memcpy(o, it->list, len);
+	o += len;
+	*o++ = '/';
+	while (n)
+		*o++ = digits[--n];
+	*o = '\0';
 }
 
 /* Resolve an id; NULL when unknown. */
@@ -780,8 +879,13 @@ static struct item *lookup(pmbot_strmap *ids, const char *id)
 	return pmbot_strmap_get(ids, id, &v) ? v : NULL;
 }
 
+/*
+ * Give `child_it` the parent `parent`, named by `src`. A different parent
+ * given before is CONFLICTING_PARENT at `base` + "/" + `key` (or at `base`
+ * when `key` is NULL): the path is built only then, most items agree.
+ */
 static void set_parent(struct ctx *c, struct item *child_it, const char *parent,
-	const char *src, const char *path)
+	const char *src, const char *base, const char *key)
 {
 	if (!child_it->parent) {
 		child_it->parent = parent;
@@ -790,7 +894,7 @@ static void set_parent(struct ctx *c, struct item *child_it, const char *parent,
 	}
 	if (!strcmp(child_it->parent, parent))
 		return;
-	err(c, "CONFLICTING_PARENT", path,
+	err(c, "CONFLICTING_PARENT", key ? child(c, base, key) : base,
 		"'%s' gets parent '%s' here but '%s' through %s", child_it->id, parent,
 		child_it->parent, child_it->parent_src);
 }
@@ -798,14 +902,13 @@ static void set_parent(struct ctx *c, struct item *child_it, const char *parent,
 static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const char *base)
 {
 	static const char *const dep_keys[] = { "depends_on", "blocked_by" };
-	json_t *v, *e;
+	const jnode *v, *e;
 	size_t i, k;
 	struct item *t;
 
 	/* An empty id is SCHEMA_VALUE already: one error for one problem. */
-	if (it->kind == K_FEATURE && json_is_string(v = it->parent_ref) &&
-	    json_string_length(v)) {
-		const char *ref = json_string_value(v);
+	if (it->kind == K_FEATURE && is_filled(v = it->parent_ref)) {
+		const char *ref = v->v.s;
 
 		t = lookup(ids, ref);
 		if (!t || t->kind != K_EPIC)
@@ -813,11 +916,10 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 				"epic_id '%s' names a %s, not an epic" : "epic_id '%s' names no epic%s",
 				ref, t ? kind_name(t->kind) : suggest_id(c, ref, K_EPIC));
 		else
-			set_parent(c, it, ref, "its epic_id", child(c, base, "epic_id"));
+			set_parent(c, it, ref, "its epic_id", base, "epic_id");
 	}
-	if (it->kind == K_TASK && json_is_string(v = it->parent_ref) &&
-	    json_string_length(v)) {
-		const char *ref = json_string_value(v);
+	if (it->kind == K_TASK && is_filled(v = it->parent_ref)) {
+		const char *ref = v->v.s;
 
 		t = lookup(ids, ref);
 		if (!t || t->kind != K_FEATURE)
@@ -825,14 +927,14 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 				"feature_id '%s' names a %s, not a feature" : "feature_id '%s' names no feature%s",
 				ref, t ? kind_name(t->kind) : suggest_id(c, ref, K_FEATURE));
 		else
-			set_parent(c, it, ref, "its feature_id", child(c, base, "feature_id"));
+			set_parent(c, it, ref, "its feature_id", base, "feature_id");
 	}
 	for (k = 0; k < 2; k++) {
 		v = it->refs[k];
-		if (!json_is_array(v))
+		if (!v || v->type != PMBOT_JARRAY)
 			continue;
-		json_array_foreach(v, i, e) {
-			const char *ref = json_string_value(e);
+		FOREACH_MEMBER(v, i, e) {
+			const char *ref = string_of(e);
 			char *p;
 
 			if (!ref || !*ref || lookup(ids, ref) || pmbot_report_is_issue_url(ref))
@@ -854,13 +956,13 @@ static void check_child_lists(struct ctx *c, struct item *it, pmbot_strmap *ids,
 {
 	const char *key = it->kind == K_EPIC ? "features" : "tasks";
 	enum kind want = it->kind == K_EPIC ? K_FEATURE : K_TASK;
-	json_t *v = it->children, *e;
+	const jnode *v = it->children, *e;
 	size_t i;
 
-	if (it->kind == K_TASK || !json_is_array(v))
+	if (it->kind == K_TASK || !v || v->type != PMBOT_JARRAY)
 		return;
-	json_array_foreach(v, i, e) {
-		const char *ref = json_string_value(e);
+	FOREACH_MEMBER(v, i, e) {
+		const char *ref = string_of(e);
 		struct item *t;
 		char *p;
 
@@ -884,59 +986,43 @@ static void check_child_lists(struct ctx *c, struct item *it, pmbot_strmap *ids,
 				suggest_id(c, ref, (int)want));
 		else
 			set_parent(c, t, it->id, it->kind == K_EPIC ? "an epic's features list"
-				: "a feature's tasks list", p);
+				: "a feature's tasks list", p, NULL);
 		free(p);
 	}
 }
 
-static void free_items(struct item *items, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(items[i].ptr);
-	free(items);
-}
-
-static int collect_items(struct ctx *c, json_t *root, struct item **out, size_t *n_out)
+static int collect_items(struct ctx *c, const jnode *root, struct item **out, size_t *n_out)
 {
 	static const char *const lists[] = { "epics", "features", "tasks" };
 	static const enum kind kinds[] = { K_EPIC, K_FEATURE, K_TASK };
 	struct item *items = NULL;
+	const jnode *v[3], *obj;
 	size_t n = 0, total = 0, k, i;
-	json_t *v, *obj;
 
 	for (k = 0; k < 3; k++)
-		if (json_is_array(v = json_object_get(root, lists[k])))
-			total += json_array_size(v);
+		if ((v[k] = pmbot_jnode_get(root, lists[k])) && v[k]->type == PMBOT_JARRAY)
+			total += v[k]->len;
 	if (total && !(items = calloc(total, sizeof(*items))))
 		return -1;
 	for (k = 0; k < 3; k++) {
-		v = json_object_get(root, lists[k]);
-		if (!v)
+		if (!v[k])
 			continue;
-		if (!json_is_array(v)) {
+		if (v[k]->type != PMBOT_JARRAY) {
 			err(c, "SCHEMA_TYPE", child(c, "", lists[k]), "'%s' must be an array of objects, not %s",
-				lists[k], type_name(v));
+				lists[k], type_name(v[k]));
 			continue;
 		}
-		json_array_foreach(v, i, obj) {
-			char *p;
-
+		FOREACH_MEMBER(v[k], i, obj) {
 			items[n].kind = kinds[k];
 			items[n].list = lists[k];
 			items[n].index = i;
 			items[n].obj = obj;
-			if (!(p = item_ptr(&items[n]))) {
-				free_items(items, n);
-				return -1;
-			}
-			items[n].ptr = p;
-			if (!json_is_object(obj))
-				err(c, "SCHEMA_TYPE", p, "an item of '%s' must be an object, not %s",
+			item_ptr(&items[n]);
+			if (obj->type != PMBOT_JOBJECT)
+				err(c, "SCHEMA_TYPE", items[n].ptr, "an item of '%s' must be an object, not %s",
 					lists[k], type_name(obj));
 			else
-				check_item(c, &items[n], p);
+				check_item(c, &items[n], items[n].ptr);
 			n++;
 		}
 	}
@@ -953,19 +1039,22 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 	struct ctx c = { report, diags, PMBOT_BUF_INIT, 0, 0, NULL, 0, 0, "" };
 	pmbot_strmap ids = PMBOT_STRMAP_INIT;
 	struct item *items = NULL;
-	size_t n = 0, i;
-	json_t *root = report->root, *v;
-	const char *key, *sv;
+	size_t n = 0, i, k;
+	const jnode *root = pmbot_jdoc_root(report->doc), *v;
+	const char *sv;
 	int rc = PMBOT_ERROR;
 
-	if (!json_is_object(root)) {
+	/* pmbot_report_load gives every report its document. */
+	if (!root)
+		goto done;
+	if (root->type != PMBOT_JOBJECT) {
 		err(&c, "SCHEMA_TYPE", "", "a ReportIR document must be an object, not %s",
 			type_name(root));
 		rc = PMBOT_EINVALID;
 		goto done;
 	}
-	v = json_object_get(root, "schema_version");
-	sv = json_string_value(v);
+	v = pmbot_jnode_get(root, "schema_version");
+	sv = string_of(v);
 	if (!v)
 		err(&c, "SCHEMA_REQUIRED", "", "missing required field 'schema_version' (report_ir/v1)");
 	else if (!sv)
@@ -975,19 +1064,22 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 		err(&c, "SCHEMA_VERSION", "/schema_version",
 			"unsupported schema_version '%s': this pm-bot reads report_ir/v1", sv);
 	check_report_meta(&c, root);
-	if ((v = json_object_get(root, "notes")) && !json_is_array(v))
+	if ((v = pmbot_jnode_get(root, "notes")) && v->type != PMBOT_JARRAY)
 		err(&c, "SCHEMA_TYPE", "/notes", "'notes' must be an array, not %s", type_name(v));
-	json_object_foreach(root, key, v) {
+	FOREACH_MEMBER(root, k, v) {
 		for (i = 0; i < 6; i++)
-			if (!strcmp(key, top_keys[i]))
+			if (!strcmp(v->key, top_keys[i]))
 				break;
 		if (i == 6)
-			unknown_key(&c, "", key, top_keys, 6);
+			unknown_key(&c, "", v->key, top_keys, 6);
 	}
 	if (collect_items(&c, root, &items, &n) < 0)
 		goto done;
 	c.items = items;
 	c.n_items = n;
+	/* Every id goes in at most once: one table, never rehashed. */
+	if (pmbot_strmap_reserve(&ids, n) < 0)
+		goto done;
 
 	for (i = 0; i < n; i++) {
 		struct item *prev = NULL;
@@ -1017,19 +1109,16 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 	}
 	for (i = 0; i < n; i++) {
 		char *p;
-		json_t *a, *pr;
 
 		if (!items[i].id)
 			continue;
 		p = items[i].ptr;
 		check_child_lists(&c, &items[i], &ids, p);
 		check_refs(&c, &items[i], &ids, p);
-		a = items[i].area;
-		pr = items[i].priority;
-		if (!json_is_string(a) || pmbot_text_is_blank(json_string_value(a), json_string_length(a)))
+		if (items[i].triage & 1)
 			warn(&c, "MISSING_AREA", p,
 				"'%s' has no area: it is set to 'triage' and labelled needs-human", items[i].id);
-		if (!json_is_string(pr) || pmbot_text_is_blank(json_string_value(pr), json_string_length(pr)))
+		if (items[i].triage & 2)
 			warn(&c, "MISSING_PRIORITY", p,
 				"'%s' has no priority: it is set to 'Triage' and labelled needs-human", items[i].id);
 	}
@@ -1038,7 +1127,7 @@ done:
 	if (c.oom)
 		rc = PMBOT_ERROR;
 	pmbot_strmap_free(&ids);
-	free_items(items, n);
+	free(items);
 	pmbot_buf_free(&c.path);
 	return rc;
 }

@@ -834,6 +834,58 @@ static void test_extract__json_positions_answer_as_the_parsers_map(void **state)
 	pmbot_diag_list_free(&d);
 }
 
+/*
+ * A YAML block has a document too, converted from its value: walked
+ * without the map, it answers every pointer as the map does.
+ */
+static void test_extract__yaml_document_answers_as_its_map(void **state)
+{
+	static const char *md =
+		"# Report\n\n"
+		"> ```pm-bot:report-ir/v1\n"
+		"> schema_version: report_ir/v1\n"
+		"> a/b: {c~d: [1, {'': 2}]}\n"
+		"> base: &b {stable_id: t0, x: [[], {}, [3]]}\n"
+		"> tasks:\n"
+		">   - stable_id: t1\n"
+		">   - *b\n"
+		">   - {stable_id: t2, 1: one, ~: none}\n"
+		"> \"~\": \xc3\xa9\n"
+		"> \"0\": {\"01\": true, \"1\": null}\n"
+		"> ```\n";
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf ptr = PMBOT_BUF_INIT;
+	pmbot_report *r = NULL, walked;
+	const pmbot_jnode *n;
+	json_t *back = NULL;
+
+	(void)state;
+	assert_int_equal(load_string(&r, &d, md), PMBOT_OK);
+	assert_int_equal(r->block.format, PMBOT_FORMAT_YAML);
+	assert_non_null(r->doc);
+	assert_non_null(r->map);
+	assert_int_equal(pmbot_jnode_to_json(&back, pmbot_jdoc_root(r->doc)), PMBOT_OK);
+	assert_true(json_equal(back, r->root));
+	n = pmbot_jnode_at(pmbot_jnode_get(pmbot_jdoc_root(r->doc), "tasks"), 1);
+	assert_int_equal(n->line, 9);
+	assert_int_equal(n->column, 7);
+	/* The alias's members sit where they were copied from. */
+	assert_int_equal(pmbot_jnode_first(n)->line, 6);
+	assert_string_equal(pmbot_jnode_first(n)->key, "stable_id");
+	/* The same report with no map and no cache: every answer from the nodes. */
+	walked = *r;
+	walked.map = NULL;
+	walked.pos = NULL;
+	check_find_all(&walked, r->map, r->root, &ptr);
+	check_find(&walked, r->map, "tasks");
+	check_find(&walked, r->map, "/a~1b/c~0d/1/");
+	check_find(&walked, r->map, "/a/b");
+	json_decref(back);
+	pmbot_buf_free(&ptr);
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -867,6 +919,7 @@ int main(void)
 		cmocka_unit_test(test_extract__fallback_info_word_is_case_insensitive_and_exact),
 		cmocka_unit_test(test_extract__pieces_give_the_blocks_of_one_parse),
 		cmocka_unit_test(test_extract__json_positions_answer_as_the_parsers_map),
+		cmocka_unit_test(test_extract__yaml_document_answers_as_its_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "pmbot/buf.h"
 #include "pmbot/report.h"
 #include "pmbot/banned.h"
 
@@ -497,6 +498,157 @@ static void test_validate__issue_urls(void **state)
 	assert_false(pmbot_report_is_issue_url("acme/widgets#12"));
 }
 
+/* Every field of each kind is read as that field, whatever its key's length. */
+static void test_validate__every_field_of_each_kind_is_known(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"epics:\n"
+		"  - {stable_id: 'epic:a', title: A, area: x, priority: P1, status: Todo, size: M,\n"
+		"     estimate_hrs: 3, risk: r, blocked_by: [], depends_on: [], links: [l],\n"
+		"     acceptance_criteria: [c], owners: [o], objective: ob,\n"
+		"     milestones: [{title: m, target_date: 2026-03-01}], features: ['feat:b']}\n"
+		"features:\n"
+		"  - {stable_id: 'feat:b', title: B, area: x, priority: P1, status: Todo, size: M,\n"
+		"     estimate_hrs: 0, risk: r, blocked_by: [], depends_on: [], links: [l],\n"
+		"     acceptance_criteria: [c], owners: [o], epic_id: 'epic:a', goal: g,\n"
+		"     tasks: ['bug:c']}\n"
+		"tasks:\n"
+		"  - {stable_id: 'bug:c', title: C, area: x, priority: P1, status: Todo, size: M,\n"
+		"     estimate_hrs: 1.5, risk: r, blocked_by: [], depends_on: [], links: [l],\n"
+		"     acceptance_criteria: [c], owners: [o], feature_id: 'feat:b', type: bug}\n"
+		TAIL;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	pmbot_diag_list_free(&d);
+}
+
+/*
+ * A field of another kind is unknown (an epic's "type", a task's "goal"),
+ * and so is a key that only shares a length or a first letter with one.
+ */
+static void test_validate__fields_of_other_kinds_and_near_keys_are_unknown(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD
+		"epics:\n"
+		"  - {stable_id: 'epic:a', title: A, area: x, priority: P1, type: bug, tasks: []}\n"
+		"tasks:\n"
+		"  - {stable_id: 'task:c', title: C, area: x, priority: P1, goal: g, tipe: bug,\n"
+		"     acceptance_criterion: [c], a: 1, '': 2, stable_idx: s, objectiv: o}\n"
+		TAIL;
+	static const char *const unknown[] = {
+		"/epics/0/type", "/epics/0/tasks", "/tasks/0/goal", "/tasks/0/tipe",
+		"/tasks/0/acceptance_criterion", "/tasks/0/a", "/tasks/0/", "/tasks/0/stable_idx",
+		"/tasks/0/objectiv",
+	};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_OK);
+	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		if (!find_at(&d, "UNKNOWN_FIELD", unknown[i]))
+			fail_msg("no UNKNOWN_FIELD at %s", unknown[i]);
+	assert_int_equal(count_code(&d, "UNKNOWN_FIELD"), 9);
+	/* An epic's "type" is not its type: its id's prefix stays "epic". */
+	assert_int_equal(count_code(&d, "STABLE_ID_FORMAT"), 0);
+	pmbot_diag_list_free(&d);
+}
+
+/* Collects "code path message" lines, the line numbers left out. */
+static void diag_lines(pmbot_buf *out, const pmbot_diag_list *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->count; i++)
+		assert_int_equal(pmbot_buf_printf(out, "%s %s %s\n", d->items[i].code,
+			d->items[i].path, d->items[i].message), 0);
+}
+
+/*
+ * The same report as JSON and as YAML: validation reads both through the
+ * document, so the diagnostics are the same ones in the same order.
+ */
+static void test_validate__json_and_yaml_blocks_give_the_same_diagnostics(void **state)
+{
+	const char *yaml = "```pm-bot:report-ir/v1\n"
+		"schema_version: report_ir/v1\n"
+		"report: {title: T, generated_at: 2026-02-30, scope: {org: '', repos: [a, 1]},\n"
+		"  source: {kind: 3, urll: u}}\n"
+		"zzz: 1\n"
+		"epics:\n"
+		"  - {stable_id: 'epic:a', title: '', area: ' ', priority: 1, features: ['feat:b', 'feat:q'],\n"
+		"     milestones: [{title: m, target_date: 2026-02-29, x: 1}, 3]}\n"
+		"features:\n"
+		"  - {stable_id: 'feat:b', title: B, epic_id: 'epic:z', estimate_hrs: -1, tasks: 7}\n"
+		"  - {stable_id: 'epic:a', title: dup}\n"
+		"tasks:\n"
+		"  - {stable_id: 'Task:C c', title: C, area: x, priority: P1, feature_id: 'feat:b',\n"
+		"     type: Bug, depends_on: ['task:d', '', 5], blocked_by: 'x'}\n"
+		"  - 12\n"
+		"  - {title: no id, feature_id: 'epic:a'}\n"
+		"notes: {}\n"
+		TAIL;
+	const char *json = "```pm-bot:report-ir/v1\n"
+		"{\"schema_version\": \"report_ir/v1\",\n"
+		"\"report\": {\"title\": \"T\", \"generated_at\": \"2026-02-30\",\n"
+		"  \"scope\": {\"org\": \"\", \"repos\": [\"a\", 1]}, \"source\": {\"kind\": 3, \"urll\": \"u\"}},\n"
+		"\"zzz\": 1,\n"
+		"\n" /* the epic on line 7 as in the YAML: DUPLICATE_STABLE_ID names its line */
+		"\"epics\": [{\"stable_id\": \"epic:a\", \"title\": \"\", \"area\": \" \", \"priority\": 1,\n"
+		"  \"features\": [\"feat:b\", \"feat:q\"],\n"
+		"  \"milestones\": [{\"title\": \"m\", \"target_date\": \"2026-02-29\", \"x\": 1}, 3]}],\n"
+		"\"features\": [{\"stable_id\": \"feat:b\", \"title\": \"B\", \"epic_id\": \"epic:z\",\n"
+		"  \"estimate_hrs\": -1, \"tasks\": 7}, {\"stable_id\": \"epic:a\", \"title\": \"dup\"}],\n"
+		"\"tasks\": [{\"stable_id\": \"Task:C c\", \"title\": \"C\", \"area\": \"x\", \"priority\": \"P1\",\n"
+		"  \"feature_id\": \"feat:b\", \"type\": \"Bug\", \"depends_on\": [\"task:d\", \"\", 5],\n"
+		"  \"blocked_by\": \"x\"}, 12, {\"title\": \"no id\", \"feature_id\": \"epic:a\"}],\n"
+		"\"notes\": {}}\n"
+		TAIL;
+	pmbot_diag_list dy = PMBOT_DIAG_LIST_INIT, dj = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf ly = PMBOT_BUF_INIT, lj = PMBOT_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(check(yaml, &dy), PMBOT_EINVALID);
+	assert_int_equal(check(json, &dj), PMBOT_EINVALID);
+	diag_lines(&ly, &dy);
+	diag_lines(&lj, &dj);
+	assert_string_equal(ly.buf, lj.buf);
+	assert_true(dy.count >= 20);
+	/* Each at its own text. */
+	assert_int_equal(find_at(&dy, "UNKNOWN_EPIC", "/features/0/epic_id")->line, 10);
+	assert_int_equal(find_at(&dy, "UNKNOWN_EPIC", "/features/0/epic_id")->column, 37);
+	assert_int_equal(find_at(&dj, "UNKNOWN_EPIC", "/features/0/epic_id")->line, 10);
+	assert_int_equal(find_at(&dj, "UNKNOWN_EPIC", "/features/0/epic_id")->column, 52);
+	pmbot_diag_list_free(&dy);
+	pmbot_diag_list_free(&dj);
+	pmbot_buf_free(&ly);
+	pmbot_buf_free(&lj);
+}
+
+/* Values an alias copies are reported at the text they were copied from. */
+static void test_validate__a_yaml_alias_is_reported_where_its_text_is(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const char *md = HEAD                                           /* lines 1-3 */
+		"tasks:\n"                                              /* 4 */
+		"  - &t {stable_id: 'task:a', title: A, area: x, priority: P1, size: 5}\n"
+		"  - *t\n"                                              /* 6 */
+		TAIL;
+	const pmbot_diag *x;
+
+	(void)state;
+	assert_int_equal(check(md, &d), PMBOT_EINVALID);
+	assert_non_null(x = find_at(&d, "SCHEMA_TYPE", "/tasks/1/size"));
+	assert_int_equal(x->line, 5);
+	assert_non_null(x = find_at(&d, "DUPLICATE_STABLE_ID", "/tasks/1/stable_id"));
+	assert_int_equal(x->line, 5);
+	assert_non_null(strstr(x->message, "already used by /tasks/0 (line 5)"));
+	pmbot_diag_list_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -518,6 +670,10 @@ int main(void)
 		cmocka_unit_test(test_validate__task_type_is_an_open_lower_case_word),
 		cmocka_unit_test(test_validate__task_type_not_a_word_is_refused_with_a_suggestion),
 		cmocka_unit_test(test_validate__type_label_must_fit),
+		cmocka_unit_test(test_validate__every_field_of_each_kind_is_known),
+		cmocka_unit_test(test_validate__fields_of_other_kinds_and_near_keys_are_unknown),
+		cmocka_unit_test(test_validate__json_and_yaml_blocks_give_the_same_diagnostics),
+		cmocka_unit_test(test_validate__a_yaml_alias_is_reported_where_its_text_is),
 		cmocka_unit_test(test_validate__detects_duplicates_in_a_large_report),
 		cmocka_unit_test(test_validate__issue_urls),
 	};

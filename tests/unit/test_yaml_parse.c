@@ -693,6 +693,211 @@ static void test_yaml_parse__maps_a_large_report(void **state)
 	pmbot_buf_free(&text);
 }
 
+/*
+ * Walk `n` and `v` together: same type, value, member count, keys and
+ * member order, and every node at what the map answers for its pointer.
+ * Returns the nodes walked, so a caller can check the document is whole.
+ */
+static size_t assert_doc_is_value(const pmbot_jnode *n, const json_t *v,
+	const pmbot_srcmap *map, pmbot_buf *ptr)
+{
+	size_t base = ptr->len, seen = 1, i;
+	const pmbot_jnode *m;
+	int line = -1, col = -1;
+
+	pmbot_srcmap_find(map, ptr->buf, &line, &col);
+	if (n->line != line || n->column != col)
+		fail_msg("%s: node at %d:%d, map says %d:%d", ptr->buf, n->line, n->column,
+			line, col);
+	switch (json_typeof(v)) {
+	case JSON_NULL: assert_int_equal(n->type, PMBOT_JNULL); break;
+	case JSON_TRUE: assert_int_equal(n->type, PMBOT_JTRUE); break;
+	case JSON_FALSE: assert_int_equal(n->type, PMBOT_JFALSE); break;
+	case JSON_INTEGER:
+		assert_int_equal(n->type, PMBOT_JINTEGER);
+		assert_true(n->v.i == json_integer_value(v));
+		break;
+	case JSON_REAL:
+		assert_int_equal(n->type, PMBOT_JREAL);
+		assert_memory_equal(&n->v.r, &(double){ json_real_value(v) }, sizeof(double));
+		break;
+	case JSON_STRING:
+		assert_int_equal(n->type, PMBOT_JSTRING);
+		assert_int_equal(n->len, json_string_length(v));
+		assert_memory_equal(n->v.s, json_string_value(v), n->len + 1);
+		break;
+	case JSON_ARRAY:
+		assert_int_equal(n->type, PMBOT_JARRAY);
+		assert_int_equal(n->len, json_array_size(v));
+		for (i = 0, m = pmbot_jnode_first(n); i < n->len; i++, m = pmbot_jnode_next(m)) {
+			assert_null(m->key);
+			assert_int_equal(pmbot_json_pointer_push_index(ptr, i), 0);
+			seen += assert_doc_is_value(m, json_array_get(v, i), map, ptr);
+			pmbot_buf_truncate(ptr, base);
+		}
+		break;
+	case JSON_OBJECT: {
+		void *it = json_object_iter((json_t *)v);
+
+		assert_int_equal(n->type, PMBOT_JOBJECT);
+		assert_int_equal(n->len, json_object_size(v));
+		for (i = 0, m = pmbot_jnode_first(n); i < n->len; i++, m = pmbot_jnode_next(m)) {
+			const char *key = json_object_iter_key(it);
+
+			/* The value's iteration order is the YAML's: so is the document's. */
+			assert_non_null(m->key);
+			assert_int_equal(m->key_len, strlen(key));
+			assert_string_equal(m->key, key);
+			assert_int_equal(pmbot_json_pointer_push(ptr, key), 0);
+			seen += assert_doc_is_value(m, json_object_iter_value(it), map, ptr);
+			pmbot_buf_truncate(ptr, base);
+			it = json_object_iter_next((json_t *)v, it);
+		}
+		assert_null(it);
+		break;
+	}
+	}
+	assert_int_equal(n->skip, seen);
+	return seen;
+}
+
+/* Parse `text` with a map, convert, and check the document node for node. */
+static pmbot_jdoc *doc_of(const char *text, int line_base, int col_base,
+	json_t **root_out, pmbot_srcmap **map_out)
+{
+	pmbot_srcmap *map = pmbot_srcmap_new();
+	pmbot_buf ptr = PMBOT_BUF_INIT;
+	pmbot_jdoc *doc = (pmbot_jdoc *)1;
+	json_t *root, *back = NULL;
+
+	root = parse_ok_lim(text, map, line_base, col_base, NULL);
+	assert_int_equal(pmbot_jdoc_from_json(&doc, root, map), PMBOT_OK);
+	assert_non_null(doc);
+	assert_doc_is_value(pmbot_jdoc_root(doc), root, map, &ptr);
+	assert_int_equal(pmbot_jnode_to_json(&back, pmbot_jdoc_root(doc)), PMBOT_OK);
+	assert_true(json_equal(back, root));
+	json_decref(back);
+	pmbot_buf_free(&ptr);
+	*root_out = root;
+	*map_out = map;
+	return doc;
+}
+
+static void test_yaml_parse__a_document_of_the_value_has_the_maps_positions(void **state)
+{
+	static const char *const texts[] = {
+		"title: x\n"
+		"tasks:\n"
+		"  - id: a\n"
+		"    deps: [b, c]\n"
+		"  - &t {id: z, more: [1, {deep: &d [x, y]}]}\n"
+		"  - *t\n"
+		"  - *d\n"
+		"a/b: {c~d: 1, ~: 2, '': 3, 1: 4, true: 5, 1.5: 6, '~1': 7}\n",
+		/* Aliases of scalars as keys and values, a redefined anchor, merge keys. */
+		"&k x: *k\n"
+		"base: &b {p: 1, q: [true, false, null]}\n"
+		"<<: *b\n"
+		"c: &b [2]\n"
+		"d: *b\n"
+		"e: [*b, *b]\n",
+		/* Every scalar kind, block scalars, empty collections, non-ASCII keys. */
+		"i: -12\nf: 2.5\nbig: 9007199254740993\nn: null\nt: yes\ns: '2026-02-22'\n"
+		"lit: |\n  one\n  two\nfold: >\n  a\n  b\n"
+		"empty_map: {}\nempty_seq: []\n\xc3\xa9t\xc3\xa9: [\xc3\xbc, {\xe2\x82\xac: x}]\n",
+		/* Block sequences of mappings, as reports are written. */
+		"epics:\n"
+		"- stable_id: epic:a\n"
+		"  title: A\n"
+		"  features: [feat:b]\n"
+		"features:\n"
+		"  - stable_id: feat:b\n"
+		"    epic_id: epic:a\n"
+		"    acceptance_criteria:\n"
+		"      - works\n"
+		"      -   also\n",
+		"[1, [2, [3, {a: [4]}]], {}]\n",
+		"just a scalar\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		pmbot_srcmap *map;
+		json_t *root;
+		pmbot_jdoc *doc = doc_of(texts[i], 20 + (int)i, (int)i, &root, &map);
+
+		pmbot_jdoc_free(doc);
+		json_decref(root);
+		pmbot_srcmap_free(map);
+	}
+}
+
+/* The same places as the map test above, read from the nodes. */
+static void test_yaml_parse__a_document_puts_members_at_their_keys(void **state)
+{
+	const pmbot_jnode *r, *tasks, *t2, *ab;
+	pmbot_srcmap *map;
+	json_t *root;
+	pmbot_jdoc *doc;
+
+	(void)state;
+	doc = doc_of("title: x\n"
+		"tasks:\n"
+		"  - id: a\n"
+		"    deps: [b, c]\n"
+		"  - &t {id: z}\n"
+		"  - *t\n"
+		"a/b: {c~d: 1}\n", 40, 2, &root, &map);
+	r = pmbot_jdoc_root(doc);
+	assert_int_equal(r->line, 40);
+	assert_int_equal(r->column, 3);
+	assert_int_equal(r->len, 3);
+	tasks = pmbot_jnode_get(r, "tasks");
+	assert_int_equal(tasks->line, 41);
+	assert_int_equal(tasks->column, 3);
+	assert_int_equal(pmbot_jnode_at(pmbot_jnode_get(pmbot_jnode_at(tasks, 0), "deps"), 1)->column, 17);
+	t2 = pmbot_jnode_at(tasks, 2);
+	assert_int_equal(t2->line, 45);
+	assert_int_equal(t2->column, 7);
+	/* Inside an alias's copy: the text it was copied from. */
+	assert_int_equal(pmbot_jnode_get(t2, "id")->line, 44);
+	assert_int_equal(pmbot_jnode_get(t2, "id")->column, 11);
+	assert_string_equal(pmbot_jnode_get(t2, "id")->v.s, "z");
+	ab = pmbot_jnode_get(r, "a/b");
+	assert_int_equal(ab->line, 46);
+	assert_string_equal(pmbot_jnode_first(ab)->key, "c~d");
+	assert_int_equal(pmbot_jnode_first(ab)->column, 9);
+	/* The member order is the text's, not sorted. */
+	assert_string_equal(pmbot_jnode_first(r)->key, "title");
+	assert_string_equal(pmbot_jnode_next(pmbot_jnode_first(r))->key, "tasks");
+	pmbot_jdoc_free(doc);
+	json_decref(root);
+	pmbot_srcmap_free(map);
+}
+
+static void test_yaml_parse__a_document_without_a_map_has_no_positions(void **state)
+{
+	const pmbot_jnode *r;
+	pmbot_jdoc *doc = NULL;
+	json_t *root;
+
+	(void)state;
+	root = parse_ok("a: [1, x]\nb: {c: null}\n");
+	assert_int_equal(pmbot_jdoc_from_json(&doc, root, NULL), PMBOT_OK);
+	r = pmbot_jdoc_root(doc);
+	assert_int_equal(r->skip, 6);
+	assert_int_equal(r->line, 0);
+	assert_int_equal(pmbot_jnode_at(pmbot_jnode_get(r, "a"), 1)->line, 0);
+	assert_int_equal(pmbot_jnode_at(pmbot_jnode_get(r, "a"), 1)->column, 0);
+	assert_int_equal(pmbot_jnode_get(pmbot_jnode_get(r, "b"), "c")->type, PMBOT_JNULL);
+	pmbot_jdoc_free(doc);
+	json_decref(root);
+	doc = (pmbot_jdoc *)1;
+	assert_int_equal(pmbot_jdoc_from_json(&doc, NULL, NULL), PMBOT_ERROR);
+	assert_null(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -727,6 +932,9 @@ int main(void)
 		cmocka_unit_test(test_yaml_parse__rejects_invalid_utf8_and_nul),
 		cmocka_unit_test(test_yaml_parse__uses_the_default_limits_when_none_are_given),
 		cmocka_unit_test(test_yaml_parse__maps_a_large_report),
+		cmocka_unit_test(test_yaml_parse__a_document_of_the_value_has_the_maps_positions),
+		cmocka_unit_test(test_yaml_parse__a_document_puts_members_at_their_keys),
+		cmocka_unit_test(test_yaml_parse__a_document_without_a_map_has_no_positions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
