@@ -415,36 +415,27 @@ int pmbot_plan_pending_put(pmbot_buf *out, const pmbot_plan_pending *pp, const c
 	return pmbot_buf_putc(out, '}');
 }
 
-int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json_t *payload,
-	json_t *before, json_t *after)
+/*
+ * Keep the changeset whose parts record_parts() left in acc->scratch (`at`
+ * as it set it), on the item named by `repo` and `id` (NULL: issue
+ * `number`): its idempotency key, record and, unless the plan is lean, the
+ * tree `cs` (consumed; NULL in a lean plan). 0 or -1.
+ */
+static int acc_commit(pmbot_plan_acc *acc, int idx, const char *repo, const char *id,
+	json_int_t number, const size_t at[2], json_t *cs)
 {
-	int idx = op_index(op), approval;
 	pmbot_buf key = PMBOT_BUF_INIT;
-	const char *id = json_string_value(json_object_get(target, "stable_id")), *repo;
 	char hash[PMBOT_SHA256_HEX_SIZE];
-	size_t at[2];
 	pmbot_plan_pending pp;
-	json_t *cs = NULL;
 	int err = -1;
 
 	memset(&pp, 0, sizeof(pp));
-	if (!target || !payload || idx < 0)
-		goto done;
-	if (pmbot_config_operation_denied(acc->config, (pmbot_operation)idx)) {
-		acc->denied[idx]++;
-		err = 0;
-		goto done;
-	}
-	if (record_parts(&acc->scratch, at, target, payload, before, after) < 0)
-		goto done;
 	/* "OP:REPO:ID" or "OP:REPO:#N", then ":HASH12" for hashed operations. */
-	repo = json_string_value(json_object_get(target, "repo"));
-	if (pmbot_buf_puts(&key, op) < 0 || pmbot_buf_putc(&key, ':') < 0 ||
+	if (pmbot_buf_puts(&key, op_info(idx)->name) < 0 || pmbot_buf_putc(&key, ':') < 0 ||
 	    pmbot_buf_puts(&key, repo ? repo : "(null)") < 0 || pmbot_buf_putc(&key, ':') < 0)
 		goto done;
 	if (id ? pmbot_buf_puts(&key, id) < 0
-	       : pmbot_buf_printf(&key, "#%" JSON_INTEGER_FORMAT,
-			json_integer_value(json_object_get(target, "number"))) < 0)
+	       : pmbot_buf_printf(&key, "#%" JSON_INTEGER_FORMAT, number) < 0)
 		goto done;
 	if (op_info(idx)->hashed) {
 		/* pmbot_sha256_json(payload): the hash of these very bytes. */
@@ -452,26 +443,10 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 		    pmbot_buf_putc(&key, ':') < 0 || pmbot_buf_put(&key, hash, 12) < 0)
 			goto done;
 	}
-	approval = !pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx);
 	if (make_record(&pp, key.buf, key.len, &acc->scratch, at) < 0)
 		goto done;
-	if (!acc->lean) {
-		if (!acc->op_names[idx] && !(acc->op_names[idx] = json_string(op_info(idx)->name)))
-			goto done;
-		if (!acc->proposed && !(acc->proposed = json_string("proposed")))
-			goto done;
-		/* Built member by member: json_pack's format parsing cost more than the object. */
-		if (!(cs = json_object()) ||
-		    json_object_set(cs, "operation", acc->op_names[idx]) < 0 ||
-		    json_object_set(cs, "target", target) < 0 ||
-		    json_object_set(cs, "payload", payload) < 0 ||
-		    json_object_set_new(cs, "requires_approval", json_boolean(approval)) < 0 ||
-		    json_object_set(cs, "status", acc->proposed) < 0 ||
-		    (before && json_object_set(cs, "before", before) < 0) ||
-		    (after && json_object_set(cs, "after", after) < 0) ||
-		    json_object_set_new(cs, "idempotency_key", json_string(key.buf)) < 0)
-			goto done;
-	}
+	if (cs && json_object_set_new(cs, "idempotency_key", json_string(key.buf)) < 0)
+		goto done;
 	if (acc->n_cs == acc->alloc_cs) {
 		size_t n = acc->alloc_cs ? acc->alloc_cs * 2 : 64;
 		pmbot_plan_pending *np = realloc(acc->cs, n * sizeof(*np));
@@ -483,7 +458,7 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 	}
 	pp.cs = cs;
 	pp.op = idx;
-	pp.approval = approval;
+	pp.approval = !pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx);
 	acc->cs[acc->n_cs++] = pp;
 	pp.rec = NULL;
 	cs = NULL;
@@ -491,11 +466,54 @@ int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json
 done:
 	free(pp.rec);
 	json_decref(cs);
+	pmbot_buf_free(&key);
+	return err;
+}
+
+int pmbot_plan_acc_add(pmbot_plan_acc *acc, const char *op, json_t *target, json_t *payload,
+	json_t *before, json_t *after)
+{
+	int idx = op_index(op);
+	const char *id = json_string_value(json_object_get(target, "stable_id"));
+	size_t at[2];
+	json_t *cs = NULL;
+	int err = -1;
+
+	if (!target || !payload || idx < 0)
+		goto done;
+	if (pmbot_config_operation_denied(acc->config, (pmbot_operation)idx)) {
+		acc->denied[idx]++;
+		err = 0;
+		goto done;
+	}
+	if (record_parts(&acc->scratch, at, target, payload, before, after) < 0)
+		goto done;
+	if (!acc->lean) {
+		if (!acc->op_names[idx] && !(acc->op_names[idx] = json_string(op_info(idx)->name)))
+			goto done;
+		if (!acc->proposed && !(acc->proposed = json_string("proposed")))
+			goto done;
+		/* Built member by member: json_pack's format parsing cost more than the object. */
+		if (!(cs = json_object()) ||
+		    json_object_set(cs, "operation", acc->op_names[idx]) < 0 ||
+		    json_object_set(cs, "target", target) < 0 ||
+		    json_object_set(cs, "payload", payload) < 0 ||
+		    json_object_set_new(cs, "requires_approval", json_boolean(
+			!pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx))) < 0 ||
+		    json_object_set(cs, "status", acc->proposed) < 0 ||
+		    (before && json_object_set(cs, "before", before) < 0) ||
+		    (after && json_object_set(cs, "after", after) < 0))
+			goto done;
+	}
+	err = acc_commit(acc, idx, json_string_value(json_object_get(target, "repo")), id,
+		json_integer_value(json_object_get(target, "number")), at, cs);
+	cs = NULL;
+done:
+	json_decref(cs);
 	json_decref(target);
 	json_decref(payload);
 	json_decref(before);
 	json_decref(after);
-	pmbot_buf_free(&key);
 	return err;
 }
 
@@ -503,6 +521,148 @@ static int add_cs(struct planner *p, const char *op, json_t *target, json_t *pay
 	json_t *before, json_t *after)
 {
 	return pmbot_plan_acc_add(&p->acc, op, target, payload, before, after);
+}
+
+/*
+ * A lean plan writes the changesets a first plan is made of (per item one
+ * create_issue and one set_parent, and its add_dependency) as canonical
+ * text straight into acc->scratch, in record_parts()'s layout, rather than
+ * building a jansson payload per changeset and serialising it. Each writer
+ * spells pmbot_json_canonical() of the tree the full plan builds for the
+ * same change: keys in byte order, strings through pmbot_json_quote() as
+ * the canonical writer quotes them. tests/unit/test_plan.c plans every case
+ * both ways and compares the bytes.
+ */
+
+/* 1 when the config denies `op` (counted, like pmbot_plan_acc_add() does). */
+static int text_denied(struct planner *p, pmbot_operation op)
+{
+	if (!pmbot_config_operation_denied(p->acc.config, op))
+		return 0;
+	p->acc.denied[op]++;
+	return 1;
+}
+
+static int put_str(pmbot_buf *b, const char *s)
+{
+	return pmbot_json_quote(b, s, strlen(s));
+}
+
+/* {"repo":R,"stable_id":ID}: an item's target, a parent, a blocker. */
+static int put_item(pmbot_buf *b, const char *repo, const char *id)
+{
+	int err = pmbot_buf_puts(b, "{\"repo\":");
+
+	err |= put_str(b, repo);
+	err |= pmbot_buf_puts(b, ",\"stable_id\":");
+	err |= put_str(b, id);
+	err |= pmbot_buf_putc(b, '}');
+	return err < 0 ? -1 : 0;
+}
+
+/* A binding() as canonical text: {"repo","stable_id"} or {"number","repo"}. */
+static int put_binding(pmbot_buf *b, const json_t *bind)
+{
+	const char *repo = json_string_value(json_object_get(bind, "repo"));
+	const char *id = json_string_value(json_object_get(bind, "stable_id"));
+	int err;
+
+	if (!repo)
+		return -1;
+	if (id)
+		return put_item(b, repo, id);
+	err = pmbot_buf_puts(b, "{\"number\":");
+	err |= pmbot_json_canonical(b, json_object_get(bind, "number"));
+	err |= pmbot_buf_puts(b, ",\"repo\":");
+	err |= put_str(b, repo);
+	err |= pmbot_buf_putc(b, '}');
+	return err < 0 ? -1 : 0;
+}
+
+/*
+ * Keep the changeset `op` on item `n` whose payload ends at `at0` and whose
+ * "after"/"before" members end at `at1` in acc->scratch: its target is
+ * written after them. 0 or -1.
+ */
+static int add_text(struct planner *p, pmbot_operation op, const pmbot_wg_node *n,
+	size_t at0, size_t at1)
+{
+	size_t at[2] = { at0, at1 };
+
+	if (put_item(&p->acc.scratch, p->in->target, n->stable_id) < 0)
+		return -1;
+	return acc_commit(&p->acc, (int)op, p->in->target, n->stable_id, 0, at, NULL);
+}
+
+/* create_issue: {"body","issue_type" (when `type`),"labels","title"}. */
+static int add_create_text(struct planner *p, const pmbot_wg_node *n,
+	const pmbot_rendered_issue *r, const char *type)
+{
+	pmbot_buf *b = &p->acc.scratch;
+	size_t i;
+	int err;
+
+	if (text_denied(p, PMBOT_OP_CREATE_ISSUE))
+		return 0;
+	pmbot_buf_clear(b);
+	err = pmbot_buf_puts(b, "{\"body\":");
+	err |= pmbot_json_quote(b, r->body, r->body_len);
+	if (type) {
+		err |= pmbot_buf_puts(b, ",\"issue_type\":");
+		err |= put_str(b, type);
+	}
+	err |= pmbot_buf_puts(b, ",\"labels\":[");
+	for (i = 0; i < r->n_labels; i++) {
+		if (i)
+			err |= pmbot_buf_putc(b, ',');
+		err |= put_str(b, r->labels[i]);
+	}
+	err |= pmbot_buf_puts(b, "],\"title\":");
+	err |= put_str(b, r->title);
+	err |= pmbot_buf_putc(b, '}');
+	if (err < 0)
+		return -1;
+	return add_text(p, PMBOT_OP_CREATE_ISSUE, n, b->len, b->len);
+}
+
+/* set_parent: {"parent":ITEM,"replace":B}, before {"parent":REF or null}. */
+static int add_parent_text(struct planner *p, const pmbot_wg_node *n,
+	const pmbot_wg_node *parent, const char *have)
+{
+	pmbot_buf *b = &p->acc.scratch;
+	size_t at0;
+	int err;
+
+	if (text_denied(p, PMBOT_OP_SET_PARENT))
+		return 0;
+	pmbot_buf_clear(b);
+	err = pmbot_buf_puts(b, "{\"parent\":");
+	err |= put_item(b, p->in->target, parent->stable_id);
+	err |= pmbot_buf_puts(b, have ? ",\"replace\":true}" : ",\"replace\":false}");
+	at0 = b->len;
+	err |= pmbot_buf_puts(b, "\"before\":{\"parent\":");
+	err |= have ? put_str(b, have) : pmbot_buf_puts(b, "null");
+	err |= pmbot_buf_puts(b, "},");
+	if (err < 0)
+		return -1;
+	return add_text(p, PMBOT_OP_SET_PARENT, n, at0, b->len);
+}
+
+/* add_dependency: {"blocker":BINDING}. */
+static int add_dependency_text(struct planner *p, const pmbot_wg_node *n, const json_t *bind)
+{
+	pmbot_buf *b = &p->acc.scratch;
+	int err;
+
+	if (text_denied(p, PMBOT_OP_ADD_DEPENDENCY))
+		return 0;
+	pmbot_buf_clear(b);
+	err = pmbot_buf_puts(b, "{\"blocker\":");
+	err |= put_binding(b, bind);
+	err |= pmbot_buf_putc(b, '}');
+	if (err < 0)
+		return -1;
+	return add_text(p, PMBOT_OP_ADD_DEPENDENCY, n, b->len, b->len);
 }
 
 static int has_string(char *const *v, size_t n, const char *s)
@@ -798,7 +958,11 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 
 	if (!is) {
 		const char *type = wanted_type(p, n);
-		json_t *payload = json_pack("{s:s, s:s%, s:o}", "title", r->title, "body", r->body,
+		json_t *payload;
+
+		if (p->acc.lean)
+			return add_create_text(p, n, r, type);
+		payload = json_pack("{s:s, s:s%, s:o}", "title", r->title, "body", r->body,
 			r->body_len, "labels", pmbot_json_strings(r->labels, r->n_labels));
 
 		/*
@@ -893,6 +1057,8 @@ static int plan_parent(struct planner *p, const pmbot_wg_node *n, const struct m
 		return -1;
 	if (have && touch(p, have) < 0)
 		return -1;
+	if (p->acc.lean)
+		return add_parent_text(p, n, parent, have);
 	return add_cs(p, "set_parent", item_target(p, n),
 		json_pack("{s:{s:s, s:s}, s:b}", "parent", "repo", p->in->target, "stable_id",
 			parent->stable_id, "replace", have != NULL),
@@ -981,9 +1147,16 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 			json_decref(b);
 			continue;
 		}
-		if (add_cs(p, "add_dependency", item_target(p, n), json_pack("{s:o}", "blocker", b),
-			NULL, NULL) < 0)
+		if (p->acc.lean) {
+			int r = add_dependency_text(p, n, b);
+
+			json_decref(b);
+			if (r < 0)
+				goto done;
+		} else if (add_cs(p, "add_dependency", item_target(p, n),
+			json_pack("{s:o}", "blocker", b), NULL, NULL) < 0) {
 			goto done;
+		}
 	}
 	if (m && !conflicted && !p->no_dependencies) {
 		if (declared_blockers(&declared, &n_declared, &m->body) < 0)
