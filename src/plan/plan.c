@@ -1441,15 +1441,60 @@ done:
 	return err;
 }
 
-static int pending_cmp(const void *pa, const void *pb)
+static int pending_key_cmp(const void *pa, const void *pb)
 {
-	const pmbot_plan_pending *a = pa, *b = pb;
+	return strcmp(PMBOT_PLAN_PENDING_KEY((const pmbot_plan_pending *)pa),
+		PMBOT_PLAN_PENDING_KEY((const pmbot_plan_pending *)pb));
+}
 
-	if (op_info(a->op)->group != op_info(b->op)->group)
-		return op_info(a->op)->group < op_info(b->op)->group ? -1 : 1;
-	if (a->op != b->op)
-		return a->op < b->op ? -1 : 1;
-	return strcmp(PMBOT_PLAN_PENDING_KEY(a), PMBOT_PLAN_PENDING_KEY(b));
+/*
+ * Put acc->cs in plan order: by operation group, then operation, then
+ * idempotency key (bytes). The planner makes each operation's
+ * changesets item by item, in stable_id order, so most operations' keys
+ * come already sorted: the changesets are bucketed by (group, operation)
+ * in one stable pass, and a bucket is sorted by key only when a look
+ * along it finds it out of order: the order one sort over all three keys
+ * gives (idempotency keys do not repeat). 0 or -1.
+ */
+static int sort_pending(pmbot_plan_acc *acc)
+{
+	size_t start[PMBOT_OP_COUNT + 1] = { 0 }, fill[PMBOT_OP_COUNT], rank[PMBOT_OP_COUNT];
+	size_t i, k;
+	pmbot_plan_pending *sorted;
+
+	if (acc->n_cs < 2)
+		return 0;
+	/* rank: an operation's place in (group, operation) order. */
+	for (k = 0; k < PMBOT_OP_COUNT; k++) {
+		rank[k] = 0;
+		for (i = 0; i < PMBOT_OP_COUNT; i++)
+			rank[k] += op_info(i)->group < op_info(k)->group ||
+				(op_info(i)->group == op_info(k)->group && i < k);
+	}
+	for (i = 0; i < acc->n_cs; i++)
+		start[rank[acc->cs[i].op] + 1]++;
+	for (k = 0; k < PMBOT_OP_COUNT; k++) {
+		start[k + 1] += start[k];
+		fill[k] = start[k];
+	}
+	if (!(sorted = malloc(acc->n_cs * sizeof(*sorted))))
+		return -1;
+	for (i = 0; i < acc->n_cs; i++)
+		sorted[fill[rank[acc->cs[i].op]]++] = acc->cs[i];
+	for (k = 0; k < PMBOT_OP_COUNT; k++) {
+		pmbot_plan_pending *b = sorted + start[k];
+		size_t n = start[k + 1] - start[k];
+
+		for (i = 1; i < n; i++)
+			if (strcmp(PMBOT_PLAN_PENDING_KEY(&b[i - 1]), PMBOT_PLAN_PENDING_KEY(&b[i])) > 0)
+				break;
+		if (i < n)
+			qsort(b, n, sizeof(*b), pending_key_cmp);
+	}
+	free(acc->cs);
+	acc->cs = sorted;
+	acc->alloc_cs = acc->n_cs;
+	return 0;
 }
 
 int pmbot_plan_hash(char out[PMBOT_SHA256_HEX_SIZE], const json_t *changesets,
@@ -1572,8 +1617,8 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 
 	if (!changesets || !fingerprint)
 		goto done;
-	if (acc->n_cs)
-		qsort(acc->cs, acc->n_cs, sizeof(*acc->cs), pending_cmp);
+	if (sort_pending(acc) < 0)
+		goto done;
 	for (i = 0; i < acc->n_cs; i++) {
 		snprintf(id, sizeof(id), "cs-%04zu", i + 1);
 		if (acc->cs[i].cs && (json_object_set_new(acc->cs[i].cs, "changeset_id",
