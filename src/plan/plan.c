@@ -290,6 +290,8 @@ static int left_alone(struct planner *p, const char *stable_id)
 	return p->unproven && pmbot_workgraph_find(p->in->graph, stable_id) != NULL;
 }
 
+static json_t *pack2(const char *k1, json_t *v1, const char *k2, json_t *v2);
+
 static json_t *binding(struct planner *p, const char *target)
 {
 	pmbot_buf repo = PMBOT_BUF_INIT;
@@ -297,14 +299,14 @@ static json_t *binding(struct planner *p, const char *target)
 	json_t *b = NULL;
 
 	if (pmbot_workgraph_find(p->in->graph, target)) {
-		b = json_pack("{s:s, s:s}", "repo", p->in->target, "stable_id", target);
+		b = pack2("repo", json_string(p->in->target), "stable_id", json_string(target));
 	} else if (!strncmp(target, "https://github.com/", 19)) {
 		/* https://github.com/OWNER/REPO/issues/N, checked by validation */
 		const char *s = target + 19, *issues = strstr(s, "/issues/");
 
 		if (issues && pmbot_buf_put(&repo, s, (size_t)(issues - s)) == 0) {
 			number = strtol(issues + 8, NULL, 10);
-			b = json_pack("{s:s, s:I}", "repo", repo.buf, "number", (json_int_t)number);
+			b = pack2("repo", json_string(repo.buf), "number", json_integer((json_int_t)number));
 		}
 	}
 	pmbot_buf_free(&repo);
@@ -898,8 +900,8 @@ static json_t *item_target(struct planner *p, const pmbot_wg_node *n)
 	if (p->target_node != n || !p->target) {
 		json_decref(p->target);
 		p->target_node = n;
-		if (!(p->target = json_pack("{s:s, s:s}", "repo", p->in->target, "stable_id",
-			n->stable_id)))
+		if (!(p->target = pack2("repo", json_string(p->in->target), "stable_id",
+			json_string(n->stable_id))))
 			return NULL;
 	}
 	return json_incref(p->target);
