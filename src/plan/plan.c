@@ -1606,6 +1606,24 @@ done:
 	return err;
 }
 
+/* "cs-%04zu" of `n`, without a printf: twice per changeset of a large plan. */
+static void changeset_id(char id[32], size_t n)
+{
+	char rev[24];
+	size_t k = 0, i = 3;
+
+	memcpy(id, "cs-", 3);
+	do {
+		rev[k++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	while (k < 4)
+		rev[k++] = '0';
+	while (k)
+		id[i++] = rev[--k];
+	id[i] = '\0';
+}
+
 int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *acc,
 	const json_t *source, const char *target, json_t *conflicts, json_t *orphaned)
 {
@@ -1622,7 +1640,7 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 	if (sort_pending(acc) < 0)
 		goto done;
 	for (i = 0; i < acc->n_cs; i++) {
-		snprintf(id, sizeof(id), "cs-%04zu", i + 1);
+		changeset_id(id, i + 1);
 		if (acc->cs[i].cs && (json_object_set_new(acc->cs[i].cs, "changeset_id",
 			json_string(id)) < 0 || json_array_append(changesets, acc->cs[i].cs) < 0))
 			goto done;
@@ -1655,7 +1673,7 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 	    pmbot_buf_putc(b, '[') < 0)
 		goto done;
 	for (i = 0; i < acc->n_cs; i++) {
-		snprintf(id, sizeof(id), "cs-%04zu", i + 1);
+		changeset_id(id, i + 1);
 		if ((i && pmbot_buf_putc(b, ',') < 0) ||
 		    pmbot_plan_pending_put(b, &acc->cs[i], id) < 0)
 			goto done;
