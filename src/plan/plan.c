@@ -394,6 +394,9 @@ static size_t pending_size(const pmbot_plan_pending *pp, const char *id)
 			",'requires_approval':false,'status':'proposed','target':},") - 1;
 }
 
+/* A string literal's bytes, its length known at compile time (no strlen per changeset). */
+#define PUT_LIT(b, lit) pmbot_buf_put((b), (lit), sizeof(lit) - 1)
+
 int pmbot_plan_pending_put(pmbot_buf *out, const pmbot_plan_pending *pp, const char *id)
 {
 	const char *name = op_info(pp->op)->name, *key = PMBOT_PLAN_PENDING_KEY(pp);
@@ -401,17 +404,17 @@ int pmbot_plan_pending_put(pmbot_buf *out, const pmbot_plan_pending *pp, const c
 
 	if (pmbot_buf_putc(out, '{') < 0 ||
 	    pmbot_buf_put(out, pp->rec + ab_at, pp->payload_at - ab_at) < 0 ||
-	    pmbot_buf_puts(out, "\"changeset_id\":") < 0 ||
+	    PUT_LIT(out, "\"changeset_id\":") < 0 ||
 	    pmbot_json_quote(out, id, strlen(id)) < 0 ||
-	    pmbot_buf_puts(out, ",\"idempotency_key\":") < 0 ||
+	    PUT_LIT(out, ",\"idempotency_key\":") < 0 ||
 	    pmbot_json_quote(out, key, key_len) < 0 ||
-	    pmbot_buf_puts(out, ",\"operation\":") < 0 ||
+	    PUT_LIT(out, ",\"operation\":") < 0 ||
 	    pmbot_json_quote(out, name, strlen(name)) < 0 ||
-	    pmbot_buf_puts(out, ",\"payload\":") < 0 ||
+	    PUT_LIT(out, ",\"payload\":") < 0 ||
 	    pmbot_buf_put(out, pp->rec + pp->payload_at, pp->target_at - pp->payload_at) < 0 ||
-	    pmbot_buf_puts(out, pp->approval ? ",\"requires_approval\":true" :
-		",\"requires_approval\":false") < 0 ||
-	    pmbot_buf_puts(out, ",\"status\":\"proposed\",\"target\":") < 0 ||
+	    (pp->approval ? PUT_LIT(out, ",\"requires_approval\":true") :
+		PUT_LIT(out, ",\"requires_approval\":false")) < 0 ||
+	    PUT_LIT(out, ",\"status\":\"proposed\",\"target\":") < 0 ||
 	    pmbot_buf_put(out, pp->rec + pp->target_at, pp->end - pp->target_at) < 0)
 		return -1;
 	return pmbot_buf_putc(out, '}');
