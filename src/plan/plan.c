@@ -1465,7 +1465,7 @@ static int sort_pending(pmbot_plan_acc *acc)
 {
 	size_t start[PMBOT_OP_COUNT + 1] = { 0 }, fill[PMBOT_OP_COUNT], rank[PMBOT_OP_COUNT];
 	size_t i, k;
-	pmbot_plan_pending *sorted;
+	uint32_t *to;
 
 	if (acc->n_cs < 2)
 		return 0;
@@ -1482,12 +1482,30 @@ static int sort_pending(pmbot_plan_acc *acc)
 		start[k + 1] += start[k];
 		fill[k] = start[k];
 	}
-	if (!(sorted = malloc(acc->n_cs * sizeof(*sorted))))
+	/*
+	 * Each changeset's place, then the moves made in place cycle by cycle:
+	 * a 4-byte place each rather than a second array of changesets at the
+	 * plan's peak of memory.
+	 */
+	if (acc->n_cs > UINT32_MAX || !(to = malloc(acc->n_cs * sizeof(*to))))
 		return -1;
 	for (i = 0; i < acc->n_cs; i++)
-		sorted[fill[rank[acc->cs[i].op]]++] = acc->cs[i];
+		to[i] = (uint32_t)fill[rank[acc->cs[i].op]]++;
+	for (i = 0; i < acc->n_cs; i++) {
+		while (to[i] != i) {
+			size_t j = to[i];
+			pmbot_plan_pending t = acc->cs[j];
+			uint32_t tj = to[j];
+
+			acc->cs[j] = acc->cs[i];
+			to[j] = to[i];
+			acc->cs[i] = t;
+			to[i] = tj;
+		}
+	}
+	free(to);
 	for (k = 0; k < PMBOT_OP_COUNT; k++) {
-		pmbot_plan_pending *b = sorted + start[k];
+		pmbot_plan_pending *b = acc->cs + start[k];
 		size_t n = start[k + 1] - start[k];
 
 		for (i = 1; i < n; i++)
@@ -1496,9 +1514,6 @@ static int sort_pending(pmbot_plan_acc *acc)
 		if (i < n)
 			qsort(b, n, sizeof(*b), pending_key_cmp);
 	}
-	free(acc->cs);
-	acc->cs = sorted;
-	acc->alloc_cs = acc->n_cs;
 	return 0;
 }
 
