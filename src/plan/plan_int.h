@@ -55,7 +55,8 @@ typedef struct {
 	/*
 	 * Lean: no changeset trees, only the records; pmbot_plan_acc_finish()
 	 * then leaves "changesets" out of the bundle tree (its canonical bytes
-	 * have them). Set it after init.
+	 * have them). The planner then writes the records of its commonest
+	 * changesets as text, with no payload tree at all. Set it after init.
 	 */
 	int lean;
 	pmbot_buf scratch;             /* owned: where a record is assembled */

@@ -74,6 +74,21 @@ static size_t count_chars(const char *s, size_t len)
 	return n;
 }
 
+/*
+ * The characters of `s` when they are more than `max`, else 0. A character
+ * takes at least one byte, so a text of at most `max` bytes (nearly every
+ * body: GitHub allows 65,536 characters) is not counted.
+ */
+static size_t chars_over(const char *s, size_t len, size_t max)
+{
+	size_t n;
+
+	if (len <= max && pmbot_render__fast)
+		return 0;
+	n = count_chars(s, len);
+	return n > max ? n : 0;
+}
+
 static void render_vdiag(render_ctx *c, pmbot_severity sev, const char *code,
 	const char *member, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
@@ -487,8 +502,7 @@ static int render_body(render_ctx *c, pmbot_rendered_issue *out, const pmbot_wor
 	/* A form without fields gives the marker alone. */
 	if (body.len == fields_at)
 		pmbot_buf_truncate(&body, fields_at - 2);
-	chars = count_chars(body.buf, body.len);
-	if (chars > PMBOT_ISSUE_BODY_MAX)
+	if ((chars = chars_over(body.buf, body.len, PMBOT_ISSUE_BODY_MAX)))
 		render_diag(c, "RENDER_BODY_TOO_LONG", NULL,
 			"the issue body would be %zu characters; GitHub allows %d",
 			chars, PMBOT_ISSUE_BODY_MAX);
@@ -522,8 +536,7 @@ static int render_title(render_ctx *c, pmbot_rendered_issue *out, const pmbot_fo
 	}
 	if (title.len == start)
 		render_diag(c, "RENDER_TITLE_EMPTY", "title", "the item has no title to render");
-	chars = count_chars(title.buf, title.len);
-	if (chars > PMBOT_ISSUE_TITLE_MAX)
+	if ((chars = chars_over(title.buf, title.len, PMBOT_ISSUE_TITLE_MAX)))
 		render_diag(c, "RENDER_TITLE_TOO_LONG", "title",
 			"the issue title would be %zu characters with the prefix \"%s\"; "
 			"GitHub allows %d", chars, form->title_prefix ? form->title_prefix : "",
@@ -633,9 +646,9 @@ static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_f
 	}
 	out->n_labels = w;
 	for (i = 0; i < out->n_labels; i++) {
-		size_t chars = count_chars(out->labels[i], strlen(out->labels[i]));
+		size_t chars = chars_over(out->labels[i], strlen(out->labels[i]), PMBOT_LABEL_MAX);
 
-		if (chars > PMBOT_LABEL_MAX)
+		if (chars)
 			render_diag(c, "RENDER_LABEL_TOO_LONG", NULL,
 				"label \"%s\" is %zu characters; GitHub allows %d",
 				out->labels[i], chars, PMBOT_LABEL_MAX);

@@ -7,74 +7,88 @@
 #include <string.h>
 #include "pmbot/banned.h"
 
+/* Bytes a JSON string cannot hold as they are. */
+static inline int needs_escape(unsigned char c)
+{
+	return c < 0x20 || c == '"' || c == '\\';
+}
+
 int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t i, run = 0;
-	int err;
+	size_t i = 0, run = 0;
+	char *o;
 
 	/*
-	 * Room for the common case (nothing to escape) at once, then the runs
-	 * between escapes are copied without a call per piece: a plan's JSON
-	 * is mostly strings.
+	 * Room for the common case (nothing to escape) at once; an escape
+	 * makes room for itself and all that is left, so every byte is then
+	 * written in place: a plan's JSON is mostly strings, and a body has an
+	 * escape per line.
 	 */
-	if (len > SIZE_MAX - 2 || (err = pmbot_buf_grow(out, len + 2)) < 0)
+	if (len > SIZE_MAX - 8 || pmbot_buf_grow(out, len + 2) < 0)
 		return -1;
 	out->buf[out->len++] = '"';
-	for (i = 0; i < len; i++) {
+	while (i < len) {
 		unsigned char c;
-		char esc[7];
 
 		/*
 		 * Eight bytes at a time while none needs an escape (no byte below
-		 * 0x20, no '"', no '\\'): exact tests, so only a word that holds
-		 * one goes byte by byte.
+		 * 0x20, no '"', no '\\'): exact tests, and the lowest flagged
+		 * byte of a word is always a true one, so on a little-endian
+		 * machine the scan lands on it at once.
 		 */
 		while (len - i >= 8) {
 			const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-			uint64_t w, q, b;
+			uint64_t w, q, b, m;
 
 			memcpy(&w, s + i, 8);
 			q = w ^ (ones * '"');
 			b = w ^ (ones * '\\');
 			/* A byte below 0x20, a zero byte of q (a '"'), a zero byte of b (a '\\'). */
-			if ((((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs)
+			m = (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+			if (m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+				i += (size_t)__builtin_ctzll(m) >> 3;
+#endif
 				break;
+			}
 			i += 8;
 		}
+		while (i < len && !needs_escape((unsigned char)s[i]))
+			i++;
 		if (i >= len)
 			break;
 		c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		err |= pmbot_buf_put(out, s + run, i - run);
-		run = i + 1;
+		/* The run, at most 6 bytes of escape, the rest and the closing quote. */
+		if (pmbot_buf_grow(out, len - run + 7) < 0)
+			return -1;
+		o = out->buf + out->len;
+		memcpy(o, s + run, i - run);
+		o += i - run;
+		*o++ = '\\';
 		switch (c) {
-		case '"': err |= pmbot_buf_put(out, "\\\"", 2); break;
-		case '\\': err |= pmbot_buf_put(out, "\\\\", 2); break;
-		case '\b': err |= pmbot_buf_put(out, "\\b", 2); break;
-		case '\f': err |= pmbot_buf_put(out, "\\f", 2); break;
-		case '\n': err |= pmbot_buf_put(out, "\\n", 2); break;
-		case '\r': err |= pmbot_buf_put(out, "\\r", 2); break;
-		case '\t': err |= pmbot_buf_put(out, "\\t", 2); break;
+		case '"': *o++ = '"'; break;
+		case '\\': *o++ = '\\'; break;
+		case '\b': *o++ = 'b'; break;
+		case '\f': *o++ = 'f'; break;
+		case '\n': *o++ = 'n'; break;
+		case '\r': *o++ = 'r'; break;
+		case '\t': *o++ = 't'; break;
 		default:
-			memcpy(esc, "\\u00", 4);
-			esc[4] = hex[c >> 4];
-			esc[5] = hex[c & 15];
-			err |= pmbot_buf_put(out, esc, 6);
+			memcpy(o, "u00", 3);
+			o[3] = hex[c >> 4];
+			o[4] = hex[c & 15];
+			o += 5;
 		}
+		out->len = (size_t)(o - out->buf);
+		run = ++i;
 	}
-	if (!run && !err) {
-		/* Nothing escaped: the room reserved above holds it all. */
-		memcpy(out->buf + out->len, s, len);
-		out->len += len;
-		out->buf[out->len++] = '"';
-		out->buf[out->len] = '\0';
-		return 0;
-	}
-	err |= pmbot_buf_put(out, s + run, len - run);
-	err |= pmbot_buf_putc(out, '"');
-	return err ? -1 : 0;
+	/* Room for these was made by the first grow or by the last escape's. */
+	memcpy(out->buf + out->len, s + run, len - run);
+	out->len += len - run;
+	out->buf[out->len++] = '"';
+	out->buf[out->len] = '\0';
+	return 0;
 }
 
 /*

@@ -229,6 +229,42 @@ static void test_json__quote_matches_the_bytewise_rule_at_every_offset(void **st
 	pmbot_buf_free(&want);
 }
 
+/*
+ * Strings dense with escapes (several in one word, one after another, at
+ * the end), each quoted into a fresh buffer so that every escape's room
+ * is made by a grow of its own: the bytes and the terminator as the rule.
+ */
+static void test_json__quote_matches_the_bytewise_rule_with_many_escapes(void **state)
+{
+	static const unsigned char alphabet[] = { '"', '\\', 0, 1, '\n', '\t', 0x1f, 'a', 'b',
+		' ', 0x7f, 0x80, 0xc3, 0xff };
+	unsigned char s[200];
+	pmbot_buf want = PMBOT_BUF_INIT;
+	size_t round, len, i;
+	unsigned seed = 7;
+
+	(void)state;
+	for (round = 0; round < 3000; round++) {
+		pmbot_buf got = PMBOT_BUF_INIT;
+
+		seed = seed * 1103515245u + 12345u;
+		len = (seed >> 16) % (sizeof(s) + 1);
+		for (i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			s[i] = alphabet[(seed >> 16) % (round % 2 ? sizeof(alphabet) : 7)];
+		}
+		pmbot_buf_clear(&want);
+		quote_reference(&want, s, len);
+		assert_int_equal(pmbot_json_quote(&got, (const char *)s, len), 0);
+		assert_int_equal(got.len, want.len);
+		assert_memory_equal(got.buf, want.buf, want.len);
+		assert_int_equal(got.buf[got.len], '\0');
+		assert_true(got.len < got.cap);
+		pmbot_buf_free(&got);
+	}
+	pmbot_buf_free(&want);
+}
+
 static void test_json__integers_print_as_integers(void **state)
 {
 	(void)state;
@@ -480,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_json__quote_escapes_an_explicit_length),
 		cmocka_unit_test(test_json__quote_stays_within_the_buffer_cap),
 		cmocka_unit_test(test_json__quote_matches_the_bytewise_rule_at_every_offset),
+		cmocka_unit_test(test_json__quote_matches_the_bytewise_rule_with_many_escapes),
 		cmocka_unit_test(test_json__integers_print_as_integers),
 		cmocka_unit_test(test_json__reals_keep_a_point_or_an_exponent),
 		cmocka_unit_test(test_json__round_reals_are_plain_decimals_not_exponents),

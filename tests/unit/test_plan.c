@@ -2165,6 +2165,48 @@ static char *big_feature_report(size_t n)
 	return text;
 }
 
+/*
+ * Items are planned in stable_id order, but a key is "OP:REPO:ID:HASH":
+ * "task:a-1:" sorts before "task:a:" ('-' < ':') although "task:a" comes
+ * first as an id. Every operation's changesets still come in key order.
+ */
+static void test_plan__changesets_follow_their_keys_not_the_item_order(void **state)
+{
+	struct world w;
+	json_t *cs, *prev = NULL;
+	size_t i;
+	char *text = report_of("\n  {\"stable_id\": \"feat:a\", \"title\": \"A\", \"area\": \"ui\", "
+		"\"priority\": \"P2\"}",
+		"\n  {\"stable_id\": \"task:a\", \"title\": \"A\", \"feature_id\": \"feat:a\", "
+		"\"area\": \"ui\", \"priority\": \"P2\", \"depends_on\": [\"task:b\", \"task:a-1\"]},"
+		"\n  {\"stable_id\": \"task:a-1\", \"title\": \"A1\", \"feature_id\": \"feat:a\", "
+		"\"area\": \"ui\", \"priority\": \"P2\"},"
+		"\n  {\"stable_id\": \"task:b\", \"title\": \"B\", \"feature_id\": \"feat:a\", "
+		"\"area\": \"ui\", \"priority\": \"P2\", \"depends_on\": [\"task:a-1\"]}");
+
+	(void)state;
+	world_init(&w, text, NULL);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(cs_count(&w, "create_issue", "task:a"), 1);
+	assert_int_equal(cs_count(&w, "set_parent", "task:a-1"), 1);
+	assert_int_equal(cs_count(&w, "add_dependency", "task:a"), 2);
+	json_array_foreach(changesets(&w), i, cs) {
+		if (prev && !strcmp(str(prev, "operation"), str(cs, "operation")))
+			assert_true(strcmp(str(prev, "idempotency_key"), str(cs, "idempotency_key")) < 0);
+		prev = cs;
+	}
+	/* The set_parent of task:a-1 comes before task:a's, unlike the items. */
+	prev = NULL;
+	json_array_foreach(changesets(&w), i, cs)
+		if (!prev && !strcmp(str(cs, "operation"), "set_parent") &&
+		    !strncmp(target_id(cs), "task:a", 6))
+			prev = cs;
+	assert_non_null(prev);
+	assert_string_equal(target_id(prev), "task:a-1");
+	world_free(&w);
+}
+
 static void test_plan__more_than_100_sub_issues_is_a_limit_error(void **state)
 {
 	struct world w;
@@ -2365,6 +2407,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan__empty_state_creates_every_item_then_relationships_in_group_order),
+		cmocka_unit_test(test_plan__changesets_follow_their_keys_not_the_item_order),
 		cmocka_unit_test(test_plan__check_target_refuses_a_repository_outside_the_allowlist),
 		cmocka_unit_test(test_plan__create_carries_the_rendered_title_body_and_labels),
 		cmocka_unit_test(test_plan__empty_state_sets_parents_without_replace),
