@@ -20,7 +20,9 @@
  * is 2, so max_depth 64 admits 64 nested arrays/objects and refuses the
  * 65th. Alias nodes are the values (containers and scalars, keys not
  * counted) that YAML aliases expand to, summed over the whole document:
- * `*a` where `a: &a [1, 2]` costs 3. max_depth also bounds recursion
+ * `*a` where `a: &a [1, 2]` costs 3. Alias bytes are the string and key
+ * bytes those copies hold, summed the same way: a few aliases of one long
+ * string stay under the node budget yet would multiply the text. max_depth also bounds recursion
  * elsewhere (jansson frees and copies values recursively, and so does
  * pmbot_json_canonical), so keep it in the hundreds at most.
  */
@@ -28,6 +30,7 @@ typedef struct {
 	size_t max_bytes;       /* Markdown file size (INPUT_TOO_LARGE); 64 MiB */
 	size_t max_depth;       /* array/object nesting (INPUT_TOO_DEEP); 64 */
 	size_t max_alias_nodes; /* YAML nodes produced by aliases (YAML_ALIAS_LIMIT); 10000 */
+	size_t max_alias_bytes; /* string and key bytes aliases copy (YAML_ALIAS_LIMIT); 4 MiB */
 } pmbot_limits;
 
 /* Fill `*lim` with the defaults above. */

@@ -39,6 +39,7 @@ void pmbot_limits_default(pmbot_limits *lim)
 	lim->max_bytes = (size_t)64 << 20;
 	lim->max_depth = 64;
 	lim->max_alias_nodes = 10000;
+	lim->max_alias_bytes = (size_t)4 << 20;
 }
 
 typedef struct {

@@ -76,6 +76,7 @@ typedef struct {
 	pmbot_buf keys;            /* pending mapping keys, one per open mapping */
 	pmbot_buf scratch;
 	size_t alias_nodes;
+	size_t alias_bytes;
 	json_t *root;
 	int documents;
 	ycursor cur;
@@ -602,6 +603,51 @@ static int key_text(yctx *y, const json_t *v)
 	return pmbot_json_canonical(&y->keys, v);
 }
 
+/* String and key bytes of `v`; `left` + 1 once they pass `left` (the walk stops). */
+static size_t value_bytes(const json_t *v, size_t left)
+{
+	const char *key;
+	json_t *m;
+	size_t i, n = 0;
+
+	if (json_is_string(v))
+		return json_string_length(v);
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, m) {
+			n += value_bytes(m, left - n);
+			if (n > left)
+				return left + 1;
+		}
+	} else if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, key, m) {
+			n += strlen(key);
+			if (n <= left)
+				n += value_bytes(m, left - n);
+			if (n > left)
+				return left + 1;
+		}
+	}
+	return n;
+}
+
+/*
+ * Charge an alias's copy of `v` to the byte budget: the node budget alone
+ * lets a few aliases of one long string multiply the text (9,000 copies of
+ * a 10 KB string is 90 MB from a 73 KB file), and each copy is held again
+ * by the document and the map. Recursion is bounded by the depth limit.
+ */
+static int spend_alias_bytes(yctx *y, const json_t *v, const yaml_mark_t *m)
+{
+	size_t left = y->lim->max_alias_bytes - y->alias_bytes;
+	size_t n = value_bytes(v, left);
+
+	if (n > left)
+		return fail_mark(y, "YAML_ALIAS_LIMIT", NULL, m,
+			"aliases expand to more than %zu bytes of text", y->lim->max_alias_bytes);
+	y->alias_bytes += n;
+	return PMBOT_OK;
+}
+
 /* A mapping key event: resolve it, refuse duplicates, record its position. */
 static int read_key(yctx *y, const yaml_event_t *ev)
 {
@@ -626,6 +672,8 @@ static int read_key(yctx *y, const yaml_event_t *ev)
 		if (y->alias_nodes >= y->lim->max_alias_nodes)
 			return fail_mark(y, "YAML_ALIAS_LIMIT", NULL, &ev->start_mark,
 				"aliases expand to more than %zu nodes", y->lim->max_alias_nodes);
+		if ((err = spend_alias_bytes(y, a->value, &ev->start_mark)) < 0)
+			return err;
 		y->alias_nodes++;
 		v = json_incref(a->value);
 	} else if ((err = resolve_scalar(y, ev, &v)) < 0) {
@@ -746,6 +794,8 @@ static int read_alias(yctx *y, const yaml_event_t *ev)
 	if (y->nframes + a->height > y->lim->max_depth)
 		return fail_mark(y, "INPUT_TOO_DEEP", NULL, &ev->start_mark,
 			"alias *%s nests deeper than %zu levels", name, y->lim->max_depth);
+	if ((err = spend_alias_bytes(y, a->value, &ev->start_mark)) < 0)
+		return err;
 	y->alias_nodes += a->nodes;
 	if ((err = copy_positions(y, a)) < 0)
 		return err;

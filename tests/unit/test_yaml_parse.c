@@ -566,6 +566,38 @@ static void test_yaml_parse__counts_alias_nodes_against_the_limit(void **state)
 	pmbot_diag_list_free(&diags);
 }
 
+/*
+ * Text copied by aliases has its own budget: few nodes, much text. Keys
+ * count, and so does a scalar alias used as a key.
+ */
+static void test_yaml_parse__counts_alias_bytes_against_the_limit(void **state)
+{
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_limits lim;
+	json_t *root;
+
+	(void)state;
+	pmbot_limits_default(&lim);
+	assert_int_equal(lim.max_alias_bytes, 4u << 20);
+	lim.max_alias_bytes = 12;
+	/* Two copies of six bytes: twelve, allowed. */
+	root = parse_ok_lim("a: &a abcdef\nb: *a\nc: *a\n", NULL, 1, 0, &lim);
+	json_decref(root);
+	assert_diag(parse_fail(&diags, "a: &a abcdef\nb: *a\nc: *a\nd: *a\n", &lim,
+		"YAML_ALIAS_LIMIT"), "/d", 4, 4);
+	pmbot_diag_list_free(&diags);
+	/* A mapping's keys are text too: {kk: v} is three bytes a copy. */
+	root = parse_ok_lim("a: &m {kk: v}\nb: [*m, *m, *m, *m]\n", NULL, 1, 0, &lim);
+	json_decref(root);
+	assert_diag(parse_fail(&diags, "a: &m {kk: v}\nb: [*m, *m, *m, *m, *m]\n", &lim,
+		"YAML_ALIAS_LIMIT"), "/b/4", 2, 21);
+	pmbot_diag_list_free(&diags);
+	/* An alias as a key: *k below spends five bytes each time. */
+	assert_diag(parse_fail(&diags, "k: &k kkkkk\nm: {*k : 1}\nn: {*k : 1}\nx: *k\n", &lim,
+		"YAML_ALIAS_LIMIT"), "/x", 4, 4);
+	pmbot_diag_list_free(&diags);
+}
+
 static void test_yaml_parse__rejects_nesting_deeper_than_the_limit(void **state)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
@@ -926,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_yaml_parse__rejects_undefined_and_recursive_aliases),
 		cmocka_unit_test(test_yaml_parse__stops_a_billion_laughs),
 		cmocka_unit_test(test_yaml_parse__counts_alias_nodes_against_the_limit),
+		cmocka_unit_test(test_yaml_parse__counts_alias_bytes_against_the_limit),
 		cmocka_unit_test(test_yaml_parse__rejects_nesting_deeper_than_the_limit),
 		cmocka_unit_test(test_yaml_parse__depth_counts_block_collections_and_aliases),
 		cmocka_unit_test(test_yaml_parse__rejects_input_over_the_size_limit),
