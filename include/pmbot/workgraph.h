@@ -47,14 +47,15 @@ PMBOT_WARN_UNUSED int pmbot_node_type_parse(pmbot_node_type *out, const char *na
 const char *pmbot_edge_type_name(pmbot_edge_type t);
 
 typedef struct {
-	const char *stable_id; /* borrowed from `json` */
+	const char *stable_id; /* borrowed from `json` (pmbot_workgraph_add_node_ref: its caller) */
 	pmbot_node_type type;
-	const char *type_name; /* borrowed from `json` ("type"): any type, open ones too */
+	const char *type_name; /* borrowed from `json` ("type") or static: any type, open ones too */
 	/*
 	 * Owned: the node object of workgraph/v1. Members: stable_id, type,
 	 * title, area, priority (triage defaults applied), needs_human (bool),
 	 * and when given: status, size, estimate_hrs, risk, goal, objective,
-	 * acceptance_criteria, owners, links, milestones.
+	 * acceptance_criteria, owners, links, milestones. NULL in a graph
+	 * that is only checked (pmbot_workgraph_add_node_ref).
 	 */
 	json_t *json;
 	char *source_path;     /* owned: JSON Pointer of the item in the report */
@@ -105,6 +106,17 @@ void pmbot_workgraph_free(pmbot_workgraph *g);
  */
 int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *json,
 	const char *source_path, int line);
+
+/*
+ * pmbot_workgraph_add_node for a graph that is only checked (finish and
+ * its diagnostics read a node's id, type, path and line, never its json):
+ * the node's `json` is NULL and `stable_id` and `type_name` (an open
+ * type's name, PMBOT_NODE_OTHER; ignored for a known type) are borrowed,
+ * so they must outlive the graph. Such a graph must not reach an output
+ * or a renderer. Same returns as pmbot_workgraph_add_node.
+ */
+int pmbot_workgraph_add_node_ref(pmbot_workgraph *g, pmbot_node_type type,
+	const char *stable_id, const char *type_name, const char *source_path, int line);
 
 /* Add an edge (ids copied). 0 or PMBOT_ERROR. */
 int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,

@@ -91,14 +91,11 @@ static int grow_edges(pmbot_workgraph *g)
 	return 0;
 }
 
-int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *json,
-	const char *source_path, int line)
+/* Both ways of adding a node; `json` (may be NULL) is consumed. */
+static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
+	const char *type_name, json_t *json, const char *source_path, int line)
 {
 	pmbot_wg_node *n;
-	const char *id = json_string_value(json_object_get(json, "stable_id"));
-	/* An open type has no enum value of its own: its name is the node's "type". */
-	const char *type_name = type == PMBOT_NODE_OTHER ?
-		json_string_value(json_object_get(json, "type")) : pmbot_node_type_name(type);
 	int err = PMBOT_ERROR;
 
 	if (!id || !type_name || !pmbot_report_type_word_ok(type_name, strlen(type_name))) {
@@ -127,6 +124,23 @@ int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *j
 done:
 	json_decref(json);
 	return err;
+}
+
+int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *json,
+	const char *source_path, int line)
+{
+	/* An open type has no enum value of its own: its name is the node's "type". */
+	return add_node(g, type, json_string_value(json_object_get(json, "stable_id")),
+		type == PMBOT_NODE_OTHER ? json_string_value(json_object_get(json, "type")) :
+		pmbot_node_type_name(type), json, source_path, line);
+}
+
+int pmbot_workgraph_add_node_ref(pmbot_workgraph *g, pmbot_node_type type,
+	const char *stable_id, const char *type_name, const char *source_path, int line)
+{
+	return add_node(g, type, stable_id,
+		type == PMBOT_NODE_OTHER ? type_name : pmbot_node_type_name(type),
+		NULL, source_path, line);
 }
 
 int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,
