@@ -58,14 +58,14 @@ typedef struct {
 	 * that is only checked (pmbot_workgraph_add_node_ref).
 	 */
 	json_t *json;
-	char *source_path;     /* owned: JSON Pointer of the item in the report */
+	char *source_path;     /* the graph's strings: JSON Pointer of the item in the report */
 	int line;              /* line of the item in the report, 0 if unknown */
-	char *file;            /* owned: the report it came from, may be NULL */
+	char *file;            /* the graph's strings: the report it came from, may be NULL */
 } pmbot_wg_node;
 
 typedef struct {
-	char *from_id;         /* owned */
-	char *to_id;           /* owned: a stable_id, or a GitHub issue URL */
+	char *from_id;         /* the graph's strings */
+	char *to_id;           /* the graph's strings: a stable_id, or a GitHub issue URL */
 	pmbot_edge_type type;
 	int external;          /* 1 when to_id is an issue URL outside the plan */
 } pmbot_wg_edge;
@@ -85,6 +85,11 @@ typedef struct {
 	                          valid after finish */
 	size_t alloc_nodes;
 	size_t alloc_edges;
+	/*
+	 * Owned: the blocks the nodes' and edges' strings live in (the
+	 * graph's strings), freed with the graph, moved by a merge.
+	 */
+	struct pmbot_wg_block *strings;
 } pmbot_workgraph;
 
 #define PMBOT_WG_NONE ((size_t)-1)
@@ -98,6 +103,13 @@ extern int pmbot_workgraph__fast;
 /* A new empty graph the caller frees with pmbot_workgraph_free(). */
 PMBOT_WARN_UNUSED int pmbot_workgraph_new(pmbot_workgraph **out);
 void pmbot_workgraph_free(pmbot_workgraph *g);
+
+/*
+ * A copy of `s` among the graph's strings (owned by `g`, valid until it
+ * is freed, or until the graph it was merged into is), for a node's or
+ * an edge's string fields; NULL when out of memory.
+ */
+char *pmbot_workgraph_strdup(pmbot_workgraph *g, const char *s);
 
 /*
  * Add a node; `json` is consumed (the graph owns it, even on failure) and

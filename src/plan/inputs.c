@@ -140,7 +140,18 @@ static int add_report(pmbot_inputs *in, const char *name, const char *text, size
 				in->scope_conflict = 1;
 		}
 		free(scope);
-		rc = pmbot_workgraph_merge(in->graph, g, diags);
+		/*
+		 * The first report's graph, finished, becomes the run's: one
+		 * report is neither merged nor finished again.
+		 */
+		if (!in->graph->n_nodes && !in->graph->n_edges) {
+			pmbot_workgraph_free(in->graph);
+			in->graph = g;
+			g = NULL;
+		} else {
+			in->graph_merged = 1;
+			rc = pmbot_workgraph_merge(in->graph, g, diags);
+		}
 	}
 	if (rc != PMBOT_ERROR &&
 	    json_array_append_new(json_object_get(in->source, "reports"),
@@ -494,7 +505,7 @@ int pmbot_inputs_load(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_diag_l
 	if (rc != PMBOT_OK)
 		return rc;
 	/* Each report's warnings were given when it was loaded: keep only new errors. */
-	{
+	if (in->graph_merged || !in->graph->parent) {
 		pmbot_diag_list scratch = PMBOT_DIAG_LIST_INIT;
 		size_t i;
 

@@ -160,6 +160,9 @@ static void jitem_members(const pmbot_jnode **got, const pmbot_jnode *item)
 	}
 }
 
+/* json_object_set_new of a member whose name is a literal: no strlen, no UTF-8 check. */
+#define SET(obj, lit, v) json_object_setn_new_nocheck(obj, lit, sizeof(lit) - 1, v)
+
 /*
  * node_json() of a document item: the same members in the same order with
  * the same values, copied out of the document (no jansson tree of the
@@ -177,19 +180,21 @@ static json_t *node_jjson(const pmbot_jnode *item, const char *type)
 	jitem_members(got, item);
 	area = got[M_AREA];
 	prio = got[M_PRIORITY];
-	err |= json_object_set_new(n, "stable_id", jcopy(got[M_STABLE_ID]));
-	err |= json_object_set_new(n, "title", jcopy(got[M_TITLE]));
-	err |= json_object_set_new(n, "type", json_string(type));
+	err |= SET(n, "stable_id", jcopy(got[M_STABLE_ID]));
+	err |= SET(n, "title", jcopy(got[M_TITLE]));
+	/* A type is a checked word: from the document or a literal. */
+	err |= SET(n, "type", json_stringn_nocheck(type, strlen(type)));
 	/* Triage policy of spec 000: never guess, mark for a human. */
-	err |= json_object_set_new(n, "area", has_jtext(area) ? jtrimmed(area) : json_string("triage"));
-	err |= json_object_set_new(n, "priority",
-		has_jtext(prio) ? jtrimmed(prio) : json_string("Triage"));
-	err |= json_object_set_new(n, "needs_human", json_boolean(!has_jtext(area) || !has_jtext(prio)));
+	err |= SET(n, "area", has_jtext(area) ? jtrimmed(area) : json_stringn_nocheck("triage", 6));
+	err |= SET(n, "priority", has_jtext(prio) ? jtrimmed(prio) :
+		json_stringn_nocheck("Triage", 6));
+	err |= SET(n, "needs_human", json_boolean(!has_jtext(area) || !has_jtext(prio)));
 	for (i = 0; i < N_COPIED; i++) {
 		const pmbot_jnode *v = got[M_COPIED + i];
 
 		if (v && v->type != PMBOT_JNULL)
-			err |= json_object_set_new(n, copied_fields[i], jcopy(v));
+			err |= json_object_setn_new_nocheck(n, copied_fields[i],
+				strlen(copied_fields[i]), jcopy(v));
 	}
 	if (err) {
 		json_decref(n);
@@ -197,6 +202,8 @@ static json_t *node_jjson(const pmbot_jnode *item, const char *type)
 	}
 	return n;
 }
+
+#undef SET
 
 static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *from,
 	json_t *list)
@@ -242,10 +249,11 @@ static int add_jlist_edges(pmbot_workgraph *g, pmbot_edge_type type, const char 
  * `ji` when the report has a document, else its jansson value `item`.
  * `lean`: the graph is only checked (pmbot_workgraph_check), so the node
  * borrows its id and type from the report instead of holding the node
- * object nothing will read, and takes no copy of the file name.
+ * object nothing will read, and takes no file name. `file`: the graph's
+ * copy of the report's name (one for every node), may be NULL.
  */
 static int add_item(pmbot_workgraph *g, const pmbot_report *report, size_t k, size_t i,
-	const pmbot_jnode *ji, json_t *item, int lean, pmbot_buf *path)
+	const pmbot_jnode *ji, json_t *item, int lean, char *file, pmbot_buf *path)
 {
 	static const char *const lists[] = { "epics", "features", "tasks" };
 	static const char *const types[] = { "epic", "feature", "task" };
@@ -292,8 +300,7 @@ static int add_item(pmbot_workgraph *g, const pmbot_report *report, size_t k, si
 		return PMBOT_ERROR;
 	if ((r = pmbot_workgraph_add_node(g, t, n, path->buf, line)) < 0)
 		return r;
-	if (report->file && !(g->nodes[g->n_nodes - 1].file = strdup(report->file)))
-		return PMBOT_ERROR;
+	g->nodes[g->n_nodes - 1].file = file;
 	return PMBOT_OK;
 }
 
@@ -310,10 +317,12 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 	size_t k, i;
 	json_t *items, *item;
 	pmbot_buf path = PMBOT_BUF_INIT;
+	char *file = NULL;
 	int rc = PMBOT_ERROR, r;
 
 	*out = NULL;
-	if (pmbot_workgraph_new(&g) < 0)
+	if (pmbot_workgraph_new(&g) < 0 ||
+	    (!lean && report->file && !(file = pmbot_workgraph_strdup(g, report->file))))
 		goto done;
 	for (k = 0; k < 3; k++) {
 		const pmbot_jnode *list = NULL, *ji = NULL;
@@ -332,7 +341,7 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 			if (ji && i)
 				ji = pmbot_jnode_next(ji);
 			item = ji ? NULL : json_array_get(items, i);
-			if ((r = add_item(g, report, k, i, ji, item, lean, &path)) < 0) {
+			if ((r = add_item(g, report, k, i, ji, item, lean, file, &path)) < 0) {
 				rc = r;
 				goto done;
 			}

@@ -48,20 +48,56 @@ int pmbot_workgraph_new(pmbot_workgraph **out)
 	return *out ? PMBOT_OK : PMBOT_ERROR;
 }
 
+/*
+ * The graph's strings (paths, file names, edge ends) live in blocks freed
+ * together: a string each was a malloc and a free each, tens of thousands
+ * for a big report, and a merge moves the blocks with the nodes.
+ */
+struct pmbot_wg_block {
+	struct pmbot_wg_block *next;
+	size_t used, size;
+	char data[];
+};
+
+#define BLOCK_MIN 4096
+#define BLOCK_MAX (1024 * 1024)
+
+char *pmbot_workgraph_strdup(pmbot_workgraph *g, const char *s)
+{
+	struct pmbot_wg_block *b = g->strings;
+	size_t len = strlen(s) + 1;
+
+	if (!b || b->size - b->used < len) {
+		/* Each block twice the last, to a cap: few blocks for a big graph, a small one for a small. */
+		size_t size = b ? (b->size < BLOCK_MAX / 2 ? b->size * 2 : BLOCK_MAX) : BLOCK_MIN;
+
+		if (size < len)
+			size = len;
+		if (!(b = malloc(sizeof(*b) + size)))
+			return NULL;
+		b->next = g->strings;
+		b->used = 0;
+		b->size = size;
+		g->strings = b;
+	}
+	memcpy(b->data + b->used, s, len);
+	b->used += len;
+	return b->data + b->used - len;
+}
+
 void pmbot_workgraph_free(pmbot_workgraph *g)
 {
 	size_t i;
 
 	if (!g)
 		return;
-	for (i = 0; i < g->n_nodes; i++) {
+	for (i = 0; i < g->n_nodes; i++)
 		json_decref(g->nodes[i].json);
-		free(g->nodes[i].source_path);
-		free(g->nodes[i].file);
-	}
-	for (i = 0; i < g->n_edges; i++) {
-		free(g->edges[i].from_id);
-		free(g->edges[i].to_id);
+	while (g->strings) {
+		struct pmbot_wg_block *next = g->strings->next;
+
+		free(g->strings);
+		g->strings = next;
 	}
 	free(g->nodes);
 	free(g->edges);
@@ -96,13 +132,15 @@ static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
 	const char *type_name, json_t *json, const char *source_path, int line)
 {
 	pmbot_wg_node *n;
+	char *path = NULL;
 	int err = PMBOT_ERROR;
 
 	if (!id || !type_name || !pmbot_report_type_word_ok(type_name, strlen(type_name))) {
 		err = PMBOT_EINVALID;
 		goto done;
 	}
-	if (grow_nodes(g) < 0)
+	/* Copied first: a failure after the index names `id` would have to keep `json` alive. */
+	if (grow_nodes(g) < 0 || (source_path && !(path = pmbot_workgraph_strdup(g, source_path))))
 		goto done;
 	/* The index is rebuilt by finish; here it only catches duplicates. */
 	switch (pmbot_strmap_put(&g->index, id, NULL, NULL)) {
@@ -110,9 +148,7 @@ static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
 	case -1: goto done;
 	}
 	n = &g->nodes[g->n_nodes];
-	n->source_path = source_path ? strdup(source_path) : NULL;
-	if (source_path && !n->source_path)
-		return PMBOT_ERROR; /* the index still names `json`: keep it alive */
+	n->source_path = path;
 	n->stable_id = id;
 	n->type = type;
 	n->type_name = type_name;
@@ -151,13 +187,9 @@ int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,
 	if (grow_edges(g) < 0)
 		return PMBOT_ERROR;
 	e = &g->edges[g->n_edges];
-	e->from_id = strdup(from_id);
-	e->to_id = strdup(to_id);
-	if (!e->from_id || !e->to_id) {
-		free(e->from_id);
-		free(e->to_id);
+	if (!(e->from_id = pmbot_workgraph_strdup(g, from_id)) ||
+	    !(e->to_id = pmbot_workgraph_strdup(g, to_id)))
 		return PMBOT_ERROR;
-	}
 	e->type = type;
 	e->external = external;
 	g->n_edges++;
@@ -418,11 +450,8 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 		qsort(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp);
 	/* The same edge can come from both sides (epic.features and epic_id). */
 	for (i = 0, out = 0; i < g->n_edges; i++) {
-		if (out && !edge_cmp(&g->edges[out - 1], &g->edges[i])) {
-			free(g->edges[i].from_id);
-			free(g->edges[i].to_id);
+		if (out && !edge_cmp(&g->edges[out - 1], &g->edges[i]))
 			continue;
-		}
 		g->edges[out++] = g->edges[i];
 	}
 	g->n_edges = out;
@@ -470,6 +499,19 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 	size_t i;
 	int rc = PMBOT_OK;
 
+	/*
+	 * The strings go first, with everything that points into them: src
+	 * keeps no string of its own, whatever fails below.
+	 */
+	if (src->strings) {
+		struct pmbot_wg_block *last = src->strings;
+
+		while (last->next)
+			last = last->next;
+		last->next = dst->strings;
+		dst->strings = src->strings;
+		src->strings = NULL;
+	}
 	if (pmbot_strmap_reserve(&dst->index, dst->index.count + src->n_nodes) < 0)
 		return PMBOT_ERROR;
 	for (i = 0; i < src->n_nodes; i++) {
@@ -497,8 +539,6 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 				return PMBOT_ERROR;
 			rc = PMBOT_EINVALID;
 			json_decref(n->json);
-			free(n->source_path);
-			free(n->file);
 			continue;
 		}
 		}
