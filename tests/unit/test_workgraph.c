@@ -811,6 +811,60 @@ static void test_workgraph__check_says_what_load_says_of_a_json_report(void **st
 	}
 }
 
+/*
+ * A merge moves nodes and edges with their strings: the reports' graphs
+ * are freed before the merged one is read. A stable id in both is named
+ * with both reports and the second node dropped.
+ */
+static void test_workgraph__a_merge_keeps_the_strings_of_what_it_moved(void **state)
+{
+	static const char *const a_md = HEAD "tasks:\n"
+		"  - {stable_id: 'task:a1', title: A1, area: x, priority: p,\n"
+		"     depends_on: ['https://github.com/acme/x/issues/1']}\n"
+		"  - {stable_id: 'task:a2', title: A2, area: x, priority: p, blocked_by: ['task:a1']}\n"
+		"```\n";
+	static const char *const b_md = "# B\n\n" JHEAD "\"tasks\": [\n"
+		"{\"stable_id\": \"task:b1\", \"title\": \"B1\", \"area\": \"x\", \"priority\": \"p\"},\n"
+		"{\"stable_id\": \"task:a1\", \"title\": \"again\", \"area\": \"x\", \"priority\": \"p\"}]}\n"
+		"```\n";
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *dst = NULL, *a = NULL, *b = NULL;
+	const pmbot_diag *dup;
+	char *json;
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_new(&dst), PMBOT_OK);
+	assert_int_equal(pmbot_workgraph_load(&a, "a.md", a_md, strlen(a_md), NULL, &d), PMBOT_OK);
+	assert_int_equal(pmbot_workgraph_load(&b, "b.md", b_md, strlen(b_md), NULL, &d), PMBOT_OK);
+	assert_int_equal(pmbot_workgraph_merge(dst, a, &d), PMBOT_OK);
+	pmbot_workgraph_free(a);
+	assert_int_equal(pmbot_workgraph_merge(dst, b, &d), PMBOT_EINVALID);
+	pmbot_workgraph_free(b);
+	assert_non_null(dup = pmbot_diag_list_find(&d, "DUPLICATE_STABLE_ID"));
+	assert_string_equal(dup->file, "b.md");
+	assert_string_equal(dup->path, "/tasks/1");
+	assert_int_equal(dup->line, 10);
+	assert_string_equal(dup->message, "stable_id 'task:a1' is also used by a.md");
+	assert_int_equal(pmbot_workgraph_finish(dst, NULL, &d), PMBOT_OK);
+	assert_int_equal(dst->n_nodes, 3);
+	assert_string_equal(pmbot_workgraph_find(dst, "task:a2")->file, "a.md");
+	assert_string_equal(pmbot_workgraph_find(dst, "task:a2")->source_path, "/tasks/1");
+	assert_string_equal(pmbot_workgraph_find(dst, "task:b1")->file, "b.md");
+	assert_string_equal(pmbot_workgraph_find(dst, "task:b1")->source_path, "/tasks/0");
+	assert_int_equal(pmbot_workgraph_find(dst, "task:b1")->line, 9);
+	json = canonical(dst);
+	assert_non_null(strstr(json, "\"edges\":["
+		"{\"edge_type\":\"depends_on\",\"external\":true,\"from_id\":\"task:a1\","
+		"\"provenance\":\"report_ir\",\"to_id\":\"https://github.com/acme/x/issues/1\"},"
+		"{\"edge_type\":\"blocked_by\",\"from_id\":\"task:a2\",\"provenance\":\"report_ir\","
+		"\"to_id\":\"task:a1\"}]"));
+	assert_non_null(strstr(json, "\"title\":\"A1\""));
+	assert_null(strstr(json, "again"));
+	free(json);
+	pmbot_workgraph_free(dst);
+	pmbot_diag_list_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -832,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_workgraph__check_says_what_load_says),
 		cmocka_unit_test(test_workgraph__the_document_builds_the_graph_of_the_tree),
 		cmocka_unit_test(test_workgraph__check_says_what_load_says_of_a_json_report),
+		cmocka_unit_test(test_workgraph__a_merge_keeps_the_strings_of_what_it_moved),
 	};
 
 	return cmocka_run_group_tests_name("workgraph", tests, NULL, NULL);
