@@ -1,5 +1,6 @@
 #include "pmbot/workgraph.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pmbot/report.h"
@@ -433,6 +434,132 @@ static int sorted(const void *v, size_t n, size_t size, int (*cmp)(const void *,
 	return 1;
 }
 
+/*
+ * A sort key: the first 16 bytes of a string as two big-endian words
+ * (NUL-padded), which order as strcmp does, so most comparisons of ids
+ * ("task:t01800") need no strcmp. `rest` is set when the string goes on.
+ */
+typedef struct {
+	uint64_t a, b;
+	const char *rest;
+} skey;
+
+static void skey_set(skey *k, const char *s)
+{
+	unsigned char b[16] = { 0 };
+	size_t len = strnlen(s, 16);
+	uint64_t a, c;
+
+	memcpy(b, s, len);
+	memcpy(&a, b, 8);
+	memcpy(&c, b + 8, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	a = __builtin_bswap64(a);
+	c = __builtin_bswap64(c);
+#endif
+	k->a = a;
+	k->b = c;
+	k->rest = len == 16 ? s + 16 : NULL;
+}
+
+static int skey_cmp(const skey *x, const skey *y)
+{
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	/* The same 16 bytes: both ended at the same NUL, or both go on. */
+	return x->rest ? strcmp(x->rest, y->rest) : 0;
+}
+
+/* A node (type 0, one key) or an edge (type, from, to) to sort. */
+struct srec {
+	skey k1, k2;
+	int type;
+};
+
+static int srec_cmp(const struct srec *x, const struct srec *y)
+{
+	int c;
+
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	if ((c = skey_cmp(&x->k1, &y->k1)))
+		return c;
+	return skey_cmp(&x->k2, &y->k2);
+}
+
+/* Stable merge sort of the indices v[0..n) into `r`, as qsort's merge sort is; `tmp` holds n / 2 + 1. */
+static void srec_sort(uint32_t *v, uint32_t *tmp, size_t n, const struct srec *r)
+{
+	size_t i, j, k, h;
+
+	if (n <= 12) {
+		for (i = 1; i < n; i++) {
+			uint32_t x = v[i];
+
+			for (j = i; j > 0 && srec_cmp(&r[v[j - 1]], &r[x]) > 0; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		return;
+	}
+	h = n / 2;
+	srec_sort(v, tmp, h, r);
+	srec_sort(v + h, tmp, n - h, r);
+	if (srec_cmp(&r[v[h - 1]], &r[v[h]]) <= 0)
+		return;
+	memcpy(tmp, v, h * sizeof(*v));
+	/* k < j while i < h: the right half is read before it is written over. */
+	for (i = 0, j = h, k = 0; i < h && j < n;)
+		v[k++] = srec_cmp(&r[v[j]], &r[tmp[i]]) < 0 ? v[j++] : tmp[i++];
+	while (i < h)
+		v[k++] = tmp[i++];
+}
+
+/*
+ * Sort nodes (edges when `edges`) as qsort with node_cmp (edge_cmp) does,
+ * through keys: a comparison is mostly two integer compares instead of a
+ * call through a pointer and a strcmp. 0, or -1 when out of memory
+ * (nothing changed).
+ */
+static int sort_by_keys(pmbot_workgraph *g, int edges)
+{
+	size_t n = edges ? g->n_edges : g->n_nodes, size = edges ? sizeof(*g->edges) :
+		sizeof(*g->nodes), i;
+	struct srec *rec = NULL;
+	uint32_t *v = NULL, *tmp = NULL;
+	char *out = NULL, *base = edges ? (char *)g->edges : (char *)g->nodes;
+	int rc = -1;
+
+	if (n > UINT32_MAX || !(rec = calloc(n, sizeof(*rec))) || !(v = malloc(n * sizeof(*v))) ||
+	    !(tmp = malloc((n / 2 + 1) * sizeof(*tmp))) || !(out = malloc(n * size)))
+		goto done;
+	for (i = 0; i < n; i++) {
+		v[i] = (uint32_t)i;
+		if (edges) {
+			rec[i].type = (int)g->edges[i].type;
+			skey_set(&rec[i].k1, g->edges[i].from_id);
+			skey_set(&rec[i].k2, g->edges[i].to_id);
+		} else {
+			rec[i].type = 0;
+			skey_set(&rec[i].k1, g->nodes[i].stable_id);
+			memset(&rec[i].k2, 0, sizeof(rec[i].k2));
+		}
+	}
+	srec_sort(v, tmp, n, rec);
+	for (i = 0; i < n; i++)
+		memcpy(out + i * size, base + v[i] * size, size);
+	memcpy(base, out, n * size);
+	rc = 0;
+done:
+	free(rec);
+	free(v);
+	free(tmp);
+	free(out);
+	return rc;
+}
+
 int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags)
 {
 	size_t i, out;
@@ -442,11 +569,15 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 	 * qsort's pointer must not be NULL, even for zero items. Reports list
 	 * their items mostly in order and a merge appends to a finished graph:
 	 * a run already in order skips the sort. Stable ids are unique and
-	 * equal edges are deduplicated below, so the result is the same.
+	 * equal edges are deduplicated below, so the result is the same. The
+	 * sort by keys is the same order; qsort stays for when memory is short
+	 * and for the tests (pmbot_workgraph__fast off) to compare.
 	 */
-	if (g->n_nodes && !sorted(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp))
+	if (g->n_nodes && !sorted(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp) &&
+	    (!pmbot_workgraph__fast || sort_by_keys(g, 0) < 0))
 		qsort(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp);
-	if (g->n_edges && !sorted(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp))
+	if (g->n_edges && !sorted(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp) &&
+	    (!pmbot_workgraph__fast || sort_by_keys(g, 1) < 0))
 		qsort(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp);
 	/* The same edge can come from both sides (epic.features and epic_id). */
 	for (i = 0, out = 0; i < g->n_edges; i++) {

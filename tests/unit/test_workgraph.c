@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -865,6 +866,67 @@ static void test_workgraph__a_merge_keeps_the_strings_of_what_it_moved(void **st
 	pmbot_diag_list_free(&d);
 }
 
+/*
+ * Finish sorts by keys of the ids' first 16 bytes: the same order as
+ * qsort with strcmp (pmbot_workgraph__fast off), for ids that share long
+ * prefixes, end inside or past 16 bytes, or hold bytes over 0x7f, and for
+ * edges of every type that repeat (one kept, the first's external flag).
+ */
+static void test_workgraph__the_sort_by_keys_is_the_order_of_strcmp(void **state)
+{
+	static const char *const parts[] = {
+		"", "a", "task:t0", "task:t01800", "feature:f00000001", "feature:f00000001x",
+		"\xc3\xa9", "~", "https://github.com/acme/x/issues/1", "0123456789abcdef",
+		"0123456789abcde", "0123456789abcdef0",
+	};
+	const size_t n_parts = sizeof(parts) / sizeof(parts[0]);
+	unsigned long seed = 99;
+	char *texts[2] = { NULL, NULL }, *diags[2] = { NULL, NULL };
+	int fast, rc[2];
+
+	(void)state;
+	for (fast = 1; fast >= 0; fast--) {
+		pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+		pmbot_workgraph *g = NULL;
+		char ids[600][64];
+		size_t i, n = 0;
+
+		seed = 99;
+		assert_int_equal(pmbot_workgraph_new(&g), 0);
+		for (i = 0; i < 600; i++) {
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			snprintf(ids[n], sizeof(ids[n]), "%s%s%lu", parts[(seed >> 33) % n_parts],
+				parts[(seed >> 40) % n_parts], (seed >> 50) % 3);
+			/* A repeated id is refused: keep the ids that went in. */
+			if (pmbot_workgraph_add_node(g, PMBOT_NODE_TASK, node(ids[n]), NULL, 0) == PMBOT_OK)
+				n++;
+		}
+		for (i = 0; i < 1500; i++) {
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			assert_int_equal(pmbot_workgraph_add_edge(g, (pmbot_edge_type)((seed >> 20) % 4),
+				ids[(seed >> 24) % n], ids[(seed >> 40) % n], (int)((seed >> 60) & 1)), 0);
+		}
+		pmbot_workgraph__fast = fast;
+		rc[fast] = pmbot_workgraph_finish(g, "r.md", &d);
+		pmbot_workgraph__fast = 1;
+		for (i = 1; i < g->n_nodes; i++)
+			assert_true(strcmp(g->nodes[i - 1].stable_id, g->nodes[i].stable_id) < 0);
+		texts[fast] = graph_text(g);
+		diags[fast] = diag_text(&d);
+		pmbot_workgraph_free(g);
+		pmbot_diag_list_free(&d);
+	}
+	/* Two parents and cycles among the edges: errors and warnings, the same. */
+	assert_int_equal(rc[1], PMBOT_EINVALID);
+	assert_int_equal(rc[1], rc[0]);
+	assert_string_equal(texts[1], texts[0]);
+	assert_string_equal(diags[1], diags[0]);
+	for (fast = 0; fast < 2; fast++) {
+		free(texts[fast]);
+		free(diags[fast]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -887,6 +949,7 @@ int main(void)
 		cmocka_unit_test(test_workgraph__the_document_builds_the_graph_of_the_tree),
 		cmocka_unit_test(test_workgraph__check_says_what_load_says_of_a_json_report),
 		cmocka_unit_test(test_workgraph__a_merge_keeps_the_strings_of_what_it_moved),
+		cmocka_unit_test(test_workgraph__the_sort_by_keys_is_the_order_of_strcmp),
 	};
 
 	return cmocka_run_group_tests_name("workgraph", tests, NULL, NULL);
