@@ -147,7 +147,9 @@ static void jitem_members(const pmbot_jnode **got, const pmbot_jnode *item)
 			got[M_COPIED + k] = pmbot_jnode_get(item, copied_fields[k]);
 		return;
 	}
-	for (i = 0, m = pmbot_jnode_first(item); m; m = ++i < item->len ? pmbot_jnode_next(m) : NULL) {
+	/* An item that is not an object (a report not validated) has no members. */
+	m = item->type == PMBOT_JOBJECT ? pmbot_jnode_first(item) : NULL;
+	for (i = 0; m; m = ++i < item->len ? pmbot_jnode_next(m) : NULL) {
 		for (k = 0; k < M_COPIED + n_copied; k++) {
 			const char *name = k < M_COPIED ? member_names[k] : copied_fields[k - M_COPIED];
 
@@ -173,7 +175,7 @@ static json_t *node_jjson(const pmbot_jnode *item, const char *type)
 	const pmbot_jnode *got[M_COPIED + N_COPIED], *area, *prio;
 	json_t *n = json_object();
 	size_t i;
-	int err = 0;
+	int err = 0, has_area, has_prio;
 
 	if (!n)
 		return NULL;
@@ -185,10 +187,11 @@ static json_t *node_jjson(const pmbot_jnode *item, const char *type)
 	/* A type is a checked word: from the document or a literal. */
 	err |= SET(n, "type", json_stringn_nocheck(type, strlen(type)));
 	/* Triage policy of spec 000: never guess, mark for a human. */
-	err |= SET(n, "area", has_jtext(area) ? jtrimmed(area) : json_stringn_nocheck("triage", 6));
-	err |= SET(n, "priority", has_jtext(prio) ? jtrimmed(prio) :
-		json_stringn_nocheck("Triage", 6));
-	err |= SET(n, "needs_human", json_boolean(!has_jtext(area) || !has_jtext(prio)));
+	has_area = has_jtext(area);
+	has_prio = has_jtext(prio);
+	err |= SET(n, "area", has_area ? jtrimmed(area) : json_stringn_nocheck("triage", 6));
+	err |= SET(n, "priority", has_prio ? jtrimmed(prio) : json_stringn_nocheck("Triage", 6));
+	err |= SET(n, "needs_human", json_boolean(!has_area || !has_prio));
 	for (i = 0; i < N_COPIED; i++) {
 		const pmbot_jnode *v = got[M_COPIED + i];
 

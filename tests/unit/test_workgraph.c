@@ -754,6 +754,8 @@ static void test_workgraph__the_document_builds_the_graph_of_the_tree(void **sta
 		JHEAD "\"epics\": {\"a\": 1}, \"features\": 3, \"tasks\": [7, "
 		"{\"stable_id\": \"t:2\", \"title\": [1], \"type\": 9, \"area\": 4, \"priority\": null}]}\n```\n",
 		"```pm-bot:report-ir/v1\n[1, 2]\n```\n",
+		/* Items that are arrays: no members, so no node. */
+		JHEAD "\"tasks\": [[\"stable_id\", \"title\"], {\"a\": 1}]}\n```\n",
 		/* Two parents; a parent cycle. */
 		JHEAD "\"epics\": [{\"stable_id\": \"e:0\", \"title\": \"a\", \"features\": [\"f:1\"]},\n"
 		"{\"stable_id\": \"e:3\", \"title\": \"b\", \"features\": [\"f:1\"]}],\n"
@@ -761,7 +763,7 @@ static void test_workgraph__the_document_builds_the_graph_of_the_tree(void **sta
 	};
 	static const int unvalidated_rc[] = {
 		PMBOT_ERROR, PMBOT_ERROR, PMBOT_EINVALID, PMBOT_EINVALID, PMBOT_EINVALID,
-		PMBOT_ERROR, PMBOT_OK, PMBOT_EINVALID,
+		PMBOT_ERROR, PMBOT_OK, PMBOT_ERROR, PMBOT_EINVALID,
 	};
 	size_t i, sizes[] = { 1, 2, 3, 7, 30, 300 };
 	int seen_cycle = 0;
