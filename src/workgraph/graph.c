@@ -315,7 +315,8 @@ done:
  * Iterative DFS over depends_on and blocked_by edges (both mean "waits on").
  * Each back edge is one DEPENDENCY_CYCLE warning with its path.
  */
-static int check_dependencies(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags)
+static int check_dependencies(pmbot_workgraph *g, const size_t *ends, const char *file,
+	pmbot_diag_list *diags)
 {
 	size_t n = g->n_nodes ? g->n_nodes : 1;
 	size_t *first = calloc(n + 1, sizeof(*first));  /* CSR offsets */
@@ -335,8 +336,8 @@ static int check_dependencies(pmbot_workgraph *g, const char *file, pmbot_diag_l
 
 		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
 			continue;
-		from = node_index(g, e->from_id);
-		to = node_index(g, e->to_id);
+		from = ends[2 * i];
+		to = ends[2 * i + 1];
 		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
 			continue;
 		first[from + 1]++;
@@ -351,8 +352,8 @@ static int check_dependencies(pmbot_workgraph *g, const char *file, pmbot_diag_l
 
 		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
 			continue;
-		from = node_index(g, e->from_id);
-		to = node_index(g, e->to_id);
+		from = ends[2 * i];
+		to = ends[2 * i + 1];
 		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
 			continue;
 		adj[next[from]++] = to;
@@ -562,8 +563,8 @@ done:
 
 int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags)
 {
-	size_t i, out;
-	int errors = 0;
+	size_t i, out, *ends = NULL;
+	int errors = 0, rc = PMBOT_ERROR;
 
 	/*
 	 * qsort's pointer must not be NULL, even for zero items. Reports list
@@ -594,35 +595,46 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 		if (pmbot_strmap_put(&g->index, g->nodes[i].stable_id, &g->nodes[i], NULL) < 0)
 			return PMBOT_ERROR;
 	free(g->parent);
-	if (!(g->parent = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*g->parent))))
+	if (!(g->parent = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*g->parent))) ||
+	    !(ends = malloc((g->n_edges ? g->n_edges : 1) * 2 * sizeof(*ends))))
 		return PMBOT_ERROR;
 	for (i = 0; i < g->n_nodes; i++)
 		g->parent[i] = PMBOT_WG_NONE;
+	/*
+	 * Each edge's ends looked up once, for the parents and the dependency
+	 * check. Edges are sorted by source: a run from one node is one lookup.
+	 */
 	for (i = 0; i < g->n_edges; i++) {
 		const pmbot_wg_edge *e = &g->edges[i];
-		size_t from, to;
 
-		if (e->type != PMBOT_EDGE_PARENT_CHILD)
-			continue;
-		from = node_index(g, e->from_id);
-		to = node_index(g, e->to_id);
-		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
+		ends[2 * i] = i && !strcmp(e->from_id, g->edges[i - 1].from_id) ? ends[2 * i - 2] :
+			node_index(g, e->from_id);
+		ends[2 * i + 1] = node_index(g, e->to_id);
+	}
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_edge *e = &g->edges[i];
+		size_t from = ends[2 * i], to = ends[2 * i + 1];
+
+		if (e->type != PMBOT_EDGE_PARENT_CHILD || from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
 			continue;
 		if (g->parent[to] != PMBOT_WG_NONE) {
 			if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "CONFLICTING_PARENT", file,
 				g->nodes[to].source_path ? g->nodes[to].source_path : "",
 				g->nodes[to].line, 0, "'%s' has two parents: '%s' and '%s'",
 				e->to_id, g->nodes[g->parent[to]].stable_id, e->from_id) < 0)
-				return PMBOT_ERROR;
+				goto done;
 			errors++;
 			continue;
 		}
 		g->parent[to] = from;
 	}
 	if (check_parents(g, file, diags, &errors) < 0 ||
-	    check_dependencies(g, file, diags) < 0)
-		return PMBOT_ERROR;
-	return errors ? PMBOT_EINVALID : PMBOT_OK;
+	    check_dependencies(g, ends, file, diags) < 0)
+		goto done;
+	rc = errors ? PMBOT_EINVALID : PMBOT_OK;
+done:
+	free(ends);
+	return rc;
 }
 
 int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag_list *diags)
