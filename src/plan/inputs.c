@@ -504,7 +504,12 @@ int pmbot_inputs_load(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_diag_l
 	}
 	if (rc != PMBOT_OK)
 		return rc;
-	/* Each report's warnings were given when it was loaded: keep only new errors. */
+	/*
+	 * Each report's warnings were given when it was loaded: keep only new
+	 * errors. One report's graph was finished when it was built (its
+	 * errors stopped the run above): only a merged or an empty one is
+	 * finished here.
+	 */
 	if (in->graph_merged || !in->graph->parent) {
 		pmbot_diag_list scratch = PMBOT_DIAG_LIST_INIT;
 		size_t i;
