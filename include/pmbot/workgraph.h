@@ -96,7 +96,9 @@ typedef struct {
 
 /*
  * Tests only: 1 (the default) reads a report item's members in one walk
- * when building its node; 0 looks each up, for a test to compare.
+ * when building its node (from its jansson value or its document node)
+ * and sorts nodes and edges by keys of their ids; 0 looks each member up
+ * and sorts with qsort, for a test to compare.
  */
 extern int pmbot_workgraph__fast;
 
