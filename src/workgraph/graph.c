@@ -527,14 +527,18 @@ static void srec_sort(uint32_t *v, uint32_t *tmp, size_t n, const struct srec *r
 static int sort_by_keys(pmbot_workgraph *g, int edges)
 {
 	size_t n = edges ? g->n_edges : g->n_nodes, size = edges ? sizeof(*g->edges) :
-		sizeof(*g->nodes), i;
+		sizeof(*g->nodes), i, j, k;
+	union {
+		pmbot_wg_node node;
+		pmbot_wg_edge edge;
+	} held;
 	struct srec *rec = NULL;
 	uint32_t *v = NULL, *tmp = NULL;
-	char *out = NULL, *base = edges ? (char *)g->edges : (char *)g->nodes;
+	char *base = edges ? (char *)g->edges : (char *)g->nodes;
 	int rc = -1;
 
 	if (n > UINT32_MAX || !(rec = calloc(n, sizeof(*rec))) || !(v = malloc(n * sizeof(*v))) ||
-	    !(tmp = malloc((n / 2 + 1) * sizeof(*tmp))) || !(out = malloc(n * size)))
+	    !(tmp = malloc((n / 2 + 1) * sizeof(*tmp))))
 		goto done;
 	for (i = 0; i < n; i++) {
 		v[i] = (uint32_t)i;
@@ -549,15 +553,28 @@ static int sort_by_keys(pmbot_workgraph *g, int edges)
 		}
 	}
 	srec_sort(v, tmp, n, rec);
-	for (i = 0; i < n; i++)
-		memcpy(out + i * size, base + v[i] * size, size);
-	memcpy(base, out, n * size);
+	/*
+	 * Element i takes element v[i], in place (no second array at the
+	 * peak): each cycle of the permutation is followed once, its first
+	 * element held aside; a placed element is marked v[j] == j.
+	 */
+	for (i = 0; i < n; i++) {
+		if (v[i] == i)
+			continue;
+		memcpy(&held, base + i * size, size);
+		for (j = i; v[j] != i; j = k) {
+			k = v[j];
+			memcpy(base + j * size, base + k * size, size);
+			v[j] = (uint32_t)j;
+		}
+		memcpy(base + j * size, &held, size);
+		v[j] = (uint32_t)j;
+	}
 	rc = 0;
 done:
 	free(rec);
 	free(v);
 	free(tmp);
-	free(out);
 	return rc;
 }
 
