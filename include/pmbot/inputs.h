@@ -53,6 +53,7 @@ typedef struct {
 	pmbot_config *config;      /* owned */
 	pmbot_formset *forms;      /* owned */
 	pmbot_workgraph *graph;    /* owned: every report merged */
+	int graph_merged;          /* 1: `graph` holds more than one report's (finish it again) */
 	json_t *source;            /* owned: {commit, reports[{path, blob}], config_blob} */
 	char *target;              /* owned */
 	char *scope_target;        /* owned: the reports' one scope repository, if they agree */

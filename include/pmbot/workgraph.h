@@ -47,24 +47,25 @@ PMBOT_WARN_UNUSED int pmbot_node_type_parse(pmbot_node_type *out, const char *na
 const char *pmbot_edge_type_name(pmbot_edge_type t);
 
 typedef struct {
-	const char *stable_id; /* borrowed from `json` */
+	const char *stable_id; /* borrowed from `json` (pmbot_workgraph_add_node_ref: its caller) */
 	pmbot_node_type type;
-	const char *type_name; /* borrowed from `json` ("type"): any type, open ones too */
+	const char *type_name; /* borrowed from `json` ("type") or static: any type, open ones too */
 	/*
 	 * Owned: the node object of workgraph/v1. Members: stable_id, type,
 	 * title, area, priority (triage defaults applied), needs_human (bool),
 	 * and when given: status, size, estimate_hrs, risk, goal, objective,
-	 * acceptance_criteria, owners, links, milestones.
+	 * acceptance_criteria, owners, links, milestones. NULL in a graph
+	 * that is only checked (pmbot_workgraph_add_node_ref).
 	 */
 	json_t *json;
-	char *source_path;     /* owned: JSON Pointer of the item in the report */
+	char *source_path;     /* the graph's strings: JSON Pointer of the item in the report */
 	int line;              /* line of the item in the report, 0 if unknown */
-	char *file;            /* owned: the report it came from, may be NULL */
+	char *file;            /* the graph's strings: the report it came from, may be NULL */
 } pmbot_wg_node;
 
 typedef struct {
-	char *from_id;         /* owned */
-	char *to_id;           /* owned: a stable_id, or a GitHub issue URL */
+	char *from_id;         /* the graph's strings */
+	char *to_id;           /* the graph's strings: a stable_id, or a GitHub issue URL */
 	pmbot_edge_type type;
 	int external;          /* 1 when to_id is an issue URL outside the plan */
 } pmbot_wg_edge;
@@ -84,13 +85,20 @@ typedef struct {
 	                          valid after finish */
 	size_t alloc_nodes;
 	size_t alloc_edges;
+	/*
+	 * Owned: the blocks the nodes' and edges' strings live in (the
+	 * graph's strings), freed with the graph, moved by a merge.
+	 */
+	struct pmbot_wg_block *strings;
 } pmbot_workgraph;
 
 #define PMBOT_WG_NONE ((size_t)-1)
 
 /*
  * Tests only: 1 (the default) reads a report item's members in one walk
- * when building its node; 0 looks each up, for a test to compare.
+ * when building its node (from its jansson value or its document node)
+ * and sorts nodes and edges by keys of their ids; 0 looks each member up
+ * and sorts with qsort, for a test to compare.
  */
 extern int pmbot_workgraph__fast;
 
@@ -99,12 +107,30 @@ PMBOT_WARN_UNUSED int pmbot_workgraph_new(pmbot_workgraph **out);
 void pmbot_workgraph_free(pmbot_workgraph *g);
 
 /*
+ * A copy of `s` among the graph's strings (owned by `g`, valid until it
+ * is freed, or until the graph it was merged into is), for a node's or
+ * an edge's string fields; NULL when out of memory.
+ */
+char *pmbot_workgraph_strdup(pmbot_workgraph *g, const char *s);
+
+/*
  * Add a node; `json` is consumed (the graph owns it, even on failure) and
  * must hold a string "stable_id". Returns 0, PMBOT_EINVALID for a duplicate
  * stable_id, PMBOT_ERROR when out of memory. Invalidates node pointers.
  */
 int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *json,
 	const char *source_path, int line);
+
+/*
+ * pmbot_workgraph_add_node for a graph that is only checked (finish and
+ * its diagnostics read a node's id, type, path and line, never its json):
+ * the node's `json` is NULL and `stable_id` and `type_name` (an open
+ * type's name, PMBOT_NODE_OTHER; ignored for a known type) are borrowed,
+ * so they must outlive the graph. Such a graph must not reach an output
+ * or a renderer. Same returns as pmbot_workgraph_add_node.
+ */
+int pmbot_workgraph_add_node_ref(pmbot_workgraph *g, pmbot_node_type type,
+	const char *stable_id, const char *type_name, const char *source_path, int line);
 
 /* Add an edge (ids copied). 0 or PMBOT_ERROR. */
 int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,

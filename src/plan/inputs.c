@@ -45,17 +45,38 @@ void pmbot_inputs_start(pmbot_apply_start *out, const pmbot_inputs *in)
 	out->scope = in->read_scoped ? &in->read_scope : NULL;
 }
 
-/* "ORG/REPO" from a report's scope when it names exactly one repository. */
-static char *scope_target(const json_t *root)
+static const char *jstr(const pmbot_jnode *n)
 {
-	const json_t *scope = json_object_get(json_object_get(root, "report"), "scope");
-	const json_t *repos = json_object_get(scope, "repos");
-	const char *org = json_string_value(json_object_get(scope, "org"));
-	const char *repo;
+	return n && n->type == PMBOT_JSTRING ? n->v.s : NULL;
+}
+
+/*
+ * "ORG/REPO" from a report's scope when it names exactly one repository.
+ * A report with a document (JSON) is read from it: its jansson tree is
+ * not needed.
+ */
+static char *scope_target(const pmbot_report *r)
+{
+	const char *org, *repo = NULL;
 	pmbot_buf b = PMBOT_BUF_INIT;
 
-	if (!org || json_array_size(repos) != 1 ||
-	    !(repo = json_string_value(json_array_get(repos, 0))))
+	if (r->doc) {
+		const pmbot_jnode *scope = pmbot_jnode_get(pmbot_jnode_get(
+			pmbot_jdoc_root(r->doc), "report"), "scope");
+		const pmbot_jnode *repos = pmbot_jnode_get(scope, "repos");
+
+		org = jstr(pmbot_jnode_get(scope, "org"));
+		if (repos && repos->type == PMBOT_JARRAY && repos->len == 1)
+			repo = jstr(pmbot_jnode_first(repos));
+	} else {
+		const json_t *scope = json_object_get(json_object_get(r->root, "report"), "scope");
+		const json_t *repos = json_object_get(scope, "repos");
+
+		org = json_string_value(json_object_get(scope, "org"));
+		if (json_array_size(repos) == 1)
+			repo = json_string_value(json_array_get(repos, 0));
+	}
+	if (!org || !repo)
 		return NULL;
 	if (strchr(repo, '/') ? pmbot_buf_puts(&b, repo) < 0
 			      : pmbot_buf_printf(&b, "%s/%s", org, repo) < 0) {
@@ -69,14 +90,21 @@ static char *scope_target(const json_t *root)
  * Count a parsed report's items (epics, features, tasks) into the run's
  * total, before its graph is built: over limits.max_items the run stops.
  */
-static int count_items(pmbot_inputs *in, const json_t *root, const char *name,
+static int count_items(pmbot_inputs *in, const pmbot_report *r, const char *name,
 	pmbot_diag_list *diags)
 {
 	static const char *const kinds[] = { "epics", "features", "tasks" };
 	size_t i, max = in->config->max_items;
 
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		in->n_items += json_array_size(json_object_get(root, kinds[i]));
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (r->doc) {
+			const pmbot_jnode *list = pmbot_jnode_get(pmbot_jdoc_root(r->doc), kinds[i]);
+
+			in->n_items += list && list->type == PMBOT_JARRAY ? list->len : 0;
+		} else {
+			in->n_items += json_array_size(json_object_get(r->root, kinds[i]));
+		}
+	}
 	if (!max || in->n_items <= max)
 		return PMBOT_OK;
 	if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "TOO_MANY_ITEMS", name, "", 0, 0,
@@ -97,14 +125,14 @@ static int add_report(pmbot_inputs *in, const char *name, const char *text, size
 
 	pmbot_limits_default(&lim);
 	rc = pmbot_report_load(&r, name, text, len, &lim, diags);
-	if (rc == PMBOT_OK && (rc = count_items(in, r->root, name, diags)) != PMBOT_OK)
+	if (rc == PMBOT_OK && (rc = count_items(in, r, name, diags)) != PMBOT_OK)
 		goto done;
 	if (rc == PMBOT_OK)
 		rc = pmbot_report_validate(r, diags);
 	if (rc == PMBOT_OK)
 		rc = pmbot_workgraph_from_report(&g, r, diags);
 	if (rc == PMBOT_OK) {
-		scope = scope_target(r->root);
+		scope = scope_target(r);
 		if (!in->scope_conflict && scope) {
 			if (!in->scope_target)
 				in->scope_target = scope, scope = NULL;
@@ -112,7 +140,18 @@ static int add_report(pmbot_inputs *in, const char *name, const char *text, size
 				in->scope_conflict = 1;
 		}
 		free(scope);
-		rc = pmbot_workgraph_merge(in->graph, g, diags);
+		/*
+		 * The first report's graph, finished, becomes the run's: one
+		 * report is neither merged nor finished again.
+		 */
+		if (!in->graph->n_nodes && !in->graph->n_edges) {
+			pmbot_workgraph_free(in->graph);
+			in->graph = g;
+			g = NULL;
+		} else {
+			in->graph_merged = 1;
+			rc = pmbot_workgraph_merge(in->graph, g, diags);
+		}
 	}
 	if (rc != PMBOT_ERROR &&
 	    json_array_append_new(json_object_get(in->source, "reports"),
@@ -465,8 +504,13 @@ int pmbot_inputs_load(pmbot_inputs *in, const pmbot_inputs_opts *o, pmbot_diag_l
 	}
 	if (rc != PMBOT_OK)
 		return rc;
-	/* Each report's warnings were given when it was loaded: keep only new errors. */
-	{
+	/*
+	 * Each report's warnings were given when it was loaded: keep only new
+	 * errors. One report's graph was finished when it was built (its
+	 * errors stopped the run above): only a merged or an empty one is
+	 * finished here.
+	 */
+	if (in->graph_merged || !in->graph->parent) {
 		pmbot_diag_list scratch = PMBOT_DIAG_LIST_INIT;
 		size_t i;
 

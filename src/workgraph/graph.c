@@ -1,5 +1,6 @@
 #include "pmbot/workgraph.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pmbot/report.h"
@@ -48,20 +49,56 @@ int pmbot_workgraph_new(pmbot_workgraph **out)
 	return *out ? PMBOT_OK : PMBOT_ERROR;
 }
 
+/*
+ * The graph's strings (paths, file names, edge ends) live in blocks freed
+ * together: a string each was a malloc and a free each, tens of thousands
+ * for a big report, and a merge moves the blocks with the nodes.
+ */
+struct pmbot_wg_block {
+	struct pmbot_wg_block *next;
+	size_t used, size;
+	char data[];
+};
+
+#define BLOCK_MIN 4096
+#define BLOCK_MAX (1024 * 1024)
+
+char *pmbot_workgraph_strdup(pmbot_workgraph *g, const char *s)
+{
+	struct pmbot_wg_block *b = g->strings;
+	size_t len = strlen(s) + 1;
+
+	if (!b || b->size - b->used < len) {
+		/* Each block twice the last, to a cap: few blocks for a big graph, a small one for a small. */
+		size_t size = b ? (b->size < BLOCK_MAX / 2 ? b->size * 2 : BLOCK_MAX) : BLOCK_MIN;
+
+		if (size < len)
+			size = len;
+		if (!(b = malloc(sizeof(*b) + size)))
+			return NULL;
+		b->next = g->strings;
+		b->used = 0;
+		b->size = size;
+		g->strings = b;
+	}
+	memcpy(b->data + b->used, s, len);
+	b->used += len;
+	return b->data + b->used - len;
+}
+
 void pmbot_workgraph_free(pmbot_workgraph *g)
 {
 	size_t i;
 
 	if (!g)
 		return;
-	for (i = 0; i < g->n_nodes; i++) {
+	for (i = 0; i < g->n_nodes; i++)
 		json_decref(g->nodes[i].json);
-		free(g->nodes[i].source_path);
-		free(g->nodes[i].file);
-	}
-	for (i = 0; i < g->n_edges; i++) {
-		free(g->edges[i].from_id);
-		free(g->edges[i].to_id);
+	while (g->strings) {
+		struct pmbot_wg_block *next = g->strings->next;
+
+		free(g->strings);
+		g->strings = next;
 	}
 	free(g->nodes);
 	free(g->edges);
@@ -91,21 +128,20 @@ static int grow_edges(pmbot_workgraph *g)
 	return 0;
 }
 
-int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *json,
-	const char *source_path, int line)
+/* Both ways of adding a node; `json` (may be NULL) is consumed. */
+static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
+	const char *type_name, json_t *json, const char *source_path, int line)
 {
 	pmbot_wg_node *n;
-	const char *id = json_string_value(json_object_get(json, "stable_id"));
-	/* An open type has no enum value of its own: its name is the node's "type". */
-	const char *type_name = type == PMBOT_NODE_OTHER ?
-		json_string_value(json_object_get(json, "type")) : pmbot_node_type_name(type);
+	char *path = NULL;
 	int err = PMBOT_ERROR;
 
 	if (!id || !type_name || !pmbot_report_type_word_ok(type_name, strlen(type_name))) {
 		err = PMBOT_EINVALID;
 		goto done;
 	}
-	if (grow_nodes(g) < 0)
+	/* Copied first: a failure after the index names `id` would have to keep `json` alive. */
+	if (grow_nodes(g) < 0 || (source_path && !(path = pmbot_workgraph_strdup(g, source_path))))
 		goto done;
 	/* The index is rebuilt by finish; here it only catches duplicates. */
 	switch (pmbot_strmap_put(&g->index, id, NULL, NULL)) {
@@ -113,9 +149,7 @@ int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *j
 	case -1: goto done;
 	}
 	n = &g->nodes[g->n_nodes];
-	n->source_path = source_path ? strdup(source_path) : NULL;
-	if (source_path && !n->source_path)
-		return PMBOT_ERROR; /* the index still names `json`: keep it alive */
+	n->source_path = path;
 	n->stable_id = id;
 	n->type = type;
 	n->type_name = type_name;
@@ -129,6 +163,23 @@ done:
 	return err;
 }
 
+int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *json,
+	const char *source_path, int line)
+{
+	/* An open type has no enum value of its own: its name is the node's "type". */
+	return add_node(g, type, json_string_value(json_object_get(json, "stable_id")),
+		type == PMBOT_NODE_OTHER ? json_string_value(json_object_get(json, "type")) :
+		pmbot_node_type_name(type), json, source_path, line);
+}
+
+int pmbot_workgraph_add_node_ref(pmbot_workgraph *g, pmbot_node_type type,
+	const char *stable_id, const char *type_name, const char *source_path, int line)
+{
+	return add_node(g, type, stable_id,
+		type == PMBOT_NODE_OTHER ? type_name : pmbot_node_type_name(type),
+		NULL, source_path, line);
+}
+
 int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,
 	const char *from_id, const char *to_id, int external)
 {
@@ -137,13 +188,9 @@ int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,
 	if (grow_edges(g) < 0)
 		return PMBOT_ERROR;
 	e = &g->edges[g->n_edges];
-	e->from_id = strdup(from_id);
-	e->to_id = strdup(to_id);
-	if (!e->from_id || !e->to_id) {
-		free(e->from_id);
-		free(e->to_id);
+	if (!(e->from_id = pmbot_workgraph_strdup(g, from_id)) ||
+	    !(e->to_id = pmbot_workgraph_strdup(g, to_id)))
 		return PMBOT_ERROR;
-	}
 	e->type = type;
 	e->external = external;
 	g->n_edges++;
@@ -268,7 +315,8 @@ done:
  * Iterative DFS over depends_on and blocked_by edges (both mean "waits on").
  * Each back edge is one DEPENDENCY_CYCLE warning with its path.
  */
-static int check_dependencies(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags)
+static int check_dependencies(pmbot_workgraph *g, const size_t *ends, const char *file,
+	pmbot_diag_list *diags)
 {
 	size_t n = g->n_nodes ? g->n_nodes : 1;
 	size_t *first = calloc(n + 1, sizeof(*first));  /* CSR offsets */
@@ -288,8 +336,8 @@ static int check_dependencies(pmbot_workgraph *g, const char *file, pmbot_diag_l
 
 		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
 			continue;
-		from = node_index(g, e->from_id);
-		to = node_index(g, e->to_id);
+		from = ends[2 * i];
+		to = ends[2 * i + 1];
 		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
 			continue;
 		first[from + 1]++;
@@ -304,8 +352,8 @@ static int check_dependencies(pmbot_workgraph *g, const char *file, pmbot_diag_l
 
 		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
 			continue;
-		from = node_index(g, e->from_id);
-		to = node_index(g, e->to_id);
+		from = ends[2 * i];
+		to = ends[2 * i + 1];
 		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
 			continue;
 		adj[next[from]++] = to;
@@ -387,28 +435,172 @@ static int sorted(const void *v, size_t n, size_t size, int (*cmp)(const void *,
 	return 1;
 }
 
+/*
+ * A sort key: the first 16 bytes of a string as two big-endian words
+ * (NUL-padded), which order as strcmp does, so most comparisons of ids
+ * ("task:t01800") need no strcmp. `rest` is set when the string goes on.
+ */
+typedef struct {
+	uint64_t a, b;
+	const char *rest;
+} skey;
+
+static void skey_set(skey *k, const char *s)
+{
+	unsigned char b[16] = { 0 };
+	size_t len = strnlen(s, 16);
+	uint64_t a, c;
+
+	memcpy(b, s, len);
+	memcpy(&a, b, 8);
+	memcpy(&c, b + 8, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	a = __builtin_bswap64(a);
+	c = __builtin_bswap64(c);
+#endif
+	k->a = a;
+	k->b = c;
+	k->rest = len == 16 ? s + 16 : NULL;
+}
+
+static int skey_cmp(const skey *x, const skey *y)
+{
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	/* The same 16 bytes: both ended at the same NUL, or both go on. */
+	return x->rest ? strcmp(x->rest, y->rest) : 0;
+}
+
+/* A node (type 0, one key) or an edge (type, from, to) to sort. */
+struct srec {
+	skey k1, k2;
+	int type;
+};
+
+static int srec_cmp(const struct srec *x, const struct srec *y)
+{
+	int c;
+
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	if ((c = skey_cmp(&x->k1, &y->k1)))
+		return c;
+	return skey_cmp(&x->k2, &y->k2);
+}
+
+/* Stable merge sort of the indices v[0..n) into `r`, as qsort's merge sort is; `tmp` holds n / 2 + 1. */
+static void srec_sort(uint32_t *v, uint32_t *tmp, size_t n, const struct srec *r)
+{
+	size_t i, j, k, h;
+
+	if (n <= 12) {
+		for (i = 1; i < n; i++) {
+			uint32_t x = v[i];
+
+			for (j = i; j > 0 && srec_cmp(&r[v[j - 1]], &r[x]) > 0; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		return;
+	}
+	h = n / 2;
+	srec_sort(v, tmp, h, r);
+	srec_sort(v + h, tmp, n - h, r);
+	if (srec_cmp(&r[v[h - 1]], &r[v[h]]) <= 0)
+		return;
+	memcpy(tmp, v, h * sizeof(*v));
+	/* k < j while i < h: the right half is read before it is written over. */
+	for (i = 0, j = h, k = 0; i < h && j < n;)
+		v[k++] = srec_cmp(&r[v[j]], &r[tmp[i]]) < 0 ? v[j++] : tmp[i++];
+	while (i < h)
+		v[k++] = tmp[i++];
+}
+
+/*
+ * Sort nodes (edges when `edges`) as qsort with node_cmp (edge_cmp) does,
+ * through keys: a comparison is mostly two integer compares instead of a
+ * call through a pointer and a strcmp. 0, or -1 when out of memory
+ * (nothing changed).
+ */
+static int sort_by_keys(pmbot_workgraph *g, int edges)
+{
+	size_t n = edges ? g->n_edges : g->n_nodes, size = edges ? sizeof(*g->edges) :
+		sizeof(*g->nodes), i, j, k;
+	union {
+		pmbot_wg_node node;
+		pmbot_wg_edge edge;
+	} held;
+	struct srec *rec = NULL;
+	uint32_t *v = NULL, *tmp = NULL;
+	char *base = edges ? (char *)g->edges : (char *)g->nodes;
+	int rc = -1;
+
+	if (n > UINT32_MAX || !(rec = calloc(n, sizeof(*rec))) || !(v = malloc(n * sizeof(*v))) ||
+	    !(tmp = malloc((n / 2 + 1) * sizeof(*tmp))))
+		goto done;
+	for (i = 0; i < n; i++) {
+		v[i] = (uint32_t)i;
+		if (edges) {
+			rec[i].type = (int)g->edges[i].type;
+			skey_set(&rec[i].k1, g->edges[i].from_id);
+			skey_set(&rec[i].k2, g->edges[i].to_id);
+		} else {
+			rec[i].type = 0;
+			skey_set(&rec[i].k1, g->nodes[i].stable_id);
+			memset(&rec[i].k2, 0, sizeof(rec[i].k2));
+		}
+	}
+	srec_sort(v, tmp, n, rec);
+	/*
+	 * Element i takes element v[i], in place (no second array at the
+	 * peak): each cycle of the permutation is followed once, its first
+	 * element held aside; a placed element is marked v[j] == j.
+	 */
+	for (i = 0; i < n; i++) {
+		if (v[i] == i)
+			continue;
+		memcpy(&held, base + i * size, size);
+		for (j = i; v[j] != i; j = k) {
+			k = v[j];
+			memcpy(base + j * size, base + k * size, size);
+			v[j] = (uint32_t)j;
+		}
+		memcpy(base + j * size, &held, size);
+		v[j] = (uint32_t)j;
+	}
+	rc = 0;
+done:
+	free(rec);
+	free(v);
+	free(tmp);
+	return rc;
+}
+
 int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags)
 {
-	size_t i, out;
-	int errors = 0;
+	size_t i, out, *ends = NULL;
+	int errors = 0, rc = PMBOT_ERROR;
 
 	/*
 	 * qsort's pointer must not be NULL, even for zero items. Reports list
 	 * their items mostly in order and a merge appends to a finished graph:
 	 * a run already in order skips the sort. Stable ids are unique and
-	 * equal edges are deduplicated below, so the result is the same.
+	 * equal edges are deduplicated below, so the result is the same. The
+	 * sort by keys is the same order; qsort stays for when memory is short
+	 * and for the tests (pmbot_workgraph__fast off) to compare.
 	 */
-	if (g->n_nodes && !sorted(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp))
+	if (g->n_nodes && !sorted(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp) &&
+	    (!pmbot_workgraph__fast || sort_by_keys(g, 0) < 0))
 		qsort(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp);
-	if (g->n_edges && !sorted(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp))
+	if (g->n_edges && !sorted(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp) &&
+	    (!pmbot_workgraph__fast || sort_by_keys(g, 1) < 0))
 		qsort(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp);
 	/* The same edge can come from both sides (epic.features and epic_id). */
 	for (i = 0, out = 0; i < g->n_edges; i++) {
-		if (out && !edge_cmp(&g->edges[out - 1], &g->edges[i])) {
-			free(g->edges[i].from_id);
-			free(g->edges[i].to_id);
+		if (out && !edge_cmp(&g->edges[out - 1], &g->edges[i]))
 			continue;
-		}
 		g->edges[out++] = g->edges[i];
 	}
 	g->n_edges = out;
@@ -420,35 +612,46 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 		if (pmbot_strmap_put(&g->index, g->nodes[i].stable_id, &g->nodes[i], NULL) < 0)
 			return PMBOT_ERROR;
 	free(g->parent);
-	if (!(g->parent = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*g->parent))))
+	if (!(g->parent = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*g->parent))) ||
+	    !(ends = malloc((g->n_edges ? g->n_edges : 1) * 2 * sizeof(*ends))))
 		return PMBOT_ERROR;
 	for (i = 0; i < g->n_nodes; i++)
 		g->parent[i] = PMBOT_WG_NONE;
+	/*
+	 * Each edge's ends looked up once, for the parents and the dependency
+	 * check. Edges are sorted by source: a run from one node is one lookup.
+	 */
 	for (i = 0; i < g->n_edges; i++) {
 		const pmbot_wg_edge *e = &g->edges[i];
-		size_t from, to;
 
-		if (e->type != PMBOT_EDGE_PARENT_CHILD)
-			continue;
-		from = node_index(g, e->from_id);
-		to = node_index(g, e->to_id);
-		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
+		ends[2 * i] = i && !strcmp(e->from_id, g->edges[i - 1].from_id) ? ends[2 * i - 2] :
+			node_index(g, e->from_id);
+		ends[2 * i + 1] = node_index(g, e->to_id);
+	}
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_edge *e = &g->edges[i];
+		size_t from = ends[2 * i], to = ends[2 * i + 1];
+
+		if (e->type != PMBOT_EDGE_PARENT_CHILD || from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
 			continue;
 		if (g->parent[to] != PMBOT_WG_NONE) {
 			if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "CONFLICTING_PARENT", file,
 				g->nodes[to].source_path ? g->nodes[to].source_path : "",
 				g->nodes[to].line, 0, "'%s' has two parents: '%s' and '%s'",
 				e->to_id, g->nodes[g->parent[to]].stable_id, e->from_id) < 0)
-				return PMBOT_ERROR;
+				goto done;
 			errors++;
 			continue;
 		}
 		g->parent[to] = from;
 	}
 	if (check_parents(g, file, diags, &errors) < 0 ||
-	    check_dependencies(g, file, diags) < 0)
-		return PMBOT_ERROR;
-	return errors ? PMBOT_EINVALID : PMBOT_OK;
+	    check_dependencies(g, ends, file, diags) < 0)
+		goto done;
+	rc = errors ? PMBOT_EINVALID : PMBOT_OK;
+done:
+	free(ends);
+	return rc;
 }
 
 int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag_list *diags)
@@ -456,6 +659,19 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 	size_t i;
 	int rc = PMBOT_OK;
 
+	/*
+	 * The strings go first, with everything that points into them: src
+	 * keeps no string of its own, whatever fails below.
+	 */
+	if (src->strings) {
+		struct pmbot_wg_block *last = src->strings;
+
+		while (last->next)
+			last = last->next;
+		last->next = dst->strings;
+		dst->strings = src->strings;
+		src->strings = NULL;
+	}
 	if (pmbot_strmap_reserve(&dst->index, dst->index.count + src->n_nodes) < 0)
 		return PMBOT_ERROR;
 	for (i = 0; i < src->n_nodes; i++) {
@@ -483,8 +699,6 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 				return PMBOT_ERROR;
 			rc = PMBOT_EINVALID;
 			json_decref(n->json);
-			free(n->source_path);
-			free(n->file);
 			continue;
 		}
 		}

@@ -113,11 +113,109 @@ static void test_inputs_start__nothing_to_start_from_without_a_state(void **stat
 	pmbot_inputs_free(&in);
 }
 
+/*
+ * The reports' scope (the target when nothing else names one) and their
+ * item count (limits.max_items) read the same from a JSON report, which
+ * is read from its document, as from a YAML one, read from its tree.
+ */
+static const char *const yaml_report =
+	"# B\n\n```pm-bot:report-ir/v1\n"
+	"schema_version: report_ir/v1\n"
+	"report: {title: B, generated_at: '2026-11-01', scope: {org: acme, repos: [%s]}}\n"
+	"tasks:\n"
+	"  - {stable_id: 'task:y1', title: Y1, area: ui, priority: P1}\n"
+	"  - {stable_id: 'task:y2', title: Y2, area: ui, priority: P1}\n"
+	"```\n";
+
+/* The first is the target when the reports' scopes disagree. */
+#define CONFIG "repos: [acme/gadgets, acme/widgets]\n"
+
+/* Commit `config` and plans/b.md naming `b_repo`, then load: the return code. */
+static int load_reports(pmbot_inputs *in, pmbot_diag_list *d, gitrepo *g, const char *config,
+	const char *b_repo)
+{
+	char statefile[512], yaml[1024];
+	char *paths[] = { (char *)"plans/*.md" };
+	pmbot_repo *repo = NULL;
+	pmbot_inputs_opts o;
+	int rc;
+
+	snprintf(yaml, sizeof(yaml), yaml_report, b_repo);
+	assert_int_equal(gitrepo_write(g, ".github/pm-bot.yml", config), 0);
+	assert_int_equal(gitrepo_write(g, "plans/b.md", yaml), 0);
+	assert_int_equal(gitrepo_commit(g, NULL, "reports"), 0);
+	assert_int_equal(pmbot_repo_open(&repo, gitrepo_path(g), NULL), 0);
+	snprintf(statefile, sizeof(statefile), "%s/state.json", gitrepo_path(g));
+	memset(&o, 0, sizeof(o));
+	o.repo = repo;
+	o.rev = "HEAD";
+	o.paths = paths;
+	o.n_paths = 1;
+	o.state = statefile;
+	rc = pmbot_inputs_load(in, &o, d);
+	pmbot_repo_free(repo);
+	return rc;
+}
+
+static void test_inputs__json_and_yaml_reports_give_their_scope_and_item_count(void **state)
+{
+	gitrepo *g = NULL;
+	pmbot_buf report = PMBOT_BUF_INIT;
+	pmbot_inputs in;
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	const pmbot_diag *too_many;
+	int rc;
+
+	(void)state;
+	assert_int_equal(gitrepo_init(&g, 0), 0);
+	assert_int_equal(pmbot_fs_read(&report, GAUGES), 0);
+	/* plans/a.md: JSON, six items, scope acme + widgets. */
+	assert_int_equal(gitrepo_write(g, "plans/a.md", report.buf), 0);
+
+	/* They agree (one spells the owner): the scope is the target. */
+	rc = load_reports(&in, &d, g, CONFIG "limits: {max_items: 8}\n", "acme/widgets");
+	if (rc != PMBOT_OK)
+		fail_msg("%d %s: %s", rc, d.count ? d.items[0].code : "?", d.count ? d.items[0].message : "");
+	assert_int_equal(in.n_items, 8);
+	assert_string_equal(in.scope_target, "acme/widgets");
+	assert_int_equal(in.scope_conflict, 0);
+	assert_string_equal(in.target, "acme/widgets");
+	assert_int_equal(in.graph->n_nodes, 8);
+	pmbot_inputs_free(&in);
+	pmbot_diag_list_free(&d);
+
+	/* They disagree: the target is the configuration's first repository. */
+	assert_int_equal(load_reports(&in, &d, g, CONFIG "limits: {max_items: 8}\n", "gadgets"),
+		PMBOT_OK);
+	assert_int_equal(in.scope_conflict, 1);
+	assert_string_equal(in.target, "acme/gadgets");
+	pmbot_inputs_free(&in);
+	pmbot_diag_list_free(&d);
+
+	/* One item too many, counted after the YAML report; then after the JSON one. */
+	assert_int_equal(load_reports(&in, &d, g, CONFIG "limits: {max_items: 7}\n", "widgets"),
+		PMBOT_EINVALID);
+	assert_non_null(too_many = pmbot_diag_list_find(&d, "TOO_MANY_ITEMS"));
+	assert_string_equal(too_many->file, "plans/b.md");
+	pmbot_inputs_free(&in);
+	pmbot_diag_list_free(&d);
+	assert_int_equal(load_reports(&in, &d, g, CONFIG "limits: {max_items: 5}\n", "widgets"),
+		PMBOT_EINVALID);
+	assert_non_null(too_many = pmbot_diag_list_find(&d, "TOO_MANY_ITEMS"));
+	assert_string_equal(too_many->file, "plans/a.md");
+	pmbot_inputs_free(&in);
+	pmbot_diag_list_free(&d);
+
+	pmbot_buf_free(&report);
+	gitrepo_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inputs_start__describes_the_scoped_read_of_the_plan),
 		cmocka_unit_test(test_inputs_start__nothing_to_start_from_without_a_state),
+		cmocka_unit_test(test_inputs__json_and_yaml_reports_give_their_scope_and_item_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -522,6 +523,412 @@ static void test_workgraph__one_walk_builds_the_nodes_of_the_lookups(void **stat
 	pmbot_buf_free(&md);
 }
 
+/*
+ * The two ways a graph is built from a loaded report: from its document
+ * (a JSON report) with its jansson tree out of reach, so the build can
+ * read nothing else; and from its tree, the way a report without a
+ * document is read, with positions from the map the document gives.
+ * `*doc_rc` and `*tree_rc` are the builds' returns; the graphs and
+ * diagnostics are the caller's.
+ */
+static void build_both_ways(pmbot_workgraph **by_doc, pmbot_workgraph **by_tree,
+	int *doc_rc, int *tree_rc, pmbot_diag_list *d_doc, pmbot_diag_list *d_tree,
+	pmbot_report *r)
+{
+	pmbot_jdoc *doc = r->doc;
+	json_t *root = r->root;
+	pmbot_srcmap *map = NULL;
+
+	assert_non_null(doc);
+	assert_null(r->map);
+	r->root = NULL;
+	*doc_rc = pmbot_workgraph_from_report(by_doc, r, d_doc);
+	r->root = root;
+	assert_int_equal(pmbot_jdoc_srcmap(&map, doc), PMBOT_OK);
+	r->doc = NULL;
+	r->map = map;
+	*tree_rc = pmbot_workgraph_from_report(by_tree, r, d_tree);
+	r->doc = doc;
+	r->map = NULL;
+	pmbot_srcmap_free(map);
+}
+
+/* Every member of every node (in the members' order), edge and parent of `g`, one string. */
+static char *graph_text(const pmbot_workgraph *g)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t i;
+
+	if (!g)
+		return strdup("(no graph)");
+	for (i = 0; i < g->n_nodes; i++) {
+		const pmbot_wg_node *n = &g->nodes[i];
+		const pmbot_wg_node *p = pmbot_workgraph_parent(g, n);
+		char *j = json_dumps(n->json, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		assert_non_null(j);
+		assert_int_equal(pmbot_buf_printf(&b, "%s %d %s %s:%d %s parent=%s %s\n", n->stable_id,
+			(int)n->type, n->type_name, n->file ? n->file : "-", n->line,
+			n->source_path ? n->source_path : "-", p ? p->stable_id : "-", j), 0);
+		free(j);
+	}
+	for (i = 0; i < g->n_edges; i++)
+		assert_int_equal(pmbot_buf_printf(&b, "%s -%s-> %s%s\n", g->edges[i].from_id,
+			pmbot_edge_type_name(g->edges[i].type), g->edges[i].to_id,
+			g->edges[i].external ? " (external)" : ""), 0);
+	assert_int_equal(pmbot_buf_puts(&b, ""), 0);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+/*
+ * Load `json` (a Markdown report with a JSON block), validate it when
+ * `validate` (else build what the parser gave, as a caller may), and
+ * check that the document and the tree build the same graph (nodes with
+ * their members in the same order, edges, parents, lines) with the same
+ * return and diagnostics, each with the one-walk shortcut and without.
+ * Returns the build's return code; `*seen_cycle` is set when there was a
+ * DEPENDENCY_CYCLE.
+ */
+static int same_both_ways(const char *md, int validate, int *seen_cycle)
+{
+	pmbot_report *r = NULL;
+	pmbot_diag_list dl = PMBOT_DIAG_LIST_INIT;
+	char *first = NULL;
+	int fast, rc_first = 0;
+
+	assert_int_equal(pmbot_report_load(&r, "plan.json.md", md, strlen(md), NULL, &dl), PMBOT_OK);
+	if (validate && pmbot_report_validate(r, &dl) < 0) {
+		char *t = diag_text(&dl);
+
+		fail_msg("%s", t);
+	}
+	for (fast = 1; fast >= 0; fast--) {
+		pmbot_diag_list dd = PMBOT_DIAG_LIST_INIT, dt = PMBOT_DIAG_LIST_INIT;
+		pmbot_workgraph *gd = NULL, *gt = NULL;
+		char *td, *tt, *xd, *xt;
+		int rd, rt;
+
+		pmbot_workgraph__fast = fast;
+		build_both_ways(&gd, &gt, &rd, &rt, &dd, &dt, r);
+		pmbot_workgraph__fast = 1;
+		td = graph_text(gd);
+		tt = graph_text(gt);
+		xd = diag_text(&dd);
+		xt = diag_text(&dt);
+		assert_int_equal(rd, rt);
+		assert_string_equal(td, tt);
+		assert_string_equal(xd, xt);
+		*seen_cycle |= pmbot_diag_list_find(&dd, "DEPENDENCY_CYCLE") != NULL;
+		/* The shortcut and the lookups agree too. */
+		if (!first) {
+			first = strdup(td);
+			assert_non_null(first);
+			rc_first = rd;
+		} else {
+			assert_int_equal(rd, rc_first);
+			assert_string_equal(td, first);
+		}
+		free(td);
+		free(tt);
+		free(xd);
+		free(xt);
+		pmbot_workgraph_free(gd);
+		pmbot_workgraph_free(gt);
+		pmbot_diag_list_free(&dd);
+		pmbot_diag_list_free(&dt);
+	}
+	free(first);
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&dl);
+	return rc_first;
+}
+
+#define JHEAD "# Plan\n\n```pm-bot:report-ir/v1\n{\"schema_version\": \"report_ir/v1\",\n" \
+	"\"report\": {\"title\": \"T\", \"generated_at\": \"2026-02-22\", \"scope\": {\"org\": \"acme\"}},\n"
+
+/*
+ * Values a member may hold; the last two of goal, objective and
+ * milestones are odd, so they go only where the member is not checked
+ * (a task takes epic and feature members with an UNKNOWN_FIELD warning).
+ */
+static const char *const jmember_values[][6] = {
+	{ "area", "\"core\"", "\"  \"", "\"\\u00a0web \"", "\"_No response_\"", "\"\\u200bx\\u200b\"" },
+	{ "priority", "\"P1\"", "\" P2 \"", "\"\"", "\"Triage\"", "\"\\t\\n\"" },
+	{ "status", "\"open\"", "\"done\"", "\"In progress\"", "\"x\"", "\"\\u00e9t\\u00e9\"" },
+	{ "size", "\"M\"", "\"XL\"", "\"S\"", "\"L\"", "\"\"" },
+	{ "estimate_hrs", "4", "0.5", "12", "1e2", "-0.0" },
+	{ "risk", "\"Low\"", "\"High\"", "\"-- <!-- x\"", "\"M\"", "\"\\\"q\\\"\"" },
+	{ "goal", "\"do g\"", "\"a\\nb\"", "\"g\"", "null", "{\"a\": [1, 2.5, null, true, 7]}" },
+	{ "objective", "\"o\"", "\"the objective\"", "\"\"", "null", "false" },
+	{ "milestones", "[{\"title\": \"M1\", \"target_date\": \"2026-03-01\"}]", "[]",
+	  "[{\"title\": \"M2\"}]", "{\"m\": {\"n\": [[], {}]}}", "null" },
+	{ "acceptance_criteria", "[\"a\", \"b\"]", "[]", "[\"one\"]", "[\"x\"]", "[\"\\u00fc\"]" },
+	{ "owners", "[\"@a\"]", "[]", "[\"b\", \"c\"]", "[\"d\"]", "[\"e\"]" },
+	{ "links", "[\"https://example.com\"]", "[]", "[\"x\"]", "[\"y\"]", "[\"z\"]" },
+	{ "x_extra", "1", "\"x\"", "null", "[1]", "{}" },
+	{ "type", "\"bug\"", "\"spike\"", "\"ops\"", "\"load-test\"", "\"chore\"" },
+};
+
+/* The list (0 epics, 1 features, 2 tasks) whose items have member `f` checked, or -1. */
+static int checked_in(size_t f)
+{
+	const char *name = jmember_values[f][0];
+
+	return !strcmp(name, "goal") ? 1 : !strcmp(name, "objective") ||
+		!strcmp(name, "milestones") ? 0 : -1;
+}
+
+/* A generated report of `n` items with edges of every kind; the caller frees it. */
+static char *generated_report(size_t n, unsigned long seed)
+{
+	const size_t n_members = sizeof(jmember_values) / sizeof(jmember_values[0]);
+	static const char *const lists[] = { "epics", "features", "tasks" };
+	pmbot_buf md = PMBOT_BUF_INIT;
+	size_t k, i, m;
+
+	assert_int_equal(pmbot_buf_puts(&md, JHEAD), 0);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(pmbot_buf_printf(&md, "\"%s\": [\n", lists[k]), 0);
+		for (i = k; i < n; i += 3) {
+			size_t start;
+
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			start = (size_t)((seed >> 33) % n_members);
+			assert_int_equal(pmbot_buf_printf(&md, "%s  {\"stable_id\": \"%c:%zu\", "
+				"\"title\": \"T%zu\"", i < 3 ? "" : ",\n", "efx"[k], i, i), 0);
+			for (m = 0; m < n_members; m++) {
+				size_t f = (start + m) % n_members;
+
+				seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+				if ((seed >> 33) % 3 == 2 || (f == n_members - 1 && k < 2))
+					continue;
+				assert_int_equal(pmbot_buf_printf(&md, ", \"%s\": %s", jmember_values[f][0],
+					jmember_values[f][1 + (seed >> 40) % (checked_in(f) == (int)k ? 3 : 5)]), 0);
+			}
+			/*
+			 * Parents by id and by list (agreeing, as validation wants),
+			 * dependencies inside and outside the plan, so cycles too.
+			 */
+			if (k > 0 && (seed >> 20) % 4)
+				assert_int_equal(pmbot_buf_printf(&md, ", \"%s\": \"%c:%zu\"",
+					k == 1 ? "epic_id" : "feature_id", "ef"[k - 1], i - 1), 0);
+			else if (k == 2 && (seed >> 20) % 4 == 0)
+				assert_int_equal(pmbot_buf_puts(&md, ", \"feature_id\": null"), 0);
+			if (k < 2 && i + 1 < n && (seed >> 26) % 3 == 0)
+				assert_int_equal(pmbot_buf_printf(&md, ", \"%s\": [\"%c:%zu\"]",
+					k ? "tasks" : "features", "fx"[k], i + 1), 0);
+			if ((seed >> 28) % 3 == 0) {
+				size_t j = (size_t)((seed >> 30) % n);
+
+				assert_int_equal(pmbot_buf_printf(&md, ", \"depends_on\": [\"%c:%zu\", "
+					"\"https://github.com/acme/x/issues/%zu\"]", "efx"[j % 3], j, i + 1), 0);
+			}
+			if (i >= 3 && (seed >> 32) % 4 == 0)
+				assert_int_equal(pmbot_buf_printf(&md, ", \"blocked_by\": [\"%c:%zu\"]",
+					"efx"[k], i - 3), 0);
+			assert_int_equal(pmbot_buf_puts(&md, "}"), 0);
+		}
+		assert_int_equal(pmbot_buf_printf(&md, "]%s\n", k < 2 ? "," : ""), 0);
+	}
+	assert_int_equal(pmbot_buf_puts(&md, "}\n```\n"), 0);
+	return pmbot_buf_detach(&md, NULL);
+}
+
+/*
+ * A JSON report's graph is built from its document: the same graph,
+ * return and diagnostics as from its tree, for generated reports (odd
+ * members, blank areas and priorities, open types, edges in and out of
+ * the plan, cycles, two parents) and for reports that skipped validation.
+ */
+static void test_workgraph__the_document_builds_the_graph_of_the_tree(void **state)
+{
+	static const char *const unvalidated[] = {
+		/* A node needs a stable id and a title; a string id; a type that is a word. */
+		JHEAD "\"tasks\": [{\"title\": \"no id\"}]}\n```\n",
+		JHEAD "\"tasks\": [{\"stable_id\": \"t:1\"}]}\n```\n",
+		JHEAD "\"tasks\": [{\"stable_id\": 5, \"title\": \"n\"}]}\n```\n",
+		JHEAD "\"tasks\": [{\"stable_id\": \"t:1\", \"title\": \"n\", \"type\": \"Bad Type\"}]}\n```\n",
+		JHEAD "\"tasks\": [{\"stable_id\": \"t:1\", \"title\": \"a\"}, "
+		"{\"stable_id\": \"t:1\", \"title\": \"b\"}]}\n```\n",
+		/* Lists that are not lists, items that are not objects, a type that is not a string. */
+		JHEAD "\"epics\": {\"a\": 1}, \"features\": 3, \"tasks\": [7, "
+		"{\"stable_id\": \"t:2\", \"title\": [1], \"type\": 9, \"area\": 4, \"priority\": null}]}\n```\n",
+		"```pm-bot:report-ir/v1\n[1, 2]\n```\n",
+		/* Items that are arrays: no members, so no node. */
+		JHEAD "\"tasks\": [[\"stable_id\", \"title\"], {\"a\": 1}]}\n```\n",
+		/* Two parents; a parent cycle. */
+		JHEAD "\"epics\": [{\"stable_id\": \"e:0\", \"title\": \"a\", \"features\": [\"f:1\"]},\n"
+		"{\"stable_id\": \"e:3\", \"title\": \"b\", \"features\": [\"f:1\"]}],\n"
+		"\"features\": [{\"stable_id\": \"f:1\", \"title\": \"c\", \"tasks\": [\"e:0\"]}]}\n```\n",
+	};
+	static const int unvalidated_rc[] = {
+		PMBOT_ERROR, PMBOT_ERROR, PMBOT_EINVALID, PMBOT_EINVALID, PMBOT_EINVALID,
+		PMBOT_ERROR, PMBOT_OK, PMBOT_ERROR, PMBOT_EINVALID,
+	};
+	size_t i, sizes[] = { 1, 2, 3, 7, 30, 300 };
+	int seen_cycle = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned long seed;
+
+		for (seed = 1; seed < 4; seed++) {
+			char *md = generated_report(sizes[i], seed * 977 + i);
+			int rc = same_both_ways(md, 1, &seen_cycle);
+
+			assert_int_equal(rc, PMBOT_OK);
+			free(md);
+		}
+	}
+	/* The generator makes dependency cycles somewhere. */
+	assert_true(seen_cycle);
+	for (i = 0; i < sizeof(unvalidated) / sizeof(unvalidated[0]); i++)
+		assert_int_equal(same_both_ways(unvalidated[i], 0, &seen_cycle), unvalidated_rc[i]);
+}
+
+/* pmbot_workgraph_check says what pmbot_workgraph_load says of generated JSON reports too. */
+static void test_workgraph__check_says_what_load_says_of_a_json_report(void **state)
+{
+	size_t i, sizes[] = { 3, 30, 300 };
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char *md = generated_report(sizes[i], 31 + i);
+		pmbot_diag_list dl = PMBOT_DIAG_LIST_INIT, dc = PMBOT_DIAG_LIST_INIT;
+		pmbot_workgraph *g = NULL;
+		int rl = pmbot_workgraph_load(&g, "plan.md", md, strlen(md), NULL, &dl);
+		int rc = pmbot_workgraph_check("plan.md", md, strlen(md), NULL, &dc);
+		char *tl = diag_text(&dl), *tc = diag_text(&dc);
+
+		assert_true(rl == PMBOT_OK || rl == PMBOT_EINVALID);
+		assert_int_equal(rc, rl);
+		assert_string_equal(tc, tl);
+		/* Warnings at least: blank areas, unknown members, dependencies. */
+		assert_true(dl.count > 0);
+		free(tl);
+		free(tc);
+		free(md);
+		pmbot_workgraph_free(g);
+		pmbot_diag_list_free(&dl);
+		pmbot_diag_list_free(&dc);
+	}
+}
+
+/*
+ * A merge moves nodes and edges with their strings: the reports' graphs
+ * are freed before the merged one is read. A stable id in both is named
+ * with both reports and the second node dropped.
+ */
+static void test_workgraph__a_merge_keeps_the_strings_of_what_it_moved(void **state)
+{
+	static const char *const a_md = HEAD "tasks:\n"
+		"  - {stable_id: 'task:a1', title: A1, area: x, priority: p,\n"
+		"     depends_on: ['https://github.com/acme/x/issues/1']}\n"
+		"  - {stable_id: 'task:a2', title: A2, area: x, priority: p, blocked_by: ['task:a1']}\n"
+		"```\n";
+	static const char *const b_md = "# B\n\n" JHEAD "\"tasks\": [\n"
+		"{\"stable_id\": \"task:b1\", \"title\": \"B1\", \"area\": \"x\", \"priority\": \"p\"},\n"
+		"{\"stable_id\": \"task:a1\", \"title\": \"again\", \"area\": \"x\", \"priority\": \"p\"}]}\n"
+		"```\n";
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *dst = NULL, *a = NULL, *b = NULL;
+	const pmbot_diag *dup;
+	char *json;
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_new(&dst), PMBOT_OK);
+	assert_int_equal(pmbot_workgraph_load(&a, "a.md", a_md, strlen(a_md), NULL, &d), PMBOT_OK);
+	assert_int_equal(pmbot_workgraph_load(&b, "b.md", b_md, strlen(b_md), NULL, &d), PMBOT_OK);
+	assert_int_equal(pmbot_workgraph_merge(dst, a, &d), PMBOT_OK);
+	pmbot_workgraph_free(a);
+	assert_int_equal(pmbot_workgraph_merge(dst, b, &d), PMBOT_EINVALID);
+	pmbot_workgraph_free(b);
+	assert_non_null(dup = pmbot_diag_list_find(&d, "DUPLICATE_STABLE_ID"));
+	assert_string_equal(dup->file, "b.md");
+	assert_string_equal(dup->path, "/tasks/1");
+	assert_int_equal(dup->line, 10);
+	assert_string_equal(dup->message, "stable_id 'task:a1' is also used by a.md");
+	assert_int_equal(pmbot_workgraph_finish(dst, NULL, &d), PMBOT_OK);
+	assert_int_equal(dst->n_nodes, 3);
+	assert_string_equal(pmbot_workgraph_find(dst, "task:a2")->file, "a.md");
+	assert_string_equal(pmbot_workgraph_find(dst, "task:a2")->source_path, "/tasks/1");
+	assert_string_equal(pmbot_workgraph_find(dst, "task:b1")->file, "b.md");
+	assert_string_equal(pmbot_workgraph_find(dst, "task:b1")->source_path, "/tasks/0");
+	assert_int_equal(pmbot_workgraph_find(dst, "task:b1")->line, 9);
+	json = canonical(dst);
+	assert_non_null(strstr(json, "\"edges\":["
+		"{\"edge_type\":\"depends_on\",\"external\":true,\"from_id\":\"task:a1\","
+		"\"provenance\":\"report_ir\",\"to_id\":\"https://github.com/acme/x/issues/1\"},"
+		"{\"edge_type\":\"blocked_by\",\"from_id\":\"task:a2\",\"provenance\":\"report_ir\","
+		"\"to_id\":\"task:a1\"}]"));
+	assert_non_null(strstr(json, "\"title\":\"A1\""));
+	assert_null(strstr(json, "again"));
+	free(json);
+	pmbot_workgraph_free(dst);
+	pmbot_diag_list_free(&d);
+}
+
+/*
+ * Finish sorts by keys of the ids' first 16 bytes: the same order as
+ * qsort with strcmp (pmbot_workgraph__fast off), for ids that share long
+ * prefixes, end inside or past 16 bytes, or hold bytes over 0x7f, and for
+ * edges of every type that repeat (one kept, the first's external flag).
+ */
+static void test_workgraph__the_sort_by_keys_is_the_order_of_strcmp(void **state)
+{
+	static const char *const parts[] = {
+		"", "a", "task:t0", "task:t01800", "feature:f00000001", "feature:f00000001x",
+		"\xc3\xa9", "~", "https://github.com/acme/x/issues/1", "0123456789abcdef",
+		"0123456789abcde", "0123456789abcdef0",
+	};
+	const size_t n_parts = sizeof(parts) / sizeof(parts[0]);
+	unsigned long seed = 99;
+	char *texts[2] = { NULL, NULL }, *diags[2] = { NULL, NULL };
+	int fast, rc[2];
+
+	(void)state;
+	for (fast = 1; fast >= 0; fast--) {
+		pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+		pmbot_workgraph *g = NULL;
+		char ids[600][64];
+		size_t i, n = 0;
+
+		seed = 99;
+		assert_int_equal(pmbot_workgraph_new(&g), 0);
+		for (i = 0; i < 600; i++) {
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			snprintf(ids[n], sizeof(ids[n]), "%s%s%lu", parts[(seed >> 33) % n_parts],
+				parts[(seed >> 40) % n_parts], (seed >> 50) % 3);
+			/* A repeated id is refused: keep the ids that went in. */
+			if (pmbot_workgraph_add_node(g, PMBOT_NODE_TASK, node(ids[n]), NULL, 0) == PMBOT_OK)
+				n++;
+		}
+		for (i = 0; i < 1500; i++) {
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			assert_int_equal(pmbot_workgraph_add_edge(g, (pmbot_edge_type)((seed >> 20) % 4),
+				ids[(seed >> 24) % n], ids[(seed >> 40) % n], (int)((seed >> 60) & 1)), 0);
+		}
+		pmbot_workgraph__fast = fast;
+		rc[fast] = pmbot_workgraph_finish(g, "r.md", &d);
+		pmbot_workgraph__fast = 1;
+		for (i = 1; i < g->n_nodes; i++)
+			assert_true(strcmp(g->nodes[i - 1].stable_id, g->nodes[i].stable_id) < 0);
+		texts[fast] = graph_text(g);
+		diags[fast] = diag_text(&d);
+		pmbot_workgraph_free(g);
+		pmbot_diag_list_free(&d);
+	}
+	/* Two parents and cycles among the edges: errors and warnings, the same. */
+	assert_int_equal(rc[1], PMBOT_EINVALID);
+	assert_int_equal(rc[1], rc[0]);
+	assert_string_equal(texts[1], texts[0]);
+	assert_string_equal(diags[1], diags[0]);
+	for (fast = 0; fast < 2; fast++) {
+		free(texts[fast]);
+		free(diags[fast]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -541,6 +948,10 @@ int main(void)
 		cmocka_unit_test(test_workgraph__type_names_round_trip),
 		cmocka_unit_test(test_workgraph__open_type_keeps_its_name_in_every_output),
 		cmocka_unit_test(test_workgraph__check_says_what_load_says),
+		cmocka_unit_test(test_workgraph__the_document_builds_the_graph_of_the_tree),
+		cmocka_unit_test(test_workgraph__check_says_what_load_says_of_a_json_report),
+		cmocka_unit_test(test_workgraph__a_merge_keeps_the_strings_of_what_it_moved),
+		cmocka_unit_test(test_workgraph__the_sort_by_keys_is_the_order_of_strcmp),
 	};
 
 	return cmocka_run_group_tests_name("workgraph", tests, NULL, NULL);
