@@ -41,8 +41,9 @@ typedef struct {
 struct pmbot_report_pos;
 
 /*
- * A loaded report: its block and the parsed value, both as a compact
- * document (`doc`, what validation reads) and as jansson values (`root`).
+ * A loaded report: its block and the parsed value as a compact document
+ * (`doc`: validation, the WorkGraph and plan read it; no jansson tree is
+ * kept, the nodes a reader keeps are converted one by one).
  * Positions are read through pmbot_report_find(): a JSON block's document
  * carries them (no map built unless many lookups ask for one), a YAML
  * block keeps its source map, and its document's node positions are the
@@ -51,9 +52,8 @@ struct pmbot_report_pos;
 typedef struct {
 	char *file;          /* owned copy of the name given to load; NULL if none */
 	pmbot_block block;   /* owned: the chosen block */
-	json_t *root;        /* owned reference: the parsed block */
 	pmbot_jdoc *doc;     /* owned: the block as a compact document (JSON and YAML);
-	                      * a YAML block's is converted from `root` */
+	                      * a YAML block's is converted from its parsed tree */
 	pmbot_srcmap *map;   /* owned: a YAML block's positions; NULL for JSON */
 	struct pmbot_report_pos *pos; /* owned: lookups so far (see pmbot_report_find) */
 } pmbot_report;
@@ -115,8 +115,7 @@ int pmbot_report_find(const pmbot_report *report, const char *pointer,
  * Validate a loaded report: the schema layer (shape and types, JSON Schema
  * docs/schemas/report-ir.v1.schema.json) and the rule layer (unique ids,
  * references, parent agreement, triage warnings). Every problem is
- * reported, never only the first. Only report->doc is read (never `root`),
- * so a JSON and a YAML block of the same value give the same diagnostics
+ * reported, never only the first. Only report->doc is read, so a JSON and a YAML block of the same value give the same diagnostics
  * in the same order; a report without a document is PMBOT_ERROR. Returns PMBOT_OK when no error was
  * added (warnings allowed), PMBOT_EINVALID when any was, PMBOT_ERROR on
  * runtime failure.

@@ -96,7 +96,7 @@ typedef struct {
 
 /*
  * Tests only: 1 (the default) reads a report item's members in one walk
- * when building its node (from its jansson value or its document node)
+ * when building its node (from its document node)
  * and sorts nodes and edges by keys of their ids; 0 looks each member up
  * and sorts with qsort, for a test to compare.
  */

@@ -50,32 +50,17 @@ static const char *jstr(const pmbot_jnode *n)
 	return n && n->type == PMBOT_JSTRING ? n->v.s : NULL;
 }
 
-/*
- * "ORG/REPO" from a report's scope when it names exactly one repository.
- * A report with a document (JSON) is read from it: its jansson tree is
- * not needed.
- */
+/* "ORG/REPO" from a report's scope when it names exactly one repository. */
 static char *scope_target(const pmbot_report *r)
 {
-	const char *org, *repo = NULL;
+	const pmbot_jnode *scope = pmbot_jnode_get(pmbot_jnode_get(
+		pmbot_jdoc_root(r->doc), "report"), "scope");
+	const pmbot_jnode *repos = pmbot_jnode_get(scope, "repos");
+	const char *org = jstr(pmbot_jnode_get(scope, "org")), *repo = NULL;
 	pmbot_buf b = PMBOT_BUF_INIT;
 
-	if (r->doc) {
-		const pmbot_jnode *scope = pmbot_jnode_get(pmbot_jnode_get(
-			pmbot_jdoc_root(r->doc), "report"), "scope");
-		const pmbot_jnode *repos = pmbot_jnode_get(scope, "repos");
-
-		org = jstr(pmbot_jnode_get(scope, "org"));
-		if (repos && repos->type == PMBOT_JARRAY && repos->len == 1)
-			repo = jstr(pmbot_jnode_first(repos));
-	} else {
-		const json_t *scope = json_object_get(json_object_get(r->root, "report"), "scope");
-		const json_t *repos = json_object_get(scope, "repos");
-
-		org = json_string_value(json_object_get(scope, "org"));
-		if (json_array_size(repos) == 1)
-			repo = json_string_value(json_array_get(repos, 0));
-	}
+	if (repos && repos->type == PMBOT_JARRAY && repos->len == 1)
+		repo = jstr(pmbot_jnode_first(repos));
 	if (!org || !repo)
 		return NULL;
 	if (strchr(repo, '/') ? pmbot_buf_puts(&b, repo) < 0
@@ -97,13 +82,9 @@ static int count_items(pmbot_inputs *in, const pmbot_report *r, const char *name
 	size_t i, max = in->config->max_items;
 
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (r->doc) {
-			const pmbot_jnode *list = pmbot_jnode_get(pmbot_jdoc_root(r->doc), kinds[i]);
+		const pmbot_jnode *list = pmbot_jnode_get(pmbot_jdoc_root(r->doc), kinds[i]);
 
-			in->n_items += list && list->type == PMBOT_JARRAY ? list->len : 0;
-		} else {
-			in->n_items += json_array_size(json_object_get(r->root, kinds[i]));
-		}
+		in->n_items += list && list->type == PMBOT_JARRAY ? list->len : 0;
 	}
 	if (!max || in->n_items <= max)
 		return PMBOT_OK;

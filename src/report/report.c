@@ -26,55 +26,47 @@ struct pmbot_report_pos {
 /*
  * A JSON block is read into a compact document, whose nodes carry the
  * positions (no source map: validating a big report looks few up), and
- * the tree is converted from it; a YAML block fills `*map` and its
- * document is converted from the tree (YAML reports are small). Either way
- * the same parser accepts and refuses with the same diagnostics.
+ * nothing else: every reader walks the document. A YAML block fills `*map`
+ * and its document is converted from the parsed tree, which then goes
+ * (YAML reports are small). Either way the same parser accepts and refuses
+ * with the same diagnostics.
  */
-static int parse_block(json_t **root, pmbot_jdoc **doc, pmbot_srcmap **map,
+static int parse_block(pmbot_jdoc **doc, pmbot_srcmap **map,
 	const char *file, const pmbot_block *b, const pmbot_limits *lim,
 	pmbot_diag_list *diags)
 {
 	/* Column 1 of the block text is column content_column of the file. */
 	int col_base = b->content_column > 0 ? b->content_column - 1 : 0;
+	json_t *root = NULL;
 	int rc;
 
-	*root = NULL;
 	*doc = NULL;
 	*map = NULL;
-	if (b->format == PMBOT_FORMAT_JSON) {
-		rc = pmbot_jdoc_parse(doc, file, b->text, b->len,
+	if (b->format == PMBOT_FORMAT_JSON)
+		return pmbot_jdoc_parse(doc, file, b->text, b->len,
 			b->content_line, col_base, lim, diags);
-		if (rc == PMBOT_OK && pmbot_jnode_to_json(root, pmbot_jdoc_root(*doc)) < 0)
-			rc = PMBOT_ERROR;
-		if (rc != PMBOT_OK) {
-			pmbot_jdoc_free(*doc);
-			*doc = NULL;
-		}
-		return rc;
-	}
 	if (!(*map = pmbot_srcmap_new()))
 		return PMBOT_ERROR;
-	rc = pmbot_yaml_parse(root, *map, file, b->text, b->len,
+	rc = pmbot_yaml_parse(&root, *map, file, b->text, b->len,
 		b->content_line, col_base, lim, diags);
-	/* Validation reads the document whatever the block's format. */
-	if (rc == PMBOT_OK && pmbot_jdoc_from_json(doc, *root, *map) < 0)
+	if (rc == PMBOT_OK && pmbot_jdoc_from_json(doc, root, *map) < 0)
 		rc = PMBOT_ERROR;
+	json_decref(root);
 	if (rc != PMBOT_OK) {
-		json_decref(*root);
-		*root = NULL;
+		pmbot_jdoc_free(*doc);
+		*doc = NULL;
 		pmbot_srcmap_free(*map);
 		*map = NULL;
 	}
 	return rc;
 }
 
-static int has_schema_version(const json_t *root)
+static int has_schema_version(const pmbot_jdoc *doc)
 {
-	const json_t *v = json_object_get(root, "schema_version");
+	const pmbot_jnode *v = pmbot_jnode_get(pmbot_jdoc_root(doc), "schema_version");
 
-	return json_is_object(root) && json_is_string(v) &&
-		json_string_length(v) == strlen(SCHEMA_VERSION) &&
-		!memcmp(json_string_value(v), SCHEMA_VERSION, strlen(SCHEMA_VERSION));
+	return v && v->type == PMBOT_JSTRING && v->len == strlen(SCHEMA_VERSION) &&
+		!memcmp(v->v.s, SCHEMA_VERSION, strlen(SCHEMA_VERSION));
 }
 
 /* "3, 10 and 17": the fence lines of blocks idx[0..n). */
@@ -205,34 +197,29 @@ static int load_fallback(pmbot_report *r, pmbot_extract_list *blocks,
 	pmbot_diag_list scratch = PMBOT_DIAG_LIST_INIT, kept = PMBOT_DIAG_LIST_INIT;
 	pmbot_srcmap *map = NULL;
 	pmbot_jdoc *doc = NULL;
-	json_t *root = NULL;
 	size_t i, n = 0;
 	int err = PMBOT_ERROR, rc;
 
 	for (i = 0; i < blocks->count; i++) {
 		if (blocks->items[i].kind != PMBOT_EXTRACT_FALLBACK)
 			continue;
-		rc = parse_block(&root, &doc, &map, r->file, &blocks->items[i].block,
+		rc = parse_block(&doc, &map, r->file, &blocks->items[i].block,
 			lim, &scratch);
 		if (rc == PMBOT_ERROR)
 			goto done;
-		if (rc == PMBOT_OK && has_schema_version(root)) {
+		if (rc == PMBOT_OK && has_schema_version(doc)) {
 			idx[n++] = i;
 			if (n == 1) {
 				if (pmbot_diag_list_move(&kept, &scratch) < 0)
 					goto done;
-				r->root = root;
 				r->doc = doc;
 				r->map = map;
-				root = NULL;
 				doc = NULL;
 				map = NULL;
 			}
 		} else if (rc != PMBOT_OK) {
 			unparsed[i] = 1;
 		}
-		json_decref(root);
-		root = NULL;
 		pmbot_jdoc_free(doc);
 		doc = NULL;
 		pmbot_srcmap_free(map);
@@ -248,7 +235,6 @@ static int load_fallback(pmbot_report *r, pmbot_extract_list *blocks,
 		err = PMBOT_OK;
 	}
 done:
-	json_decref(root);
 	pmbot_jdoc_free(doc);
 	pmbot_srcmap_free(map);
 	pmbot_diag_list_free(&scratch);
@@ -267,7 +253,7 @@ static int load_canonical(pmbot_report *r, pmbot_extract_list *blocks,
 	if (n > 1)
 		return report_ambiguous(diags, r->file, blocks, idx, n);
 	take_block(r, blocks, idx[0]);
-	return parse_block(&r->root, &r->doc, &r->map, r->file, &r->block, lim, diags);
+	return parse_block(&r->doc, &r->map, r->file, &r->block, lim, diags);
 }
 
 int pmbot_report_load(pmbot_report **out, const char *file,
@@ -337,7 +323,6 @@ void pmbot_report_free(pmbot_report *report)
 		return;
 	free(report->file);
 	pmbot_extract_block_free(&report->block);
-	json_decref(report->root);
 	pmbot_jdoc_free(report->doc);
 	pmbot_srcmap_free(report->map);
 	if (report->pos)

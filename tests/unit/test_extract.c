@@ -47,6 +47,28 @@ static int load_string(pmbot_report **r, pmbot_diag_list *d, const char *md)
 }
 
 /* The string at JSON Pointer-ish path a/b/c (object members only). */
+/*
+ * The report's value as jansson values, for assertions: converted from its
+ * document, valid until the next call (the group teardown frees the last).
+ */
+static json_t *last_tree;
+
+static json_t *tree_of(const pmbot_report *r)
+{
+	json_decref(last_tree);
+	last_tree = NULL;
+	assert_int_equal(pmbot_jnode_to_json(&last_tree, pmbot_jdoc_root(r->doc)), PMBOT_OK);
+	return last_tree;
+}
+
+static int free_tree(void **state)
+{
+	(void)state;
+	json_decref(last_tree);
+	last_tree = NULL;
+	return 0;
+}
+
 static const char *str_at(const json_t *root, const char *k1, const char *k2)
 {
 	const json_t *v = json_object_get(root, k1);
@@ -110,9 +132,9 @@ static void test_extract__loads_canonical_json_block(void **state)
 	assert_int_equal(r->block.content_column, 1);
 	assert_int_equal(r->block.len, strlen(r->block.text));
 	assert_int_equal(r->block.text[0], '{');
-	assert_string_equal(str_at(r->root, "report", "title"), "JSON plan");
+	assert_string_equal(str_at(tree_of(r), "report", "title"), "JSON plan");
 	assert_string_equal(json_string_value(json_object_get(
-		json_array_get(json_object_get(r->root, "features"), 0), "stable_id")),
+		json_array_get(json_object_get(tree_of(r), "features"), 0), "stable_id")),
 		"feat:extract");
 	assert_position(r, "/report/title", 9, 0);
 	assert_position(r, "/features/0", 14, 0);
@@ -131,10 +153,10 @@ static void test_extract__loads_canonical_yaml_block(void **state)
 	assert_int_equal(r->block.canonical, 1);
 	assert_int_equal(r->block.format, PMBOT_FORMAT_YAML);
 	assert_int_equal(r->block.fence_line, 5);
-	assert_string_equal(str_at(r->root, "schema_version", NULL), "report_ir/v1");
-	assert_string_equal(str_at(r->root, "report", "generated_at"), "2026-02-22");
+	assert_string_equal(str_at(tree_of(r), "schema_version", NULL), "report_ir/v1");
+	assert_string_equal(str_at(tree_of(r), "report", "generated_at"), "2026-02-22");
 	assert_string_equal(json_string_value(json_object_get(
-		json_array_get(json_object_get(r->root, "tasks"), 0), "title")), "Parse YAML");
+		json_array_get(json_object_get(tree_of(r), "tasks"), 0), "title")), "Parse YAML");
 	assert_position(r, "/report/title", 8, 3);
 	assert_position(r, "/tasks/0/title", 14, 5);
 	pmbot_report_free(r);
@@ -151,7 +173,7 @@ static void test_extract__accepts_legacy_alias(void **state)
 	assert_int_equal(r->block.canonical, 1);
 	assert_string_equal(r->block.info, "pm-bot:report_ir/v1");
 	assert_int_equal(r->block.format, PMBOT_FORMAT_JSON);
-	assert_string_equal(str_at(r->root, "report", "title"), "Legacy");
+	assert_string_equal(str_at(tree_of(r), "report", "title"), "Legacy");
 	pmbot_report_free(r);
 	pmbot_diag_list_free(&d);
 }
@@ -166,7 +188,7 @@ static void test_extract__accepts_tilde_fence(void **state)
 	assert_int_equal(r->block.canonical, 1);
 	assert_int_equal(r->block.format, PMBOT_FORMAT_YAML);
 	assert_int_equal(r->block.fence_line, 3);
-	assert_string_equal(str_at(r->root, "report", "title"), "Tildes");
+	assert_string_equal(str_at(tree_of(r), "report", "title"), "Tildes");
 	assert_position(r, "/report/title", 6, 3);
 	pmbot_report_free(r);
 	pmbot_diag_list_free(&d);
@@ -182,8 +204,8 @@ static void test_extract__longer_fence_keeps_inner_backtick_lines(void **state)
 	assert_int_equal(load_fixture(&r, &d, "longer-fence.md"), PMBOT_OK);
 	assert_int_equal(d.count, 0);
 	assert_int_equal(r->block.fence_line, 5);
-	assert_string_equal(str_at(r->root, "report", "title"), "Longer fence");
-	note = json_string_value(json_array_get(json_object_get(r->root, "notes"), 0));
+	assert_string_equal(str_at(tree_of(r), "report", "title"), "Longer fence");
+	note = json_string_value(json_array_get(json_object_get(tree_of(r), "notes"), 0));
 	assert_non_null(note);
 	assert_string_equal(note, "```json\n{\"inner\": true}\n```\n");
 	pmbot_report_free(r);
@@ -202,7 +224,7 @@ static void test_extract__maps_lines_of_fence_in_list_item(void **state)
 	assert_int_equal(r->block.content_column, 4);
 	/* The list item's indentation is not part of the block text. */
 	assert_memory_equal(r->block.text, "schema_version:", 15);
-	assert_string_equal(str_at(r->root, "report", "title"), "In a list");
+	assert_string_equal(str_at(tree_of(r), "report", "title"), "In a list");
 	assert_position(r, "/schema_version", 7, 4);
 	assert_position(r, "/report/title", 9, 6);
 	pmbot_report_free(r);
@@ -220,7 +242,7 @@ static void test_extract__maps_lines_of_fence_in_block_quote(void **state)
 	assert_int_equal(r->block.content_column, 3);
 	assert_int_equal(r->block.format, PMBOT_FORMAT_JSON);
 	assert_null(strchr(r->block.text, '>'));
-	assert_string_equal(str_at(r->root, "report", "title"), "Quoted");
+	assert_string_equal(str_at(tree_of(r), "report", "title"), "Quoted");
 	assert_position(r, "/schema_version", 7, 0);
 	assert_position(r, "/report/title", 8, 0);
 	pmbot_report_free(r);
@@ -309,7 +331,7 @@ static void test_extract__fallback_uses_single_candidate(void **state)
 	assert_string_equal(r->block.info, "JSON");
 	assert_int_equal(r->block.fence_line, 30);
 	assert_int_equal(r->block.content_line, 31);
-	assert_string_equal(str_at(r->root, "report", "title"), "Fallback");
+	assert_string_equal(str_at(tree_of(r), "report", "title"), "Fallback");
 	assert_position(r, "/report", 33, 0);
 	pmbot_report_free(r);
 	pmbot_diag_list_free(&d);
@@ -374,7 +396,7 @@ static void test_extract__canonical_block_wins_over_fallback_candidate(void **st
 	assert_int_equal(d.count, 0);
 	assert_int_equal(r->block.canonical, 1);
 	assert_int_equal(r->block.fence_line, 7);
-	assert_string_equal(str_at(r->root, "report", "title"), "Canonical wins");
+	assert_string_equal(str_at(tree_of(r), "report", "title"), "Canonical wins");
 	pmbot_report_free(r);
 	pmbot_diag_list_free(&d);
 }
@@ -443,7 +465,7 @@ static void test_extract__crlf_file_keeps_line_numbers(void **state)
 	assert_int_equal(d.count, 0);
 	assert_int_equal(r->block.fence_line, 5);
 	assert_null(strchr(r->block.text, '\r'));
-	assert_string_equal(str_at(r->root, "report", "title"), "YAML plan");
+	assert_string_equal(str_at(tree_of(r), "report", "title"), "YAML plan");
 	assert_position(r, "/tasks/0/title", 14, 5);
 	pmbot_report_free(r);
 
@@ -545,8 +567,8 @@ static void test_extract__canonical_format_follows_first_character(void **state)
 	(void)state;
 	assert_int_equal(load_string(&r, &d, "```pm-bot:report-ir/v1\n\n  [1, 2]\n```\n"), PMBOT_OK);
 	assert_int_equal(r->block.format, PMBOT_FORMAT_JSON);
-	assert_true(json_is_array(r->root));
-	assert_int_equal(json_array_size(r->root), 2);
+	assert_true(json_is_array(tree_of(r)));
+	assert_int_equal(json_array_size(tree_of(r)), 2);
 	pmbot_report_free(r);
 
 	/* A YAML flow mapping would also start with '{', so the rule is the
@@ -554,7 +576,7 @@ static void test_extract__canonical_format_follows_first_character(void **state)
 	assert_int_equal(load_string(&r, &d, "```pm-bot:report-ir/v1\n---\nschema_version: report_ir/v1\n```\n"),
 		PMBOT_OK);
 	assert_int_equal(r->block.format, PMBOT_FORMAT_YAML);
-	assert_string_equal(str_at(r->root, "schema_version", NULL), "report_ir/v1");
+	assert_string_equal(str_at(tree_of(r), "schema_version", NULL), "report_ir/v1");
 	pmbot_report_free(r);
 	assert_int_equal(d.count, 0);
 	pmbot_diag_list_free(&d);
@@ -569,8 +591,8 @@ static void test_extract__same_input_gives_same_bytes(void **state)
 	(void)state;
 	assert_int_equal(load_fixture(&r1, &d, "fallback-one.md"), PMBOT_OK);
 	assert_int_equal(load_fixture(&r2, &d, "fallback-one.md"), PMBOT_OK);
-	assert_int_equal(pmbot_json_canonical(&a, r1->root), 0);
-	assert_int_equal(pmbot_json_canonical(&b, r2->root), 0);
+	assert_int_equal(pmbot_json_canonical(&a, tree_of(r1)), 0);
+	assert_int_equal(pmbot_json_canonical(&b, tree_of(r2)), 0);
 	assert_true(a.len > 0);
 	assert_int_equal(a.len, b.len);
 	assert_memory_equal(a.buf, b.buf, a.len);
@@ -817,11 +839,11 @@ static void test_extract__json_positions_answer_as_the_parsers_map(void **state)
 	assert_non_null(ref = pmbot_srcmap_new());
 	assert_int_equal(pmbot_json_parse(&root, ref, "mem.md", r->block.text, r->block.len,
 		r->block.content_line, r->block.content_column - 1, NULL, &d), PMBOT_OK);
-	assert_true(json_equal(root, r->root));
+	assert_true(json_equal(root, tree_of(r)));
 	/* Enough rounds to pass from walking the document to its map. */
 	for (round = 0; round < 3; round++) {
 		pmbot_buf_clear(&ptr);
-		check_find_all(r, ref, r->root, &ptr);
+		check_find_all(r, ref, tree_of(r), &ptr);
 		check_find(r, ref, "tasks");
 		check_find(r, ref, "/a~1b/c~0d/1/");
 		check_find(r, ref, "/a~1b/c~1d");
@@ -856,6 +878,7 @@ static void test_extract__yaml_document_answers_as_its_map(void **state)
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
 	pmbot_buf ptr = PMBOT_BUF_INIT;
 	pmbot_report *r = NULL, walked;
+	pmbot_srcmap *ref = NULL;
 	const pmbot_jnode *n;
 	json_t *back = NULL;
 
@@ -864,8 +887,12 @@ static void test_extract__yaml_document_answers_as_its_map(void **state)
 	assert_int_equal(r->block.format, PMBOT_FORMAT_YAML);
 	assert_non_null(r->doc);
 	assert_non_null(r->map);
-	assert_int_equal(pmbot_jnode_to_json(&back, pmbot_jdoc_root(r->doc)), PMBOT_OK);
-	assert_true(json_equal(back, r->root));
+	/* The document holds the value the YAML parser reads from the block. */
+	assert_non_null(ref = pmbot_srcmap_new());
+	assert_int_equal(pmbot_yaml_parse(&back, ref, "mem.md", r->block.text, r->block.len,
+		r->block.content_line, r->block.content_column - 1, NULL, &d), PMBOT_OK);
+	assert_true(json_equal(back, tree_of(r)));
+	pmbot_srcmap_free(ref);
 	n = pmbot_jnode_at(pmbot_jnode_get(pmbot_jdoc_root(r->doc), "tasks"), 1);
 	assert_int_equal(n->line, 9);
 	assert_int_equal(n->column, 7);
@@ -876,7 +903,7 @@ static void test_extract__yaml_document_answers_as_its_map(void **state)
 	walked = *r;
 	walked.map = NULL;
 	walked.pos = NULL;
-	check_find_all(&walked, r->map, r->root, &ptr);
+	check_find_all(&walked, r->map, tree_of(r), &ptr);
 	check_find(&walked, r->map, "tasks");
 	check_find(&walked, r->map, "/a~1b/c~0d/1/");
 	check_find(&walked, r->map, "/a/b");
@@ -922,5 +949,5 @@ int main(void)
 		cmocka_unit_test(test_extract__yaml_document_answers_as_its_map),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, free_tree);
 }
