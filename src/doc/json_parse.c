@@ -283,30 +283,63 @@ static int halt(parser *ps, int stop, int want, const unsigned char *at)
 	return -1;
 }
 
+/* Past the run of spaces at `p`, at most up to `end`. */
+static const unsigned char *skip_spaces(const unsigned char *p, const unsigned char *end)
+{
+#if defined(__SSE2__)
+	/*
+	 * Pretty-printed text indents every line: sixteen bytes per compare,
+	 * and the exact place of the first byte that is not a space.
+	 */
+	while (end - p >= 16) {
+		__m128i v;
+		unsigned m;
+
+		memcpy(&v, p, 16);
+		m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))) ^ 0xffffu;
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
+	while (end - p >= 8 && !memcmp(p, "        ", 8))
+		p += 8;
+	while (p < end && *p == ' ')
+		p++;
+	return p;
+}
+
 /* Only the four JSON whitespace characters; lines end at '\n'. */
-static void skip_ws(parser *ps)
+static void skip_ws_run(parser *ps)
 {
 	const unsigned char *p = ps->p, *end = ps->end;
 
 	while (p < end) {
 		if (*p == ' ') {
-			/* Indentation comes in runs: eight spaces per compare. */
-			while (end - p >= 8 && !memcmp(p, "        ", 8))
-				p += 8;
-			while (p < end && *p == ' ')
-				p++;
-		} else if (*p == '\t' || *p == '\r') {
-			p++;
+			p = skip_spaces(p + 1, end);
 		} else if (*p == '\n') {
 			p++;
 			ps->line++;
 			ps->line_start = p;
 			ps->cont = 0;
+		} else if (*p == '\t' || *p == '\r') {
+			p++;
 		} else {
 			break;
 		}
 	}
 	ps->p = p;
+}
+
+/*
+ * Compact text (a State file) has no whitespace between tokens at all:
+ * every byte above ' ' ends the run before it starts, without a call.
+ */
+static inline void skip_ws(parser *ps)
+{
+	if (ps->p < ps->end && *ps->p > ' ')
+		return;
+	skip_ws_run(ps);
 }
 
 /* 1-based column of `at` on the current line, in characters. */
@@ -434,8 +467,9 @@ static int scan_string(parser *ps, pmbot_buf *dec, const char **s, size_t *n)
 				_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
 				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
 			if (m) {
+				/* Exactly there: the word and byte loops would only agree. */
 				p += __builtin_ctz((unsigned)m);
-				break;
+				goto special;
 			}
 			p += 16;
 		}
@@ -452,6 +486,9 @@ static int scan_string(parser *ps, pmbot_buf *dec, const char **s, size_t *n)
 			p++;
 		if (p >= end)
 			return 0;
+#if defined(__SSE2__)
+special:
+#endif
 		if (*p == '"')
 			break;
 		if (*p >= 0x80) {
@@ -923,6 +960,7 @@ static int parse_object(parser *ps, json_t **out)
 	pmbot_buf kbuf = PMBOT_BUF_INIT; /* escaped keys only: allocates on first use */
 	json_t *obj = NULL, *v;
 	size_t base = ps->ptr.len, klen, mem;
+	uint64_t seen = 0, bit;    /* a filter of the keys so far */
 	const char *k;
 	long idx = 0;
 	int err = -1, rc, line, col;
@@ -948,7 +986,13 @@ static int parse_object(parser *ps, json_t **out)
 				halt(ps, rc < 0 ? STOP_NOMEM : STOP_SYNTAX, WANT_KEY, key_at);
 				goto done;
 			}
-			if (ps->cd ? cd_has_key(ps->cd, (uint32_t)idx, k, klen) :
+			/*
+			 * A key whose length and end bytes no earlier member shares
+			 * cannot be a duplicate: most members skip the look.
+			 */
+			bit = (uint64_t)1 << ((klen + (klen ? (unsigned char)k[0] * 3u +
+				(unsigned char)k[klen - 1] * 5u : 0)) & 63);
+			if (ps->cd ? (seen & bit) && cd_has_key(ps->cd, (uint32_t)idx, k, klen) :
 			    json_object_getn(obj, k, klen) != NULL) {
 				pmbot_buf_truncate(&ps->ptr, base);
 				if (push_key(&ps->ptr, k, klen) < 0 ||
@@ -975,6 +1019,7 @@ static int parse_object(parser *ps, json_t **out)
 			mem = ps->cd ? ps->cd->count : 0;
 			if (parse_value(ps, &v, WANT_VALUE) < 0)
 				goto done;
+			seen |= bit;
 			if (ps->cd ? cd_member_added(ps->cd, (uint32_t)idx, (uint32_t)mem) < 0 :
 			    json_object_setn_new_nocheck(obj, k, klen, v) < 0) {
 				halt(ps, STOP_NOMEM, 0, ps->p);
