@@ -117,31 +117,29 @@ static unsigned long hex4(const unsigned char *s)
 	return v;
 }
 
-static int put_utf8(pmbot_buf *b, unsigned long cp)
+/* `cp` as UTF-8 into `u` (room for 4); the byte count. */
+static size_t put_utf8(char *u, unsigned long cp)
 {
-	char u[4];
-	size_t n;
-
 	if (cp < 0x80) {
 		u[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
+		return 1;
+	}
+	if (cp < 0x800) {
 		u[0] = (char)(0xc0 | (cp >> 6));
 		u[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
+		return 2;
+	}
+	if (cp < 0x10000) {
 		u[0] = (char)(0xe0 | (cp >> 12));
 		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
 		u[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		u[0] = (char)(0xf0 | (cp >> 18));
-		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
+		return 3;
 	}
-	return pmbot_buf_put(b, u, n);
+	u[0] = (char)(0xf0 | (cp >> 18));
+	u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	u[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
 }
 
 /*
@@ -395,42 +393,50 @@ static char simple_escape(unsigned char e)
 }
 
 /*
- * Decode the escape at `p` (on its '\\') into `dec`. Bytes consumed, 0 when
- * jansson would refuse it (unknown escape, bad hex, lone surrogate) or it
- * is \u0000, -1 when out of memory.
+ * Decode the escape at `p` (on its '\\') into `u` (at most 4 bytes, `*un`
+ * of them). Bytes consumed, or 0 when jansson would refuse it (unknown
+ * escape, bad hex, lone surrogate) or it is \u0000.
  */
-static long unescape(pmbot_buf *dec, const unsigned char *p, const unsigned char *end)
+static size_t decode_escape(char *u, size_t *un, const unsigned char *p,
+	const unsigned char *end)
 {
 	unsigned long cp, lo;
 	char c;
 
 	if (end - p < 2)
 		return 0;
-	switch (p[1]) {
-	case '"': case '\\': case '/': c = (char)p[1]; break;
-	case 'b': c = '\b'; break;
-	case 'f': c = '\f'; break;
-	case 'n': c = '\n'; break;
-	case 'r': c = '\r'; break;
-	case 't': c = '\t'; break;
-	case 'u':
-		if (end - p < 6 || (cp = hex4(p + 2)) > 0xffff || cp == 0)
-			return 0;
-		if (cp >= 0xdc00 && cp <= 0xdfff)
-			return 0;
-		if (cp < 0xd800 || cp > 0xdbff)
-			return put_utf8(dec, cp) < 0 ? -1 : 6;
-		if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
-			return 0;
-		lo = hex4(p + 8);
-		if (lo < 0xdc00 || lo > 0xdfff)
-			return 0;
-		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-		return put_utf8(dec, cp) < 0 ? -1 : 12;
-	default:
-		return 0;
+	if ((c = simple_escape(p[1]))) {
+		u[0] = c;
+		*un = 1;
+		return 2;
 	}
-	return pmbot_buf_putc(dec, c) < 0 ? -1 : 2;
+	if (p[1] != 'u' || end - p < 6 || (cp = hex4(p + 2)) > 0xffff || cp == 0)
+		return 0;
+	if (cp >= 0xdc00 && cp <= 0xdfff)
+		return 0;
+	if (cp < 0xd800 || cp > 0xdbff) {
+		*un = put_utf8(u, cp);
+		return 6;
+	}
+	if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
+		return 0;
+	lo = hex4(p + 8);
+	if (lo < 0xdc00 || lo > 0xdfff)
+		return 0;
+	cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+	*un = put_utf8(u, cp);
+	return 12;
+}
+
+/* decode_escape() onto the end of `dec`. Bytes consumed, 0 when refused, -1 out of memory. */
+static long unescape(pmbot_buf *dec, const unsigned char *p, const unsigned char *end)
+{
+	char u[4];
+	size_t un = 0, used = decode_escape(u, &un, p, end);
+
+	if (!used)
+		return 0;
+	return pmbot_buf_put(dec, u, un) < 0 ? -1 : (long)used;
 }
 
 /*
@@ -538,6 +544,95 @@ special:
 	return 1;
 }
 
+/*
+ * scan_string() for the compact sink, in the same pass: the decoded bytes
+ * and a NUL go straight into the arena, where the node will point, so a
+ * string is read once and written once, with no buffer between. Blocks
+ * are stored before they are looked at, which stays inside the arena's
+ * len + 1 bytes: every literal before this one took at most its own
+ * length of arena, so the arena end lags the text being read by at least
+ * one byte (this one's opening quote), and an escape only widens the gap.
+ * Same results as scan_string(), and never out of memory.
+ */
+static int scan_string_cd(parser *ps, const char **s, size_t *n)
+{
+	pmbot_jdoc *cd = ps->cd;
+	const unsigned char *p = ps->p + 1, *end = ps->end;
+	char *d0 = cd->arena + cd->used, *d = d0;
+
+	for (;;) {
+		size_t k, un;
+		char c;
+
+#if defined(__SSE2__)
+		while (end - p >= 16) {
+			__m128i v;
+			int m;
+
+			memcpy(&v, p, 16);
+			memcpy(d, &v, 16);
+			m = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+				_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+				_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+			if (m) {
+				k = (size_t)__builtin_ctz((unsigned)m);
+				p += k;
+				d += k;
+				goto special;
+			}
+			p += 16;
+			d += 16;
+		}
+#endif
+		while (end - p >= 8) {
+			uint64_t w;
+
+			memcpy(&w, p, 8);
+			if (word_special(w))
+				break;
+			memcpy(d, &w, 8);
+			p += 8;
+			d += 8;
+		}
+		while (p < end && is_plain(*p))
+			*d++ = (char)*p++;
+		if (p >= end)
+			return 0;
+#if defined(__SSE2__)
+special:
+#endif
+		if (*p == '"')
+			break;
+		if (*p >= 0x80) {
+			if (!(k = pmbot_utf8_seq(p, (size_t)(end - p))))
+				return 0;
+			ps->cont += k - 1;
+			memcpy(d, p, k);
+			d += k;
+			p += k;
+			continue;
+		}
+		if (*p != '\\')
+			return 0; /* a control character */
+		if (end - p >= 2 && (c = simple_escape(p[1]))) {
+			*d++ = c;
+			p += 2;
+			continue;
+		}
+		if (!(k = decode_escape(d, &un, p, end)))
+			return 0;
+		d += un;
+		p += k;
+	}
+	*d = '\0';
+	*s = d0;
+	*n = (size_t)(d - d0);
+	cd->used += *n + 1;
+	ps->p = p + 1;
+	return 1;
+}
+
 static char decimal_point(void)
 {
 	const struct lconv *lc = localeconv();
@@ -582,8 +677,8 @@ static long cd_node(parser *ps, unsigned char type)
 	n->column = ps->pc;
 	n->skip = 1;
 	if (ps->pk) {
-		if (!(n->key = cd_copy(cd, ps->pk, ps->pkl)))
-			return -1;
+		/* In the arena already: scan_string_cd() put it there. */
+		n->key = ps->pk;
 		n->key_len = (uint32_t)ps->pkl;
 		ps->pk = NULL;
 	}
@@ -598,8 +693,7 @@ static int cd_string(parser *ps, const char *s, size_t len)
 	if (i < 0)
 		return -1;
 	n = &ps->cd->nodes[i];
-	if (!(n->v.s = cd_copy(ps->cd, s, len)))
-		return -1;
+	n->v.s = s; /* in the arena already: scan_string_cd() put it there */
 	n->len = (uint32_t)len;
 	return 1;
 }
@@ -982,7 +1076,8 @@ static int parse_object(parser *ps, json_t **out)
 			key_at = ps->p;
 			line = ps->line;
 			col = column_of(ps, key_at);
-			if ((rc = scan_string(ps, &kbuf, &k, &klen)) <= 0) {
+			if ((rc = ps->cd ? scan_string_cd(ps, &k, &klen) :
+					scan_string(ps, &kbuf, &k, &klen)) <= 0) {
 				halt(ps, rc < 0 ? STOP_NOMEM : STOP_SYNTAX, WANT_KEY, key_at);
 				goto done;
 			}
@@ -1013,7 +1108,7 @@ static int parse_object(parser *ps, json_t **out)
 			}
 			ps->p++;
 			skip_ws(ps);
-			/* `k` stays valid: it is the text or kbuf, never ps->str. */
+			/* `k` stays valid: it is the arena, the text or kbuf, never ps->str. */
 			ps->pk = k;
 			ps->pkl = klen;
 			mem = ps->cd ? ps->cd->count : 0;
@@ -1070,7 +1165,8 @@ static int parse_value(parser *ps, json_t **out, int want)
 	case '[':
 		return parse_array(ps, out);
 	case '"':
-		if ((rc = scan_string(ps, &ps->str, &s, &n)) > 0 &&
+		if ((rc = ps->cd ? scan_string_cd(ps, &s, &n) :
+				scan_string(ps, &ps->str, &s, &n)) > 0 &&
 		    (ps->cd ? cd_string(ps, s, n) < 0 : !(*out = json_stringn_nocheck(s, n))))
 			rc = -1;
 		break;
