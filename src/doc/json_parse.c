@@ -335,8 +335,15 @@ static void skip_ws_run(parser *ps)
  */
 static inline void skip_ws(parser *ps)
 {
-	if (ps->p < ps->end && *ps->p > ' ')
+	const unsigned char *p = ps->p;
+
+	if (p < ps->end && *p > ' ')
 		return;
+	/* Pretty-printed: the one space after a member's ':'. */
+	if (ps->end - p >= 2 && p[0] == ' ' && p[1] > ' ') {
+		ps->p = p + 1;
+		return;
+	}
 	skip_ws_run(ps);
 }
 
@@ -347,7 +354,7 @@ static int column_of(const parser *ps, const unsigned char *at)
 }
 
 /* Record the current pointer at file position (line, col). 0, or -1 out of memory. */
-static int mark(parser *ps, int line, int col)
+static inline int mark(parser *ps, int line, int col)
 {
 	if (ps->cd) {
 		ps->pl = ps->line_base + line - 1;
