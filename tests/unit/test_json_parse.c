@@ -1372,6 +1372,165 @@ static void test_json_parse__short_decimals_are_the_doubles_strtod_gives(void **
 	assert_int_equal(diags.count, 0);
 }
 
+/*
+ * Whitespace is skipped sixteen bytes at a time and compact text not at
+ * all: runs of every length up to past two blocks, of spaces alone and
+ * after "\n", "\r\n" and tabs, between every pair of tokens, must leave
+ * the same values, positions and refusals (a token after a run is where
+ * a diagnostic points).
+ */
+static void test_json_parse__whitespace_runs_of_every_length_keep_positions(void **state)
+{
+	static const char *const lead[] = { "", "\n", "\r\n", "\t", " \t", "\n\t", "\t\n " };
+	static const char *const docs[] = {
+		/* %s marks where the run goes; accepted, then refused */
+		"{%s\"key\"%s:%s\"value\"%s,%s\"n\"%s:%s[%s1%s,%s-2.5%s]%s}",
+		"%s[%strue%s,%s{%s}%s,%s[%s]%s,%snull%s]%s",
+		"{%s\"a\"%s:%s1%s,%s\"a\"%s:%s2%s}",
+		"[%s1%s,%s]%s",
+		"{%s\"a\"%s%s1%s}%s",
+		"%s\"%s\xc3\xa9%s\"%s,",
+		"[%s\"x\"%s\"y\"%s]%s",
+	};
+	pmbot_buf doc = PMBOT_BUF_INIT, run = PMBOT_BUF_INIT;
+	tally t = { 0, 0, 0 };
+	size_t d, l, n;
+
+	(void)state;
+	for (d = 0; d < sizeof(docs) / sizeof(docs[0]); d++) {
+		for (l = 0; l < sizeof(lead) / sizeof(lead[0]); l++) {
+			for (n = 0; n <= 40; n++) {
+				const char *f;
+
+				pmbot_buf_clear(&run);
+				assert_int_equal(pmbot_buf_puts(&run, lead[l]), 0);
+				assert_int_equal(pmbot_buf_printf(&run, "%*s", (int)n, ""), 0);
+				/* Every slot gets the run: positions shift by it each time. */
+				pmbot_buf_clear(&doc);
+				for (f = docs[d]; *f; f++) {
+					if (f[0] == '%' && f[1] == 's') {
+						assert_int_equal(pmbot_buf_put(&doc, run.buf, run.len), 0);
+						f++;
+					} else {
+						assert_int_equal(pmbot_buf_putc(&doc, *f), 0);
+					}
+				}
+				assert_true(agrees(&t, doc.buf, doc.len));
+			}
+		}
+	}
+	assert_int_equal(t.failures, 0);
+	assert_true(t.accepted >= 2 * 7 * 41);
+	assert_true(t.refused >= 4 * 7 * 41);
+	pmbot_buf_free(&doc);
+	pmbot_buf_free(&run);
+}
+
+/*
+ * Strings and keys are decoded straight into the compact document's
+ * string block, sixteen bytes stored at a time: a literal of every length
+ * up to past two blocks, with an escape, a multi-byte character or a bad
+ * byte at every offset, as the last bytes of the text (agrees() parses
+ * an exact-size copy) and followed by more strings, must decode to the
+ * same bytes and be refused the same way.
+ */
+static void test_json_parse__strings_of_every_length_and_shape_decode_alike(void **state)
+{
+	static const char *const odd[] = { "", "\\n", "\\\"", "\\\\", "\\u00e9", "\\ud83d\\ude00",
+		"\\u4e2d", "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\x01", "\\x", "\\u12",
+		"\\u0000", "\\ud800", "\xc3", "\xff", "\\" };
+	static const char *const wrap[] = {
+		"%s", "[%s]", "{%s:%s}", "[%s,%s,%s]", "{\"k\":%s,\"k2\":%s}", "%s ",
+	};
+	pmbot_buf lit = PMBOT_BUF_INIT, doc = PMBOT_BUF_INIT;
+	tally t = { 0, 0, 0 };
+	size_t o, w, n, at;
+
+	(void)state;
+	for (o = 0; o < sizeof(odd) / sizeof(odd[0]); o++) {
+		for (n = 0; n <= 36; n++) {
+			for (at = 0; at <= n; at += (o ? 1 : n + 1)) {
+				size_t i;
+
+				/* `n` plain bytes with the odd piece at offset `at`. */
+				pmbot_buf_clear(&lit);
+				assert_int_equal(pmbot_buf_putc(&lit, '"'), 0);
+				for (i = 0; i <= n; i++) {
+					if (i == at)
+						assert_int_equal(pmbot_buf_puts(&lit, odd[o]), 0);
+					if (i < n)
+						assert_int_equal(pmbot_buf_putc(&lit,
+							(char)('a' + (i * 7 + n) % 26)), 0);
+				}
+				assert_int_equal(pmbot_buf_putc(&lit, '"'), 0);
+				for (w = 0; w < sizeof(wrap) / sizeof(wrap[0]); w++) {
+					const char *f;
+
+					pmbot_buf_clear(&doc);
+					for (f = wrap[w]; *f; f++) {
+						if (f[0] == '%' && f[1] == 's') {
+							assert_int_equal(pmbot_buf_put(&doc, lit.buf,
+								lit.len), 0);
+							f++;
+						} else {
+							assert_int_equal(pmbot_buf_putc(&doc, *f), 0);
+						}
+					}
+					assert_true(agrees(&t, doc.buf, doc.len));
+				}
+				/* Cut short: the text ends inside the literal. */
+				assert_true(agrees(&t, lit.buf, lit.len - 1));
+				assert_true(agrees(&t, lit.buf, lit.len / 2));
+			}
+		}
+	}
+	assert_int_equal(t.failures, 0);
+	assert_true(t.accepted > 1000);
+	assert_true(t.refused > 1000);
+	pmbot_buf_free(&lit);
+	pmbot_buf_free(&doc);
+}
+
+/*
+ * Most keys skip the duplicate look on a filter of length and end bytes:
+ * keys that share all three, or collide in it, must still be told apart,
+ * and a repeat found, at every place in objects small and big.
+ */
+static void test_json_parse__keys_alike_in_length_and_ends_are_told_apart(void **state)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	tally t = { 0, 0, 0 };
+	int n, dup;
+
+	(void)state;
+	for (n = 1; n <= 70; n += (n < 20 ? 1 : 25)) {
+		for (dup = -1; dup < n; dup++) {
+			int i;
+
+			pmbot_buf_clear(&b);
+			assert_int_equal(pmbot_buf_putc(&b, '{'), 0);
+			/* "a0a".."a9a", "b0a"..: same length, many the same ends. */
+			for (i = 0; i < n; i++)
+				assert_int_equal(pmbot_buf_printf(&b, "%s\"a%c%ca\":%d", i ? "," : "",
+					'a' + i / 10, '0' + i % 10, i), 0);
+			/* An empty key, and one escaped the same as a plain one. */
+			assert_int_equal(pmbot_buf_puts(&b, ",\"\":0,\"\\u0061\":1"), 0);
+			if (dup >= 0)
+				assert_int_equal(pmbot_buf_printf(&b, ",\"a%c%c\\u0061\":0",
+					'a' + dup / 10, '0' + dup % 10), 0);
+			else
+				assert_int_equal(pmbot_buf_puts(&b, ",\"aa\\u0062\":2"), 0);
+			assert_int_equal(pmbot_buf_putc(&b, '}'), 0);
+			assert_true(agrees(&t, b.buf, b.len));
+		}
+	}
+	assert_true(agrees_str(&t, "{\"\":1,\"\":2}"));
+	assert_int_equal(t.failures, 0);
+	assert_true(t.accepted >= 22);
+	assert_true(t.refused > 100);
+	pmbot_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1410,6 +1569,9 @@ int main(void)
 		cmocka_unit_test(test_json_parse__compact_finds_duplicates_in_small_and_big_objects),
 		cmocka_unit_test(test_json_parse__compact_document_walks_in_document_order),
 		cmocka_unit_test(test_json_parse__short_decimals_are_the_doubles_strtod_gives),
+		cmocka_unit_test(test_json_parse__whitespace_runs_of_every_length_keep_positions),
+		cmocka_unit_test(test_json_parse__strings_of_every_length_and_shape_decode_alike),
+		cmocka_unit_test(test_json_parse__keys_alike_in_length_and_ends_are_told_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
