@@ -385,27 +385,33 @@ static int is_plain(unsigned char c)
 	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-/* The byte a one-letter escape stands for; 0 for 'u' and anything invalid. */
-static char simple_escape(unsigned char e)
+/*
+ * The byte a one-letter escape stands for; 0 for 'u' and anything invalid.
+ * A table: bodies have an escape every line, and a load inlines where a
+ * switch became a call.
+ */
+static const char escape_byte[256] = {
+	['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f',
+	['n'] = '\n', ['r'] = '\r', ['t'] = '\t',
+};
+
+static inline char simple_escape(unsigned char e)
 {
-	switch (e) {
-	case '"': case '\\': case '/': return (char)e;
-	case 'b': return '\b';
-	case 'f': return '\f';
-	case 'n': return '\n';
-	case 'r': return '\r';
-	case 't': return '\t';
-	default: return 0;
-	}
+	return escape_byte[e];
 }
 
 /*
- * Decode the escape at `p` (on its '\\') into `u` (at most 4 bytes, `*un`
- * of them). Bytes consumed, or 0 when jansson would refuse it (unknown
- * escape, bad hex, lone surrogate) or it is \u0000.
+ * Decode the escape at `p` (on its '\\') into `u` (at most 4 bytes).
+ * ESCAPE(bytes consumed, bytes written), or 0 when jansson would refuse
+ * it (unknown escape, bad hex, lone surrogate) or it is \u0000. One value,
+ * not an output parameter: a local whose address is taken costs the
+ * hardened build a stack canary on every string.
  */
-static size_t decode_escape(char *u, size_t *un, const unsigned char *p,
-	const unsigned char *end)
+#define ESCAPE(used, wrote) ((used) * 8 + (wrote))
+#define ESCAPE_USED(e) ((e) / 8)
+#define ESCAPE_WROTE(e) ((e) % 8)
+
+static size_t decode_escape(char *u, const unsigned char *p, const unsigned char *end)
 {
 	unsigned long cp, lo;
 	char c;
@@ -414,16 +420,14 @@ static size_t decode_escape(char *u, size_t *un, const unsigned char *p,
 		return 0;
 	if ((c = simple_escape(p[1]))) {
 		u[0] = c;
-		*un = 1;
-		return 2;
+		return ESCAPE(2, 1);
 	}
 	if (p[1] != 'u' || end - p < 6 || (cp = hex4(p + 2)) > 0xffff || cp == 0)
 		return 0;
 	if (cp >= 0xdc00 && cp <= 0xdfff)
 		return 0;
 	if (cp < 0xd800 || cp > 0xdbff) {
-		*un = put_utf8(u, cp);
-		return 6;
+		return ESCAPE(6, put_utf8(u, cp));
 	}
 	if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
 		return 0;
@@ -431,19 +435,18 @@ static size_t decode_escape(char *u, size_t *un, const unsigned char *p,
 	if (lo < 0xdc00 || lo > 0xdfff)
 		return 0;
 	cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-	*un = put_utf8(u, cp);
-	return 12;
+	return ESCAPE(12, put_utf8(u, cp));
 }
 
 /* decode_escape() onto the end of `dec`. Bytes consumed, 0 when refused, -1 out of memory. */
 static long unescape(pmbot_buf *dec, const unsigned char *p, const unsigned char *end)
 {
 	char u[4];
-	size_t un = 0, used = decode_escape(u, &un, p, end);
+	size_t e = decode_escape(u, p, end);
 
-	if (!used)
+	if (!e)
 		return 0;
-	return pmbot_buf_put(dec, u, un) < 0 ? -1 : (long)used;
+	return pmbot_buf_put(dec, u, ESCAPE_WROTE(e)) < 0 ? -1 : (long)ESCAPE_USED(e);
 }
 
 /*
@@ -568,7 +571,7 @@ static int scan_string_cd(parser *ps, const char **s, size_t *n)
 	char *d0 = cd->arena + cd->used, *d = d0;
 
 	for (;;) {
-		size_t k, un;
+		size_t k;
 		char c;
 
 #if defined(__SSE2__)
@@ -576,8 +579,8 @@ static int scan_string_cd(parser *ps, const char **s, size_t *n)
 			__m128i v;
 			int m;
 
-			memcpy(&v, p, 16);
-			memcpy(d, &v, 16);
+			v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			_mm_storeu_si128((__m128i *)(void *)d, v);
 			m = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
 				_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
 				_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
@@ -627,10 +630,10 @@ special:
 			p += 2;
 			continue;
 		}
-		if (!(k = decode_escape(d, &un, p, end)))
+		if (!(k = decode_escape(d, p, end)))
 			return 0;
-		d += un;
-		p += k;
+		d += ESCAPE_WROTE(k);
+		p += ESCAPE_USED(k);
 	}
 	*d = '\0';
 	*s = d0;
