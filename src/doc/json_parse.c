@@ -975,6 +975,33 @@ static int parse_word(parser *ps, const char *word, size_t n, json_t *v, json_t 
 
 static int parse_value(parser *ps, json_t **out, int want);
 
+/* A string value into either sink: 1 when read, 0 when refused, -1 out of memory. */
+static int parse_string(parser *ps, json_t **out)
+{
+	const char *s;
+	size_t n;
+	int rc;
+
+	if ((rc = scan_string(ps, &ps->str, &s, &n)) > 0 && !(*out = json_stringn_nocheck(s, n)))
+		rc = -1;
+	return rc;
+}
+
+/*
+ * Its own function, so parse_value() takes no local's address: in the
+ * hardened build that would cost a stack canary on every value.
+ */
+static int parse_string_cd(parser *ps)
+{
+	const char *s;
+	size_t n;
+	int rc;
+
+	if ((rc = scan_string_cd(ps, &s, &n)) > 0 && cd_string(ps, s, n) < 0)
+		rc = -1;
+	return rc;
+}
+
 /*
  * The pointer of the value about to be read, kept for the source map and
  * for a diagnostic. The compact sink keeps none: it has no map, and when
@@ -1163,8 +1190,6 @@ done:
 static int parse_value(parser *ps, json_t **out, int want)
 {
 	const unsigned char *at = ps->p;
-	const char *s;
-	size_t n;
 	int rc;
 
 	if (at >= ps->end)
@@ -1175,10 +1200,7 @@ static int parse_value(parser *ps, json_t **out, int want)
 	case '[':
 		return parse_array(ps, out);
 	case '"':
-		if ((rc = ps->cd ? scan_string_cd(ps, &s, &n) :
-				scan_string(ps, &ps->str, &s, &n)) > 0 &&
-		    (ps->cd ? cd_string(ps, s, n) < 0 : !(*out = json_stringn_nocheck(s, n))))
-			rc = -1;
+		rc = ps->cd ? parse_string_cd(ps) : parse_string(ps, out);
 		break;
 	case '-': case '0': case '1': case '2': case '3': case '4':
 	case '5': case '6': case '7': case '8': case '9':
