@@ -212,6 +212,15 @@ static size_t count_lf(const char *m, size_t from, size_t to)
 		__m128i acc = zero, sum;
 		size_t steps = 0;
 
+		/* Four steps a turn while they fit: fewer loop instructions. */
+		for (; i + 64 <= to && steps + 4 <= 255; i += 64, steps += 4) {
+			const __m128i *p = (const __m128i *)(const void *)(m + i);
+
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128(p), lf));
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128(p + 1), lf));
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128(p + 2), lf));
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128(p + 3), lf));
+		}
 		for (; i + 16 <= to && steps < 255; i += 16, steps++)
 			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(
 				_mm_loadu_si128((const __m128i *)(const void *)(m + i)), lf));
@@ -472,11 +481,12 @@ done:
 	return err;
 }
 
-int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
-	size_t len, size_t chunk)
+/* The pieces as above, the first of about `first` bytes. */
+static int extract_pieces(pmbot_extract_list *out, const char *markdown, size_t len,
+	size_t first, size_t chunk)
 {
 	cmark_node *doc = NULL, *last;
-	size_t start = 0, want = chunk ? chunk : 1, end, cut, whole = 0, close = 0;
+	size_t start = 0, want = first ? first : 1, end, cut, whole = 0, close = 0;
 	int line0 = 0, err = PMBOT_ERROR, x, adv, whole_lines = 0;
 
 	for (;;) {
@@ -550,12 +560,23 @@ done:
 	return err;
 }
 
+int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
+	size_t len, size_t chunk)
+{
+	return extract_pieces(out, markdown, len, chunk, chunk);
+}
+
 /* Pieces this long keep cmark's tree of a hostile file small (see above). */
 #define EXTRACT_CHUNK (128 * 1024)
+/*
+ * The first piece is short: a report block near the top of its file is
+ * found (then taken whole, without cmark) before cmark parses 128 KB of it.
+ */
+#define EXTRACT_FIRST (8 * 1024)
 
 int pmbot_extract_blocks(pmbot_extract_list *out, const char *markdown, size_t len)
 {
-	return pmbot_extract_blocks_chunked(out, markdown, len, EXTRACT_CHUNK);
+	return extract_pieces(out, markdown, len, EXTRACT_FIRST, EXTRACT_CHUNK);
 }
 
 void pmbot_extract_block_free(pmbot_block *block)

@@ -671,14 +671,16 @@ static void test_extract__fallback_info_word_is_case_insensitive_and_exact(void 
 	pmbot_extract_list_free(&list);
 }
 
-/* Every field of every block, one line each. */
+/* Every field of every block, one line each (`chunk` 0: pmbot_extract_blocks). */
 static char *describe(const char *md, size_t len, size_t chunk)
 {
 	pmbot_extract_list list = PMBOT_EXTRACT_LIST_INIT;
 	pmbot_buf b = PMBOT_BUF_INIT;
 	size_t i;
 
-	assert_int_equal(pmbot_extract_blocks_chunked(&list, md, len, chunk), 0);
+	/* Chunk 0: as pmbot_extract_blocks cuts its pieces. */
+	assert_int_equal(chunk ? pmbot_extract_blocks_chunked(&list, md, len, chunk) :
+		pmbot_extract_blocks(&list, md, len), 0);
 	assert_int_equal(pmbot_buf_puts(&b, ""), 0);
 	for (i = 0; i < list.count; i++) {
 		const pmbot_block *k = &list.items[i].block;
@@ -691,13 +693,14 @@ static char *describe(const char *md, size_t len, size_t chunk)
 	return pmbot_buf_detach(&b, NULL);
 }
 
-/* Pieces of every size from 1 byte up give what one piece gives. */
+/* Pieces of every size from 1 byte up, and those of pmbot_extract_blocks, give what one piece gives. */
 static void assert_pieces_change_nothing(const char *md, size_t len)
 {
 	char *whole = describe(md, len, SIZE_MAX);
 	size_t chunk;
 
-	for (chunk = 1; chunk <= len + 1; chunk++) {
+	/* 0 first: the pieces of pmbot_extract_blocks. */
+	for (chunk = 0; chunk <= len + 1; chunk++) {
 		char *part = describe(md, len, chunk);
 
 		if (strcmp(part, whole))
@@ -824,8 +827,9 @@ static void test_extract__long_block_keeps_the_lines_after_it(void **state)
 		assert_int_equal(list.items[1].block.fence_line, 5009);
 		pmbot_extract_list_free(&list);
 		whole = describe(b.buf, b.len, SIZE_MAX);
-		for (c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
-			char *part = describe(b.buf, b.len, chunks[c]);
+		/* 0: pmbot_extract_blocks, whose first piece is shorter than the others. */
+		for (c = 0; c <= sizeof(chunks) / sizeof(chunks[0]); c++) {
+			char *part = describe(b.buf, b.len, c ? chunks[c - 1] : 0);
 
 			assert_string_equal(part, whole);
 			free(part);
