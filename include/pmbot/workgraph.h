@@ -80,7 +80,8 @@ typedef struct {
 	size_t n_nodes;
 	pmbot_wg_edge *edges;
 	size_t n_edges;
-	pmbot_strmap index;    /* stable_id -> pmbot_wg_node*, valid after finish */
+	pmbot_strmap index;    /* stable_id -> pmbot_wg_node*, valid after finish
+	                          (before: its place + 1, in add order) */
 	size_t *parent;        /* per node: index of its parent or PMBOT_WG_NONE,
 	                          valid after finish */
 	size_t alloc_nodes;
@@ -168,7 +169,9 @@ PMBOT_WARN_UNUSED int pmbot_workgraph_load(pmbot_workgraph **out, const char *fi
 /*
  * pmbot_workgraph_load without the graph: the same checks, return code and
  * diagnostics, for a caller that only reports them (`validate`). Cheaper:
- * no WorkGraph node objects are built. Nothing is returned to own.
+ * no WorkGraph node objects are built, and the edges are held as node
+ * places, only those between nodes (src/workgraph/check.h), sorted as
+ * integers. Nothing is returned to own.
  */
 PMBOT_WARN_UNUSED int pmbot_workgraph_check(const char *file, const char *markdown,
 	size_t len, const pmbot_limits *lim, pmbot_diag_list *diags);

@@ -3,6 +3,8 @@
 
 #include "pmbot/workgraph.h"
 #include "pmbot/text.h"
+#include "pmbot/array.h"
+#include "check.h"
 #include "pmbot/banned.h"
 
 static const char *const copied_fields[] = {
@@ -150,6 +152,79 @@ static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *
 	return PMBOT_OK;
 }
 
+/* The edges of a graph only checked (check.h), as they are found. */
+typedef struct {
+	pmbot_wg_iedge *items;
+	size_t count, alloc;
+} iedges;
+
+/* Place + 1 of the node with id `id` (add order), 0 for none. */
+static size_t place_of(const pmbot_workgraph *g, const char *id)
+{
+	void *v = NULL;
+
+	return id && pmbot_strmap_get(&g->index, id, &v) ? (size_t)(uintptr_t)v : 0;
+}
+
+static int iedge_add(iedges *l, pmbot_edge_type type, size_t from1, size_t to1)
+{
+	pmbot_wg_iedge *p;
+
+	/* An end that is no node: no check reads the edge. */
+	if (!from1 || !to1)
+		return PMBOT_OK;
+	if (!(p = pmbot_array_grow(l->items, &l->alloc, l->count + 1, sizeof(*p))))
+		return PMBOT_ERROR;
+	l->items = p;
+	p[l->count].from = (uint32_t)(from1 - 1);
+	p[l->count].to = (uint32_t)(to1 - 1);
+	p[l->count].type = (uint32_t)type;
+	l->count++;
+	return PMBOT_OK;
+}
+
+/*
+ * The edges of item `self` (place + 1) of list `k`, as the full build
+ * adds them (parent from epic_id / feature_id, children from features /
+ * tasks, depends_on, blocked_by), read in one walk over its members.
+ */
+static int item_iedges(iedges *l, const pmbot_workgraph *g, size_t k, size_t self,
+	const pmbot_jnode *item)
+{
+	enum { PARENT, CHILDREN, DEPENDS, BLOCKED, N_LEAN };
+	const char *names[N_LEAN] = {
+		k == 1 ? "epic_id" : k == 2 ? "feature_id" : NULL,
+		k == 0 ? "features" : k == 1 ? "tasks" : NULL,
+		"depends_on", "blocked_by"
+	};
+	static const pmbot_edge_type types[N_LEAN] = {
+		PMBOT_EDGE_PARENT_CHILD, PMBOT_EDGE_PARENT_CHILD, PMBOT_EDGE_DEPENDS_ON,
+		PMBOT_EDGE_BLOCKED_BY
+	};
+	const pmbot_jnode *got[N_LEAN] = { NULL, NULL, NULL, NULL }, *m, *e;
+	uint32_t i, j;
+	size_t f;
+
+	m = item->type == PMBOT_JOBJECT ? pmbot_jnode_first(item) : NULL;
+	for (i = 0; m; m = ++i < item->len ? pmbot_jnode_next(m) : NULL)
+		for (f = 0; f < N_LEAN; f++)
+			/* The first of a name only, as pmbot_jnode_get finds. */
+			if (names[f] && !got[f] && m->key[0] == names[f][0] && !strcmp(m->key, names[f]))
+				got[f] = m;
+	if (jstr(got[PARENT]) &&
+	    iedge_add(l, PMBOT_EDGE_PARENT_CHILD, place_of(g, jstr(got[PARENT])), self) < 0)
+		return PMBOT_ERROR;
+	for (f = CHILDREN; f < N_LEAN; f++) {
+		const pmbot_jnode *list = got[f];
+
+		e = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
+		for (j = 0; e; e = ++j < list->len ? pmbot_jnode_next(e) : NULL)
+			if (jstr(e) && iedge_add(l, types[f], self, place_of(g, jstr(e))) < 0)
+				return PMBOT_ERROR;
+	}
+	return PMBOT_OK;
+}
+
 /*
  * Add item `i` of list `k` (epics, features, tasks), document node `ji`.
  * `lean`: the graph is only checked (pmbot_workgraph_check), so the node
@@ -158,11 +233,13 @@ static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *
  * copy of the report's name (one for every node), may be NULL.
  */
 static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *ji,
-	int lean, char *file, pmbot_buf *path)
+	int lean, char *file)
 {
-	static const char *const lists[] = { "epics", "features", "tasks" };
+	static const char *const lists[] = { "/epics/", "/features/", "/tasks/" };
 	static const char *const types[] = { "epic", "feature", "task" };
 	const char *type = types[k], *task_type;
+	char path[48], digits[24];
+	size_t d = sizeof(digits), len = strlen(lists[k]);
 	pmbot_node_type t;
 	json_t *n;
 	int r;
@@ -172,21 +249,25 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
 		type = task_type;
 	if (pmbot_node_type_parse(&t, type) < 0)
 		return PMBOT_EINVALID;
-	pmbot_buf_clear(path);
-	if (pmbot_buf_putc(path, '/') < 0 || pmbot_buf_puts(path, lists[k]) < 0 ||
-	    pmbot_buf_putc(path, '/') < 0 || pmbot_buf_putu(path, i) < 0)
-		return PMBOT_ERROR;
+	/* The item's JSON Pointer, written here: one for each of thousands of items. */
+	do {
+		digits[--d] = (char)('0' + i % 10);
+		i /= 10;
+	} while (i);
+	memcpy(path, lists[k], len);
+	memcpy(path + len, digits + d, sizeof(digits) - d);
+	path[len + sizeof(digits) - d] = '\0';
 	if (lean) {
 		const pmbot_jnode *v = pmbot_jnode_get(ji, "stable_id");
 
 		/* node_json refuses an item without these: so does the lean node. */
 		if (!v || !pmbot_jnode_get(ji, "title"))
 			return PMBOT_ERROR;
-		return pmbot_workgraph_add_node_ref(g, t, jstr(v), type, path->buf, ji->line);
+		return pmbot_workgraph_add_node_ref(g, t, jstr(v), type, path, ji->line);
 	}
 	if (!(n = node_json(ji, type)))
 		return PMBOT_ERROR;
-	if ((r = pmbot_workgraph_add_node(g, t, n, path->buf, ji->line)) < 0)
+	if ((r = pmbot_workgraph_add_node(g, t, n, path, ji->line)) < 0)
 		return r;
 	g->nodes[g->n_nodes - 1].file = file;
 	return PMBOT_OK;
@@ -204,8 +285,9 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 	const pmbot_jnode *root = report->doc ? pmbot_jdoc_root(report->doc) : NULL;
 	pmbot_workgraph *g = NULL;
 	size_t k, i;
-	pmbot_buf path = PMBOT_BUF_INIT;
+	iedges edges = { NULL, 0, 0 };
 	char *file = NULL;
+	size_t n = 0, at = 0;
 	int rc = PMBOT_ERROR, r;
 
 	*out = NULL;
@@ -214,10 +296,19 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 		goto done;
 	for (k = 0; k < 3; k++) {
 		const pmbot_jnode *list = pmbot_jnode_get(root, lists[k]);
+
+		n += list && list->type == PMBOT_JARRAY ? list->len : 0;
+	}
+	/* Every item is a node: the array and the index sized once, never rehashed. */
+	if (n && (!(g->nodes = pmbot_array_grow(g->nodes, &g->alloc_nodes, n, sizeof(*g->nodes))) ||
+	    pmbot_strmap_reserve(&g->index, n) < 0))
+		goto done;
+	for (k = 0; k < 3; k++) {
+		const pmbot_jnode *list = pmbot_jnode_get(root, lists[k]);
 		const pmbot_jnode *ji = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
 
 		for (i = 0; ji; ji = ++i < list->len ? pmbot_jnode_next(ji) : NULL) {
-			if ((r = add_item(g, k, i, ji, lean, file, &path)) < 0) {
+			if ((r = add_item(g, k, i, ji, lean, file)) < 0) {
 				rc = r;
 				goto done;
 			}
@@ -227,7 +318,11 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 		const pmbot_jnode *list = pmbot_jnode_get(root, lists[k]);
 		const pmbot_jnode *it = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
 
-		for (i = 0; it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL) {
+		for (i = 0; lean && it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL)
+			/* Every item made a node, in this order: item `at` is node `at`. */
+			if (item_iedges(&edges, g, k, ++at, it) < 0)
+				goto done;
+		for (i = 0; !lean && it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL) {
 			const char *id = jstr(pmbot_jnode_get(it, "stable_id"));
 			const char *parent = jstr(pmbot_jnode_get(it, k == 1 ? "epic_id" : "feature_id"));
 
@@ -244,13 +339,14 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 				goto done;
 		}
 	}
-	rc = pmbot_workgraph_finish(g, report->file, diags);
+	rc = lean ? pmbot_workgraph__check_finish(g, edges.items, edges.count, report->file, diags) :
+		pmbot_workgraph_finish(g, report->file, diags);
 	if (rc != PMBOT_ERROR) {
 		*out = g;
 		g = NULL;
 	}
 done:
-	pmbot_buf_free(&path);
+	free(edges.items);
 	pmbot_workgraph_free(g);
 	return rc;
 }

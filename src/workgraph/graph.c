@@ -5,6 +5,7 @@
 #include <string.h>
 #include "pmbot/report.h"
 #include "pmbot/array.h"
+#include "check.h"
 #include "pmbot/banned.h"
 
 static const char *const node_type_names[] = {
@@ -143,8 +144,11 @@ static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
 	/* Copied first: a failure after the index names `id` would have to keep `json` alive. */
 	if (grow_nodes(g) < 0 || (source_path && !(path = pmbot_workgraph_strdup(g, source_path))))
 		goto done;
-	/* The index is rebuilt by finish; here it only catches duplicates. */
-	switch (pmbot_strmap_put(&g->index, id, NULL, NULL)) {
+	/*
+	 * The index is rebuilt by finish; here it catches duplicates and
+	 * gives a graph only checked each id's place + 1 (add order).
+	 */
+	switch (pmbot_strmap_put(&g->index, id, (void *)(uintptr_t)(g->n_nodes + 1), NULL)) {
 	case 1: err = PMBOT_EINVALID; goto done;
 	case -1: goto done;
 	}
@@ -312,52 +316,23 @@ done:
 }
 
 /*
- * Iterative DFS over depends_on and blocked_by edges (both mean "waits on").
- * Each back edge is one DEPENDENCY_CYCLE warning with its path.
+ * Iterative DFS over the "waits on" edges (depends_on and blocked_by):
+ * node i's targets are adj[first[i]..first[i + 1]), in edge order (type,
+ * then target). Each back edge is one DEPENDENCY_CYCLE warning with its
+ * path. `adj` is changed (repeats dropped).
  */
-static int check_dependencies(pmbot_workgraph *g, const size_t *ends, const char *file,
+static int check_waits(pmbot_workgraph *g, const size_t *first, size_t *adj, const char *file,
 	pmbot_diag_list *diags)
 {
 	size_t n = g->n_nodes ? g->n_nodes : 1;
-	size_t *first = calloc(n + 1, sizeof(*first));  /* CSR offsets */
-	size_t *adj = malloc((g->n_edges ? g->n_edges : 1) * sizeof(*adj));
 	size_t *stack = malloc(n * sizeof(*stack)), *next = calloc(n, sizeof(*next));
 	unsigned char *state = calloc(n, 1);
 	pmbot_buf msg = PMBOT_BUF_INIT;
 	size_t i;
 	int err = PMBOT_ERROR;
 
-	if (!first || !adj || !stack || !next || !state)
+	if (!stack || !next || !state)
 		goto done;
-	/* Edges are sorted by type, then from: group dependency edges by source. */
-	for (i = 0; i < g->n_edges; i++) {
-		const pmbot_wg_edge *e = &g->edges[i];
-		size_t from, to;
-
-		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
-			continue;
-		from = ends[2 * i];
-		to = ends[2 * i + 1];
-		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
-			continue;
-		first[from + 1]++;
-	}
-	for (i = 0; i < g->n_nodes; i++)
-		first[i + 1] += first[i];
-	for (i = 0; i < g->n_nodes; i++)
-		next[i] = first[i];
-	for (i = 0; i < g->n_edges; i++) {
-		const pmbot_wg_edge *e = &g->edges[i];
-		size_t from, to;
-
-		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
-			continue;
-		from = ends[2 * i];
-		to = ends[2 * i + 1];
-		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
-			continue;
-		adj[next[from]++] = to;
-	}
 	/*
 	 * depends_on and blocked_by to the same item are one "waits on": the
 	 * repeat is dropped (order kept), so such a cycle is one warning, not
@@ -415,11 +390,59 @@ static int check_dependencies(pmbot_workgraph *g, const size_t *ends, const char
 	err = PMBOT_OK;
 done:
 	pmbot_buf_free(&msg);
-	free(first);
-	free(adj);
 	free(stack);
 	free(next);
 	free(state);
+	return err;
+}
+
+/* The "waits on" edges of the sorted graph (`ends`: each edge's ends) through check_waits. */
+static int check_dependencies(pmbot_workgraph *g, const size_t *ends, const char *file,
+	pmbot_diag_list *diags)
+{
+	size_t n = g->n_nodes ? g->n_nodes : 1;
+	size_t *first = calloc(n + 1, sizeof(*first));  /* CSR offsets */
+	size_t *adj = malloc((g->n_edges ? g->n_edges : 1) * sizeof(*adj));
+	size_t *next = calloc(n, sizeof(*next));
+	size_t i;
+	int err = PMBOT_ERROR;
+
+	if (!first || !adj || !next)
+		goto done;
+	/* Edges are sorted by type, then from: group dependency edges by source. */
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_edge *e = &g->edges[i];
+		size_t from, to;
+
+		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
+			continue;
+		from = ends[2 * i];
+		to = ends[2 * i + 1];
+		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
+			continue;
+		first[from + 1]++;
+	}
+	for (i = 0; i < g->n_nodes; i++)
+		first[i + 1] += first[i];
+	for (i = 0; i < g->n_nodes; i++)
+		next[i] = first[i];
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_edge *e = &g->edges[i];
+		size_t from, to;
+
+		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
+			continue;
+		from = ends[2 * i];
+		to = ends[2 * i + 1];
+		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
+			continue;
+		adj[next[from]++] = to;
+	}
+	err = check_waits(g, first, adj, file, diags);
+done:
+	free(first);
+	free(adj);
+	free(next);
 	return err;
 }
 
@@ -521,10 +544,11 @@ static void srec_sort(uint32_t *v, uint32_t *tmp, size_t n, const struct srec *r
 /*
  * Sort nodes (edges when `edges`) as qsort with node_cmp (edge_cmp) does,
  * through keys: a comparison is mostly two integer compares instead of a
- * call through a pointer and a strcmp. 0, or -1 when out of memory
+ * call through a pointer and a strcmp. `rank` (may be NULL) gets each
+ * element's new place by its old one. 0, or -1 when out of memory
  * (nothing changed).
  */
-static int sort_by_keys(pmbot_workgraph *g, int edges)
+static int sort_by_keys(pmbot_workgraph *g, int edges, uint32_t *rank)
 {
 	size_t n = edges ? g->n_edges : g->n_nodes, size = edges ? sizeof(*g->edges) :
 		sizeof(*g->nodes), i, j, k;
@@ -553,6 +577,9 @@ static int sort_by_keys(pmbot_workgraph *g, int edges)
 		}
 	}
 	srec_sort(v, tmp, n, rec);
+	if (rank)
+		for (i = 0; i < n; i++)
+			rank[v[i]] = (uint32_t)i;
 	/*
 	 * Element i takes element v[i], in place (no second array at the
 	 * peak): each cycle of the permutation is followed once, its first
@@ -592,10 +619,10 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 	 * and for the tests (pmbot_workgraph__fast off) to compare.
 	 */
 	if (g->n_nodes && !sorted(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp) &&
-	    (!pmbot_workgraph__fast || sort_by_keys(g, 0) < 0))
+	    (!pmbot_workgraph__fast || sort_by_keys(g, 0, NULL) < 0))
 		qsort(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp);
 	if (g->n_edges && !sorted(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp) &&
-	    (!pmbot_workgraph__fast || sort_by_keys(g, 1) < 0))
+	    (!pmbot_workgraph__fast || sort_by_keys(g, 1, NULL) < 0))
 		qsort(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp);
 	/* The same edge can come from both sides (epic.features and epic_id). */
 	for (i = 0, out = 0; i < g->n_edges; i++) {
@@ -651,6 +678,122 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 	rc = errors ? PMBOT_EINVALID : PMBOT_OK;
 done:
 	free(ends);
+	return rc;
+}
+
+/*
+ * Stable counting sort of `src` (m edges) into `dst` by target (`by_to`)
+ * or by type, then source; `count` holds 4 * n + 1 zeroed on entry.
+ */
+static void iedge_count_sort(pmbot_wg_iedge *dst, const pmbot_wg_iedge *src, size_t m,
+	size_t *count, size_t n, int by_to)
+{
+	size_t i, buckets = by_to ? n : N_EDGE_TYPES * n, at = 0;
+
+#define IKEY(e) (by_to ? (size_t)(e).to : (size_t)(e).type * n + (e).from)
+	for (i = 0; i < m; i++)
+		count[IKEY(src[i])]++;
+	for (i = 0; i < buckets; i++) {
+		size_t c = count[i];
+
+		count[i] = at;
+		at += c;
+	}
+	for (i = 0; i < m; i++)
+		dst[count[IKEY(src[i])]++] = src[i];
+#undef IKEY
+	memset(count, 0, (buckets + 1) * sizeof(*count));
+}
+
+int pmbot_workgraph__check_finish(pmbot_workgraph *g, pmbot_wg_iedge *e, size_t m,
+	const char *file, pmbot_diag_list *diags)
+{
+	size_t n = g->n_nodes, i, out, *count = NULL, *first = NULL, *adj = NULL;
+	uint32_t *rank = NULL;
+	pmbot_wg_iedge *tmp = NULL;
+	int errors = 0, rc = PMBOT_ERROR;
+
+	if (n > UINT32_MAX || !(rank = malloc((n ? n : 1) * sizeof(*rank))) ||
+	    !(count = calloc(N_EDGE_TYPES * n + 1, sizeof(*count))) ||
+	    !(tmp = malloc((m ? m : 1) * sizeof(*tmp))) ||
+	    !(first = calloc(n + 1, sizeof(*first))) || !(adj = malloc((m ? m : 1) * sizeof(*adj))))
+		goto done;
+	/* The nodes in the order of finish; each edge's ends follow their nodes. */
+	for (i = 0; i < n; i++)
+		rank[i] = (uint32_t)i;
+	if (n && !sorted(g->nodes, n, sizeof(*g->nodes), node_cmp) &&
+	    (!pmbot_workgraph__fast || sort_by_keys(g, 0, rank) < 0)) {
+		qsort(g->nodes, n, sizeof(*g->nodes), node_cmp);
+		/* The index still gives each id its place before the sort. */
+		for (i = 0; i < n; i++) {
+			void *v = NULL;
+
+			if (!pmbot_strmap_get(&g->index, g->nodes[i].stable_id, &v))
+				goto done;
+			rank[(uintptr_t)v - 1] = (uint32_t)i;
+		}
+	}
+	for (i = 0; i < m; i++) {
+		if (e[i].from >= n || e[i].to >= n || e[i].type >= N_EDGE_TYPES)
+			goto done;
+		e[i].from = rank[e[i].from];
+		e[i].to = rank[e[i].to];
+	}
+	/*
+	 * Sorted by type, source, target as finish sorts the edges: ids order
+	 * as their nodes' places, so two counting sorts of integers do.
+	 */
+	iedge_count_sort(tmp, e, m, count, n, 1);
+	iedge_count_sort(e, tmp, m, count, n, 0);
+	for (i = 0, out = 0; i < m; i++) {
+		if (out && e[out - 1].type == e[i].type && e[out - 1].from == e[i].from &&
+		    e[out - 1].to == e[i].to)
+			continue;
+		e[out++] = e[i];
+	}
+	m = out;
+	free(g->parent);
+	if (!(g->parent = malloc((n ? n : 1) * sizeof(*g->parent))))
+		goto done;
+	for (i = 0; i < n; i++)
+		g->parent[i] = PMBOT_WG_NONE;
+	for (i = 0; i < m && e[i].type == PMBOT_EDGE_PARENT_CHILD; i++) {
+		size_t from = e[i].from, to = e[i].to;
+
+		if (g->parent[to] != PMBOT_WG_NONE) {
+			if (pmbot_diag_add(diags, PMBOT_SEV_ERROR, "CONFLICTING_PARENT", file,
+				g->nodes[to].source_path ? g->nodes[to].source_path : "",
+				g->nodes[to].line, 0, "'%s' has two parents: '%s' and '%s'",
+				g->nodes[to].stable_id, g->nodes[g->parent[to]].stable_id,
+				g->nodes[from].stable_id) < 0)
+				goto done;
+			errors++;
+			continue;
+		}
+		g->parent[to] = from;
+	}
+	if (check_parents(g, file, diags, &errors) < 0)
+		goto done;
+	/* The "waits on" edges, sorted by type then source: grouped by source. */
+	for (i = 0; i < m; i++)
+		if (e[i].type == PMBOT_EDGE_DEPENDS_ON || e[i].type == PMBOT_EDGE_BLOCKED_BY)
+			first[e[i].from + 1]++;
+	for (i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	for (i = 0; i < n; i++)
+		count[i] = first[i];
+	for (i = 0; i < m; i++)
+		if (e[i].type == PMBOT_EDGE_DEPENDS_ON || e[i].type == PMBOT_EDGE_BLOCKED_BY)
+			adj[count[e[i].from]++] = e[i].to;
+	if (check_waits(g, first, adj, file, diags) < 0)
+		goto done;
+	rc = errors ? PMBOT_EINVALID : PMBOT_OK;
+done:
+	free(rank);
+	free(count);
+	free(tmp);
+	free(first);
+	free(adj);
 	return rc;
 }
 

@@ -671,14 +671,16 @@ static void test_extract__fallback_info_word_is_case_insensitive_and_exact(void 
 	pmbot_extract_list_free(&list);
 }
 
-/* Every field of every block, one line each. */
+/* Every field of every block, one line each (`chunk` 0: pmbot_extract_blocks). */
 static char *describe(const char *md, size_t len, size_t chunk)
 {
 	pmbot_extract_list list = PMBOT_EXTRACT_LIST_INIT;
 	pmbot_buf b = PMBOT_BUF_INIT;
 	size_t i;
 
-	assert_int_equal(pmbot_extract_blocks_chunked(&list, md, len, chunk), 0);
+	/* Chunk 0: as pmbot_extract_blocks cuts its pieces. */
+	assert_int_equal(chunk ? pmbot_extract_blocks_chunked(&list, md, len, chunk) :
+		pmbot_extract_blocks(&list, md, len), 0);
 	assert_int_equal(pmbot_buf_puts(&b, ""), 0);
 	for (i = 0; i < list.count; i++) {
 		const pmbot_block *k = &list.items[i].block;
@@ -691,13 +693,14 @@ static char *describe(const char *md, size_t len, size_t chunk)
 	return pmbot_buf_detach(&b, NULL);
 }
 
-/* Pieces of every size from 1 byte up give what one piece gives. */
+/* Pieces of every size from 1 byte up, and those of pmbot_extract_blocks, give what one piece gives. */
 static void assert_pieces_change_nothing(const char *md, size_t len)
 {
 	char *whole = describe(md, len, SIZE_MAX);
 	size_t chunk;
 
-	for (chunk = 1; chunk <= len + 1; chunk++) {
+	/* 0 first: the pieces of pmbot_extract_blocks. */
+	for (chunk = 0; chunk <= len + 1; chunk++) {
 		char *part = describe(md, len, chunk);
 
 		if (strcmp(part, whole))
@@ -757,6 +760,28 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		"```&#106;son \\*x\n{}\n```\n``` js`on\n```\n",
 		/* CR line ends and invalid UTF-8 inside the block. */
 		"```json\r\n{}\r\n```\r\n```yaml\n\xff\xc3(\n```\n",
+		/*
+		 * The closing fence is looked for where a fence character is:
+		 * fence characters inside lines, after text, after blanks.
+		 */
+		"```json\n{\"a\": \"```\"}\nx ```\n\t```\n.```\n```x\n``` y\n```\nafter\n",
+		"~~~yaml\na: ~~~\n b ~~~\n~~ \n~~~~~~~x\n~~~~~~~ \t \nz\n~~~json\n~~~",
+		/* Indented closing fences: none to four spaces, a tab. */
+		"```json\n    ```\n   ```\nq\n```json\n  ```\nr\n```json\n ```\ns\n```json\n```\n",
+		"```json\n1\n\t```\n    ```\n     ```\n````\n```\nt\n",
+		/* Indented opening fences and shorter or longer closing ones. */
+		"   ````json\n```\n~~~~\n`````\nu\n  ~~~~yaml\n~~~\n   ~~~~~~\nv\n",
+		/* A closing fence at the very end, with and without blanks or a line end. */
+		"```json\n{}\n```",
+		"```json\n{}\n```  ",
+		"```json\n\n```\t\n",
+		"~~~json\n{}\n~~~~",
+		/* CR and CRLF line ends: closing fences after each, at the end. */
+		"```json\r{}\r ```\rw\r\n~~~yaml\r\na\r\n  ~~~\r\n```json\r```",
+		"```json\n{}\n```\r\nx\n```json\n``\r```\r\n\r\n",
+		"```json\r\n{}\r\n    ```\r\n```\r",
+		/* Backticks everywhere but no closing fence: never closed. */
+		"```json\n`\n``\n x```\n    ```\n````json\n```\n",
 	};
 	size_t i;
 
@@ -768,6 +793,48 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 
 		read_fixture(&b, names[i]);
 		assert_pieces_change_nothing(b.buf, b.len);
+		pmbot_buf_free(&b);
+	}
+}
+
+/*
+ * A block of thousands of lines (the line ends after it are counted 16
+ * bytes a step, in runs of up to 255 steps): the blocks after it keep
+ * their lines whatever the pieces, with '\n' and with "\r\n" line ends.
+ */
+static void test_extract__long_block_keeps_the_lines_after_it(void **state)
+{
+	/* 16 bytes a line: every step finds its '\n' in the same lane. */
+	static const char *const line[] = {
+		"  \"k\": \"a ``` b\",\n", "  \"k\": 1234567,\n", "  \"k\": 123456,\r\n"
+	};
+	static const size_t chunks[] = { 1, 64, 4096, 128 * 1024 };
+	size_t v, i, c;
+
+	(void)state;
+	for (v = 0; v < sizeof(line) / sizeof(line[0]); v++) {
+		pmbot_buf b = PMBOT_BUF_INIT;
+		pmbot_extract_list list = PMBOT_EXTRACT_LIST_INIT;
+		char *whole;
+
+		assert_int_equal(pmbot_buf_puts(&b, "# T\n\n```json\n{\n"), 0);
+		for (i = 0; i < 5000; i++)
+			assert_int_equal(pmbot_buf_puts(&b, line[v]), 0);
+		assert_int_equal(pmbot_buf_puts(&b, "}\n  ```\ntext\n\n```yaml\na: 1\n```\n"), 0);
+		assert_int_equal(pmbot_extract_blocks_chunked(&list, b.buf, b.len, 64), 0);
+		assert_int_equal(list.count, 2);
+		assert_int_equal(list.items[0].block.fence_line, 3);
+		assert_int_equal(list.items[1].block.fence_line, 5009);
+		pmbot_extract_list_free(&list);
+		whole = describe(b.buf, b.len, SIZE_MAX);
+		/* 0: pmbot_extract_blocks, whose first piece is shorter than the others. */
+		for (c = 0; c <= sizeof(chunks) / sizeof(chunks[0]); c++) {
+			char *part = describe(b.buf, b.len, c ? chunks[c - 1] : 0);
+
+			assert_string_equal(part, whole);
+			free(part);
+		}
+		free(whole);
 		pmbot_buf_free(&b);
 	}
 }
@@ -945,6 +1012,7 @@ int main(void)
 		cmocka_unit_test(test_extract__blocks_lists_relevant_fences_in_document_order),
 		cmocka_unit_test(test_extract__fallback_info_word_is_case_insensitive_and_exact),
 		cmocka_unit_test(test_extract__pieces_give_the_blocks_of_one_parse),
+		cmocka_unit_test(test_extract__long_block_keeps_the_lines_after_it),
 		cmocka_unit_test(test_extract__json_positions_answer_as_the_parsers_map),
 		cmocka_unit_test(test_extract__yaml_document_answers_as_its_map),
 	};

@@ -258,12 +258,15 @@ static void test_utf8__agrees_with_a_reference_on_all_short_sequences(void **sta
 static void test_utf8__finds_a_bad_byte_at_every_position_of_long_text(void **state)
 {
 	static const unsigned char bad[] = { 0x00, 0x80, 0xbf, 0xc0, 0xc1, 0xf5, 0xff };
-	char text[80];
+	char text[300];
 	size_t pos, k;
 
 	(void)state;
-	/* Long ASCII runs go through the word-at-a-time path; try every alignment. */
-	for (pos = 0; pos < 64; pos++) {
+	/*
+	 * Long ASCII runs go through the word-at-a-time path and the one of 64
+	 * bytes a step; try every alignment and every byte of several steps.
+	 */
+	for (pos = 0; pos < sizeof(text); pos++) {
 		for (k = 0; k < sizeof(bad); k++) {
 			memset(text, 'a', sizeof(text));
 			/* A newline at 10 and a two-byte character at 20-21. */
@@ -290,8 +293,8 @@ static void test_utf8__finds_a_bad_byte_at_every_position_of_long_text(void **st
 	}
 	memset(text, 'a', sizeof(text));
 	assert_true(valid(text, sizeof(text)));
-	text[79] = '\xe2';
-	assert_bad_at(text, sizeof(text), 79, 1, 80);
+	text[sizeof(text) - 1] = '\xe2';
+	assert_bad_at(text, sizeof(text), sizeof(text) - 1, 1, (int)sizeof(text));
 }
 
 static void test_utf8__counts_lines_across_long_valid_text(void **state)

@@ -11,6 +11,7 @@
 #include "pmbot/json.h"
 #include "pmbot/text.h"
 #include "pmbot/workgraph.h"
+#include "../../src/workgraph/check.h"
 #include "pmbot/banned.h"
 
 static pmbot_workgraph *load(const char *md, pmbot_diag_list *d, int expect)
@@ -978,11 +979,157 @@ static void test_workgraph__the_sort_by_keys_is_the_order_of_strcmp(void **state
 	}
 }
 
+/* Every diagnostic of `d` in list order (not sorted), one string. */
+static char *diag_text_in_order(const pmbot_diag_list *d)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < d->count; i++)
+		assert_int_equal(pmbot_diag_format(&b, &d->items[i]), 0);
+	assert_int_equal(pmbot_buf_puts(&b, ""), 0);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+/*
+ * The finish of a graph only checked (edges as node places, only those
+ * between nodes) says what finish of the full graph says, in the same
+ * order, with the same return: random graphs of every edge type, repeats,
+ * both dependency kinds, edges to ids no node has and to issue URLs,
+ * nodes in and out of order, sorted by keys and by qsort.
+ */
+static void test_workgraph__check_finish_says_what_finish_says(void **state)
+{
+	static const char *const parts[] = {
+		"epic:e", "feat:f", "task:t", "bug:t", "0123456789abcdef", "a"
+	};
+	const size_t n_parts = sizeof(parts) / sizeof(parts[0]);
+	unsigned long seed = 7;
+	size_t round, errors_seen = 0, cycles_seen = 0, conflicts_seen = 0;
+	int fast;
+
+	(void)state;
+	for (round = 0; round < 60; round++) {
+		size_t n_nodes = 1 + round * 7 % 90, n_edges = round * 13 % 250, i, n = 0, m = 0;
+		char (*ids)[40] = calloc(n_nodes, sizeof(*ids)), paths[90][24];
+		pmbot_wg_iedge *ie = calloc(n_edges ? n_edges : 1, sizeof(*ie));
+		int in_order = round % 5 == 0;
+
+		assert_non_null(ids);
+		assert_non_null(ie);
+		/* Unique ids (the graph only checked borrows them: they stay put). */
+		for (i = 0; i < n_nodes; i++) {
+			size_t k;
+
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			snprintf(ids[n], sizeof(ids[n]), "%s%05lu", in_order ? "t" :
+				parts[(seed >> 33) % n_parts], in_order ? (unsigned long)i : (seed >> 40) % 500);
+			snprintf(paths[n], sizeof(paths[n]), "/tasks/%zu", i);
+			for (k = 0; k < n && strcmp(ids[k], ids[n]); k++)
+				;
+			n += k == n;
+		}
+		for (fast = 1; fast >= 0; fast--) {
+			pmbot_diag_list d1 = PMBOT_DIAG_LIST_INIT, d2 = PMBOT_DIAG_LIST_INIT;
+			pmbot_workgraph *g1 = NULL, *g2 = NULL;
+			unsigned long s2 = seed;
+			char *t1, *t2;
+			int r1, r2;
+
+			assert_int_equal(pmbot_workgraph_new(&g1), 0);
+			assert_int_equal(pmbot_workgraph_new(&g2), 0);
+			for (i = 0; i < n; i++) {
+				assert_int_equal(pmbot_workgraph_add_node(g1, PMBOT_NODE_TASK, node(ids[i]),
+					paths[i], (int)i + 1), PMBOT_OK);
+				assert_int_equal(pmbot_workgraph_add_node_ref(g2, PMBOT_NODE_TASK, ids[i],
+					"task", paths[i], (int)i + 1), PMBOT_OK);
+			}
+			/* A repeated id is refused by both. */
+			assert_int_equal(pmbot_workgraph_add_node(g1, PMBOT_NODE_TASK, node(ids[0]),
+				NULL, 0), PMBOT_EINVALID);
+			assert_int_equal(pmbot_workgraph_add_node_ref(g2, PMBOT_NODE_TASK, ids[0],
+				"task", NULL, 0), PMBOT_EINVALID);
+			for (i = 0, m = 0; i < n_edges; i++) {
+				size_t from, to, kind;
+				pmbot_edge_type type;
+				const char *to_id;
+
+				s2 = s2 * 6364136223846793005UL + 1442695040888963407UL;
+				from = (s2 >> 20) % n;
+				/* Few targets: repeats, two parents and cycles are common. */
+				to = (s2 >> 30) % (n < 12 ? n : 12 + (s2 >> 50) % (n - 11));
+				kind = (s2 >> 44) % 16;
+				type = (pmbot_edge_type)((s2 >> 40) % 4);
+				to_id = kind == 0 ? "https://github.com/acme/x/issues/1" :
+					kind == 1 ? "no:such" : ids[to];
+				assert_int_equal(pmbot_workgraph_add_edge(g1, type, kind == 2 ? "no:from" : ids[from],
+					to_id, kind == 0), 0);
+				if (kind > 2) {
+					ie[m].from = (uint32_t)from;
+					ie[m].to = (uint32_t)to;
+					ie[m].type = (uint32_t)type;
+					m++;
+				}
+			}
+			pmbot_workgraph__fast = fast;
+			r1 = pmbot_workgraph_finish(g1, "r.md", &d1);
+			r2 = pmbot_workgraph__check_finish(g2, ie, m, "r.md", &d2);
+			pmbot_workgraph__fast = 1;
+			t1 = diag_text_in_order(&d1);
+			t2 = diag_text_in_order(&d2);
+			assert_int_equal(r2, r1);
+			assert_string_equal(t2, t1);
+			for (i = 0; i < g1->n_nodes; i++)
+				assert_string_equal(g2->nodes[i].stable_id, g1->nodes[i].stable_id);
+			errors_seen += r1 == PMBOT_EINVALID;
+			cycles_seen += pmbot_diag_list_find(&d1, "DEPENDENCY_CYCLE") != NULL;
+			conflicts_seen += pmbot_diag_list_find(&d1, "CONFLICTING_PARENT") != NULL;
+			free(t1);
+			free(t2);
+			pmbot_workgraph_free(g1);
+			pmbot_workgraph_free(g2);
+			pmbot_diag_list_free(&d1);
+			pmbot_diag_list_free(&d2);
+		}
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		free(ids);
+		free(ie);
+	}
+	/* The graphs above are chosen to say something, and not always. */
+	assert_true(errors_seen > 10 && errors_seen < 110);
+	assert_true(cycles_seen > 10);
+	assert_true(conflicts_seen > 10);
+}
+
+/* An edge that names no node of the graph is a caller's mistake: PMBOT_ERROR. */
+static void test_workgraph__check_finish_refuses_an_edge_to_no_node(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *g = NULL;
+	pmbot_wg_iedge e[1] = { { 0, 1, PMBOT_EDGE_DEPENDS_ON } };
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_new(&g), 0);
+	assert_int_equal(pmbot_workgraph_add_node_ref(g, PMBOT_NODE_TASK, "t:a", "task", "/tasks/0", 1), 0);
+	assert_int_equal(pmbot_workgraph__check_finish(g, e, 1, "r.md", &d), PMBOT_ERROR);
+	e[0].to = 0;
+	e[0].type = 9;
+	assert_int_equal(pmbot_workgraph__check_finish(g, e, 1, "r.md", &d), PMBOT_ERROR);
+	e[0].type = PMBOT_EDGE_DEPENDS_ON;
+	assert_int_equal(pmbot_workgraph__check_finish(g, e, 1, "r.md", &d), PMBOT_OK);
+	/* A node waiting on itself is a cycle of one. */
+	assert_non_null(pmbot_diag_list_find(&d, "DEPENDENCY_CYCLE"));
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_workgraph__one_walk_builds_the_nodes_of_the_lookups),
 		cmocka_unit_test(test_workgraph__finish_orders_nodes_and_edges_from_any_start),
+		cmocka_unit_test(test_workgraph__check_finish_says_what_finish_says),
+		cmocka_unit_test(test_workgraph__check_finish_refuses_an_edge_to_no_node),
 		cmocka_unit_test(test_workgraph__maps_items_edges_and_triage_defaults),
 		cmocka_unit_test(test_workgraph__blank_area_and_priority_are_triaged),
 		cmocka_unit_test(test_workgraph__a_cycle_through_both_dependency_kinds_is_one_warning),

@@ -1,0 +1,32 @@
+#ifndef PMBOT_WORKGRAPH_CHECK_H
+#define PMBOT_WORKGRAPH_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmbot/workgraph.h"
+
+/*
+ * A graph only checked (pmbot_workgraph_check): its nodes added with
+ * pmbot_workgraph_add_node_ref, its edges held apart as node places (the
+ * order the nodes were added in), only those between two of its nodes:
+ * the checks read no other, and no edge string is copied or looked up
+ * twice.
+ */
+typedef struct {
+	uint32_t from, to;     /* places of nodes of the graph, in add order */
+	uint32_t type;         /* a pmbot_edge_type */
+} pmbot_wg_iedge;
+
+/*
+ * pmbot_workgraph_finish of a graph only checked: the same diagnostics in
+ * the same order and the same return as finish of the graph with these
+ * edges (and any others, to or from no node of the graph). `edges` (`m`,
+ * the caller's) is reordered. Afterwards the nodes are sorted and the
+ * parents set; the graph's index and edges are not to be read. An edge
+ * naming no node or an unknown type is PMBOT_ERROR.
+ */
+PMBOT_WARN_UNUSED int pmbot_workgraph__check_finish(pmbot_workgraph *g, pmbot_wg_iedge *edges,
+	size_t m, const char *file, pmbot_diag_list *diags);
+
+#endif
