@@ -70,9 +70,6 @@ token=ghp_benchTOKEN0000000000000000000000
 for tool in node python3 curl; do
 	command -v "$tool" >/dev/null || { echo "$0: $tool is not installed" >&2; exit 1; }
 done
-if [ ! -x /usr/bin/time ]; then
-	"$root/scripts/install-deps.sh" time
-fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmbot-github-bench.XXXXXX")
 emu=$tmp/emu
@@ -233,7 +230,7 @@ plan_run() {
 	local l_req l_gql l_rest l_nm l_viewer
 	ctl DELETE /_emu/requests >/dev/null
 	before=$(cpu_ms "$emu_pid")
-	/usr/bin/time -o "$tmp/time" -f '%e %U %S %M' \
+	python3 "$here/rusage.py" -o "$tmp/time" -f '%e %U %S %M' \
 		env PMBOT_GITHUB_CACHE_DIR="$tmp/cache" "$bin" plan --repo "$repo" --backend github \
 		--format json --out "$tmp/gh-plan.json" >/dev/null 2>"$tmp/stderr" || status=$?
 	after=$(cpu_ms "$emu_pid")

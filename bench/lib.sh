@@ -5,7 +5,7 @@
 # bench_init NAME ARGS...: the one argument is BIN; sets bin (absolute),
 # here (bench/), root (the checkout) and tmp (a fresh directory, removed on
 # exit: a script that needs more clean-up sets its own EXIT trap after this
-# and removes "$tmp" there), installs GNU time if missing, and pins git's
+# and removes "$tmp" there), and pins git's
 # configuration and pm-bot's clock (PMBOT_NOW) so that runs compare.
 bench_init() {
 	local name=$1
@@ -17,9 +17,6 @@ bench_init() {
 	bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 	here=$(cd "$(dirname "$0")" && pwd)
 	root=$(cd "$here/.." && pwd)
-	if [ ! -x /usr/bin/time ]; then
-		"$root/scripts/install-deps.sh" time
-	fi
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmbot-$name.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1

@@ -23,8 +23,8 @@ measure() {
 	local best="" i line u s m cpu status
 	for ((i = 0; i < repeat; i++)); do
 		status=0
-		/usr/bin/time -o "$tmp/time" -f '%U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || status=$?
-		# GNU time prefixes "Command exited with non-zero status N" on failure.
+		python3 "$here/rusage.py" -o "$tmp/time" -f '%U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || status=$?
+		# One line, whatever the exit status (bench/rusage.py).
 		line=$(tail -n 1 "$tmp/time")
 		read -r u s m <<<"$line"
 		cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 1000 + 0.5 }')
