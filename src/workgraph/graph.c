@@ -396,6 +396,22 @@ done:
 	return err;
 }
 
+/*
+ * Does edge `i` make one node wait on another (depends_on, blocked_by),
+ * both ends in the graph? Then `*from` and `*to` are their places.
+ */
+static int waits_on(const pmbot_workgraph *g, const size_t *ends, size_t i,
+	size_t *from, size_t *to)
+{
+	const pmbot_wg_edge *e = &g->edges[i];
+
+	if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
+		return 0;
+	*from = ends[2 * i];
+	*to = ends[2 * i + 1];
+	return *from != PMBOT_WG_NONE && *to != PMBOT_WG_NONE;
+}
+
 /* The "waits on" edges of the sorted graph (`ends`: each edge's ends) through check_waits. */
 static int check_dependencies(pmbot_workgraph *g, const size_t *ends, const char *file,
 	pmbot_diag_list *diags)
@@ -404,40 +420,22 @@ static int check_dependencies(pmbot_workgraph *g, const size_t *ends, const char
 	size_t *first = calloc(n + 1, sizeof(*first));  /* CSR offsets */
 	size_t *adj = malloc((g->n_edges ? g->n_edges : 1) * sizeof(*adj));
 	size_t *next = calloc(n, sizeof(*next));
-	size_t i;
+	size_t i, from, to;
 	int err = PMBOT_ERROR;
 
 	if (!first || !adj || !next)
 		goto done;
 	/* Edges are sorted by type, then from: group dependency edges by source. */
-	for (i = 0; i < g->n_edges; i++) {
-		const pmbot_wg_edge *e = &g->edges[i];
-		size_t from, to;
-
-		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
-			continue;
-		from = ends[2 * i];
-		to = ends[2 * i + 1];
-		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
-			continue;
-		first[from + 1]++;
-	}
+	for (i = 0; i < g->n_edges; i++)
+		if (waits_on(g, ends, i, &from, &to))
+			first[from + 1]++;
 	for (i = 0; i < g->n_nodes; i++)
 		first[i + 1] += first[i];
 	for (i = 0; i < g->n_nodes; i++)
 		next[i] = first[i];
-	for (i = 0; i < g->n_edges; i++) {
-		const pmbot_wg_edge *e = &g->edges[i];
-		size_t from, to;
-
-		if (e->external || (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY))
-			continue;
-		from = ends[2 * i];
-		to = ends[2 * i + 1];
-		if (from == PMBOT_WG_NONE || to == PMBOT_WG_NONE)
-			continue;
-		adj[next[from]++] = to;
-	}
+	for (i = 0; i < g->n_edges; i++)
+		if (waits_on(g, ends, i, &from, &to))
+			adj[next[from]++] = to;
 	err = check_waits(g, first, adj, file, diags);
 done:
 	free(first);
