@@ -481,12 +481,11 @@ done:
 	return err;
 }
 
-/* The pieces as above, the first of about `first` bytes. */
-static int extract_pieces(pmbot_extract_list *out, const char *markdown, size_t len,
-	size_t first, size_t chunk)
+int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
+	size_t len, size_t chunk)
 {
 	cmark_node *doc = NULL, *last;
-	size_t start = 0, want = first ? first : 1, end, cut, whole = 0, close = 0;
+	size_t start = 0, want = chunk ? chunk : 1, end, cut, whole = 0, close = 0;
 	int line0 = 0, err = PMBOT_ERROR, x, adv, whole_lines = 0;
 
 	for (;;) {
@@ -560,15 +559,8 @@ done:
 	return err;
 }
 
-int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
-	size_t len, size_t chunk)
-{
-	return extract_pieces(out, markdown, len, chunk, chunk);
-}
-
-/* Pieces this long keep cmark's tree of a hostile file small (see above). */
-#define EXTRACT_CHUNK (128 * 1024)
 /*
+ * Pieces this long keep cmark's tree of a hostile file small (see above).
  * The first piece is as long as the others. An 8 KB one finds a report
  * block near the top of its file 5 M instructions sooner (for 10,000
  * items), but then no allocation of cmark's ever passes glibc's mmap
@@ -576,11 +568,11 @@ int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
  * faulted back between pieces: 64 MiB of emphasis-heavy prose spent 8 s
  * in the kernel instead of 4.
  */
-#define EXTRACT_FIRST EXTRACT_CHUNK
+#define EXTRACT_CHUNK (128 * 1024)
 
 int pmbot_extract_blocks(pmbot_extract_list *out, const char *markdown, size_t len)
 {
-	return extract_pieces(out, markdown, len, EXTRACT_FIRST, EXTRACT_CHUNK);
+	return pmbot_extract_blocks_chunked(out, markdown, len, EXTRACT_CHUNK);
 }
 
 void pmbot_extract_block_free(pmbot_block *block)

@@ -827,7 +827,7 @@ static void test_extract__long_block_keeps_the_lines_after_it(void **state)
 		assert_int_equal(list.items[1].block.fence_line, 5009);
 		pmbot_extract_list_free(&list);
 		whole = describe(b.buf, b.len, SIZE_MAX);
-		/* 0: pmbot_extract_blocks, whose first piece is shorter than the others. */
+		/* 0: pmbot_extract_blocks, in its own pieces of 128 KB. */
 		for (c = 0; c <= sizeof(chunks) / sizeof(chunks[0]); c++) {
 			char *part = describe(b.buf, b.len, c ? chunks[c - 1] : 0);
 
