@@ -17,7 +17,12 @@ BUILD    ?= build
 SANITIZE ?= 0
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lcmark-gfm-extensions -lm
+# libcurl's headers only: src/net/net.c opens the library when HTTP is first
+# spoken, so the commands that never speak it do not load it. dlopen is in
+# libc from glibc 2.34 (Debian 12, Ubuntu 22.04); older ones need LIBDL=-ldl.
+LIBDL    ?=
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) \
+        -lcmark-gfm-extensions -lm $(LIBDL)
 TEST_LIBS  := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 DEVELOPER ?= 0

@@ -34,6 +34,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/common.h"
 #include "pmbot/github.h"
+#include "pmbot/net.h"
 #include "pmbot/banned.h"
 
 #define DEFAULT_PACE_MS 1000 /* pmbot_github_options_init()'s pace_ms */
@@ -273,7 +274,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2 || positive(argv[optind + 1], &number, 1) < 0)
 		return usage();
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+	if (pmbot_net_global_init(NULL) < 0) {
 		fputs("gql_alias_bench: libcurl failed to initialise\n", stderr);
 		goto done;
 	}
@@ -317,7 +318,7 @@ done:
 	board_free(&b);
 	pmbot_github_client_free(c);
 	if (curl_ready)
-		curl_global_cleanup();
+		pmbot_net_global_cleanup();
 	pmbot_buf_free(&err);
 	pmbot_buf_free(&doc);
 	pmbot_buf_free(&tail);

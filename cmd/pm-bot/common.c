@@ -138,8 +138,8 @@ static int load_report_file(pmbot_workgraph **out, const char *file, pmbot_diag_
 		}
 		goto done;
 	}
-	switch (out ? pmbot_workgraph_load(out, name, text.buf, text.len, &lim, diags)
-		    : pmbot_workgraph_check(name, text.buf, text.len, &lim, diags)) {
+	switch (out ? pmbot_workgraph_load_buf(out, name, &text, &lim, diags)
+		    : pmbot_workgraph_check_buf(name, &text, &lim, diags)) {
 	case PMBOT_OK:
 		rc = EXIT_OK;
 		break;

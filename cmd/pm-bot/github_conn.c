@@ -3,10 +3,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <curl/curl.h>
-
 #include "cmd.h"
 #include "pmbot/github.h"
+#include "pmbot/net.h"
 #include "pmbot/banned.h"
 
 /* How often a long run says how far it got. */
@@ -89,8 +88,8 @@ int github_conn_open(struct github_conn *gc, const struct plan_opts *o)
 	}
 	opts.on_event = on_event;
 	opts.event_payload = gc;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		fputs("pm-bot: libcurl failed to initialise\n", stderr);
+	if (pmbot_net_global_init(&err) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.buf));
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
@@ -128,9 +127,9 @@ void github_conn_close(struct github_conn *gc)
 			st.rate_limited, st.waited_ms);
 	}
 	pmbot_github_client_free(gc->client);
-	/* libcurl is set up only for GitHub, so `validate` never pays for it. */
+	/* libcurl is loaded and set up only for GitHub, so `validate` never pays for it. */
 	if (gc->curl_ready)
-		curl_global_cleanup();
+		pmbot_net_global_cleanup();
 	free(gc->self_login);
 	memset(gc, 0, sizeof(*gc));
 }

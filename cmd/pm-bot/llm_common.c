@@ -3,11 +3,10 @@
 #include <string.h>
 #include <time.h>
 
-#include <curl/curl.h>
-
 #include "llm_int.h"
 #include "pmbot/apply.h"
 #include "pmbot/llm.h"
+#include "pmbot/net.h"
 #include "pmbot/banned.h"
 
 int llm_render(pmbot_buf *out, struct llm_run *r, const pmbot_capability *cap,
@@ -53,8 +52,9 @@ static int llm_call(pmbot_buf *text, pmbot_llm_config *cfg, const pmbot_promptir
 	pmbot_buf err = PMBOT_BUF_INIT;
 	int rc = EXIT_RUNTIME;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		fputs("pm-bot: libcurl failed to initialise\n", stderr);
+	if (pmbot_net_global_init(&err) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.buf));
+		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
 	if (pmbot_llm_client_new(&client, cfg, &err) < 0) {
@@ -73,7 +73,7 @@ static int llm_call(pmbot_buf *text, pmbot_llm_config *cfg, const pmbot_promptir
 	rc = EXIT_OK;
 done:
 	pmbot_llm_client_free(client);
-	curl_global_cleanup();
+	pmbot_net_global_cleanup();
 	pmbot_buf_free(&err);
 	return rc;
 }

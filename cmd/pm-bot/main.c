@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <curl/curl.h>
 #include <git2.h>
 
 #include "cmd.h"
+#include "pmbot/net.h"
 #include "pmbot/banned.h"
 
 static int cmd_help(int argc, char **argv);
@@ -321,13 +321,20 @@ static int cmd_help(int argc, char **argv)
 
 static int cmd_version(int argc, char **argv)
 {
+	pmbot_buf err = PMBOT_BUF_INIT;
+	const char *curl;
 	int major, minor, rev;
 
 	if (argc > 1)
 		return cmd_usage_error(cmd_lookup("version"), "version takes no arguments");
+	/* A libcurl that cannot be loaded fails here, where installers look (action.yml). */
+	if (!(curl = pmbot_net_version(&err))) {
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.buf));
+		pmbot_buf_free(&err);
+		return EXIT_RUNTIME;
+	}
 	git_libgit2_version(&major, &minor, &rev);
-	printf("pm-bot %s (libgit2 %d.%d.%d, %s)\n", PMBOT_VERSION, major, minor, rev,
-	       curl_version());
+	printf("pm-bot %s (libgit2 %d.%d.%d, %s)\n", PMBOT_VERSION, major, minor, rev, curl);
 	return EXIT_OK;
 }
 

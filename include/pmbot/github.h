@@ -23,11 +23,10 @@
  * an ETag cache for conditional GETs and request counting. docs/github.md
  * describes the behaviour for users.
  *
- * libcurl must be initialised by the program before the first client is
- * made: curl_global_init(CURL_GLOBAL_DEFAULT) once, at start-up, before any
- * thread exists, and curl_global_cleanup() after the last client is freed
- * (cmd/ does it; each test binary does it in main). The client never calls
- * either.
+ * libcurl must be loaded and initialised by the program before the first
+ * client is made: pmbot_net_global_init() once, before any thread exists,
+ * and pmbot_net_global_cleanup() after the last client is freed (cmd/ does
+ * it; each test binary does it in main). The client never calls either.
  *
  * A client is not safe to share between threads. Nothing here prints or
  * exits: failures are return codes plus a message appended to the `err`

@@ -27,9 +27,10 @@
  * {url}/chat/completions) or Anthropic's Messages API ({url}/messages).
  * docs/llm.md, section "Providers", describes the behaviour for users.
  *
- * libcurl must be initialised by the program before the first client is
- * made (curl_global_init once, before any thread exists; curl_global_cleanup
- * after the last client is freed), as for the GitHub client. A client is not
+ * libcurl must be loaded and initialised by the program before the first
+ * client is made (pmbot_net_global_init once, before any thread exists;
+ * pmbot_net_global_cleanup after the last client is freed), as for the
+ * GitHub client. A client is not
  * safe to share between threads. Nothing here prints or exits.
  *
  * The API key is never written to any error message: it is refused without

@@ -14,10 +14,28 @@
  * every text. What an answer means (rate limits, retries, GraphQL errors, a
  * provider's error shapes) is the caller's: this layer knows HTTP only.
  *
- * libcurl must be initialised by the program (curl_global_init) before the
- * first handle is made. A handle is not safe to share between threads.
- * Nothing here prints or exits.
+ * libcurl is not linked but opened (dlopen) the first time it is needed, so
+ * a process that never speaks HTTP does not pay for loading it. The program
+ * initialises it (pmbot_net_global_init) before the first handle is made. A
+ * handle is not safe to share between threads. Nothing here prints or exits.
  */
+
+/*
+ * Load libcurl (once; it stays loaded) and initialise it
+ * (curl_global_init). Not thread-safe; each successful call is paired with
+ * one pmbot_net_global_cleanup. 0, or PMBOT_ERROR with a sentence in `err`
+ * (may be NULL) when libcurl cannot be loaded or initialised.
+ */
+int pmbot_net_global_init(pmbot_buf *err);
+
+/* Undo one successful pmbot_net_global_init (none left: nothing happens). */
+void pmbot_net_global_cleanup(void);
+
+/*
+ * libcurl's version text ("libcurl/8.14.1 ..."), static; NULL with a
+ * sentence in `err` (may be NULL) when libcurl cannot be loaded.
+ */
+const char *pmbot_net_version(pmbot_buf *err);
 
 /* A handle: one libcurl easy handle, reused so keep-alive works. */
 typedef struct pmbot_net pmbot_net;
@@ -25,7 +43,8 @@ typedef struct pmbot_net pmbot_net;
 /*
  * Make a handle into `*out` (owned by the caller; pmbot_net_free). 0, or
  * PMBOT_ERROR with a sentence in `err` (may be NULL) when libcurl cannot
- * make one (curl_global_init not called) or memory ran out.
+ * be loaded or make one (pmbot_net_global_init not called) or memory ran
+ * out.
  */
 int pmbot_net_new(pmbot_net **out, pmbot_buf *err);
 
@@ -121,6 +140,21 @@ int pmbot_net_is_token(const char *s);
 
 /* Printable ASCII, spaces inside only, not empty: a header value that cannot inject. */
 int pmbot_net_is_header_text(const char *s);
+
+/*
+ * Do `base` and `url` (absolute URLs) have the same origin: scheme, host
+ * (ASCII case-insensitively) and port (the scheme's default when none is
+ * written)? A URL with credentials in it, or one curl cannot parse, is
+ * never the same origin (nor is anything when memory runs out or libcurl
+ * cannot be loaded). 1 yes, 0 no.
+ */
+int pmbot_net_same_origin(const char *base, const char *url);
+
+/*
+ * The time an HTTP date (RFC 9110, read by curl_getdate) names, in seconds
+ * since the epoch; -1 when it names none or libcurl cannot be loaded.
+ */
+long long pmbot_net_http_date(const char *s);
 
 /* What pmbot_net_base_url() found wrong. */
 #define PMBOT_NET_URL_CREDENTIALS 1 /* "user[:password]@" before the host */

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "pmbot/buf.h"
 #include "pmbot/common.h"
 #include "pmbot/doc.h"
 
@@ -94,6 +95,15 @@ typedef struct {
 PMBOT_WARN_UNUSED int pmbot_report_load(pmbot_report **out, const char *file,
 	const char *markdown, size_t len, const pmbot_limits *lim,
 	pmbot_diag_list *diags);
+
+/*
+ * pmbot_report_load of the text in `markdown`, which it takes: the buffer
+ * is freed as soon as the blocks are extracted, so a file and the parse of
+ * its block are never held at once. `markdown` is left empty (and
+ * reusable) whatever the outcome.
+ */
+PMBOT_WARN_UNUSED int pmbot_report_load_buf(pmbot_report **out, const char *file,
+	pmbot_buf *markdown, const pmbot_limits *lim, pmbot_diag_list *diags);
 
 /* Free `report` and everything it owns. NULL is allowed. */
 void pmbot_report_free(pmbot_report *report);

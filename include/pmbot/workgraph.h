@@ -177,6 +177,17 @@ PMBOT_WARN_UNUSED int pmbot_workgraph_check(const char *file, const char *markdo
 	size_t len, const pmbot_limits *lim, pmbot_diag_list *diags);
 
 /*
+ * pmbot_workgraph_load and pmbot_workgraph_check of the text in
+ * `markdown`, which they take (pmbot_report_load_buf): it is freed once
+ * the report's blocks are extracted and left empty whatever the outcome,
+ * so a command's peak holds the file or its parse, not both.
+ */
+PMBOT_WARN_UNUSED int pmbot_workgraph_load_buf(pmbot_workgraph **out, const char *file,
+	pmbot_buf *markdown, const pmbot_limits *lim, pmbot_diag_list *diags);
+PMBOT_WARN_UNUSED int pmbot_workgraph_check_buf(const char *file, pmbot_buf *markdown,
+	const pmbot_limits *lim, pmbot_diag_list *diags);
+
+/*
  * Move every node and edge of `src` into `dst` (several reports planned
  * together); `src` is left empty and still needs pmbot_workgraph_free().
  * A stable_id in both is DUPLICATE_STABLE_ID (naming both reports) and the

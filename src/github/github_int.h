@@ -91,12 +91,4 @@ int pmbot_github_spent_load(pmbot_github_spent *s, const char *dir, const char *
 /* Write the record atomically (pmbot_fs_write_atomic), creating `dir` 0700. 0, or -1 with errno. */
 int pmbot_github_spent_store(const pmbot_github_spent *s, const char *dir, const char *api_url);
 
-/*
- * Do `base` and `url` (absolute URLs) have the same origin: scheme, host
- * (ASCII case-insensitively) and port (the scheme's default when none is
- * written)? A URL with credentials in it, or one curl cannot parse, is
- * never the same origin (nor is anything when memory runs out). 1 yes, 0 no.
- */
-int pmbot_github_same_origin(const char *base, const char *url);
-
 #endif

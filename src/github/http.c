@@ -602,12 +602,12 @@ static int on_header(void *payload, const char *data, size_t len)
 			goto oom;
 		/* Seconds, or (RFC 9110 allows it) an HTTP date. */
 		if ((n = parse_count(val)) < 0) {
-			time_t when = curl_getdate(val, NULL);
+			long long when = pmbot_net_http_date(val);
 
 			if (when >= 0) {
 				long long now_s = x->c->now(x->c->clock_payload) / 1000;
 
-				n = (long long)when > now_s ? (long long)when - now_s : 0;
+				n = when > now_s ? when - now_s : 0;
 			}
 		}
 		r->retry_after = n;
@@ -621,41 +621,6 @@ oom:
 
 #define MAX_REDIRECTS 5
 
-/* The parts of an absolute `url` that make its origin; -1 when it has none. */
-static int origin_of(const char *url, char **scheme, char **host, char **port)
-{
-	/* A fresh handle: one holding a URL would resolve `url` against it. */
-	CURLU *u = curl_url();
-	char *user = NULL;
-	int rc = -1;
-
-	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_SCHEME, scheme, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_HOST, host, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_PORT, port, CURLU_DEFAULT_PORT) == CURLUE_OK)
-		/* Credentials in a location would have curl send them: not our origin. */
-		rc = curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_NO_USER ? 0 : -1;
-	curl_free(user);
-	curl_url_cleanup(u);
-	return rc;
-}
-
-int pmbot_github_same_origin(const char *base, const char *url)
-{
-	char *s1 = NULL, *h1 = NULL, *p1 = NULL, *s2 = NULL, *h2 = NULL, *p2 = NULL;
-	int same = 0;
-
-	if (origin_of(base, &s1, &h1, &p1) == 0 && origin_of(url, &s2, &h2, &p2) == 0)
-		same = !strcasecmp(s1, s2) && !strcasecmp(h1, h2) && !strcmp(p1, p2);
-	curl_free(s1);
-	curl_free(h1);
-	curl_free(p1);
-	curl_free(s2);
-	curl_free(h2);
-	curl_free(p2);
-	return same;
-}
-
 /*
  * Renamed repositories answer 301 (307 for some moves); only a GET is
  * repeated, and only within the origin the token is meant for. The message
@@ -668,7 +633,7 @@ static int on_redirect(void *payload, long status, const char *loc, char *why, s
 	pmbot_buf origin = PMBOT_BUF_INIT, show = PMBOT_BUF_INIT;
 	size_t n = strcspn(loc, "/?#");
 
-	if (!x->location_userinfo && pmbot_github_same_origin(x->url, loc)) {
+	if (!x->location_userinfo && pmbot_net_same_origin(x->url, loc)) {
 		/* The redirect's own headers are not the answer's. */
 		clear_headers(x->resp);
 		x->resp->status = 0;

@@ -1,7 +1,9 @@
 #include "pmbot/net.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,163 @@
 #include <time.h>
 
 #include "pmbot/banned.h"
+
+/*
+ * libcurl is opened when the first exchange needs it, not linked: mapping
+ * and relocating it with its dependencies (TLS, Kerberos, LDAP, IDN, ...)
+ * cost every process about 9 ms and 6 MB, and validate, plan and a local
+ * apply never speak HTTP (git keeps libcurl out of its main binary for the
+ * same reason). The soname is libcurl's ABI since 7.16; it stays loaded
+ * (a TLS library's exit handlers must not outlive their code).
+ */
+#define LIBCURL_SONAME "libcurl.so.4"
+
+struct libcurl {
+	CURLcode (*global_init)(long flags);
+	void (*global_cleanup)(void);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *e, CURLoption option, ...);
+	CURLcode (*easy_perform)(CURL *e);
+	CURLcode (*easy_getinfo)(CURL *e, CURLINFO info, ...);
+	void (*easy_reset)(CURL *e);
+	void (*easy_cleanup)(CURL *e);
+	const char *(*easy_strerror)(CURLcode cc);
+	struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
+	void (*slist_free_all)(struct curl_slist *list);
+	CURLU *(*url)(void);
+	CURLUcode (*url_set)(CURLU *u, CURLUPart part, const char *content, unsigned int flags);
+	CURLUcode (*url_get)(CURLU *u, CURLUPart part, char **content, unsigned int flags);
+	void (*url_cleanup)(CURLU *u);
+	void (*free)(void *p);
+	time_t (*getdate)(const char *s, const time_t *unused);
+	char *(*version)(void);
+	curl_version_info_data *(*version_info)(CURLversion age);
+};
+
+_Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym's answer holds a function");
+
+#define SYM(m) { "curl_" #m, offsetof(struct libcurl, m) }
+static const struct {
+	const char *name;
+	size_t offset;
+} libcurl_syms[] = {
+	SYM(global_init), SYM(global_cleanup), SYM(easy_init), SYM(easy_setopt),
+	SYM(easy_perform), SYM(easy_getinfo), SYM(easy_reset), SYM(easy_cleanup),
+	SYM(easy_strerror), SYM(slist_append), SYM(slist_free_all), SYM(url), SYM(url_set),
+	SYM(url_get), SYM(url_cleanup), SYM(free), SYM(getdate), SYM(version),
+	SYM(version_info),
+};
+#undef SYM
+
+static struct libcurl lc;
+static int lc_state;    /* 0: not tried; 1: loaded; -1: failed, lc_why says why */
+static char lc_why[256];
+static int lc_inits;    /* pmbot_net_global_init calls not yet cleaned up */
+
+/* Load libcurl once; 0, or PMBOT_ERROR with why in `err` (may be NULL). */
+static int libcurl_load(pmbot_buf *err)
+{
+	struct libcurl l;
+	void *h;
+	size_t i;
+
+	if (lc_state == 0) {
+		lc_state = -1;
+		if (!(h = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE))) {
+			const char *why = dlerror();
+
+			snprintf(lc_why, sizeof(lc_why), "%s", why ? why : LIBCURL_SONAME);
+			goto done;
+		}
+		for (i = 0; i < sizeof(libcurl_syms) / sizeof(libcurl_syms[0]); i++) {
+			void *f = dlsym(h, libcurl_syms[i].name);
+
+			if (!f) {
+				snprintf(lc_why, sizeof(lc_why), "%s has no %s (libcurl 7.85 or later is needed)",
+					LIBCURL_SONAME, libcurl_syms[i].name);
+				goto done;
+			}
+			memcpy((char *)&l + libcurl_syms[i].offset, &f, sizeof(f));
+		}
+		lc = l;
+		lc_state = 1;
+	}
+done:
+	if (lc_state < 0)
+		pmbot_buf_note(err, "cannot load libcurl: %s", lc_why);
+	return lc_state > 0 ? 0 : PMBOT_ERROR;
+}
+
+int pmbot_net_global_init(pmbot_buf *err)
+{
+	if (libcurl_load(err) < 0)
+		return PMBOT_ERROR;
+	if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		pmbot_buf_note(err, "libcurl failed to initialise");
+		return PMBOT_ERROR;
+	}
+	lc_inits++;
+	return 0;
+}
+
+void pmbot_net_global_cleanup(void)
+{
+	if (lc_inits > 0) {
+		lc_inits--;
+		lc.global_cleanup();
+	}
+}
+
+const char *pmbot_net_version(pmbot_buf *err)
+{
+	return libcurl_load(err) < 0 ? NULL : lc.version();
+}
+
+long long pmbot_net_http_date(const char *s)
+{
+	time_t t;
+
+	if (libcurl_load(NULL) < 0 || (t = lc.getdate(s, NULL)) < 0)
+		return -1;
+	return (long long)t;
+}
+
+/* The parts of an absolute `url` that make its origin; -1 when it has none. */
+static int origin_of(const char *url, char **scheme, char **host, char **port)
+{
+	/* A fresh handle: one holding a URL would resolve `url` against it. */
+	CURLU *u = lc.url();
+	char *user = NULL;
+	int rc = -1;
+
+	if (u && lc.url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    lc.url_get(u, CURLUPART_SCHEME, scheme, 0) == CURLUE_OK &&
+	    lc.url_get(u, CURLUPART_HOST, host, 0) == CURLUE_OK &&
+	    lc.url_get(u, CURLUPART_PORT, port, CURLU_DEFAULT_PORT) == CURLUE_OK)
+		/* Credentials in a location would have curl send them: not our origin. */
+		rc = lc.url_get(u, CURLUPART_USER, &user, 0) == CURLUE_NO_USER ? 0 : -1;
+	lc.free(user);
+	lc.url_cleanup(u);
+	return rc;
+}
+
+int pmbot_net_same_origin(const char *base, const char *url)
+{
+	char *s1 = NULL, *h1 = NULL, *p1 = NULL, *s2 = NULL, *h2 = NULL, *p2 = NULL;
+	int same = 0;
+
+	if (libcurl_load(NULL) < 0)
+		return 0;
+	if (origin_of(base, &s1, &h1, &p1) == 0 && origin_of(url, &s2, &h2, &p2) == 0)
+		same = !strcasecmp(s1, s2) && !strcasecmp(h1, h2) && !strcmp(p1, p2);
+	lc.free(s1);
+	lc.free(h1);
+	lc.free(p1);
+	lc.free(s2);
+	lc.free(h2);
+	lc.free(p2);
+	return same;
+}
 
 struct pmbot_net {
 	CURL *curl;
@@ -32,8 +191,12 @@ int pmbot_net_new(pmbot_net **out, pmbot_buf *err)
 		pmbot_buf_note(err, "out of memory");
 		return PMBOT_ERROR;
 	}
-	if (!(n->curl = curl_easy_init())) {
-		pmbot_buf_note(err, "libcurl could not make a handle (was curl_global_init called?)");
+	if (libcurl_load(err) < 0) {
+		free(n);
+		return PMBOT_ERROR;
+	}
+	if (!(n->curl = lc.easy_init())) {
+		pmbot_buf_note(err, "libcurl could not make a handle (was pmbot_net_global_init called?)");
 		free(n);
 		return PMBOT_ERROR;
 	}
@@ -46,13 +209,14 @@ void pmbot_net_free(pmbot_net *n)
 	if (!n)
 		return;
 	if (n->curl)
-		curl_easy_cleanup(n->curl);
+		lc.easy_cleanup(n->curl);
 	free(n);
 }
 
 int pmbot_net_has_gzip(void)
 {
-	return (curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_LIBZ) != 0;
+	return libcurl_load(NULL) == 0 &&
+	       (lc.version_info(CURLVERSION_NOW)->features & CURL_VERSION_LIBZ) != 0;
 }
 
 static size_t on_header(char *data, size_t size, size_t nitems, void *userdata)
@@ -82,7 +246,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userdata)
 
 static int add_header(struct curl_slist **list, const char *h)
 {
-	struct curl_slist *n = curl_slist_append(*list, h);
+	struct curl_slist *n = lc.slist_append(*list, h);
 
 	if (!n)
 		return -1;
@@ -100,35 +264,35 @@ static CURLcode set_options(CURL *e, const pmbot_net_request *rq, struct curl_sl
 {
 	CURLcode cc;
 
-	if ((cc = curl_easy_setopt(e, CURLOPT_URL, rq->url)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L)) ||
+	if ((cc = lc.easy_setopt(e, CURLOPT_URL, rq->url)) ||
+	    (cc = lc.easy_setopt(e, CURLOPT_NOSIGNAL, 1L)) ||
 #if LIBCURL_VERSION_NUM >= 0x075500
-	    (cc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https")) ||
+	    (cc = lc.easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https")) ||
 	    /* libcurl follows nothing (see below); were it to, never from https to http. */
-	    (cc = curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR,
+	    (cc = lc.easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR,
 		    strncmp(rq->url, "https:", 6) ? "http,https" : "https")) ||
 #endif
-	    (cc = curl_easy_setopt(e, CURLOPT_USERAGENT, rq->user_agent)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_HTTPHEADER, h)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, rq->connect_timeout_ms)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, rq->timeout_ms)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max_response)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_ERRORBUFFER, n->error)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_WRITEDATA, x)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header)) ||
-	    (cc = curl_easy_setopt(e, CURLOPT_HEADERDATA, x)))
+	    (cc = lc.easy_setopt(e, CURLOPT_USERAGENT, rq->user_agent)) ||
+	    (cc = lc.easy_setopt(e, CURLOPT_HTTPHEADER, h)) ||
+	    (cc = lc.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, rq->connect_timeout_ms)) ||
+	    (cc = lc.easy_setopt(e, CURLOPT_TIMEOUT_MS, rq->timeout_ms)) ||
+	    (cc = lc.easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max_response)) ||
+	    (cc = lc.easy_setopt(e, CURLOPT_ERRORBUFFER, n->error)) ||
+	    (cc = lc.easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body)) ||
+	    (cc = lc.easy_setopt(e, CURLOPT_WRITEDATA, x)) ||
+	    (cc = lc.easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header)) ||
+	    (cc = lc.easy_setopt(e, CURLOPT_HEADERDATA, x)))
 		return cc;
-	if (rq->accept_gzip && (cc = curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip")))
+	if (rq->accept_gzip && (cc = lc.easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip")))
 		return cc;
 	if (!strcmp(rq->method, "GET"))
-		return curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+		return lc.easy_setopt(e, CURLOPT_HTTPGET, 1L);
 	if (strcmp(rq->method, "POST") &&
-	    (cc = curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, rq->method)))
+	    (cc = lc.easy_setopt(e, CURLOPT_CUSTOMREQUEST, rq->method)))
 		return cc;
 	if (rq->body &&
-	    ((cc = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len)) ||
-	     (cc = curl_easy_setopt(e, CURLOPT_POSTFIELDS, rq->body))))
+	    ((cc = lc.easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len)) ||
+	     (cc = lc.easy_setopt(e, CURLOPT_POSTFIELDS, rq->body))))
 		return cc;
 	return CURLE_OK;
 }
@@ -149,11 +313,11 @@ static CURLcode perform_hops(pmbot_net_response *resp, pmbot_net *n, exchange *x
 		char *loc = NULL;
 		long status = 0;
 
-		cc = curl_easy_perform(n->curl);
-		if (curl_easy_getinfo(n->curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK)
+		cc = lc.easy_perform(n->curl);
+		if (lc.easy_getinfo(n->curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK)
 			resp->status = status;
 		if (cc != CURLE_OK || !rq->on_redirect || !is_redirect(status) ||
-		    curl_easy_getinfo(n->curl, CURLINFO_REDIRECT_URL, &loc) != CURLE_OK || !loc)
+		    lc.easy_getinfo(n->curl, CURLINFO_REDIRECT_URL, &loc) != CURLE_OK || !loc)
 			break;
 		if (hops == rq->max_redirects) {
 			snprintf(n->error, sizeof(n->error), "more than %d redirects",
@@ -172,7 +336,7 @@ static CURLcode perform_hops(pmbot_net_response *resp, pmbot_net *n, exchange *x
 			cc = CURLE_OUT_OF_MEMORY;
 			break;
 		}
-		if ((cc = curl_easy_setopt(n->curl, CURLOPT_URL, url.buf)))
+		if ((cc = lc.easy_setopt(n->curl, CURLOPT_URL, url.buf)))
 			break;
 		/* The redirect's own body is not the answer. */
 		pmbot_buf_clear(x->body);
@@ -198,7 +362,7 @@ CURLcode pmbot_net_perform(pmbot_net_response *resp, pmbot_buf *body, pmbot_net 
 	resp->too_big = 0;
 	pmbot_buf_clear(body);
 	n->error[0] = '\0';
-	curl_easy_reset(n->curl);
+	lc.easy_reset(n->curl);
 
 	for (i = 0; rq->headers && rq->headers[i]; i++)
 		if (add_header(&h, rq->headers[i]) < 0)
@@ -208,12 +372,12 @@ CURLcode pmbot_net_perform(pmbot_net_response *resp, pmbot_buf *body, pmbot_net 
 	cc = perform_hops(resp, n, &x);
 done:
 	/* The handle must not point at memory that is about to go. */
-	curl_easy_setopt(n->curl, CURLOPT_HTTPHEADER, NULL);
-	curl_easy_setopt(n->curl, CURLOPT_POSTFIELDS, NULL);
+	lc.easy_setopt(n->curl, CURLOPT_HTTPHEADER, NULL);
+	lc.easy_setopt(n->curl, CURLOPT_POSTFIELDS, NULL);
 	/* One line may hold the secret. */
 	for (l = h; l; l = l->next)
 		memset(l->data, 0, strlen(l->data));
-	curl_slist_free_all(h);
+	lc.slist_free_all(h);
 	resp->too_big = x.too_big || cc == CURLE_FILESIZE_EXCEEDED;
 	if (x.oom)
 		cc = CURLE_OUT_OF_MEMORY;
@@ -222,7 +386,7 @@ done:
 
 const char *pmbot_net_error(const pmbot_net *n, CURLcode cc)
 {
-	return n->error[0] ? n->error : curl_easy_strerror(cc);
+	return n->error[0] ? n->error : lc.easy_strerror(cc);
 }
 
 int pmbot_net_retryable(CURLcode cc)

@@ -256,9 +256,9 @@ static int load_canonical(pmbot_report *r, pmbot_extract_list *blocks,
 	return parse_block(&r->doc, &r->map, r->file, &r->block, lim, diags);
 }
 
-int pmbot_report_load(pmbot_report **out, const char *file,
-	const char *markdown, size_t len, const pmbot_limits *lim,
-	pmbot_diag_list *diags)
+/* `owned` (may be NULL) holds `markdown` and is freed once the blocks are out. */
+static int load(pmbot_report **out, const char *file, const char *markdown, size_t len,
+	pmbot_buf *owned, const pmbot_limits *lim, pmbot_diag_list *diags)
 {
 	pmbot_extract_list blocks = PMBOT_EXTRACT_LIST_INIT;
 	unsigned char *unparsed = NULL;
@@ -295,6 +295,9 @@ int pmbot_report_load(pmbot_report **out, const char *file,
 		goto done;
 	if (pmbot_extract_blocks(&blocks, markdown, len) < 0)
 		goto done;
+	/* The blocks are copies: the file need not outlive its parse. */
+	if (owned)
+		pmbot_buf_free(owned);
 	/* +1: calloc(0) may return NULL, which would read as out of memory. */
 	if (!(idx = calloc(blocks.count + 1, sizeof(*idx))) ||
 	    !(unparsed = calloc(blocks.count + 1, 1)))
@@ -310,11 +313,26 @@ int pmbot_report_load(pmbot_report **out, const char *file,
 	*out = r;
 	r = NULL;
 done:
+	if (owned)
+		pmbot_buf_free(owned);
 	pmbot_report_free(r);
 	pmbot_extract_list_free(&blocks);
 	free(unparsed);
 	free(idx);
 	return err;
+}
+
+int pmbot_report_load(pmbot_report **out, const char *file,
+	const char *markdown, size_t len, const pmbot_limits *lim,
+	pmbot_diag_list *diags)
+{
+	return load(out, file, markdown, len, NULL, lim, diags);
+}
+
+int pmbot_report_load_buf(pmbot_report **out, const char *file, pmbot_buf *markdown,
+	const pmbot_limits *lim, pmbot_diag_list *diags)
+{
+	return load(out, file, markdown->buf, markdown->len, markdown, lim, diags);
 }
 
 void pmbot_report_free(pmbot_report *report)

@@ -358,8 +358,9 @@ int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *repor
 }
 
 /* `out` NULL: check only (the lean graph is dropped). */
+/* `owned` (may be NULL) holds `markdown`: pmbot_report_load_buf. */
 static int load(pmbot_workgraph **out, const char *file, const char *markdown, size_t len,
-	const pmbot_limits *lim, pmbot_diag_list *diags)
+	pmbot_buf *owned, const pmbot_limits *lim, pmbot_diag_list *diags)
 {
 	pmbot_report *report = NULL;
 	pmbot_workgraph *g = NULL;
@@ -367,7 +368,8 @@ static int load(pmbot_workgraph **out, const char *file, const char *markdown, s
 
 	if (out)
 		*out = NULL;
-	if ((rc = pmbot_report_load(&report, file, markdown, len, lim, diags)) < 0)
+	if ((rc = owned ? pmbot_report_load_buf(&report, file, owned, lim, diags)
+		: pmbot_report_load(&report, file, markdown, len, lim, diags)) < 0)
 		goto done;
 	/*
 	 * The values and the map are copies: a check reads nothing else of the
@@ -396,11 +398,23 @@ int pmbot_workgraph_load(pmbot_workgraph **out, const char *file,
 	const char *markdown, size_t len, const pmbot_limits *lim,
 	pmbot_diag_list *diags)
 {
-	return load(out, file, markdown, len, lim, diags);
+	return load(out, file, markdown, len, NULL, lim, diags);
 }
 
 int pmbot_workgraph_check(const char *file, const char *markdown, size_t len,
 	const pmbot_limits *lim, pmbot_diag_list *diags)
 {
-	return load(NULL, file, markdown, len, lim, diags);
+	return load(NULL, file, markdown, len, NULL, lim, diags);
+}
+
+int pmbot_workgraph_load_buf(pmbot_workgraph **out, const char *file, pmbot_buf *markdown,
+	const pmbot_limits *lim, pmbot_diag_list *diags)
+{
+	return load(out, file, markdown->buf, markdown->len, markdown, lim, diags);
+}
+
+int pmbot_workgraph_check_buf(const char *file, pmbot_buf *markdown, const pmbot_limits *lim,
+	pmbot_diag_list *diags)
+{
+	return load(NULL, file, markdown->buf, markdown->len, markdown, lim, diags);
 }

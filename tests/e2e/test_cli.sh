@@ -12,6 +12,19 @@ run 0 "$PMBOT" help && expect_in "$OUT" "validate" && expect_in "$OUT" "graph" &
 run 0 "$PMBOT" help graph && expect_in "$OUT" "--format json|mermaid|tree" && ok
 run 0 "$PMBOT" graph --help && expect_in "$OUT" "usage: pm-bot graph" && ok
 
+CASE="libcurl is loaded for HTTP only: --version names it, validate never maps it"
+run 0 "$PMBOT" --version && expect_in "$OUT" "libcurl/" && ok
+# glibc's loader lists every object it maps; an ASan runtime maps nothing more.
+run 0 env LD_DEBUG=files "$PMBOT" validate $EX && expect_in "$ERR" "file=libgit2" &&
+	expect_not_in "$ERR" "libcurl" && ok
+run 0 env LD_DEBUG=files "$PMBOT" --version && expect_in "$ERR" "file=libcurl.so.4" && ok
+# A library under libcurl's name without its functions: a runtime failure, said.
+mkdir -p "$TMP/fakecurl"
+${CC:-cc} -shared -fPIC -o "$TMP/fakecurl/libcurl.so.4" -x c /dev/null
+run 1 env LD_LIBRARY_PATH="$TMP/fakecurl" "$PMBOT" --version &&
+	expect_eq "$ERR" "pm-bot: cannot load libcurl: libcurl.so.4 has no curl_global_init (libcurl 7.85 or later is needed)" &&
+	expect_eq "$OUT" "" && ok
+
 CASE="usage errors exit 2"
 run 2 "$PMBOT" && expect_in "$ERR" "usage: pm-bot <command>" && ok
 run 2 "$PMBOT" frobnicate && expect_in "$ERR" "unknown command 'frobnicate'" && ok

@@ -15,6 +15,7 @@
 #include "pmbot/action.h"
 #include "pmbot/buf.h"
 #include "pmbot/github.h"
+#include "pmbot/net.h"
 #include "pmbot/banned.h"
 
 /*
@@ -858,8 +859,9 @@ int main(void)
 	};
 	int rc;
 
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (pmbot_net_global_init(NULL) < 0)
+		return 1;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	curl_global_cleanup();
+	pmbot_net_global_cleanup();
 	return rc;
 }

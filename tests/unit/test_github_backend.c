@@ -15,6 +15,7 @@
 #include "pmbot/github.h"
 #include "pmbot/json.h"
 #include "pmbot/state.h"
+#include "pmbot/net.h"
 #include "pmbot/banned.h"
 
 /*
@@ -2187,9 +2188,9 @@ int main(void)
 #undef T
 	int rc;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+	if (pmbot_net_global_init(NULL) < 0)
 		return 1;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	curl_global_cleanup();
+	pmbot_net_global_cleanup();
 	return rc;
 }

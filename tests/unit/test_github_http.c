@@ -22,6 +22,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/fs.h"
 #include "pmbot/github.h"
+#include "pmbot/net.h"
 #include "pmbot/banned.h"
 
 /*
@@ -178,7 +179,7 @@ static void assert_contains(const char *hay, const char *needle)
 
 static int has_gzip(void)
 {
-	return (curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_LIBZ) != 0;
+	return pmbot_net_has_gzip();
 }
 
 /* Every header the client sends on a GET, and nothing else. */
@@ -586,26 +587,26 @@ static void test_github_http__a_write_is_never_redirected(void **state)
 static void test_github_http__same_origin_compares_scheme_host_and_port(void **state)
 {
 	(void)state;
-	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+	assert_int_equal(pmbot_net_same_origin("https://api.github.com",
 		"https://api.github.com/repositories/9"), 1);
-	assert_int_equal(pmbot_github_same_origin("https://api.github.com/repos/a/b",
+	assert_int_equal(pmbot_net_same_origin("https://api.github.com/repos/a/b",
 		"https://API.GitHub.com:443/repositories/9?x=1"), 1);
-	assert_int_equal(pmbot_github_same_origin("http://127.0.0.1:8080/x",
+	assert_int_equal(pmbot_net_same_origin("http://127.0.0.1:8080/x",
 		"http://127.0.0.1:8080/y"), 1);
 	/* https to http is another origin, even on the same host. */
-	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+	assert_int_equal(pmbot_net_same_origin("https://api.github.com",
 		"http://api.github.com/repositories/9"), 0);
-	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+	assert_int_equal(pmbot_net_same_origin("https://api.github.com",
 		"https://api.github.com:8443/"), 0);
-	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+	assert_int_equal(pmbot_net_same_origin("https://api.github.com",
 		"https://api.github.com.evil.example/"), 0);
-	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+	assert_int_equal(pmbot_net_same_origin("https://api.github.com",
 		"https://api.github.com@evil.example/"), 0);
-	assert_int_equal(pmbot_github_same_origin("https://api.github.com",
+	assert_int_equal(pmbot_net_same_origin("https://api.github.com",
 		"https://user:pass@api.github.com/"), 0);
-	assert_int_equal(pmbot_github_same_origin("https://api.github.com", "ftp://api.github.com/"),
+	assert_int_equal(pmbot_net_same_origin("https://api.github.com", "ftp://api.github.com/"),
 		0);
-	assert_int_equal(pmbot_github_same_origin("https://api.github.com", "not a url"), 0);
+	assert_int_equal(pmbot_net_same_origin("https://api.github.com", "not a url"), 0);
 }
 
 static void test_github_http__refuses_bad_methods_paths_and_a_get_with_a_body(void **state)
@@ -1543,9 +1544,9 @@ int main(void)
 	};
 	int rc;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+	if (pmbot_net_global_init(NULL) < 0)
 		return 1;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	curl_global_cleanup();
+	pmbot_net_global_cleanup();
 	return rc;
 }

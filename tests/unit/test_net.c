@@ -419,6 +419,23 @@ static void test_net__backoff_doubles_up_to_the_cap(void **state)
 	assert_int_equal(pmbot_net_backoff(1, 62, 1LL << 40), 1LL << 40);
 }
 
+/* libcurl is opened, not linked: what it answers comes through the loaded library. */
+static void test_net__the_opened_libcurl_answers_its_version_and_http_dates(void **state)
+{
+	pmbot_buf err = PMBOT_BUF_INIT;
+	const char *v = pmbot_net_version(&err);
+
+	(void)state;
+	assert_non_null(v);
+	assert_int_equal(strncmp(v, "libcurl/", 8), 0);
+	assert_int_equal(err.len, 0);
+	/* RFC 9110's IMF-fixdate and its obsolete RFC 850 form name the same second. */
+	assert_true(pmbot_net_http_date("Wed, 21 Oct 2015 07:28:00 GMT") == 1445412480LL);
+	assert_true(pmbot_net_http_date("Wednesday, 21-Oct-15 07:28:00 GMT") == 1445412480LL);
+	assert_true(pmbot_net_http_date("soon") == -1);
+	pmbot_buf_free(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,13 +452,14 @@ int main(void)
 		cmocka_unit_test(test_net__tokens_and_header_text_cannot_inject),
 		cmocka_unit_test(test_net__a_base_url_is_plain_http_and_credentials_are_found_first),
 		cmocka_unit_test(test_net__backoff_doubles_up_to_the_cap),
+		cmocka_unit_test(test_net__the_opened_libcurl_answers_its_version_and_http_dates),
 #undef T
 	};
 	int rc;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+	if (pmbot_net_global_init(NULL) < 0)
 		return 1;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	curl_global_cleanup();
+	pmbot_net_global_cleanup();
 	return rc;
 }
