@@ -215,18 +215,21 @@ FUZZ_BUILD := build/fuzz
 fuzz:
 	@scripts/fuzz.sh $(FUZZ_BUILD) $(or $(FUZZ_SECONDS),60) $(FUZZ_TARGETS)
 
-bench: $(BIN)
+# What every bench runs a command under for its CPU time and peak (bench/rusage.c).
+RUSAGE := $(BUILD)/bench/rusage
+
+bench: $(BIN) $(RUSAGE)
 	@bench/run.sh $(BIN)
 
 # Issue 17's figures in one run; PMBOT_PY_REF adds the Python pm-bot's (bench/goals.sh).
 # validate_call times validate in-process, as the Python figure is taken.
 VALIDATE_CALL := $(BUILD)/bench/validate_call
 
-bench-goals: $(BIN) $(VALIDATE_CALL)
+bench-goals: $(BIN) $(VALIDATE_CALL) $(RUSAGE)
 	@bench/goals.sh $(BIN)
 
 # `pm-bot apply` of a 10,000-item plan with the file backend (BENCH_N items); figures only.
-bench-apply: $(BIN)
+bench-apply: $(BIN) $(RUSAGE)
 	@bench/apply_bench.sh $(BIN)
 
 clean:
@@ -239,6 +242,11 @@ $(VALIDATE_CALL): $(BUILD)/obj/bench/validate_call.o $(LIB)
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
 
+$(RUSAGE): $(BUILD)/obj/bench/rusage.o
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $<
+
 $(ALIAS_BENCH): $(BUILD)/obj/bench/gql_alias_bench.o $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LINK    $@")
@@ -246,12 +254,13 @@ $(ALIAS_BENCH): $(BUILD)/obj/bench/gql_alias_bench.o $(LIB)
 
 # Requests and time against the emulator: plans (bench/github_bench.sh) and
 # the first apply (bench/github_apply_bench.sh); figures only.
-bench-github: $(BIN) $(ALIAS_BENCH)
+bench-github: $(BIN) $(ALIAS_BENCH) $(RUSAGE)
 	@bench/github_bench.sh $(BIN)
 	@bench/github_apply_bench.sh $(BIN)
 
 # Installing, packaging and the other distributions' builds.
 include $(sort $(wildcard mk/*.mk))
 
--include $(BUILD)/obj/bench/gql_alias_bench.d $(BUILD)/obj/bench/validate_call.d
+-include $(BUILD)/obj/bench/gql_alias_bench.d $(BUILD)/obj/bench/validate_call.d \
+	$(BUILD)/obj/bench/rusage.d
 -include $(OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TEST_HOBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/obj/%.d)

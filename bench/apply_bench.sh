@@ -44,7 +44,7 @@ for ((i = 0; i < repeat; i++)); do
 	cp "$tmp/empty.json" "$tmp/state.json"
 	rm -f "$tmp/audit.jsonl"
 	status=0
-	python3 "$here/rusage.py" -o "$tmp/time" -f '%U %S %e %M' "$bin" apply --repo "$repo" --state "$tmp/state.json" \
+	"$rusage" -o "$tmp/time" -f '%U %S %e %M' "$bin" apply --repo "$repo" --state "$tmp/state.json" \
 		--plan "$tmp/plan.json" --approve "$hash" --audit "$tmp/audit.jsonl" \
 		>"$tmp/stdout" 2>"$tmp/stderr" || status=$?
 	if [ "$status" -ne 0 ]; then

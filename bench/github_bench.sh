@@ -59,6 +59,7 @@ fi
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+bench_rusage
 repeat=${BENCH_REPEAT:-3}
 n_items=${BENCH_ITEMS:-1000}
 n_unrelated=${BENCH_UNRELATED:-9000}
@@ -230,7 +231,7 @@ plan_run() {
 	local l_req l_gql l_rest l_nm l_viewer
 	ctl DELETE /_emu/requests >/dev/null
 	before=$(cpu_ms "$emu_pid")
-	python3 "$here/rusage.py" -o "$tmp/time" -f '%e %U %S %M' \
+	"$rusage" -o "$tmp/time" -f '%e %U %S %M' \
 		env PMBOT_GITHUB_CACHE_DIR="$tmp/cache" "$bin" plan --repo "$repo" --backend github \
 		--format json --out "$tmp/gh-plan.json" >/dev/null 2>"$tmp/stderr" || status=$?
 	after=$(cpu_ms "$emu_pid")

@@ -29,7 +29,7 @@ measure() {
 	cpu="" rss=""
 	for ((i = 0; i < repeat; i++)); do
 		status=0
-		python3 "$here/rusage.py" -o "$tmp/time" -f '%U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || status=$?
+		"$rusage" -o "$tmp/time" -f '%U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || status=$?
 		if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
 			echo "$0: $*: exit status $status" >&2
 			cat "$tmp/stderr" >&2
@@ -45,7 +45,7 @@ measure() {
 
 # Sets py_cpu (ms, the best call) and py_rss (KiB, the whole interpreter).
 measure_python() {
-	python3 "$here/rusage.py" -o "$tmp/time" -f '%M' python3 "$here/py_ref.py" "$ref" "$1" "$2" "$repeat" \
+	"$rusage" -o "$tmp/time" -f '%M' python3 "$here/py_ref.py" "$ref" "$1" "$2" "$repeat" \
 		>"$tmp/py" 2>"$tmp/stderr" || { cat "$tmp/stderr" >&2; exit 1; }
 	read -r py_cpu _ <"$tmp/py"
 	py_rss=$(tail -n 1 "$tmp/time")
@@ -59,7 +59,7 @@ measure_apply() {
 	hash=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["plan_hash"])' "$tmp/bare.json")
 	for ((i = 0; i < repeat; i++)); do
 		rm -f "$tmp/applied.json" "$tmp/audit.jsonl"
-		if ! python3 "$here/rusage.py" -o "$tmp/time" -f '%U %S %e %M' "$bin" apply --repo "$tmp/bare" \
+		if ! "$rusage" -o "$tmp/time" -f '%U %S %e %M' "$bin" apply --repo "$tmp/bare" \
 			--state "$tmp/applied.json" --plan "$tmp/bare.json" --approve "$hash" \
 			--audit "$tmp/audit.jsonl" >/dev/null 2>"$tmp/stderr"; then
 			echo "$0: apply failed" >&2

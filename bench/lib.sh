@@ -2,8 +2,17 @@
 # Sourced by the bench scripts after `set -euo pipefail`, so that the
 # set-up they share is written once.
 #
+# bench_rusage: sets rusage, the timer built beside BIN (bench/rusage.c).
+bench_rusage() {
+	rusage=$(dirname "$bin")/bench/rusage
+	if [ ! -x "$rusage" ]; then
+		echo "$0: no $rusage: build it with make (the bench targets do)" >&2
+		exit 2
+	fi
+}
+
 # bench_init NAME ARGS...: the one argument is BIN; sets bin (absolute),
-# here (bench/), root (the checkout) and tmp (a fresh directory, removed on
+# here (bench/), root (the checkout), rusage (bench_rusage) and tmp (a fresh directory, removed on
 # exit: a script that needs more clean-up sets its own EXIT trap after this
 # and removes "$tmp" there), and pins git's
 # configuration and pm-bot's clock (PMBOT_NOW) so that runs compare.
@@ -17,6 +26,7 @@ bench_init() {
 	bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 	here=$(cd "$(dirname "$0")" && pwd)
 	root=$(cd "$here/.." && pwd)
+	bench_rusage
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmbot-$name.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1

@@ -33,7 +33,7 @@ measure() {
 	local best="" i line u s m cpu status
 	for ((i = 0; i < repeat; i++)); do
 		status=0
-		python3 "$here/rusage.py" -o "$tmp/time" -f '%U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || status=$?
+		"$rusage" -o "$tmp/time" -f '%U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || status=$?
 		if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
 			echo "$0: $label: exit status $status" >&2
 			cat "$tmp/stderr" >&2

@@ -23,8 +23,8 @@ measure() {
 	local best="" i line u s m cpu status
 	for ((i = 0; i < repeat; i++)); do
 		status=0
-		python3 "$here/rusage.py" -o "$tmp/time" -f '%U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || status=$?
-		# One line, whatever the exit status (bench/rusage.py).
+		"$rusage" -o "$tmp/time" -f '%U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || status=$?
+		# One line, whatever the exit status (bench/rusage.c).
 		line=$(tail -n 1 "$tmp/time")
 		read -r u s m <<<"$line"
 		cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 1000 + 0.5 }')
