@@ -83,7 +83,7 @@ static int libcurl_load(pmbot_buf *err)
 			void *f = dlsym(h, libcurl_syms[i].name);
 
 			if (!f) {
-				snprintf(lc_why, sizeof(lc_why), "%s has no %s (libcurl 7.85 or later is needed)",
+				snprintf(lc_why, sizeof(lc_why), "%s has no %s: not the libcurl pm-bot was built for",
 					LIBCURL_SONAME, libcurl_syms[i].name);
 				goto done;
 			}

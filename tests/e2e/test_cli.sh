@@ -22,7 +22,7 @@ run 0 env LD_DEBUG=files "$PMBOT" --version && expect_in "$ERR" "file=libcurl.so
 mkdir -p "$TMP/fakecurl"
 ${CC:-cc} -shared -fPIC -o "$TMP/fakecurl/libcurl.so.4" -x c /dev/null
 run 1 env LD_LIBRARY_PATH="$TMP/fakecurl" "$PMBOT" --version &&
-	expect_eq "$ERR" "pm-bot: cannot load libcurl: libcurl.so.4 has no curl_global_init (libcurl 7.85 or later is needed)" &&
+	expect_eq "$ERR" "pm-bot: cannot load libcurl: libcurl.so.4 has no curl_global_init: not the libcurl pm-bot was built for" &&
 	expect_eq "$OUT" "" && ok
 
 CASE="usage errors exit 2"

@@ -406,6 +406,35 @@ static char *diag_text(pmbot_diag_list *d)
 	return pmbot_buf_detach(&b, NULL);
 }
 
+/*
+ * The _buf loaders say what the borrowing ones said (`rl`, `tl`) of `md`,
+ * and take the buffer: it is left empty, whatever the outcome.
+ */
+static void assert_buf_loaders_agree(const char *md, int rl, const char *tl)
+{
+	pmbot_diag_list dl = PMBOT_DIAG_LIST_INIT, dc = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf text = PMBOT_BUF_INIT;
+	pmbot_workgraph *g = NULL;
+	char *t;
+
+	assert_int_equal(pmbot_buf_puts(&text, md), 0);
+	assert_int_equal(pmbot_workgraph_load_buf(&g, "plan.md", &text, NULL, &dl), rl);
+	assert_int_equal(text.len, 0);
+	assert_non_null(text.buf);
+	assert_true((g != NULL) == (rl == PMBOT_OK));
+	assert_string_equal(t = diag_text(&dl), tl);
+	free(t);
+	assert_int_equal(pmbot_buf_puts(&text, md), 0);
+	assert_int_equal(pmbot_workgraph_check_buf("plan.md", &text, NULL, &dc), rl);
+	assert_int_equal(text.len, 0);
+	assert_string_equal(t = diag_text(&dc), tl);
+	free(t);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&dl);
+	pmbot_diag_list_free(&dc);
+	pmbot_buf_free(&text);
+}
+
 static void test_workgraph__check_says_what_load_says(void **state)
 {
 	const char *const reports[] = {
@@ -440,6 +469,7 @@ static void test_workgraph__check_says_what_load_says(void **state)
 		assert_true(i < 2 || dl.count > 0);
 		if (i == 2)
 			assert_non_null(pmbot_diag_list_find(&dc, "DEPENDENCY_CYCLE"));
+		assert_buf_loaders_agree(reports[i], rl, tl);
 		free(tl);
 		free(tc);
 		pmbot_workgraph_free(g);
@@ -855,6 +885,7 @@ static void test_workgraph__check_says_what_load_says_of_a_json_report(void **st
 		assert_string_equal(tc, tl);
 		/* Warnings at least: blank areas, unknown members, dependencies. */
 		assert_true(dl.count > 0);
+		assert_buf_loaders_agree(md, rl, tl);
 		free(tl);
 		free(tc);
 		free(md);
