@@ -220,6 +220,12 @@ static inline const pmbot_jnode *pmbot_jnode_next(const pmbot_jnode *n)
 	return n + n->skip;
 }
 
+/* The string of `n` (borrowed), or NULL: not a string, or NULL `n`. */
+static inline const char *pmbot_jnode_str(const pmbot_jnode *n)
+{
+	return n && n->type == PMBOT_JSTRING ? n->v.s : NULL;
+}
+
 /* Member `key` of object `obj` (borrowed), or NULL: not an object, no such key, or NULL `obj`. */
 const pmbot_jnode *pmbot_jnode_get(const pmbot_jnode *obj, const char *key);
 

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,25 @@
  * (a TLS library's exit handlers must not outlive their code).
  */
 #define LIBCURL_SONAME "libcurl.so.4"
+
+/*
+ * The dependency the dynamic section no longer shows, said where package
+ * tools look for it: an ELF note in the FDO format for dlopen'ed
+ * libraries (https://systemd.io/ELF_DLOPEN_METADATA/).
+ */
+#define DLOPEN_NOTE_JSON "[{\"feature\":\"http\",\"description\":\"GitHub and model " \
+	"provider requests\",\"priority\":\"required\",\"soname\":[\"" LIBCURL_SONAME "\"]}]"
+__attribute__((used, section(".note.dlopen"))) _Alignas(4) static const struct {
+	struct {
+		uint32_t namesz, descsz, type;
+	} head;
+	char name[sizeof("FDO")];
+	_Alignas(4) char desc[sizeof(DLOPEN_NOTE_JSON)];
+} dlopen_note = {
+	{ sizeof("FDO"), sizeof(DLOPEN_NOTE_JSON), UINT32_C(0x407c0c0a) },
+	"FDO",
+	DLOPEN_NOTE_JSON,
+};
 
 struct libcurl {
 	CURLcode (*global_init)(long flags);

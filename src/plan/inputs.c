@@ -45,22 +45,17 @@ void pmbot_inputs_start(pmbot_apply_start *out, const pmbot_inputs *in)
 	out->scope = in->read_scoped ? &in->read_scope : NULL;
 }
 
-static const char *jstr(const pmbot_jnode *n)
-{
-	return n && n->type == PMBOT_JSTRING ? n->v.s : NULL;
-}
-
 /* "ORG/REPO" from a report's scope when it names exactly one repository. */
 static char *scope_target(const pmbot_report *r)
 {
 	const pmbot_jnode *scope = pmbot_jnode_get(pmbot_jnode_get(
 		pmbot_jdoc_root(r->doc), "report"), "scope");
 	const pmbot_jnode *repos = pmbot_jnode_get(scope, "repos");
-	const char *org = jstr(pmbot_jnode_get(scope, "org")), *repo = NULL;
+	const char *org = pmbot_jnode_str(pmbot_jnode_get(scope, "org")), *repo = NULL;
 	pmbot_buf b = PMBOT_BUF_INIT;
 
 	if (repos && repos->type == PMBOT_JARRAY && repos->len == 1)
-		repo = jstr(pmbot_jnode_first(repos));
+		repo = pmbot_jnode_str(pmbot_jnode_first(repos));
 	if (!org || !repo)
 		return NULL;
 	if (strchr(repo, '/') ? pmbot_buf_puts(&b, repo) < 0

@@ -25,11 +25,6 @@ static const char *const member_names[M_COPIED] = { "stable_id", "title", "area"
 
 #define N_COPIED (sizeof(copied_fields) / sizeof(copied_fields[0]))
 
-static const char *jstr(const pmbot_jnode *n)
-{
-	return n && n->type == PMBOT_JSTRING ? n->v.s : NULL;
-}
-
 /* Blank and "_No response_" are missing too: the rule validate warns by. */
 static int has_text(const pmbot_jnode *v)
 {
@@ -140,7 +135,7 @@ static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *
 	uint32_t i;
 
 	for (i = 0; e; e = ++i < list->len ? pmbot_jnode_next(e) : NULL) {
-		const char *to = jstr(e);
+		const char *to = pmbot_jnode_str(e);
 		int external;
 
 		if (!to)
@@ -211,15 +206,15 @@ static int item_iedges(iedges *l, const pmbot_workgraph *g, size_t k, size_t sel
 			/* The first of a name only, as pmbot_jnode_get finds. */
 			if (names[f] && !got[f] && m->key[0] == names[f][0] && !strcmp(m->key, names[f]))
 				got[f] = m;
-	if (jstr(got[PARENT]) &&
-	    iedge_add(l, PMBOT_EDGE_PARENT_CHILD, place_of(g, jstr(got[PARENT])), self) < 0)
+	if (pmbot_jnode_str(got[PARENT]) &&
+	    iedge_add(l, PMBOT_EDGE_PARENT_CHILD, place_of(g, pmbot_jnode_str(got[PARENT])), self) < 0)
 		return PMBOT_ERROR;
 	for (f = CHILDREN; f < N_LEAN; f++) {
 		const pmbot_jnode *list = got[f];
 
 		e = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
 		for (j = 0; e; e = ++j < list->len ? pmbot_jnode_next(e) : NULL)
-			if (jstr(e) && iedge_add(l, types[f], self, place_of(g, jstr(e))) < 0)
+			if (pmbot_jnode_str(e) && iedge_add(l, types[f], self, place_of(g, pmbot_jnode_str(e))) < 0)
 				return PMBOT_ERROR;
 	}
 	return PMBOT_OK;
@@ -244,7 +239,7 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
 	json_t *n;
 	int r;
 
-	task_type = k < 2 ? NULL : jstr(pmbot_jnode_get(ji, "type"));
+	task_type = k < 2 ? NULL : pmbot_jnode_str(pmbot_jnode_get(ji, "type"));
 	if (task_type)
 		type = task_type;
 	if (pmbot_node_type_parse(&t, type) < 0)
@@ -263,7 +258,7 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
 		/* node_json refuses an item without these: so does the lean node. */
 		if (!v || !pmbot_jnode_get(ji, "title"))
 			return PMBOT_ERROR;
-		return pmbot_workgraph_add_node_ref(g, t, jstr(v), type, path, ji->line);
+		return pmbot_workgraph_add_node_ref(g, t, pmbot_jnode_str(v), type, path, ji->line);
 	}
 	if (!(n = node_json(ji, type)))
 		return PMBOT_ERROR;
@@ -323,8 +318,8 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 			if (item_iedges(&edges, g, k, ++at, it) < 0)
 				goto done;
 		for (i = 0; !lean && it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL) {
-			const char *id = jstr(pmbot_jnode_get(it, "stable_id"));
-			const char *parent = jstr(pmbot_jnode_get(it, k == 1 ? "epic_id" : "feature_id"));
+			const char *id = pmbot_jnode_str(pmbot_jnode_get(it, "stable_id"));
+			const char *parent = pmbot_jnode_str(pmbot_jnode_get(it, k == 1 ? "epic_id" : "feature_id"));
 
 			if (k > 0 && parent &&
 			    pmbot_workgraph_add_edge(g, PMBOT_EDGE_PARENT_CHILD, parent, id, 0) < 0)

@@ -18,6 +18,14 @@ run 0 "$PMBOT" --version && expect_in "$OUT" "libcurl/" && ok
 run 0 env LD_DEBUG=files "$PMBOT" validate $EX && expect_in "$ERR" "file=libgit2" &&
 	expect_not_in "$ERR" "libcurl" && ok
 run 0 env LD_DEBUG=files "$PMBOT" --version && expect_in "$ERR" "file=libcurl.so.4" && ok
+# Package tools learn of the library from an FDO dlopen note, as action.yml does.
+objcopy -O binary --only-section=.note.dlopen "$PMBOT" "$TMP/dlopen-note"
+run 0 python3 -c 'import json, struct, sys
+d = open(sys.argv[1], "rb").read()
+namesz, descsz, kind = struct.unpack("<III", d[:12])
+assert (d[12:16], kind) == (b"FDO\0", 0x407c0c0a), d[:16]
+print(json.loads(d[16:16 + descsz].rstrip(b"\0"))[0]["soname"][0])' "$TMP/dlopen-note" &&
+	expect_eq "$OUT" "libcurl.so.4" && ok
 # A library under libcurl's name without its functions: a runtime failure, said.
 mkdir -p "$TMP/fakecurl"
 ${CC:-cc} -shared -fPIC -o "$TMP/fakecurl/libcurl.so.4" -x c /dev/null
