@@ -253,7 +253,9 @@ static const struct cmd commands[] = {
 	  "       pm-bot --version\n"
 	  "\n"
 	  "Prints pm-bot's version (`git describe` of the commit it was built from, or\n"
-	  "the version of its release tarball) and the libgit2 and libcurl it runs with.\n" },
+	  "the version of its release tarball) and the libgit2 and libcurl it runs with.\n"
+	  "libcurl is loaded only to speak HTTP; when it cannot be, this says why and\n"
+	  "exits 1.\n" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
