@@ -12,9 +12,9 @@ bench_rusage() {
 }
 
 # bench_init NAME ARGS...: the one argument is BIN; sets bin (absolute),
-# here (bench/), root (the checkout), rusage (bench_rusage) and tmp (a fresh directory, removed on
-# exit: a script that needs more clean-up sets its own EXIT trap after this
-# and removes "$tmp" there), and pins git's
+# here (bench/), root (the checkout), rusage (bench_rusage) and tmp (a fresh
+# directory, removed on exit: a script that needs more clean-up sets its own
+# EXIT trap after this and removes "$tmp" there), and pins git's
 # configuration and pm-bot's clock (PMBOT_NOW) so that runs compare.
 bench_init() {
 	local name=$1

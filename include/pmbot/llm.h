@@ -30,8 +30,8 @@
  * libcurl must be loaded and initialised by the program before the first
  * client is made (pmbot_net_global_init once, before any thread exists;
  * pmbot_net_global_cleanup after the last client is freed), as for the
- * GitHub client. A client is not
- * safe to share between threads. Nothing here prints or exits.
+ * GitHub client. A client is not safe to share between threads. Nothing
+ * here prints or exits.
  *
  * The API key is never written to any error message: it is refused without
  * being quoted, and every message built from an answer (which a server may
