@@ -14,7 +14,7 @@ run 0 "$PMBOT" graph --help && expect_in "$OUT" "usage: pm-bot graph" && ok
 
 CASE="libcurl is loaded for HTTP only: --version names it, validate never maps it"
 run 0 "$PMBOT" --version && expect_in "$OUT" "libcurl/" && ok
-# glibc's loader lists every object it maps; an ASan runtime maps nothing more.
+# LD_DEBUG=files: glibc's loader names every object it maps, on stderr.
 run 0 env LD_DEBUG=files "$PMBOT" validate $EX && expect_in "$ERR" "file=libgit2" &&
 	expect_not_in "$ERR" "libcurl" && ok
 run 0 env LD_DEBUG=files "$PMBOT" --version && expect_in "$ERR" "file=libcurl.so.4" && ok
