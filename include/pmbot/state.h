@@ -153,6 +153,16 @@ PMBOT_WARN_UNUSED int pmbot_state_parse(pmbot_state **out, const char *file, con
 	pmbot_diag_list *diags);
 
 /*
+ * pmbot_state_parse of the text in `text`, which it takes: the buffer is
+ * freed as soon as the JSON is parsed (the state keeps the document's
+ * strings, not the file's), so a big file and the state built from it are
+ * never held at once. `text` is left empty (and reusable) whatever the
+ * outcome.
+ */
+PMBOT_WARN_UNUSED int pmbot_state_parse_buf(pmbot_state **out, const char *file, pmbot_buf *text,
+	pmbot_diag_list *diags);
+
+/*
  * The state as a State snapshot v1 document (new reference, caller owns):
  * repositories in issue order, each issue with every key (parent null and
  * blocked_by [] included), "project" null when there is none, "extra" only

@@ -368,7 +368,7 @@ static int load(file_backend *fb, pmbot_buf *err, pmbot_diag_list *diags)
 		pmbot_buf_printf(err, "cannot read %s: %s\n", fb->path, strerror(errno));
 		goto done;
 	}
-	rc = pmbot_state_parse(&st, fb->path, text.buf, text.len, &local);
+	rc = pmbot_state_parse_buf(&st, fb->path, &text, &local);
 	if (rc == PMBOT_EINVALID)
 		summarize(err, &local);
 	else if (rc != PMBOT_OK)

@@ -1178,7 +1178,7 @@ static int gh_read_scoped(pmbot_state **out, pmbot_backend *b, const char *const
 	 */
 	if (pmbot_json_canonical(&text, doc) < 0)
 		goto oom;
-	rc = pmbot_state_parse(out, "github", text.buf, text.len, &diags);
+	rc = pmbot_state_parse_buf(out, "github", &text, &diags);
 	if (rc == PMBOT_EINVALID) {
 		pmbot_buf_printf(err, "read: GitHub's answers do not form a valid state:");
 		for (i = 0; i < diags.count && i < 5; i++)

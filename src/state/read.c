@@ -1227,8 +1227,9 @@ static void validate(pctx *c, const jv *root, pmbot_state *st)
 		check_refs(c, st, root);
 }
 
-int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, size_t len,
-	pmbot_diag_list *diags)
+/* `owned` (may be NULL) holds `text` and is freed once the document is parsed. */
+static int parse(pmbot_state **out, const char *file, const char *text, size_t len,
+	pmbot_buf *owned, pmbot_diag_list *diags)
 {
 	pmbot_diag_list local = PMBOT_DIAG_LIST_INIT;
 	pmbot_state *st = NULL;
@@ -1252,6 +1253,9 @@ int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, siz
 	 * what it needs, so the values are read once and dropped together.
 	 */
 	rc = pmbot_jdoc_parse(&doc, file, text, len, 1, 0, &lim, &local);
+	/* The document holds all that is read from here on: its positions too. */
+	if (owned)
+		pmbot_buf_free(owned);
 	if (rc == PMBOT_ERROR)
 		goto done;
 	if (rc != PMBOT_OK) {
@@ -1289,6 +1293,18 @@ done:
 	pmbot_buf_free(&c.show[1]);
 	pmbot_buf_free(&c.scratch);
 	return err;
+}
+
+int pmbot_state_parse(pmbot_state **out, const char *file, const char *text, size_t len,
+	pmbot_diag_list *diags)
+{
+	return parse(out, file, text, len, NULL, diags);
+}
+
+int pmbot_state_parse_buf(pmbot_state **out, const char *file, pmbot_buf *text,
+	pmbot_diag_list *diags)
+{
+	return parse(out, file, text->buf, text->len, text, diags);
 }
 
 int pmbot_backend_read(pmbot_state **out, pmbot_backend *b, const char *const *repos,

@@ -380,6 +380,63 @@ static void test_state__reports_bad_json_as_state_parse_at_its_line(void **unuse
 	pmbot_diag_list_free(&diags);
 }
 
+/* Every diagnostic of `l`, formatted, one string (malloc'd). */
+static char *diags_text(const pmbot_diag_list *l)
+{
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < l->count; i++)
+		assert_int_equal(pmbot_diag_format(&b, &l->items[i]), 0);
+	assert_int_equal(pmbot_buf_puts(&b, ""), 0);
+	return pmbot_buf_detach(&b, NULL);
+}
+
+/*
+ * pmbot_state_parse_buf says what pmbot_state_parse says, state and
+ * diagnostics, of valid, dangling, schema-invalid and non-JSON files, and
+ * takes the buffer: it is left empty, whatever the outcome.
+ */
+static void test_state__parse_buf_says_what_parse_says_and_takes_the_buffer(void **unused)
+{
+	static const char *const names[] = { "full.json", "dangling-refs.json", "schema-errors.json",
+		"duplicates.json", "not-json.json", "empty.json" };
+	size_t i, len;
+
+	(void)unused;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		pmbot_diag_list da = PMBOT_DIAG_LIST_INIT, db = PMBOT_DIAG_LIST_INIT;
+		pmbot_state *a = NULL, *b = NULL;
+		pmbot_buf text = PMBOT_BUF_INIT;
+		char *raw = read_fixture(names[i], &len), *ta, *tb;
+		int ra = pmbot_state_parse(&a, names[i], raw, len, &da), rb;
+
+		assert_int_equal(pmbot_buf_put(&text, raw, len), 0);
+		rb = pmbot_state_parse_buf(&b, names[i], &text, &db);
+		assert_int_equal(rb, ra);
+		assert_int_equal(text.len, 0);
+		assert_non_null(text.buf);
+		assert_string_equal(ta = diags_text(&da), tb = diags_text(&db));
+		free(ta);
+		free(tb);
+		assert_true((a != NULL) == (b != NULL));
+		if (a) {
+			assert_string_equal(ta = canonical(a), tb = canonical(b));
+			free(ta);
+			free(tb);
+		}
+		/* The fixtures are chosen to say something. */
+		assert_true(i < 2 ? ra == PMBOT_OK && (i == 0 || da.count > 0) :
+			i == 5 || (ra == PMBOT_EINVALID && da.errors > 0));
+		pmbot_state_free(a);
+		pmbot_state_free(b);
+		pmbot_diag_list_free(&da);
+		pmbot_diag_list_free(&db);
+		pmbot_buf_free(&text);
+		free(raw);
+	}
+}
+
 static void test_state__reports_a_duplicate_key_and_bad_utf8_as_state_parse(void **unused)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
@@ -1094,6 +1151,7 @@ int main(void)
 		cmocka_unit_test(test_state__to_json_of_a_new_state_is_empty),
 		cmocka_unit_test(test_state__accepts_the_minimal_document_as_an_empty_state),
 		cmocka_unit_test(test_state__reports_bad_json_as_state_parse_at_its_line),
+		cmocka_unit_test(test_state__parse_buf_says_what_parse_says_and_takes_the_buffer),
 		cmocka_unit_test(test_state__reports_a_duplicate_key_and_bad_utf8_as_state_parse),
 		cmocka_unit_test(test_state__refuses_another_major_version_and_checks_nothing_else),
 		cmocka_unit_test(test_state__requires_a_string_schema_version_in_an_object),
