@@ -27,7 +27,8 @@ typedef enum {
  * backslash escapes and entities resolved.
  */
 typedef struct {
-	char *text;          /* owned: the block's content, NUL-terminated */
+	char *text;          /* owned: the block's content, NUL-terminated; in
+	                      * a report, NULL unless pmbot_report_load() */
 	size_t len;          /* bytes of `text` */
 	char *info;          /* owned: the info string (see above) */
 	int fence_line;      /* 1-based line of the opening fence */
@@ -97,10 +98,20 @@ PMBOT_WARN_UNUSED int pmbot_report_load(pmbot_report **out, const char *file,
 	pmbot_diag_list *diags);
 
 /*
- * pmbot_report_load of the text in `markdown`, which it takes: the buffer
- * is freed as soon as the blocks are extracted, so a file and the parse of
- * its block are never held at once. `markdown` is left empty (and
- * reusable) whatever the outcome.
+ * pmbot_report_load for a reader of the values only: the report keeps no
+ * text (`block.text` NULL, `block.len` 0). A block standing in `markdown`
+ * as it is (fence at column 1, "\n" line ends) is parsed where it lies,
+ * never copied: for a 3 MB report that is 3 MB of pages not written.
+ */
+PMBOT_WARN_UNUSED int pmbot_report_load_values(pmbot_report **out, const char *file,
+	const char *markdown, size_t len, const pmbot_limits *lim,
+	pmbot_diag_list *diags);
+
+/*
+ * pmbot_report_load_values of the text in `markdown`, which it takes: the
+ * buffer is freed as soon as the blocks are parsed, before anything else
+ * is built from them. `markdown` is left empty (and reusable) whatever the
+ * outcome.
  */
 PMBOT_WARN_UNUSED int pmbot_report_load_buf(pmbot_report **out, const char *file,
 	pmbot_buf *markdown, const pmbot_limits *lim, pmbot_diag_list *diags);

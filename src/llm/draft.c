@@ -96,7 +96,7 @@ int pmbot_llm_draft_check(pmbot_diag_list *diags, const char *markdown, size_t l
 	int r;
 
 	pmbot_limits_default(&lim);
-	r = pmbot_report_load(&rep, name, markdown, len, &lim, diags);
+	r = pmbot_report_load_values(&rep, name, markdown, len, &lim, diags);
 	if (r == PMBOT_OK)
 		r = pmbot_report_validate(rep, diags);
 	pmbot_report_free(rep);

@@ -100,7 +100,7 @@ static int add_report(pmbot_inputs *in, const char *name, const char *text, size
 	int rc;
 
 	pmbot_limits_default(&lim);
-	rc = pmbot_report_load(&r, name, text, len, &lim, diags);
+	rc = pmbot_report_load_values(&r, name, text, len, &lim, diags);
 	if (rc == PMBOT_OK && (rc = count_items(in, r, name, diags)) != PMBOT_OK)
 		goto done;
 	if (rc == PMBOT_OK)

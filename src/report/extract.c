@@ -37,15 +37,18 @@ static int equal_nocase(const char *a, size_t alen, const char *b)
 	return 1;
 }
 
-static pmbot_format content_format(const char *text)
+static pmbot_format content_format(const char *text, size_t len)
 {
-	while (*text && is_space(*text))
+	const char *end = text + len;
+
+	while (text < end && is_space(*text))
 		text++;
-	return *text == '{' || *text == '[' ? PMBOT_FORMAT_JSON : PMBOT_FORMAT_YAML;
+	return text < end && (*text == '{' || *text == '[') ? PMBOT_FORMAT_JSON
+		: PMBOT_FORMAT_YAML;
 }
 
 /* Returns 1 and sets *kind / *format when the block is worth keeping. */
-static int classify(const char *info, const char *text, pmbot_extract_kind *kind,
+static int classify(const char *info, const char *text, size_t len, pmbot_extract_kind *kind,
 	pmbot_format *format)
 {
 	const char *start = info, *end = info + strlen(info), *word_end;
@@ -61,7 +64,7 @@ static int classify(const char *info, const char *text, pmbot_extract_kind *kind
 		if ((size_t)(end - start) == strlen(canonical_infos[i]) &&
 		    !memcmp(start, canonical_infos[i], (size_t)(end - start))) {
 			*kind = PMBOT_EXTRACT_CANONICAL;
-			*format = content_format(text);
+			*format = content_format(text, len);
 			return 1;
 		}
 	}
@@ -76,15 +79,18 @@ static int classify(const char *info, const char *text, pmbot_extract_kind *kind
 	}
 	if (word_end - start >= 7 && equal_nocase(start, 7, "pm-bot:")) {
 		*kind = PMBOT_EXTRACT_NEAR_MISS;
-		*format = content_format(text);
+		*format = content_format(text, len);
 		return 1;
 	}
 	return 0;
 }
 
-/* Takes `text` (`len` bytes, NUL-terminated) on success and on failure. */
-static int append_text(pmbot_extract_list *list, cmark_node *node, char *text, size_t len,
-	pmbot_extract_kind kind, pmbot_format format)
+/*
+ * Takes `text` (`len` bytes, NUL-terminated) on success and on failure;
+ * with `text` NULL the content is the `len` bytes at `at`, borrowed.
+ */
+static int append_text(pmbot_extract_list *list, cmark_node *node, char *text,
+	const char *at, size_t len, pmbot_extract_kind kind, pmbot_format format)
 {
 	const char *info = cmark_node_get_fence_info(node);
 	pmbot_extract_item *item;
@@ -104,8 +110,9 @@ static int append_text(pmbot_extract_list *list, cmark_node *node, char *text, s
 	memset(item, 0, sizeof(*item));
 	item->kind = kind;
 	item->block.text = text;
+	item->at = at;
 	item->block.info = strdup(info ? info : "");
-	if (!item->block.text || !item->block.info) {
+	if (!(text || at) || !item->block.info) {
 		pmbot_extract_block_free(&item->block);
 		return PMBOT_ERROR;
 	}
@@ -127,7 +134,7 @@ static int append(pmbot_extract_list *list, cmark_node *node, pmbot_extract_kind
 	const char *text = cmark_node_get_literal(node);
 	char *copy = strdup(text ? text : "");
 
-	return append_text(list, node, copy, copy ? strlen(copy) : 0, kind, format);
+	return append_text(list, node, copy, NULL, copy ? strlen(copy) : 0, kind, format);
 }
 
 static int is_block(cmark_node *node)
@@ -161,7 +168,9 @@ static int visit(pmbot_extract_list *out, cmark_node *node, int line0)
 		return 0;
 	info = cmark_node_get_fence_info(node);
 	text = cmark_node_get_literal(node);
-	if (!classify(info ? info : "", text ? text : "", &kind, &format))
+	if (!text)
+		text = "";
+	if (!classify(info ? info : "", text, strlen(text), &kind, &format))
 		return 0;
 	if (append(out, node, kind, format) < 0)
 		return PMBOT_ERROR;
@@ -419,13 +428,13 @@ static size_t fenced_end(cmark_node *node, const char *m, size_t len, size_t at,
  * returns 0 and cmark parses the block. 1 when the block was taken.
  */
 static int fenced_literal(pmbot_extract_list *out, const char *m, size_t at, size_t close,
-	int line0)
+	int line0, int borrow)
 {
 	size_t body = next_line(m, close, at), i, n = 0;
 	cmark_node *doc = NULL, *node;
 	int fence_len = 0, fence_off = 0, err = 0, strip;
 	char fence_char = 0, *text = NULL;
-	const char *info;
+	const char *info, *content;
 	pmbot_extract_kind kind;
 	pmbot_format format;
 
@@ -437,37 +446,44 @@ static int fenced_literal(pmbot_extract_list *out, const char *m, size_t at, siz
 	if (!node || cmark_node_next(node) || cmark_node_get_type(node) != CMARK_NODE_CODE_BLOCK ||
 	    !cmark_node_get_fenced(node, &fence_len, &fence_off, &fence_char))
 		goto done;
-	/* One byte more per line at most: the "\n" of a last line without. */
-	if (!(text = malloc(close - body + 2))) {
-		err = PMBOT_ERROR;
-		goto done;
-	}
-	/* At column 1 nothing is stripped: the lines as they are, in one copy. */
-	if (!fence_off && close > body) {
-		memcpy(text, m + body, close - body);
+	if (borrow && !fence_off && close > body && m[close - 1] == '\n') {
+		/* At column 1 with a last "\n": the lines are the content as they are. */
+		content = m + body;
 		n = close - body;
-		if (text[n - 1] != '\n')
-			text[n++] = '\n';
-		body = close;
-	}
-	for (i = body; i < close;) {
-		const char *lf = memchr(m + i, '\n', close - i);
-		size_t e = lf ? (size_t)(lf - m) : close;
+	} else {
+		/* One byte more per line at most: the "\n" of a last line without. */
+		if (!(text = malloc(close - body + 2))) {
+			err = PMBOT_ERROR;
+			goto done;
+		}
+		/* At column 1 nothing is stripped: the lines as they are, in one copy. */
+		if (!fence_off && close > body) {
+			memcpy(text, m + body, close - body);
+			n = close - body;
+			if (text[n - 1] != '\n')
+				text[n++] = '\n';
+			body = close;
+		}
+		for (i = body; i < close;) {
+			const char *lf = memchr(m + i, '\n', close - i);
+			size_t e = lf ? (size_t)(lf - m) : close;
 
-		for (strip = 0; strip < fence_off && i < e && m[i] == ' '; strip++)
-			i++;
-		if (strip < fence_off && i < e && m[i] == '\t')
-			goto done; /* cmark takes part of the tab as columns */
-		memcpy(text + n, m + i, e - i);
-		n += e - i;
-		text[n++] = '\n';
-		i = lf ? e + 1 : close;
+			for (strip = 0; strip < fence_off && i < e && m[i] == ' '; strip++)
+				i++;
+			if (strip < fence_off && i < e && m[i] == '\t')
+				goto done; /* cmark takes part of the tab as columns */
+			memcpy(text + n, m + i, e - i);
+			n += e - i;
+			text[n++] = '\n';
+			i = lf ? e + 1 : close;
+		}
+		text[n] = '\0';
+		content = text;
 	}
-	text[n] = '\0';
 	err = 1;
 	info = cmark_node_get_fence_info(node);
-	if (classify(info ? info : "", text, &kind, &format)) {
-		err = append_text(out, node, text, n, kind, format);
+	if (classify(info ? info : "", content, n, &kind, &format)) {
+		err = append_text(out, node, text, text ? NULL : content, n, kind, format);
 		text = NULL;
 		if (err < 0)
 			goto done;
@@ -481,8 +497,8 @@ done:
 	return err;
 }
 
-int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
-	size_t len, size_t chunk)
+static int extract(pmbot_extract_list *out, const char *markdown, size_t len, size_t chunk,
+	int borrow)
 {
 	cmark_node *doc = NULL, *last;
 	size_t start = 0, want = chunk ? chunk : 1, end, cut, whole = 0, close = 0;
@@ -491,7 +507,7 @@ int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
 	for (;;) {
 		/* `whole`: the piece ends where nothing is open (a code block's end). */
 		end = whole ? whole : len - start <= want ? len : next_line(markdown, len, start + want - 1);
-		if (whole && (x = fenced_literal(out, markdown, start, close, line0)) != 0) {
+		if (whole && (x = fenced_literal(out, markdown, start, close, line0, borrow)) != 0) {
 			if (x < 0)
 				goto done;
 			if (end == len)
@@ -570,9 +586,20 @@ done:
  */
 #define EXTRACT_CHUNK (128 * 1024)
 
+int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
+	size_t len, size_t chunk, int borrow)
+{
+	return extract(out, markdown, len, chunk, borrow);
+}
+
 int pmbot_extract_blocks(pmbot_extract_list *out, const char *markdown, size_t len)
 {
-	return pmbot_extract_blocks_chunked(out, markdown, len, EXTRACT_CHUNK);
+	return extract(out, markdown, len, EXTRACT_CHUNK, 0);
+}
+
+int pmbot_extract_blocks_borrowing(pmbot_extract_list *out, const char *markdown, size_t len)
+{
+	return extract(out, markdown, len, EXTRACT_CHUNK, 1);
 }
 
 void pmbot_extract_block_free(pmbot_block *block)

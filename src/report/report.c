@@ -32,9 +32,11 @@ struct pmbot_report_pos {
  * with the same diagnostics.
  */
 static int parse_block(pmbot_jdoc **doc, pmbot_srcmap **map,
-	const char *file, const pmbot_block *b, const pmbot_limits *lim,
+	const char *file, const pmbot_extract_item *it, const pmbot_limits *lim,
 	pmbot_diag_list *diags)
 {
+	const pmbot_block *b = &it->block;
+	const char *text = it->at ? it->at : b->text;
 	/* Column 1 of the block text is column content_column of the file. */
 	int col_base = b->content_column > 0 ? b->content_column - 1 : 0;
 	json_t *root = NULL;
@@ -43,11 +45,11 @@ static int parse_block(pmbot_jdoc **doc, pmbot_srcmap **map,
 	*doc = NULL;
 	*map = NULL;
 	if (b->format == PMBOT_FORMAT_JSON)
-		return pmbot_jdoc_parse(doc, file, b->text, b->len,
+		return pmbot_jdoc_parse(doc, file, text, b->len,
 			b->content_line, col_base, lim, diags);
 	if (!(*map = pmbot_srcmap_new()))
 		return PMBOT_ERROR;
-	rc = pmbot_yaml_parse(&root, *map, file, b->text, b->len,
+	rc = pmbot_yaml_parse(&root, *map, file, text, b->len,
 		b->content_line, col_base, lim, diags);
 	if (rc == PMBOT_OK && pmbot_jdoc_from_json(doc, root, *map) < 0)
 		rc = PMBOT_ERROR;
@@ -177,11 +179,27 @@ done:
 	return err;
 }
 
-/* Move block `i` of `blocks` into `r`. */
-static void take_block(pmbot_report *r, pmbot_extract_list *blocks, size_t i)
+/*
+ * Move block `i` of `blocks` into `r`: with its text when `keep` (a copy of
+ * a borrowed one), else without (`text` NULL, `len` 0).
+ */
+static int take_block(pmbot_report *r, pmbot_extract_list *blocks, size_t i, int keep)
 {
-	r->block = blocks->items[i].block;
-	memset(&blocks->items[i].block, 0, sizeof(r->block));
+	pmbot_extract_item *it = &blocks->items[i];
+
+	r->block = it->block;
+	memset(&it->block, 0, sizeof(r->block));
+	if (!keep) {
+		free(r->block.text);
+		r->block.text = NULL;
+		r->block.len = 0;
+	} else if (it->at) {
+		if (!(r->block.text = malloc(r->block.len + 1)))
+			return PMBOT_ERROR;
+		memcpy(r->block.text, it->at, r->block.len);
+		r->block.text[r->block.len] = '\0';
+	}
+	return PMBOT_OK;
 }
 
 /*
@@ -192,7 +210,7 @@ static void take_block(pmbot_report *r, pmbot_extract_list *blocks, size_t i)
  */
 static int load_fallback(pmbot_report *r, pmbot_extract_list *blocks,
 	const pmbot_limits *lim, pmbot_diag_list *diags, size_t *idx,
-	unsigned char *unparsed)
+	unsigned char *unparsed, int keep)
 {
 	pmbot_diag_list scratch = PMBOT_DIAG_LIST_INIT, kept = PMBOT_DIAG_LIST_INIT;
 	pmbot_srcmap *map = NULL;
@@ -203,8 +221,7 @@ static int load_fallback(pmbot_report *r, pmbot_extract_list *blocks,
 	for (i = 0; i < blocks->count; i++) {
 		if (blocks->items[i].kind != PMBOT_EXTRACT_FALLBACK)
 			continue;
-		rc = parse_block(&doc, &map, r->file, &blocks->items[i].block,
-			lim, &scratch);
+		rc = parse_block(&doc, &map, r->file, &blocks->items[i], lim, &scratch);
 		if (rc == PMBOT_ERROR)
 			goto done;
 		if (rc == PMBOT_OK && has_schema_version(doc)) {
@@ -230,10 +247,8 @@ static int load_fallback(pmbot_report *r, pmbot_extract_list *blocks,
 		err = report_no_block(diags, r->file, blocks, unparsed);
 	else if (n > 1)
 		err = report_ambiguous(diags, r->file, blocks, idx, n);
-	else if (pmbot_diag_list_move(diags, &kept) == 0) {
-		take_block(r, blocks, idx[0]);
-		err = PMBOT_OK;
-	}
+	else if (pmbot_diag_list_move(diags, &kept) == 0)
+		err = take_block(r, blocks, idx[0], keep);
 done:
 	pmbot_jdoc_free(doc);
 	pmbot_srcmap_free(map);
@@ -243,22 +258,28 @@ done:
 }
 
 static int load_canonical(pmbot_report *r, pmbot_extract_list *blocks,
-	const pmbot_limits *lim, pmbot_diag_list *diags, size_t *idx)
+	const pmbot_limits *lim, pmbot_diag_list *diags, size_t *idx, int keep)
 {
 	size_t i, n = 0;
+	int rc;
 
 	for (i = 0; i < blocks->count; i++)
 		if (blocks->items[i].kind == PMBOT_EXTRACT_CANONICAL)
 			idx[n++] = i;
 	if (n > 1)
 		return report_ambiguous(diags, r->file, blocks, idx, n);
-	take_block(r, blocks, idx[0]);
-	return parse_block(&r->doc, &r->map, r->file, &r->block, lim, diags);
+	rc = parse_block(&r->doc, &r->map, r->file, &blocks->items[idx[0]], lim, diags);
+	if (take_block(r, blocks, idx[0], keep) < 0)
+		return PMBOT_ERROR;
+	return rc;
 }
 
-/* `owned` (may be NULL) holds `markdown` and is freed once the blocks are out. */
+/*
+ * `owned` (may be NULL) holds `markdown` and is freed once the blocks are
+ * parsed; `keep`: the report keeps its block's text.
+ */
 static int load(pmbot_report **out, const char *file, const char *markdown, size_t len,
-	pmbot_buf *owned, const pmbot_limits *lim, pmbot_diag_list *diags)
+	pmbot_buf *owned, int keep, const pmbot_limits *lim, pmbot_diag_list *diags)
 {
 	pmbot_extract_list blocks = PMBOT_EXTRACT_LIST_INIT;
 	unsigned char *unparsed = NULL;
@@ -293,11 +314,8 @@ static int load(pmbot_report **out, const char *file, const char *markdown, size
 		goto done;
 	if (file && !(r->file = strdup(file)))
 		goto done;
-	if (pmbot_extract_blocks(&blocks, markdown, len) < 0)
+	if (pmbot_extract_blocks_borrowing(&blocks, markdown, len) < 0)
 		goto done;
-	/* The blocks are copies: the file need not outlive its parse. */
-	if (owned)
-		pmbot_buf_free(owned);
 	/* +1: calloc(0) may return NULL, which would read as out of memory. */
 	if (!(idx = calloc(blocks.count + 1, sizeof(*idx))) ||
 	    !(unparsed = calloc(blocks.count + 1, 1)))
@@ -305,9 +323,9 @@ static int load(pmbot_report **out, const char *file, const char *markdown, size
 	for (i = 0; i < blocks.count; i++)
 		canonical += blocks.items[i].kind == PMBOT_EXTRACT_CANONICAL;
 	if (canonical)
-		err = load_canonical(r, &blocks, lim, diags, idx);
+		err = load_canonical(r, &blocks, lim, diags, idx, keep);
 	else
-		err = load_fallback(r, &blocks, lim, diags, idx, unparsed);
+		err = load_fallback(r, &blocks, lim, diags, idx, unparsed, keep);
 	if (err < 0)
 		goto done;
 	*out = r;
@@ -326,13 +344,20 @@ int pmbot_report_load(pmbot_report **out, const char *file,
 	const char *markdown, size_t len, const pmbot_limits *lim,
 	pmbot_diag_list *diags)
 {
-	return load(out, file, markdown, len, NULL, lim, diags);
+	return load(out, file, markdown, len, NULL, 1, lim, diags);
+}
+
+int pmbot_report_load_values(pmbot_report **out, const char *file,
+	const char *markdown, size_t len, const pmbot_limits *lim,
+	pmbot_diag_list *diags)
+{
+	return load(out, file, markdown, len, NULL, 0, lim, diags);
 }
 
 int pmbot_report_load_buf(pmbot_report **out, const char *file, pmbot_buf *markdown,
 	const pmbot_limits *lim, pmbot_diag_list *diags)
 {
-	return load(out, file, markdown->buf, markdown->len, markdown, lim, diags);
+	return load(out, file, markdown->buf, markdown->len, markdown, 0, lim, diags);
 }
 
 void pmbot_report_free(pmbot_report *report)

@@ -157,7 +157,7 @@ int pmbot_source_report(pmbot_workgraph **out, pmbot_repo *repo, const char *blo
 			"the report is larger than %zu bytes", lim->max_bytes);
 		rc = PMBOT_EINVALID;
 	} else if (rc == 0) {
-		rc = pmbot_workgraph_load(out, path, text.buf, text.len, lim, diags);
+		rc = pmbot_workgraph_load_buf(out, path, &text, lim, diags);
 	}
 	pmbot_buf_free(&text);
 	return rc;

@@ -364,17 +364,8 @@ static int load(pmbot_workgraph **out, const char *file, const char *markdown, s
 	if (out)
 		*out = NULL;
 	if ((rc = owned ? pmbot_report_load_buf(&report, file, owned, lim, diags)
-		: pmbot_report_load(&report, file, markdown, len, lim, diags)) < 0)
+		: pmbot_report_load_values(&report, file, markdown, len, lim, diags)) < 0)
 		goto done;
-	/*
-	 * The values and the map are copies: a check reads nothing else of the
-	 * block, so its text (the size of the report) goes before the peak.
-	 */
-	if (!out) {
-		free(report->block.text);
-		report->block.text = NULL;
-		report->block.len = 0;
-	}
 	if ((rc = pmbot_report_validate(report, diags)) < 0)
 		goto done;
 	if ((rc = build(&g, report, diags, !out)) < 0)

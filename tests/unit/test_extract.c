@@ -671,33 +671,62 @@ static void test_extract__fallback_info_word_is_case_insensitive_and_exact(void 
 	pmbot_extract_list_free(&list);
 }
 
-/* Every field of every block, one line each (`chunk` 0: pmbot_extract_blocks). */
-static char *describe(const char *md, size_t len, size_t chunk)
+/*
+ * Every field of every block, one line each (`chunk` 0: as
+ * pmbot_extract_blocks cuts its pieces; `borrow`: borrowed contents, which
+ * must lie in `md`; `*n_borrowed` counts them).
+ */
+static char *describe_blocks(const char *md, size_t len, size_t chunk, int borrow,
+	size_t *n_borrowed)
 {
 	pmbot_extract_list list = PMBOT_EXTRACT_LIST_INIT;
 	pmbot_buf b = PMBOT_BUF_INIT;
 	size_t i;
 
 	/* Chunk 0: as pmbot_extract_blocks cuts its pieces. */
-	assert_int_equal(chunk ? pmbot_extract_blocks_chunked(&list, md, len, chunk) :
-		pmbot_extract_blocks(&list, md, len), 0);
+	assert_int_equal(!chunk ? borrow ? pmbot_extract_blocks_borrowing(&list, md, len) :
+		pmbot_extract_blocks(&list, md, len) :
+		pmbot_extract_blocks_chunked(&list, md, len, chunk, borrow), 0);
 	assert_int_equal(pmbot_buf_puts(&b, ""), 0);
 	for (i = 0; i < list.count; i++) {
-		const pmbot_block *k = &list.items[i].block;
+		const pmbot_extract_item *it = &list.items[i];
+		const pmbot_block *k = &it->block;
 
-		assert_int_equal(pmbot_buf_printf(&b, "%d %d %d %d %d %d [%s] [%s]\n",
-			(int)list.items[i].kind, k->fence_line, k->content_line, k->content_column,
-			(int)k->format, k->canonical, k->info, k->text), 0);
+		if (it->at) {
+			assert_true(borrow);
+			assert_null(k->text);
+			assert_true(it->at >= md && (size_t)(it->at - md) <= len &&
+				k->len <= len - (size_t)(it->at - md));
+			++*n_borrowed;
+		} else {
+			assert_non_null(k->text);
+			assert_int_equal(strlen(k->text), k->len);
+		}
+		assert_int_equal(pmbot_buf_printf(&b, "%d %d %d %d %d %d [%s] [%.*s]\n",
+			(int)it->kind, k->fence_line, k->content_line, k->content_column,
+			(int)k->format, k->canonical, k->info, (int)k->len,
+			it->at ? it->at : k->text), 0);
 	}
 	pmbot_extract_list_free(&list);
 	return pmbot_buf_detach(&b, NULL);
 }
 
-/* Pieces of every size from 1 byte up, and those of pmbot_extract_blocks, give what one piece gives. */
-static void assert_pieces_change_nothing(const char *md, size_t len)
+static char *describe(const char *md, size_t len, size_t chunk)
 {
-	char *whole = describe(md, len, SIZE_MAX);
-	size_t chunk;
+	size_t unused = 0;
+
+	return describe_blocks(md, len, chunk, 0, &unused);
+}
+
+/*
+ * Pieces of every size from 1 byte up, and those of pmbot_extract_blocks,
+ * give what one piece gives; so do borrowed contents. Returns how many
+ * blocks were borrowed.
+ */
+static size_t assert_pieces_change_nothing(const char *md, size_t len)
+{
+	char *whole = describe(md, len, SIZE_MAX), *borrowed;
+	size_t chunk, n_borrowed = 0;
 
 	/* 0 first: the pieces of pmbot_extract_blocks. */
 	for (chunk = 0; chunk <= len + 1; chunk++) {
@@ -706,8 +735,14 @@ static void assert_pieces_change_nothing(const char *md, size_t len)
 		if (strcmp(part, whole))
 			fail_msg("piece size %zu of \"%.40s...\":\n%s\nwant:\n%s", chunk, md, part, whole);
 		free(part);
+		borrowed = describe_blocks(md, len, chunk, 1, &n_borrowed);
+		if (strcmp(borrowed, whole))
+			fail_msg("piece size %zu of \"%.40s...\", borrowed:\n%s\nwant:\n%s", chunk,
+				md, borrowed, whole);
+		free(borrowed);
 	}
 	free(whole);
+	return n_borrowed;
 }
 
 static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
@@ -783,17 +818,57 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		/* Backticks everywhere but no closing fence: never closed. */
 		"```json\n`\n``\n x```\n    ```\n````json\n```\n",
 	};
-	size_t i;
+	size_t i, n_borrowed = 0;
 
 	(void)state;
 	for (i = 0; i < sizeof(md) / sizeof(md[0]); i++)
-		assert_pieces_change_nothing(md[i], strlen(md[i]));
+		n_borrowed += assert_pieces_change_nothing(md[i], strlen(md[i]));
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		pmbot_buf b = PMBOT_BUF_INIT;
 
 		read_fixture(&b, names[i]);
-		assert_pieces_change_nothing(b.buf, b.len);
+		n_borrowed += assert_pieces_change_nothing(b.buf, b.len);
 		pmbot_buf_free(&b);
+	}
+	/* Not a vacuous comparison: most blocks here stand at column 1. */
+	assert_true(n_borrowed >= 100);
+}
+
+/*
+ * Only a block whose content stands in the file as it is extracted is
+ * borrowed: at column 1 with a last line end. An indented fence, a block
+ * in a list item or quote, CRLF line ends, a last line without "\n" are
+ * copied. Pieces of 1 byte: every block is one a piece ends in.
+ */
+static void test_extract__only_a_block_as_it_stands_is_borrowed(void **state)
+{
+	static const struct {
+		const char *md;
+		int borrowed;
+	} cases[] = {
+		{ "x\n\n```json\n{}\n```\n", 1 },
+		{ "```json\n{}\n", 1 },        /* never closed, ends with "\n" */
+		{ "```json\n{}", 0 },           /* never closed, no last "\n" */
+		{ "```json\n```\n", 0 },        /* empty: nothing to borrow */
+		{ " ```json\n{}\n```\n", 0 },   /* indented fence */
+		{ "- ```json\n  {}\n  ```\n", 0 },
+		{ "> ```json\n> {}\n> ```\n", 0 },
+		{ "```json\r\n{}\r\n```\r\n", 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pmbot_extract_list list = PMBOT_EXTRACT_LIST_INIT;
+		const char *md = cases[i].md;
+
+		assert_int_equal(pmbot_extract_blocks_chunked(&list, md, strlen(md), 1, 1), 0);
+		assert_int_equal(list.count, 1);
+		if ((list.items[0].at != NULL) != cases[i].borrowed)
+			fail_msg("case %zu (\"%s\"): borrowed %d", i, md, list.items[0].at != NULL);
+		if (cases[i].borrowed)
+			assert_memory_equal(list.items[0].at, "{}\n", 3);
+		pmbot_extract_list_free(&list);
 	}
 }
 
@@ -809,7 +884,7 @@ static void test_extract__long_block_keeps_the_lines_after_it(void **state)
 		"  \"k\": \"a ``` b\",\n", "  \"k\": 1234567,\n", "  \"k\": 123456,\r\n"
 	};
 	static const size_t chunks[] = { 1, 64, 4096, 128 * 1024 };
-	size_t v, i, c;
+	size_t v, i, c, n_borrowed = 0;
 
 	(void)state;
 	for (v = 0; v < sizeof(line) / sizeof(line[0]); v++) {
@@ -821,7 +896,7 @@ static void test_extract__long_block_keeps_the_lines_after_it(void **state)
 		for (i = 0; i < 5000; i++)
 			assert_int_equal(pmbot_buf_puts(&b, line[v]), 0);
 		assert_int_equal(pmbot_buf_puts(&b, "}\n  ```\ntext\n\n```yaml\na: 1\n```\n"), 0);
-		assert_int_equal(pmbot_extract_blocks_chunked(&list, b.buf, b.len, 64), 0);
+		assert_int_equal(pmbot_extract_blocks_chunked(&list, b.buf, b.len, 64, 0), 0);
 		assert_int_equal(list.count, 2);
 		assert_int_equal(list.items[0].block.fence_line, 3);
 		assert_int_equal(list.items[1].block.fence_line, 5009);
@@ -833,10 +908,73 @@ static void test_extract__long_block_keeps_the_lines_after_it(void **state)
 
 			assert_string_equal(part, whole);
 			free(part);
+			part = describe_blocks(b.buf, b.len, c ? chunks[c - 1] : 0, 1, &n_borrowed);
+			assert_string_equal(part, whole);
+			free(part);
 		}
+		/* A piece shorter than the block ends in it: borrowed, unless CRLF. */
+		assert_int_equal(pmbot_extract_blocks_chunked(&list, b.buf, b.len, 64, 1), 0);
+		assert_true((list.items[0].at != NULL) == (v < 2));
+		pmbot_extract_list_free(&list);
 		free(whole);
 		pmbot_buf_free(&b);
 	}
+}
+
+/*
+ * A block longer than the pieces the Markdown is read in is parsed where it
+ * lies. pmbot_report_load keeps a copy of its text, the one extraction
+ * without borrowing gives; pmbot_report_load_values keeps none. Both give
+ * the same values, positions and diagnostics.
+ */
+static void test_extract__a_borrowed_block_gives_the_report_of_a_copied_one(void **state)
+{
+	pmbot_buf fixture = PMBOT_BUF_INIT, md = PMBOT_BUF_INIT;
+	pmbot_extract_list copied = PMBOT_EXTRACT_LIST_INIT, borrowed = PMBOT_EXTRACT_LIST_INIT;
+	pmbot_diag_list d1 = PMBOT_DIAG_LIST_INIT, d2 = PMBOT_DIAG_LIST_INIT;
+	pmbot_report *r1 = NULL, *r2 = NULL;
+	json_t *t1;
+	const char *open;
+	int l1, c1, l2, c2;
+	size_t i;
+
+	(void)state;
+	read_fixture(&fixture, "canonical-json.md");
+	/* 150 KB of blank lines inside the JSON object: still the same value. */
+	assert_non_null(open = strstr(fixture.buf, "{\n"));
+	assert_int_equal(pmbot_buf_put(&md, fixture.buf, (size_t)(open - fixture.buf) + 2), 0);
+	for (i = 0; i < 50000; i++)
+		assert_int_equal(pmbot_buf_puts(&md, "  \n"), 0);
+	assert_int_equal(pmbot_buf_puts(&md, open + 2), 0);
+
+	assert_int_equal(pmbot_extract_blocks(&copied, md.buf, md.len), 0);
+	assert_int_equal(pmbot_extract_blocks_borrowing(&borrowed, md.buf, md.len), 0);
+	assert_int_equal(borrowed.count, 1);
+	assert_non_null(borrowed.items[0].at);
+
+	assert_int_equal(pmbot_report_load(&r1, "big.md", md.buf, md.len, NULL, &d1), PMBOT_OK);
+	assert_int_equal(pmbot_report_load_values(&r2, "big.md", md.buf, md.len, NULL, &d2),
+		PMBOT_OK);
+	assert_int_equal(r1->block.len, copied.items[0].block.len);
+	assert_string_equal(r1->block.text, copied.items[0].block.text);
+	assert_null(r2->block.text);
+	assert_int_equal(r2->block.len, 0);
+	assert_int_equal(d1.count, d2.count);
+	t1 = json_incref(tree_of(r1));
+	assert_true(json_equal(t1, tree_of(r2)));
+	json_decref(t1);
+	assert_int_equal(pmbot_report_find(r1, "/features/0/title", &l1, &c1), 1);
+	assert_int_equal(pmbot_report_find(r2, "/features/0/title", &l2, &c2), 1);
+	assert_true(l1 > 50000 && l1 == l2 && c1 == c2);
+
+	pmbot_report_free(r1);
+	pmbot_report_free(r2);
+	pmbot_diag_list_free(&d1);
+	pmbot_diag_list_free(&d2);
+	pmbot_extract_list_free(&copied);
+	pmbot_extract_list_free(&borrowed);
+	pmbot_buf_free(&md);
+	pmbot_buf_free(&fixture);
 }
 
 /* Check pointer `p` (and some of its variants) against the reference map. */
@@ -1012,7 +1150,9 @@ int main(void)
 		cmocka_unit_test(test_extract__blocks_lists_relevant_fences_in_document_order),
 		cmocka_unit_test(test_extract__fallback_info_word_is_case_insensitive_and_exact),
 		cmocka_unit_test(test_extract__pieces_give_the_blocks_of_one_parse),
+		cmocka_unit_test(test_extract__only_a_block_as_it_stands_is_borrowed),
 		cmocka_unit_test(test_extract__long_block_keeps_the_lines_after_it),
+		cmocka_unit_test(test_extract__a_borrowed_block_gives_the_report_of_a_copied_one),
 		cmocka_unit_test(test_extract__json_positions_answer_as_the_parsers_map),
 		cmocka_unit_test(test_extract__yaml_document_answers_as_its_map),
 	};
