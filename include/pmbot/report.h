@@ -99,9 +99,10 @@ PMBOT_WARN_UNUSED int pmbot_report_load(pmbot_report **out, const char *file,
 
 /*
  * pmbot_report_load for a reader of the values only: the report keeps no
- * text (`block.text` NULL, `block.len` 0). A block standing in `markdown`
- * as it is (fence at column 1, "\n" line ends) is parsed where it lies,
- * never copied: for a 3 MB report that is 3 MB of pages not written.
+ * text (`block.text` NULL, `block.len` 0). A block longer than the pieces
+ * the Markdown is read in (128 KB) that stands in `markdown` as it is
+ * (fence at column 1, "\n" line ends) is parsed where it lies, never
+ * copied: for a 3 MB report that is 3 MB of pages not written.
  */
 PMBOT_WARN_UNUSED int pmbot_report_load_values(pmbot_report **out, const char *file,
 	const char *markdown, size_t len, const pmbot_limits *lim,
@@ -109,9 +110,9 @@ PMBOT_WARN_UNUSED int pmbot_report_load_values(pmbot_report **out, const char *f
 
 /*
  * pmbot_report_load_values of the text in `markdown`, which it takes: the
- * buffer is freed as soon as the blocks are parsed, before anything else
- * is built from them. `markdown` is left empty (and reusable) whatever the
- * outcome.
+ * buffer is freed as soon as no block needs it (after extraction, or after
+ * the parse of a block read where it lies), before anything else is built
+ * from them. `markdown` is left empty (and reusable) whatever the outcome.
  */
 PMBOT_WARN_UNUSED int pmbot_report_load_buf(pmbot_report **out, const char *file,
 	pmbot_buf *markdown, const pmbot_limits *lim, pmbot_diag_list *diags);

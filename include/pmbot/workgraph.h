@@ -179,8 +179,8 @@ PMBOT_WARN_UNUSED int pmbot_workgraph_check(const char *file, const char *markdo
 /*
  * pmbot_workgraph_load and pmbot_workgraph_check of the text in
  * `markdown`, which they take (pmbot_report_load_buf): it is freed once
- * the report's block is parsed and left empty whatever the outcome, so
- * validation and the graph are built without it.
+ * no block needs it and left empty whatever the outcome, so validation and
+ * the graph are built without it.
  */
 PMBOT_WARN_UNUSED int pmbot_workgraph_load_buf(pmbot_workgraph **out, const char *file,
 	pmbot_buf *markdown, const pmbot_limits *lim, pmbot_diag_list *diags);

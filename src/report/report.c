@@ -275,8 +275,9 @@ static int load_canonical(pmbot_report *r, pmbot_extract_list *blocks,
 }
 
 /*
- * `owned` (may be NULL) holds `markdown` and is freed once the blocks are
- * parsed; `keep`: the report keeps its block's text.
+ * `owned` (may be NULL) holds `markdown` and is freed once no block needs
+ * it: after extraction when every block is a copy, else after the parse;
+ * `keep`: the report keeps its block's text.
  */
 static int load(pmbot_report **out, const char *file, const char *markdown, size_t len,
 	pmbot_buf *owned, int keep, const pmbot_limits *lim, pmbot_diag_list *diags)
@@ -316,6 +317,11 @@ static int load(pmbot_report **out, const char *file, const char *markdown, size
 		goto done;
 	if (pmbot_extract_blocks_borrowing(&blocks, markdown, len) < 0)
 		goto done;
+	/* Copies only: the file need not outlive their parse. */
+	for (i = 0; i < blocks.count && !blocks.items[i].at; i++)
+		;
+	if (owned && i == blocks.count)
+		pmbot_buf_free(owned);
 	/* +1: calloc(0) may return NULL, which would read as out of memory. */
 	if (!(idx = calloc(blocks.count + 1, sizeof(*idx))) ||
 	    !(unparsed = calloc(blocks.count + 1, 1)))

@@ -921,31 +921,26 @@ static void test_extract__long_block_keeps_the_lines_after_it(void **state)
 	}
 }
 
-/*
- * A block longer than the pieces the Markdown is read in is parsed where it
- * lies. pmbot_report_load keeps a copy of its text, the one extraction
- * without borrowing gives; pmbot_report_load_values keeps none. Both give
- * the same values, positions and diagnostics.
- */
-static void test_extract__a_borrowed_block_gives_the_report_of_a_copied_one(void **state)
+static void assert_borrowed_block_gives_the_report_of_a_copied_one(const char *fixture_name,
+	const char *anchor, const char *pointer)
 {
 	pmbot_buf fixture = PMBOT_BUF_INIT, md = PMBOT_BUF_INIT;
 	pmbot_extract_list copied = PMBOT_EXTRACT_LIST_INIT, borrowed = PMBOT_EXTRACT_LIST_INIT;
 	pmbot_diag_list d1 = PMBOT_DIAG_LIST_INIT, d2 = PMBOT_DIAG_LIST_INIT;
 	pmbot_report *r1 = NULL, *r2 = NULL;
 	json_t *t1;
-	const char *open;
+	const char *at;
 	int l1, c1, l2, c2;
 	size_t i;
 
-	(void)state;
-	read_fixture(&fixture, "canonical-json.md");
-	/* 150 KB of blank lines inside the JSON object: still the same value. */
-	assert_non_null(open = strstr(fixture.buf, "{\n"));
-	assert_int_equal(pmbot_buf_put(&md, fixture.buf, (size_t)(open - fixture.buf) + 2), 0);
+	read_fixture(&fixture, fixture_name);
+	/* 150 KB of blank lines inside the block after `anchor`: the same value. */
+	assert_non_null(at = strstr(fixture.buf, anchor));
+	at += strlen(anchor);
+	assert_int_equal(pmbot_buf_put(&md, fixture.buf, (size_t)(at - fixture.buf)), 0);
 	for (i = 0; i < 50000; i++)
 		assert_int_equal(pmbot_buf_puts(&md, "  \n"), 0);
-	assert_int_equal(pmbot_buf_puts(&md, open + 2), 0);
+	assert_int_equal(pmbot_buf_puts(&md, at), 0);
 
 	assert_int_equal(pmbot_extract_blocks(&copied, md.buf, md.len), 0);
 	assert_int_equal(pmbot_extract_blocks_borrowing(&borrowed, md.buf, md.len), 0);
@@ -963,8 +958,8 @@ static void test_extract__a_borrowed_block_gives_the_report_of_a_copied_one(void
 	t1 = json_incref(tree_of(r1));
 	assert_true(json_equal(t1, tree_of(r2)));
 	json_decref(t1);
-	assert_int_equal(pmbot_report_find(r1, "/features/0/title", &l1, &c1), 1);
-	assert_int_equal(pmbot_report_find(r2, "/features/0/title", &l2, &c2), 1);
+	assert_int_equal(pmbot_report_find(r1, pointer, &l1, &c1), 1);
+	assert_int_equal(pmbot_report_find(r2, pointer, &l2, &c2), 1);
 	assert_true(l1 > 50000 && l1 == l2 && c1 == c2);
 
 	pmbot_report_free(r1);
@@ -975,6 +970,22 @@ static void test_extract__a_borrowed_block_gives_the_report_of_a_copied_one(void
 	pmbot_extract_list_free(&borrowed);
 	pmbot_buf_free(&md);
 	pmbot_buf_free(&fixture);
+}
+
+/*
+ * A block longer than the pieces the Markdown is read in is parsed where it
+ * lies, JSON or YAML, its text followed by the closing fence rather than a
+ * NUL. pmbot_report_load keeps a copy of its text, the one extraction
+ * without borrowing gives; pmbot_report_load_values keeps none. Both give
+ * the same values, positions and diagnostics.
+ */
+static void test_extract__a_borrowed_block_gives_the_report_of_a_copied_one(void **state)
+{
+	(void)state;
+	assert_borrowed_block_gives_the_report_of_a_copied_one("canonical-json.md", "{\n",
+		"/features/0/title");
+	assert_borrowed_block_gives_the_report_of_a_copied_one("canonical-yaml.md",
+		"schema_version: report_ir/v1\n", "/tasks/0/title");
 }
 
 /* Check pointer `p` (and some of its variants) against the reference map. */
