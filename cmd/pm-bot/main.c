@@ -5,6 +5,7 @@
 #include <git2.h>
 
 #include "cmd.h"
+#include "pmbot/mem.h"
 #include "pmbot/net.h"
 #include "pmbot/banned.h"
 
@@ -345,6 +346,8 @@ int main(int argc, char **argv)
 	const struct cmd *c;
 	int rc;
 
+	/* A refusal leaves glibc's defaults: slower, not wrong. */
+	(void)pmbot_mem_keep_freed();
 	if (argc < 2) {
 		print_overview(stderr);
 		return EXIT_INVALID;

@@ -1,0 +1,28 @@
+#ifndef PMBOT_MEM_H
+#define PMBOT_MEM_H
+
+/*
+ * How the process's allocator treats freed memory. Only a program's main
+ * calls this, once, before it allocates much: it is a process-wide choice,
+ * not something a library may make for its caller.
+ */
+
+/*
+ * Keep freed memory for the allocations that follow instead of handing it
+ * back to the kernel: a pm-bot command is a short batch whose large
+ * buffers (a file's text, a document's nodes, a plan's JSON) come and go
+ * one after another, and each page given back is faulted in and zeroed
+ * again by the next one, about 2 µs a page. glibc learns this by itself,
+ * raising its mmap threshold (and its trim threshold, twice that) each time
+ * a large block is freed, up to 32 MiB on 64-bit systems; this starts at
+ * that ceiling rather than paying a munmap and a refault per step to learn
+ * it. Larger blocks are still mapped apart and returned when freed.
+ *
+ * glibc only; elsewhere nothing changes. A malloc threshold the user set
+ * through GLIBC_TUNABLES (glibc.malloc.mmap_threshold or trim_threshold)
+ * is left as it is. Returns 1 when set, 0 when left alone, PMBOT_ERROR
+ * when glibc refused a setting.
+ */
+int pmbot_mem_keep_freed(void);
+
+#endif

@@ -1,0 +1,85 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include <cmocka.h>
+
+#include "pmbot/common.h"
+#include "pmbot/mem.h"
+#include "pmbot/banned.h"
+
+/* mallinfo2 (glibc 2.33) says where glibc put a block: heap or own mapping. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+#define HAVE_MALLINFO2 1
+#endif
+
+/* A malloc setting the user chose in GLIBC_TUNABLES stays the user's. */
+static void test_mem__a_users_malloc_tunable_is_left_alone(void **state)
+{
+	(void)state;
+#ifdef __GLIBC__
+	assert_int_equal(setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=1", 1), 0);
+	assert_int_equal(pmbot_mem_keep_freed(), 0);
+	assert_int_equal(setenv("GLIBC_TUNABLES", "glibc.cpu.x86_rep_movsb_threshold=1:"
+		"glibc.malloc.mmap_threshold=1", 1), 0);
+	assert_int_equal(pmbot_mem_keep_freed(), 0);
+	assert_int_equal(unsetenv("GLIBC_TUNABLES"), 0);
+#else
+	assert_int_equal(pmbot_mem_keep_freed(), 0);
+#endif
+}
+
+/*
+ * Once set, a 4 MiB block comes from the heap and stays there when freed,
+ * ready for the next allocation; a block over 32 MiB is still mapped apart
+ * and returned at once. Under a sanitizer or valgrind, whose allocators
+ * ignore glibc's settings (and whose mallinfo2 says nothing), skipped.
+ */
+static void test_mem__freed_blocks_stay_for_the_next_allocation(void **state)
+{
+#ifdef HAVE_MALLINFO2
+	const size_t small = (size_t)4 << 20, big = (size_t)40 << 20;
+	struct mallinfo2 m0, m1, m2, m3;
+	char *p;
+
+	(void)state;
+	assert_int_equal(unsetenv("GLIBC_TUNABLES"), 0);
+	m0 = mallinfo2();
+	if (pmbot_mem_keep_freed() != 1 || m0.arena == 0)
+		skip();
+	assert_non_null(p = malloc(small));
+	memset(p, 1, small);
+	m1 = mallinfo2();
+	/* Not mapped apart (glibc's default maps anything over 128 KiB). */
+	assert_true(m1.hblkhd == m0.hblkhd);
+	assert_true(m1.arena >= m0.arena + small);
+	free(p);
+	m2 = mallinfo2();
+	/* Not trimmed either: the heap keeps it. */
+	assert_true(m2.arena == m1.arena);
+	assert_non_null(p = malloc(big));
+	m3 = mallinfo2();
+	assert_true(m3.hblkhd >= m2.hblkhd + big);
+	free(p);
+	assert_true(mallinfo2().hblkhd == m2.hblkhd);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mem__a_users_malloc_tunable_is_left_alone),
+		cmocka_unit_test(test_mem__freed_blocks_stay_for_the_next_allocation),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
