@@ -15,8 +15,8 @@
  * again by the next one, about 2 µs a page. glibc learns this by itself,
  * raising its mmap threshold (and its trim threshold, twice that) each time
  * a large block is freed, up to 32 MiB on 64-bit systems; this starts at
- * that ceiling rather than paying a munmap and a refault per step to learn
- * it. Larger blocks are still mapped apart and returned when freed.
+ * 16 MiB rather than paying a munmap and a refault per step to learn it.
+ * Larger blocks are still mapped apart and returned when freed.
  *
  * glibc only; elsewhere nothing changes. A malloc threshold the user set
  * through GLIBC_TUNABLES (glibc.malloc.mmap_threshold or trim_threshold)
