@@ -7,6 +7,12 @@
 # password-less sudo for them. A chroot that cannot be made (an outside outage) is
 # skipped with a loud warning; a build or test failure fails. PMBOT_DISTROS picks
 # some of "host trixie sid". See scripts/check-distros.sh.
+#
+# debootstrap and clang are installed first: a new CI machine has neither
+# necessarily, and without debootstrap both chroots were skipped. When apt
+# cannot install them (an outage), the script's own loud skip follows.
 .PHONY: check-distros
 check-distros: ## build and test in Debian trixie and sid chroots and with clang here
+	@scripts/install-deps.sh debootstrap clang || \
+		echo "check-distros: could not install debootstrap and clang; see the skips below" >&2
 	@scripts/check-distros.sh
