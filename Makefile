@@ -17,13 +17,18 @@ BUILD    ?= build
 SANITIZE ?= 0
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-# libcurl's headers only: src/net/net.c opens the library when HTTP is first
-# spoken, so the commands that never speak it do not load it. dlopen is in
-# libc from glibc 2.34 (Debian 12, Ubuntu 22.04); older ones need LIBDL=-ldl.
+# libcurl's, libgit2's and libcrypto's headers only: src/net/net.c opens
+# libcurl when HTTP is first spoken, src/repo/git.c libgit2 when a
+# repository is first opened and src/util/hash.c libcrypto on the first hash
+# (pmbot/dl.h), so the commands that never need them do not load them.
+# dlopen is in libc from glibc 2.34 (Debian 12, Ubuntu 22.04); older ones
+# need LIBDL=-ldl.
 LIBDL    ?=
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) \
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(filter-out libcurl libgit2 libcrypto,$(PKGS)) 2>/dev/null) \
         -lcmark-gfm-extensions -lm $(LIBDL)
-TEST_LIBS  := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+# The tests make their repositories with libgit2 and check hashes with
+# libcrypto themselves.
+TEST_LIBS  := $(shell $(PKG_CONFIG) --libs cmocka libgit2 libcrypto 2>/dev/null)
 
 DEVELOPER ?= 0
 HARDEN   ?= 1

@@ -118,9 +118,10 @@ const char *cmd_display_name(const char *file);
 char *cmd_current_repo(pmbot_repo *repo);
 
 /*
- * libgit2 is initialised only by commands that open a repository: its
- * start-up loads the system's CA certificates, a cost `validate FILE` need
- * not pay. cmd_git_shutdown() undoes cmd_open_repo()'s initialisation.
+ * libgit2 is loaded and initialised only by commands that open a
+ * repository: loading maps it with its TLS and SSH libraries, its start-up
+ * reads the system's CA certificates, costs `validate FILE` need not pay.
+ * cmd_git_shutdown() undoes cmd_open_repo()'s initialisation.
  */
 void cmd_git_shutdown(void);
 

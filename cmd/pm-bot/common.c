@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <git2.h>
 
 #include "cmd.h"
 #include "pmbot/fs.h"
+#include "pmbot/hash.h"
 #include "pmbot/json.h"
 #include "pmbot/source.h"
 #include "pmbot/banned.h"
@@ -227,7 +227,7 @@ static int git_ready;
 void cmd_git_shutdown(void)
 {
 	if (git_ready)
-		git_libgit2_shutdown();
+		pmbot_repo_global_shutdown();
 	git_ready = 0;
 }
 
@@ -237,8 +237,15 @@ int cmd_open_repo(pmbot_repo **out, const char *path)
 
 	*out = NULL;
 	if (!git_ready) {
-		if (git_libgit2_init() < 0) {
-			fputs("pm-bot: cannot initialise libgit2\n", stderr);
+		/*
+		 * The commands that read a repository plan or check plans, so
+		 * they hash: a libcrypto that cannot be loaded is said here,
+		 * once, not as a failed hash deep inside. First, as libgit2's
+		 * own dependencies may need it.
+		 */
+		if (pmbot_sha256_init(&err) < 0 || pmbot_repo_global_init(&err) < 0) {
+			fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.buf));
+			pmbot_buf_free(&err);
 			return EXIT_RUNTIME;
 		}
 		git_ready = 1;

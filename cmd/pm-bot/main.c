@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <git2.h>
 
 #include "cmd.h"
 #include "pmbot/mem.h"
@@ -336,7 +335,11 @@ static int cmd_version(int argc, char **argv)
 		pmbot_buf_free(&err);
 		return EXIT_RUNTIME;
 	}
-	git_libgit2_version(&major, &minor, &rev);
+	if (pmbot_repo_libgit2_version(&major, &minor, &rev, &err) < 0) {
+		fprintf(stderr, "pm-bot: %s\n", cmd_show_msg(err.buf));
+		pmbot_buf_free(&err);
+		return EXIT_RUNTIME;
+	}
 	printf("pm-bot %s (libgit2 %d.%d.%d, %s)\n", PMBOT_VERSION, major, minor, rev, curl);
 	return EXIT_OK;
 }

@@ -5,9 +5,18 @@
 #include <stddef.h>
 
 #include "pmbot/buf.h"
+#include "pmbot/common.h"
 
 /* Lower-case hex SHA-256 digest: 64 characters and a NUL. */
 #define PMBOT_SHA256_HEX_SIZE 65
+
+/*
+ * Load libcrypto (opened when first needed, pmbot/dl.h) and fetch SHA-256,
+ * once; the functions below do it on their first call but can only answer
+ * -1, so a program calls this first to say why: PMBOT_ERROR with the
+ * reason noted in `err` (may be NULL; the caller owns it).
+ */
+PMBOT_WARN_UNUSED int pmbot_sha256_init(pmbot_buf *err);
 
 /*
  * Write the hex SHA-256 of `len` bytes at `data` into `out`. 0 or -1.

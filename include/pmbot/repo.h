@@ -37,6 +37,22 @@
 typedef struct pmbot_repo pmbot_repo;
 
 /*
+ * libgit2 is opened when first needed, not linked (pmbot/dl.h): these and
+ * pmbot_repo_open() load it. pmbot_repo_global_init() initialises it for
+ * as long as a program opens repositories, so that its start-up (reading
+ * the system's CA certificates) is paid once rather than per handle; each
+ * successful call is undone by one pmbot_repo_global_shutdown(), which is
+ * a no-op when libgit2 was never loaded. Only a program's main calls
+ * them. PMBOT_ERROR, with why in `err` (may be NULL; the caller owns it),
+ * when libgit2 cannot be loaded or initialised.
+ */
+PMBOT_WARN_UNUSED int pmbot_repo_global_init(pmbot_buf *err);
+void pmbot_repo_global_shutdown(void);
+
+/* The version of the libgit2 pm-bot runs with (loading it); PMBOT_ERROR when it cannot be loaded. */
+PMBOT_WARN_UNUSED int pmbot_repo_libgit2_version(int *major, int *minor, int *rev, pmbot_buf *err);
+
+/*
  * Open the repository that contains `path`: a work tree (searched upward
  * from `path`, like git, stopping at a file-system boundary) or a bare
  * repository (`path` is its git directory). GIT_DIR and friends are not

@@ -1,7 +1,6 @@
 #include "pmbot/net.h"
 
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +10,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "pmbot/dl.h"
 #include "pmbot/banned.h"
 
 /*
@@ -23,24 +23,9 @@
  */
 #define LIBCURL_SONAME "libcurl.so.4"
 
-/*
- * The dependency the dynamic section no longer shows, said where package
- * tools look for it: an ELF note in the FDO format for dlopen'ed
- * libraries (https://systemd.io/ELF_DLOPEN_METADATA/).
- */
-#define DLOPEN_NOTE_JSON "[{\"feature\":\"http\",\"description\":\"GitHub and model " \
-	"provider requests\",\"priority\":\"required\",\"soname\":[\"" LIBCURL_SONAME "\"]}]"
-__attribute__((used, section(".note.dlopen"))) _Alignas(4) static const struct {
-	struct {
-		uint32_t namesz, descsz, type;
-	} head;
-	char name[sizeof("FDO")];
-	_Alignas(4) char desc[sizeof(DLOPEN_NOTE_JSON)];
-} dlopen_note = {
-	{ sizeof("FDO"), sizeof(DLOPEN_NOTE_JSON), UINT32_C(0x407c0c0a) },
-	"FDO",
-	DLOPEN_NOTE_JSON,
-};
+/* Said where package tools look for it (pmbot/dl.h). */
+PMBOT_DL_NOTE(dlopen_note, "[{\"feature\":\"http\",\"description\":\"GitHub and model "
+	"provider requests\",\"priority\":\"required\",\"soname\":[\"" LIBCURL_SONAME "\"]}]");
 
 struct libcurl {
 	CURLcode (*global_init)(long flags);
@@ -64,13 +49,8 @@ struct libcurl {
 	curl_version_info_data *(*version_info)(CURLversion age);
 };
 
-_Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym's answer holds a function");
-
 #define SYM(m) { "curl_" #m, offsetof(struct libcurl, m) }
-static const struct {
-	const char *name;
-	size_t offset;
-} libcurl_syms[] = {
+static const struct pmbot_dl_sym libcurl_syms[] = {
 	SYM(global_init), SYM(global_cleanup), SYM(easy_init), SYM(easy_setopt),
 	SYM(easy_perform), SYM(easy_getinfo), SYM(easy_reset), SYM(easy_cleanup),
 	SYM(easy_strerror), SYM(slist_append), SYM(slist_free_all), SYM(url), SYM(url_set),
@@ -80,42 +60,13 @@ static const struct {
 #undef SYM
 
 static struct libcurl lc;
-static int lc_state;    /* 0: not tried; 1: loaded; -1: failed, lc_why says why */
-static char lc_why[256];
+static struct pmbot_dl_lib lc_lib = PMBOT_DL_LIB(LIBCURL_SONAME, "libcurl", libcurl_syms, lc);
 static int lc_inits;    /* pmbot_net_global_init calls not yet cleaned up */
 
 /* Load libcurl once; 0, or PMBOT_ERROR with why in `err` (may be NULL). */
 static int libcurl_load(pmbot_buf *err)
 {
-	struct libcurl l;
-	void *h;
-	size_t i;
-
-	if (lc_state == 0) {
-		lc_state = -1;
-		if (!(h = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE))) {
-			const char *why = dlerror();
-
-			snprintf(lc_why, sizeof(lc_why), "%s", why ? why : LIBCURL_SONAME);
-			goto done;
-		}
-		for (i = 0; i < sizeof(libcurl_syms) / sizeof(libcurl_syms[0]); i++) {
-			void *f = dlsym(h, libcurl_syms[i].name);
-
-			if (!f) {
-				snprintf(lc_why, sizeof(lc_why), "%s has no %s: not the libcurl pm-bot was built for",
-					LIBCURL_SONAME, libcurl_syms[i].name);
-				goto done;
-			}
-			memcpy((char *)&l + libcurl_syms[i].offset, &f, sizeof(f));
-		}
-		lc = l;
-		lc_state = 1;
-	}
-done:
-	if (lc_state < 0)
-		pmbot_buf_note(err, "cannot load libcurl: %s", lc_why);
-	return lc_state > 0 ? 0 : PMBOT_ERROR;
+	return pmbot_dl_load(&lc_lib, err);
 }
 
 int pmbot_net_global_init(pmbot_buf *err)

@@ -1,11 +1,13 @@
 #include "pmbot/repo.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "git_compat.h"
+#include "pmbot/dl.h"
 #include "pmbot/glob.h"
 #include "pmbot/banned.h"
 
@@ -14,6 +16,33 @@ struct pmbot_repo {
 	git_odb *odb;
 };
 
+static struct pmbot_libgit2 lg;
+
+#define SYM(f) { "git_" #f, offsetof(struct pmbot_libgit2, f) },
+static const struct pmbot_dl_sym lg_syms[] = { PMBOT_LIBGIT2_FUNCS(SYM) };
+#undef SYM
+
+/* Said where package tools look for it (pmbot/dl.h). */
+PMBOT_DL_NOTE(dlopen_note, "[{\"feature\":\"git\",\"description\":\"reading reports, "
+	"config and forms from git objects\",\"priority\":\"required\",\"soname\":[\""
+	PMBOT_LIBGIT2_SONAME "\"]}]");
+
+static struct pmbot_dl_lib lg_lib = PMBOT_DL_LIB(PMBOT_LIBGIT2_SONAME, "libgit2", lg_syms, lg);
+
+/*
+ * libgit2's message for the last failure, or NULL when there is none:
+ * before 1.8 git_error_last() answers NULL then, from 1.8 on an error of
+ * class GIT_ERROR_NONE saying "no error".
+ */
+static const char *git_error_message(void)
+{
+	const git_error *ge = lg.error_last();
+
+	if (!ge || ge->klass == GIT_ERROR_NONE || !ge->message || !*ge->message)
+		return NULL;
+	return ge->message;
+}
+
 /* Format into a fixed array so that reporting a failure cannot itself fail;
  * a cut message is cut on a UTF-8 character boundary. */
 static void vformat_error(char *dst, size_t size, int gerr, const char *fmt, va_list ap)
@@ -21,7 +50,7 @@ static void vformat_error(char *dst, size_t size, int gerr, const char *fmt, va_
 
 static void vformat_error(char *dst, size_t size, int gerr, const char *fmt, va_list ap)
 {
-	const char *why = gerr < 0 ? pmbot_git_error_message() : NULL;
+	const char *why = gerr < 0 ? git_error_message() : NULL;
 	size_t len;
 	int n;
 
@@ -75,6 +104,30 @@ static int fail(pmbot_buf *err, int code, int gerr, const char *fmt, ...)
 	return code;
 }
 
+int pmbot_repo_global_init(pmbot_buf *err)
+{
+	int gerr;
+
+	if (pmbot_dl_load(&lg_lib, err) < 0)
+		return PMBOT_ERROR;
+	if ((gerr = lg.libgit2_init()) < 0)
+		return fail(err, PMBOT_ERROR, gerr, "cannot initialise libgit2");
+	return 0;
+}
+
+void pmbot_repo_global_shutdown(void)
+{
+	if (lg_lib.state > 0)
+		lg.libgit2_shutdown();
+}
+
+int pmbot_repo_libgit2_version(int *major, int *minor, int *rev, pmbot_buf *err)
+{
+	if (pmbot_dl_load(&lg_lib, err) < 0)
+		return PMBOT_ERROR;
+	return lg.libgit2_version(major, minor, rev) < 0 ? PMBOT_ERROR : 0;
+}
+
 int pmbot_repo_open(pmbot_repo **out, const char *path, pmbot_buf *err)
 {
 	pmbot_repo *r = NULL;
@@ -86,8 +139,10 @@ int pmbot_repo_open(pmbot_repo **out, const char *path, pmbot_buf *err)
 		(void)fail(err, PMBOT_ERROR, 0, "empty repository path");
 		goto done;
 	}
+	if (pmbot_dl_load(&lg_lib, err) < 0)
+		goto done;
 	/* libgit2's error state exists only once it is initialised. */
-	if ((gerr = git_libgit2_init()) < 0) {
+	if ((gerr = lg.libgit2_init()) < 0) {
 		(void)fail(err, PMBOT_ERROR, gerr, "cannot initialize libgit2");
 		goto done;
 	}
@@ -101,23 +156,23 @@ int pmbot_repo_open(pmbot_repo **out, const char *path, pmbot_buf *err)
 	 * whoever can write .git/objects can as well write a consistent
 	 * object or move a ref, so no trust rests on it.
 	 */
-	if ((gerr = git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0)) < 0) {
+	if ((gerr = lg.libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0)) < 0) {
 		(void)fail(err, PMBOT_ERROR, gerr, "cannot configure libgit2");
 		goto done;
 	}
-	git_error_clear();
+	lg.error_clear();
 	if (!(r = calloc(1, sizeof(*r)))) {
 		(void)fail(err, PMBOT_ERROR, 0, "out of memory");
 		goto done;
 	}
 	/* Flags 0: search upward like git, but ignore GIT_DIR and friends so
 	 * the environment cannot redirect what is read. */
-	if ((gerr = git_repository_open_ext(&r->git, path, 0, NULL)) < 0) {
+	if ((gerr = lg.repository_open_ext(&r->git, path, 0, NULL)) < 0) {
 		ret = map_git(gerr) == PMBOT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR;
 		(void)fail(err, PMBOT_ERROR, gerr, "cannot open a git repository at or above '%s'", path);
 		goto done;
 	}
-	if ((gerr = git_repository_odb(&r->odb, r->git)) < 0) {
+	if ((gerr = lg.repository_odb(&r->odb, r->git)) < 0) {
 		(void)fail(err, PMBOT_ERROR, gerr, "cannot open the object database of '%s'", path);
 		goto done;
 	}
@@ -127,12 +182,12 @@ int pmbot_repo_open(pmbot_repo **out, const char *path, pmbot_buf *err)
 	ret = PMBOT_OK;
 done:
 	if (r) {
-		git_odb_free(r->odb);
-		git_repository_free(r->git);
+		lg.odb_free(r->odb);
+		lg.repository_free(r->git);
 		free(r);
 	}
 	if (inited)
-		git_libgit2_shutdown();
+		lg.libgit2_shutdown();
 	return ret;
 }
 
@@ -140,10 +195,10 @@ void pmbot_repo_free(pmbot_repo *repo)
 {
 	if (!repo)
 		return;
-	git_odb_free(repo->odb);
-	git_repository_free(repo->git);
+	lg.odb_free(repo->odb);
+	lg.repository_free(repo->git);
 	free(repo);
-	git_libgit2_shutdown();
+	lg.libgit2_shutdown();
 }
 
 static int lookup_commit(git_commit **out, pmbot_repo *r, const char *rev, pmbot_buf *err)
@@ -154,18 +209,18 @@ static int lookup_commit(git_commit **out, pmbot_repo *r, const char *rev, pmbot
 	*out = NULL;
 	if (!rev || !*rev)
 		return fail(err, PMBOT_EINVALID, 0, "empty revision");
-	if ((gerr = git_revparse_single(&obj, r->git, rev)) < 0) {
+	if ((gerr = lg.revparse_single(&obj, r->git, rev)) < 0) {
 		code = map_git(gerr);
 		/* The usual first step of a new user: files written, nothing committed yet. */
-		if (code == PMBOT_ENOTFOUND && git_repository_head_unborn(r->git) == 1)
+		if (code == PMBOT_ENOTFOUND && lg.repository_head_unborn(r->git) == 1)
 			return fail(err, code, 0, "the repository has no commit yet: pm-bot reads "
 				"reports and configuration from git objects, not from the work tree, "
 				"so commit them first (git add … && git commit)");
 		return fail(err, code, gerr, code == PMBOT_ENOTFOUND ?
 			"unknown revision '%s'" : "cannot resolve revision '%s'", rev);
 	}
-	gerr = git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT);
-	git_object_free(obj);
+	gerr = lg.object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT);
+	lg.object_free(obj);
 	if (gerr < 0) {
 		code = map_git(gerr);
 		return fail(err, code == PMBOT_ERROR ? PMBOT_ERROR : PMBOT_EINVALID, gerr,
@@ -176,7 +231,7 @@ static int lookup_commit(git_commit **out, pmbot_repo *r, const char *rev, pmbot
 
 static int commit_tree(git_tree **out, git_commit *commit, const char *rev, pmbot_buf *err)
 {
-	int gerr = git_commit_tree(out, commit);
+	int gerr = lg.commit_tree(out, commit);
 
 	if (gerr < 0)
 		return fail(err, PMBOT_ERROR, gerr, "cannot read the tree of '%s'", rev);
@@ -189,12 +244,12 @@ int pmbot_repo_resolve(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo, const
 	git_commit *commit = NULL;
 	int rc;
 
-	git_error_clear();
+	lg.error_clear();
 	if ((rc = lookup_commit(&commit, repo, rev, err)) < 0)
 		goto done;
-	git_oid_tostr(oid_hex, PMBOT_OID_HEX_SIZE, git_commit_id(commit));
+	lg.oid_tostr(oid_hex, PMBOT_OID_HEX_SIZE, lg.commit_id(commit));
 done:
-	git_commit_free(commit);
+	lg.commit_free(commit);
 	return rc;
 }
 
@@ -205,20 +260,20 @@ int pmbot_repo_merge_base(char oid_hex[PMBOT_OID_HEX_SIZE], pmbot_repo *repo,
 	git_oid base;
 	int rc, gerr;
 
-	git_error_clear();
+	lg.error_clear();
 	if ((rc = lookup_commit(&ca, repo, a, err)) < 0 ||
 	    (rc = lookup_commit(&cb, repo, b, err)) < 0)
 		goto done;
-	gerr = git_merge_base(&base, repo->git, git_commit_id(ca), git_commit_id(cb));
+	gerr = lg.merge_base(&base, repo->git, lg.commit_id(ca), lg.commit_id(cb));
 	if (gerr < 0) {
 		rc = fail(err, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
 			"no merge base of '%s' and '%s'", a, b);
 		goto done;
 	}
-	git_oid_tostr(oid_hex, PMBOT_OID_HEX_SIZE, &base);
+	lg.oid_tostr(oid_hex, PMBOT_OID_HEX_SIZE, &base);
 done:
-	git_commit_free(ca);
-	git_commit_free(cb);
+	lg.commit_free(ca);
+	lg.commit_free(cb);
 	return rc;
 }
 
@@ -282,13 +337,13 @@ struct walk {
 static int walk_entry(const char *root, const git_tree_entry *entry, void *payload)
 {
 	struct walk *w = payload;
-	unsigned mode = (unsigned)git_tree_entry_filemode(entry);
+	unsigned mode = (unsigned)lg.tree_entry_filemode(entry);
 	pmbot_repo_file *f;
 	size_t i;
 
 	pmbot_buf_clear(&w->path);
 	if (pmbot_buf_puts(&w->path, root) < 0 ||
-	    pmbot_buf_puts(&w->path, git_tree_entry_name(entry)) < 0)
+	    pmbot_buf_puts(&w->path, lg.tree_entry_name(entry)) < 0)
 		goto oom;
 	if (mode == GIT_FILEMODE_TREE) {
 		if (!w->n_globs)
@@ -312,7 +367,7 @@ static int walk_entry(const char *root, const git_tree_entry *entry, void *paylo
 	f = &w->out->items[w->out->count];
 	if (!(f->path = dup_str(w->path.buf)))
 		goto oom;
-	git_oid_tostr(f->blob_id, sizeof(f->blob_id), git_tree_entry_id(entry));
+	lg.oid_tostr(f->blob_id, sizeof(f->blob_id), lg.tree_entry_id(entry));
 	f->executable = mode == GIT_FILEMODE_BLOB_EXECUTABLE;
 	w->out->count++;
 	return 0;
@@ -335,13 +390,13 @@ int pmbot_repo_list(pmbot_repo_files *out, pmbot_repo *repo, const char *rev,
 	int rc, gerr;
 
 	memset(out, 0, sizeof(*out));
-	git_error_clear();
+	lg.error_clear();
 	if ((rc = check_globs(globs, n_globs, err)) < 0 ||
 	    (rc = lookup_commit(&commit, repo, rev, err)) < 0 ||
 	    (rc = commit_tree(&tree, commit, rev, err)) < 0)
 		goto done;
-	git_oid_tostr(out->commit_id, sizeof(out->commit_id), git_commit_id(commit));
-	gerr = git_tree_walk(tree, GIT_TREEWALK_PRE, walk_entry, &w);
+	lg.oid_tostr(out->commit_id, sizeof(out->commit_id), lg.commit_id(commit));
+	gerr = lg.tree_walk(tree, GIT_TREEWALK_PRE, walk_entry, &w);
 	if (w.oom) {
 		rc = fail(err, PMBOT_ERROR, 0, "out of memory listing '%s'", rev);
 		goto done;
@@ -356,8 +411,8 @@ done:
 	if (rc < 0)
 		pmbot_repo_files_free(out);
 	pmbot_buf_free(&w.path);
-	git_tree_free(tree);
-	git_commit_free(commit);
+	lg.tree_free(tree);
+	lg.commit_free(commit);
 	return rc;
 }
 
@@ -372,14 +427,14 @@ static int read_oid(pmbot_buf *out, pmbot_repo *r, const git_oid *id, const char
 	git_object_size_t raw;
 	int rc = 0, gerr;
 
-	if ((gerr = git_odb_read_header(&size, &type, r->odb, id)) < 0) {
+	if ((gerr = lg.odb_read_header(&size, &type, r->odb, id)) < 0) {
 		rc = fail(err, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
 			"cannot read %s", what);
 		goto done;
 	}
 	if (type != GIT_OBJECT_BLOB) {
 		rc = fail(err, PMBOT_EINVALID, 0, "%s is a %s, not a blob", what,
-			git_object_type2string(type));
+			lg.object_type2string(type));
 		goto done;
 	}
 	if (size > out->max - out->len) {
@@ -388,16 +443,16 @@ static int read_oid(pmbot_buf *out, pmbot_repo *r, const git_oid *id, const char
 			out->max - out->len);
 		goto done;
 	}
-	if ((gerr = git_blob_lookup(&blob, r->git, id)) < 0) {
+	if ((gerr = lg.blob_lookup(&blob, r->git, id)) < 0) {
 		rc = fail(err, PMBOT_ERROR, gerr, "cannot read %s", what);
 		goto done;
 	}
-	raw = git_blob_rawsize(blob);
+	raw = lg.blob_rawsize(blob);
 	if (raw > (git_object_size_t)(out->max - out->len)) {
 		rc = fail(err, PMBOT_REPO_ETOOBIG, 0, "%s does not fit the buffer", what);
 		goto done;
 	}
-	switch (pmbot_buf_put(out, git_blob_rawcontent(blob), (size_t)raw)) {
+	switch (pmbot_buf_put(out, lg.blob_rawcontent(blob), (size_t)raw)) {
 	case 0:
 		break;
 	case PMBOT_ETOOBIG:
@@ -408,7 +463,7 @@ static int read_oid(pmbot_buf *out, pmbot_repo *r, const git_oid *id, const char
 		goto done;
 	}
 done:
-	git_blob_free(blob);
+	lg.blob_free(blob);
 	return rc;
 }
 
@@ -422,7 +477,7 @@ int pmbot_repo_read(pmbot_buf *out, char blob_id[PMBOT_OID_HEX_SIZE], pmbot_repo
 	unsigned mode;
 	int rc, gerr;
 
-	git_error_clear();
+	lg.error_clear();
 	if (!path || !*path) {
 		rc = fail(err, PMBOT_EINVALID, 0, "empty path");
 		goto done;
@@ -430,12 +485,12 @@ int pmbot_repo_read(pmbot_buf *out, char blob_id[PMBOT_OID_HEX_SIZE], pmbot_repo
 	if ((rc = lookup_commit(&commit, repo, rev, err)) < 0 ||
 	    (rc = commit_tree(&tree, commit, rev, err)) < 0)
 		goto done;
-	if ((gerr = git_tree_entry_bypath(&entry, tree, path)) < 0) {
+	if ((gerr = lg.tree_entry_bypath(&entry, tree, path)) < 0) {
 		rc = fail(err, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
 			"'%s' not found at '%s'", path, rev);
 		goto done;
 	}
-	mode = (unsigned)git_tree_entry_filemode(entry);
+	mode = (unsigned)lg.tree_entry_filemode(entry);
 	if (!is_file_mode(mode)) {
 		rc = fail(err, PMBOT_EINVALID, 0, "'%s' at '%s' is a %s, not a regular file",
 			path, rev, mode == GIT_FILEMODE_TREE ? "directory" :
@@ -444,14 +499,14 @@ int pmbot_repo_read(pmbot_buf *out, char blob_id[PMBOT_OID_HEX_SIZE], pmbot_repo
 		goto done;
 	}
 	snprintf(what, sizeof(what), "'%s' at '%s'", path, rev);
-	if ((rc = read_oid(out, repo, git_tree_entry_id(entry), what, err)) < 0)
+	if ((rc = read_oid(out, repo, lg.tree_entry_id(entry), what, err)) < 0)
 		goto done;
 	if (blob_id)
-		git_oid_tostr(blob_id, PMBOT_OID_HEX_SIZE, git_tree_entry_id(entry));
+		lg.oid_tostr(blob_id, PMBOT_OID_HEX_SIZE, lg.tree_entry_id(entry));
 done:
-	git_tree_entry_free(entry);
-	git_tree_free(tree);
-	git_commit_free(commit);
+	lg.tree_entry_free(entry);
+	lg.tree_free(tree);
+	lg.commit_free(commit);
 	return rc;
 }
 
@@ -461,8 +516,8 @@ int pmbot_repo_read_blob(pmbot_buf *out, pmbot_repo *repo, const char *blob_id,
 	git_oid id;
 	char what[64];
 
-	git_error_clear();
-	if (!blob_id || strlen(blob_id) != 40 || git_oid_fromstrn(&id, blob_id, 40) < 0)
+	lg.error_clear();
+	if (!blob_id || strlen(blob_id) != 40 || lg.oid_fromstrn(&id, blob_id, 40) < 0)
 		return fail(err, PMBOT_EINVALID, 0, "'%s' is not a 40-digit object id",
 			blob_id ? blob_id : "(null)");
 	snprintf(what, sizeof(what), "blob %s", blob_id);
@@ -477,17 +532,17 @@ int pmbot_repo_blob_size(size_t *out, pmbot_repo *repo, const char *blob_id, pmb
 	int gerr;
 
 	*out = 0;
-	git_error_clear();
-	if (!blob_id || strlen(blob_id) != 40 || git_oid_fromstrn(&id, blob_id, 40) < 0)
+	lg.error_clear();
+	if (!blob_id || strlen(blob_id) != 40 || lg.oid_fromstrn(&id, blob_id, 40) < 0)
 		return fail(err, PMBOT_EINVALID, 0, "'%s' is not a 40-digit object id",
 			blob_id ? blob_id : "(null)");
 	/* The object's header only: its size is known without inflating it. */
-	if ((gerr = git_odb_read_header(&size, &type, repo->odb, &id)) < 0)
+	if ((gerr = lg.odb_read_header(&size, &type, repo->odb, &id)) < 0)
 		return fail(err, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
 			"cannot read blob %s", blob_id);
 	if (type != GIT_OBJECT_BLOB)
 		return fail(err, PMBOT_EINVALID, 0, "%s is a %s, not a blob", blob_id,
-			git_object_type2string(type));
+			lg.object_type2string(type));
 	*out = size;
 	return 0;
 }
@@ -564,7 +619,7 @@ static int add_change(pmbot_repo_changes *out, const git_diff_delta *d, int old_
 	if (old_ok) {
 		if (!(c->old_path = dup_str(d->old_file.path)))
 			return -1;
-		git_oid_tostr(c->old_blob_id, sizeof(c->old_blob_id), &d->old_file.id);
+		lg.oid_tostr(c->old_blob_id, sizeof(c->old_blob_id), &d->old_file.id);
 	}
 	/* Count the item before the second allocation so a failure there
 	 * still frees the first. */
@@ -572,7 +627,7 @@ static int add_change(pmbot_repo_changes *out, const git_diff_delta *d, int old_
 	if (new_ok) {
 		if (!(c->new_path = dup_str(d->new_file.path)))
 			return -1;
-		git_oid_tostr(c->new_blob_id, sizeof(c->new_blob_id), &d->new_file.id);
+		lg.oid_tostr(c->new_blob_id, sizeof(c->new_blob_id), &d->new_file.id);
 	}
 	return 0;
 }
@@ -589,22 +644,22 @@ int pmbot_repo_changed(pmbot_repo_changes *out, pmbot_repo *repo, const char *ba
 	int rc, gerr;
 
 	memset(out, 0, sizeof(*out));
-	git_error_clear();
+	lg.error_clear();
 	if ((rc = check_globs(globs, n_globs, err)) < 0 ||
 	    (rc = lookup_commit(&bc, repo, base, err)) < 0 ||
 	    (rc = lookup_commit(&nc, repo, rev, err)) < 0 ||
 	    (rc = commit_tree(&bt, bc, base, err)) < 0 ||
 	    (rc = commit_tree(&nt, nc, rev, err)) < 0)
 		goto done;
-	git_oid_tostr(out->base_id, sizeof(out->base_id), git_commit_id(bc));
-	git_oid_tostr(out->commit_id, sizeof(out->commit_id), git_commit_id(nc));
-	if (git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION) < 0 ||
-	    git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION) < 0) {
+	lg.oid_tostr(out->base_id, sizeof(out->base_id), lg.commit_id(bc));
+	lg.oid_tostr(out->commit_id, sizeof(out->commit_id), lg.commit_id(nc));
+	if (lg.diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION) < 0 ||
+	    lg.diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION) < 0) {
 		rc = fail(err, PMBOT_ERROR, -1, "cannot set up the diff");
 		goto done;
 	}
 	opts.ignore_submodules = GIT_SUBMODULE_IGNORE_ALL;
-	if ((gerr = git_diff_tree_to_tree(&diff, repo->git, bt, nt, &opts)) < 0) {
+	if ((gerr = lg.diff_tree_to_tree(&diff, repo->git, bt, nt, &opts)) < 0) {
 		rc = fail(err, PMBOT_ERROR, gerr, "cannot diff '%s' and '%s'", base, rev);
 		goto done;
 	}
@@ -614,13 +669,13 @@ int pmbot_repo_changed(pmbot_repo_changes *out, pmbot_repo *repo, const char *ba
 	find.flags = GIT_DIFF_FIND_RENAMES;
 	find.rename_threshold = 50;
 	find.rename_limit = 1000;
-	if ((gerr = git_diff_find_similar(diff, &find)) < 0) {
+	if ((gerr = lg.diff_find_similar(diff, &find)) < 0) {
 		rc = fail(err, PMBOT_ERROR, gerr, "rename detection failed");
 		goto done;
 	}
-	n = git_diff_num_deltas(diff);
+	n = lg.diff_num_deltas(diff);
 	for (i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const git_diff_delta *d = lg.diff_get_delta(diff, i);
 		int old_ok = d->status != GIT_DELTA_ADDED && is_file_mode(d->old_file.mode);
 		int new_ok = d->status != GIT_DELTA_DELETED && is_file_mode(d->new_file.mode);
 
@@ -639,11 +694,11 @@ int pmbot_repo_changed(pmbot_repo_changes *out, pmbot_repo *repo, const char *ba
 done:
 	if (rc < 0)
 		pmbot_repo_changes_free(out);
-	git_diff_free(diff);
-	git_tree_free(bt);
-	git_tree_free(nt);
-	git_commit_free(bc);
-	git_commit_free(nc);
+	lg.diff_free(diff);
+	lg.tree_free(bt);
+	lg.tree_free(nt);
+	lg.commit_free(bc);
+	lg.commit_free(nc);
 	return rc;
 }
 
@@ -705,7 +760,7 @@ int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char
 	int rc, gerr;
 
 	*truncated = 0;
-	git_error_clear();
+	lg.error_clear();
 	if (sink.budget > out->max - out->len)
 		sink.budget = out->max - out->len;
 	if ((rc = lookup_commit(&fc, repo, from_rev, err)) < 0 ||
@@ -713,8 +768,8 @@ int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char
 	    (rc = commit_tree(&ft, fc, from_rev, err)) < 0 ||
 	    (rc = commit_tree(&tt, tc, to_rev, err)) < 0)
 		goto done;
-	if (git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION) < 0 ||
-	    git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION) < 0) {
+	if (lg.diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION) < 0 ||
+	    lg.diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION) < 0) {
 		rc = fail(err, PMBOT_ERROR, -1, "cannot set up the diff");
 		goto done;
 	}
@@ -723,7 +778,7 @@ int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char
 	opts.context_lines = 3;
 	opts.interhunk_lines = 0;
 	opts.id_abbrev = 7;
-	if ((gerr = git_diff_tree_to_tree(&diff, repo->git, ft, tt, &opts)) < 0) {
+	if ((gerr = lg.diff_tree_to_tree(&diff, repo->git, ft, tt, &opts)) < 0) {
 		rc = fail(err, PMBOT_ERROR, gerr, "cannot diff '%s' and '%s'", from_rev, to_rev);
 		goto done;
 	}
@@ -731,11 +786,11 @@ int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char
 	find.flags = GIT_DIFF_FIND_RENAMES;
 	find.rename_threshold = 50;
 	find.rename_limit = 1000;
-	if ((gerr = git_diff_find_similar(diff, &find)) < 0) {
+	if ((gerr = lg.diff_find_similar(diff, &find)) < 0) {
 		rc = fail(err, PMBOT_ERROR, gerr, "rename detection failed");
 		goto done;
 	}
-	gerr = git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, diff_line, &sink);
+	gerr = lg.diff_print(diff, GIT_DIFF_FORMAT_PATCH, diff_line, &sink);
 	if (sink.oom) {
 		rc = fail(err, PMBOT_ERROR, 0, "out of memory printing the diff");
 		goto done;
@@ -747,7 +802,7 @@ int pmbot_repo_diff(pmbot_buf *out, int *truncated, pmbot_repo *repo, const char
 			keep--;
 		pmbot_buf_truncate(out, keep);
 		*truncated = 1;
-		git_error_clear();
+		lg.error_clear();
 	} else if (gerr < 0) {
 		rc = fail(err, PMBOT_ERROR, gerr, "cannot print the diff of '%s' and '%s'",
 			from_rev, to_rev);
@@ -758,11 +813,11 @@ done:
 		pmbot_buf_truncate(out, sink.start);
 		*truncated = 0;
 	}
-	git_diff_free(diff);
-	git_tree_free(ft);
-	git_tree_free(tt);
-	git_commit_free(fc);
-	git_commit_free(tc);
+	lg.diff_free(diff);
+	lg.tree_free(ft);
+	lg.tree_free(tt);
+	lg.commit_free(fc);
+	lg.commit_free(tc);
 	return rc;
 }
 
@@ -779,16 +834,16 @@ int pmbot_repo_remote_url(pmbot_buf *out, pmbot_repo *repo, const char *remote,
 	pmbot_buf key = PMBOT_BUF_INIT;
 	int rc = 0, gerr;
 
-	git_error_clear();
+	lg.error_clear();
 	if (pmbot_buf_printf(&key, "remote.%s.url", remote) < 0) {
 		rc = fail(err, PMBOT_ERROR, 0, "out of memory");
 		goto done;
 	}
-	if ((gerr = git_repository_config_snapshot(&cfg, repo->git)) < 0) {
+	if ((gerr = lg.repository_config_snapshot(&cfg, repo->git)) < 0) {
 		rc = fail(err, PMBOT_ERROR, gerr, "cannot read the repository configuration");
 		goto done;
 	}
-	if ((gerr = git_config_get_string_buf(&url, cfg, key.buf)) < 0) {
+	if ((gerr = lg.config_get_string_buf(&url, cfg, key.buf)) < 0) {
 		rc = fail(err, gerr == GIT_ENOTFOUND ? PMBOT_ENOTFOUND : PMBOT_ERROR, gerr,
 			"no remote '%s'", remote);
 		goto done;
@@ -796,8 +851,8 @@ int pmbot_repo_remote_url(pmbot_buf *out, pmbot_repo *repo, const char *remote,
 	if (pmbot_buf_put(out, url.ptr, url.size) < 0)
 		rc = fail(err, PMBOT_ERROR, 0, "out of memory");
 done:
-	git_buf_dispose(&url);
-	git_config_free(cfg);
+	lg.buf_dispose(&url);
+	lg.config_free(cfg);
 	pmbot_buf_free(&key);
 	return rc;
 }

@@ -12,25 +12,48 @@ run 0 "$PMBOT" help && expect_in "$OUT" "validate" && expect_in "$OUT" "graph" &
 run 0 "$PMBOT" help graph && expect_in "$OUT" "--format json|mermaid|tree" && ok
 run 0 "$PMBOT" graph --help && expect_in "$OUT" "usage: pm-bot graph" && ok
 
-CASE="libcurl is loaded for HTTP only: --version names it, validate never maps it"
+CASE="libcurl, libgit2 and libcrypto are loaded when needed: validate maps none of them"
 run 0 "$PMBOT" --version && expect_in "$OUT" "libcurl/" && ok
 # LD_DEBUG=files: glibc's loader names every object it maps, on stderr.
-run 0 env LD_DEBUG=files "$PMBOT" validate $EX && expect_in "$ERR" "file=libgit2" &&
-	expect_not_in "$ERR" "libcurl" && ok
-run 0 env LD_DEBUG=files "$PMBOT" --version && expect_in "$ERR" "file=libcurl.so.4" && ok
-# Package tools learn of the library from an FDO dlopen note, as action.yml does.
+run 0 env LD_DEBUG=files "$PMBOT" validate $EX && expect_not_in "$ERR" "libcurl" &&
+	expect_not_in "$ERR" "file=libgit2" && expect_not_in "$ERR" "file=libcrypto" && ok
+run 0 env LD_DEBUG=files "$PMBOT" --version && expect_in "$ERR" "file=libcurl.so.4" &&
+	expect_in "$ERR" "file=libgit2.so." && ok
+example_repo "$TMP/lazy"
+run 0 env LD_DEBUG=files "$PMBOT" plan --repo "$TMP/lazy" --state "$TMP/lazy-none.json" \
+	--format json --out "$TMP/lazy-plan.json" && expect_in "$ERR" "file=libgit2.so." &&
+	expect_in "$ERR" "file=libcrypto.so." && expect_not_in "$ERR" "libcurl" && ok
+# Package tools learn of the libraries from FDO dlopen notes, as action.yml does.
 objcopy -O binary --only-section=.note.dlopen "$PMBOT" "$TMP/dlopen-note"
 run 0 python3 -c 'import json, struct, sys
-d = open(sys.argv[1], "rb").read()
-namesz, descsz, kind = struct.unpack("<III", d[:12])
-assert (d[12:16], kind) == (b"FDO\0", 0x407c0c0a), d[:16]
-print(json.loads(d[16:16 + descsz].rstrip(b"\0"))[0]["soname"][0])' "$TMP/dlopen-note" &&
-	expect_eq "$OUT" "libcurl.so.4" && ok
-# A library under libcurl's name without its functions: a runtime failure, said.
-mkdir -p "$TMP/fakecurl"
-${CC:-cc} -shared -fPIC -o "$TMP/fakecurl/libcurl.so.4" -x c /dev/null
-run 1 env LD_LIBRARY_PATH="$TMP/fakecurl" "$PMBOT" --version &&
+d, names = open(sys.argv[1], "rb").read(), []
+while d:
+    namesz, descsz, kind = struct.unpack("<III", d[:12])
+    assert (d[12:16], kind) == (b"FDO\0", 0x407c0c0a), d[:16]
+    names += json.loads(d[16:16 + descsz].rstrip(b"\0"))[0]["soname"]
+    d = d[16 + (descsz + 3) // 4 * 4:]
+print(" ".join(sorted(n.split(".so.")[0] for n in names)))' "$TMP/dlopen-note" &&
+	expect_eq "$OUT" "libcrypto libcurl libgit2" && ok
+# A library under the soname without its functions: a runtime failure, said.
+mkdir -p "$TMP/fakelibs"
+${CC:-cc} -shared -fPIC -o "$TMP/fakelibs/libcurl.so.4" -x c /dev/null
+run 1 env LD_LIBRARY_PATH="$TMP/fakelibs" "$PMBOT" --version &&
 	expect_eq "$ERR" "pm-bot: cannot load libcurl: libcurl.so.4 has no curl_global_init: not the libcurl pm-bot was built for" &&
+	expect_eq "$OUT" "" && ok
+rm "$TMP/fakelibs/libcurl.so.4"
+# The soname pm-bot was built for, as its note says.
+git2=$(tr -d '\0' <"$TMP/dlopen-note" | grep -o 'libgit2\.so\.[0-9.]*')
+${CC:-cc} -shared -fPIC -o "$TMP/fakelibs/$git2" -x c /dev/null
+run 1 env LD_LIBRARY_PATH="$TMP/fakelibs" "$PMBOT" plan --repo "$TMP/lazy" \
+	--state "$TMP/lazy-none.json" &&
+	expect_eq "$ERR" "pm-bot: cannot load libgit2: $git2 has no git_blob_free: not the libgit2 pm-bot was built for" &&
+	expect_eq "$OUT" "" && ok
+rm "$TMP/fakelibs/$git2"
+crypto=$(tr -d '\0' <"$TMP/dlopen-note" | grep -o 'libcrypto\.so\.[0-9.]*')
+${CC:-cc} -shared -fPIC -o "$TMP/fakelibs/$crypto" -x c /dev/null
+run 1 env LD_LIBRARY_PATH="$TMP/fakelibs" "$PMBOT" plan --repo "$TMP/lazy" \
+	--state "$TMP/lazy-none.json" &&
+	expect_eq "$ERR" "pm-bot: cannot load libcrypto: $crypto has no EVP_MD_fetch: not the libcrypto pm-bot was built for" &&
 	expect_eq "$OUT" "" && ok
 
 CASE="usage errors exit 2"
