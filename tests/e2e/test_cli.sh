@@ -34,27 +34,24 @@ while d:
     d = d[16 + (descsz + 3) // 4 * 4:]
 print(" ".join(sorted(n.split(".so.")[0] for n in names)))' "$TMP/dlopen-note" &&
 	expect_eq "$OUT" "libcrypto libcurl libgit2" && ok
-# A library under the soname without its functions: a runtime failure, said.
-mkdir -p "$TMP/fakelibs"
-${CC:-cc} -shared -fPIC -o "$TMP/fakelibs/libcurl.so.4" -x c /dev/null
-run 1 env LD_LIBRARY_PATH="$TMP/fakelibs" "$PMBOT" --version &&
-	expect_eq "$ERR" "pm-bot: cannot load libcurl: libcurl.so.4 has no curl_global_init: not the libcurl pm-bot was built for" &&
-	expect_eq "$OUT" "" && ok
-rm "$TMP/fakelibs/libcurl.so.4"
-# The soname pm-bot was built for, as its note says.
-git2=$(tr -d '\0' <"$TMP/dlopen-note" | grep -o 'libgit2\.so\.[0-9.]*')
-${CC:-cc} -shared -fPIC -o "$TMP/fakelibs/$git2" -x c /dev/null
-run 1 env LD_LIBRARY_PATH="$TMP/fakelibs" "$PMBOT" plan --repo "$TMP/lazy" \
-	--state "$TMP/lazy-none.json" &&
-	expect_eq "$ERR" "pm-bot: cannot load libgit2: $git2 has no git_blob_free: not the libgit2 pm-bot was built for" &&
-	expect_eq "$OUT" "" && ok
-rm "$TMP/fakelibs/$git2"
-crypto=$(tr -d '\0' <"$TMP/dlopen-note" | grep -o 'libcrypto\.so\.[0-9.]*')
-${CC:-cc} -shared -fPIC -o "$TMP/fakelibs/$crypto" -x c /dev/null
-run 1 env LD_LIBRARY_PATH="$TMP/fakelibs" "$PMBOT" plan --repo "$TMP/lazy" \
-	--state "$TMP/lazy-none.json" &&
-	expect_eq "$ERR" "pm-bot: cannot load libcrypto: $crypto has no EVP_MD_fetch: not the libcrypto pm-bot was built for" &&
-	expect_eq "$OUT" "" && ok
+# broken_lib NAME SONAME FUNCTION ARGS...: with an empty library under
+# SONAME first on the search path, pm-bot ARGS fails at run time and says
+# which function NAME lacks.
+broken_lib() {
+	local name=$1 so=$2 fn=$3
+	shift 3
+	rm -rf "$TMP/fakelibs" && mkdir -p "$TMP/fakelibs"
+	${CC:-cc} -shared -fPIC -o "$TMP/fakelibs/$so" -x c /dev/null
+	run 1 env LD_LIBRARY_PATH="$TMP/fakelibs" "$PMBOT" "$@" &&
+		expect_eq "$ERR" "pm-bot: cannot load $name: $so has no $fn: not the $name pm-bot was built for" &&
+		expect_eq "$OUT" "" && ok
+}
+broken_lib libcurl libcurl.so.4 curl_global_init --version
+# The sonames pm-bot was built for, as its notes say. libcrypto is loaded
+# first: libgit2's own dependencies may need it.
+so() { tr -d '\0' <"$TMP/dlopen-note" | grep -o "$1\\.so\\.[0-9.]*"; }
+broken_lib libgit2 "$(so libgit2)" git_blob_free plan --repo "$TMP/lazy" --state "$TMP/lazy-none.json"
+broken_lib libcrypto "$(so libcrypto)" EVP_MD_fetch plan --repo "$TMP/lazy" --state "$TMP/lazy-none.json"
 
 CASE="usage errors exit 2"
 run 2 "$PMBOT" && expect_in "$ERR" "usage: pm-bot <command>" && ok
