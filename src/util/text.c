@@ -428,8 +428,18 @@ int pmbot_text_is_blank(const char *s, size_t len)
 int pmbot_text_id_safe(const char *id)
 {
 	static const char *const bad[] = { "<!--", "-->", "--!>" };
-	size_t i, len = strlen(id);
+	size_t i, len;
+	int dashes = 0;
 
+	/*
+	 * Printable ASCII other than the space holds no breaker and no blank,
+	 * and each bad sequence holds "--": most ids are settled in one pass.
+	 */
+	for (i = 0; (unsigned char)id[i] > ' ' && (unsigned char)id[i] < 0x7f; i++)
+		dashes |= id[i] == '-' && id[i + 1] == '-';
+	if (!id[i] && !dashes)
+		return i > 0;
+	len = i + strlen(id + i);
 	if (!len)
 		return 0;
 	for (i = 0; i < len; i++)
@@ -508,27 +518,45 @@ int pmbot_text_flat_chars(size_t *chars, const char *s, size_t len)
 	return err;
 }
 
+/*
+ * Flat ASCII without '\\', '&' or '`' has no escape, reference or code
+ * span: each byte is one token, so neutralise adds exactly one character
+ * per byte the plain-text rule marks. 1 with *chars set when `s` is such
+ * text, else 0; one pass, as most titles and values are.
+ */
+static int shown_chars_plain(size_t *chars, const char *s, size_t len)
+{
+	size_t i, n = len;
+
+	if (len && (s[0] == ' ' || s[len - 1] == ' '))
+		return 0;
+	for (i = 0; i < len; i++) {
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return 0;
+		switch (s[i]) {
+		case '\\': case '&': case '`':
+			return 0;
+		case ' ':
+			if (i + 1 < len && s[i + 1] == ' ')
+				return 0;
+			break;
+		case '@': case '#': case ':': case '-': case 'w': case 'W':
+			n += (size_t)pmbot_text_needs_zwnj(s, len, i);
+			break;
+		}
+	}
+	*chars = n;
+	return 1;
+}
+
 int pmbot_text_shown_chars(size_t *chars, const char *s, size_t len)
 {
 	pmbot_buf flat = PMBOT_BUF_INIT, shown = PMBOT_BUF_INIT;
 	size_t i;
 	int err;
 
-	/*
-	 * Flat ASCII without '\\', '&' or '`' has no escape, reference or
-	 * code span: each byte is one token, so neutralise adds exactly one
-	 * character per byte the plain-text rule marks.
-	 */
-	if (pmbot_text_flat_ascii(s, len) && !memchr(s, '\\', len) && !memchr(s, '&', len) &&
-	    !memchr(s, '`', len)) {
-		*chars = len;
-		for (i = 0; i < len; i++)
-			switch (s[i]) {
-			case '@': case '#': case ':': case '-': case 'w': case 'W':
-				*chars += (size_t)pmbot_text_needs_zwnj(s, len, i);
-			}
+	if (shown_chars_plain(chars, s, len))
 		return 0;
-	}
 	*chars = 0;
 	if (!(err = pmbot_text_flatten(&flat, s, len)) &&
 	    !(err = pmbot_text_neutralise(&shown, flat.buf, flat.len, PMBOT_TEXT_CODE_SPANS)))

@@ -135,6 +135,14 @@ static void test_text__blank_values_and_safe_ids(void **state)
 	assert_int_equal(pmbot_text_id_safe("task:\xc2\xa0" "a"), 0);
 	assert_int_equal(pmbot_text_id_safe("task:a-->"), 0);
 	assert_int_equal(pmbot_text_id_safe("task:\xc3\xa9"), 1);
+	/* Printable ASCII is settled in one pass unless it holds "--". */
+	assert_int_equal(pmbot_text_id_safe("task:a--b"), 1);
+	assert_int_equal(pmbot_text_id_safe("task:a--"), 1);
+	assert_int_equal(pmbot_text_id_safe("<!--task:a"), 0);
+	assert_int_equal(pmbot_text_id_safe("task:a--!>"), 0);
+	assert_int_equal(pmbot_text_id_safe("task:a\tb"), 0);
+	assert_int_equal(pmbot_text_id_safe("task:a\x7f"), 0);
+	assert_int_equal(pmbot_text_id_safe("task:\xc3\xa9-->"), 0);
 }
 
 /* Every code point, as UTF-8, against the list in text.h. */
