@@ -41,9 +41,9 @@ typedef struct pmbot_repo pmbot_repo;
  * pmbot_repo_open() load it. pmbot_repo_global_init() initialises it for
  * as long as a program opens repositories, so that its start-up (reading
  * the system's CA certificates) is paid once rather than per handle; each
- * successful call is undone by one pmbot_repo_global_shutdown(), which is
- * a no-op when libgit2 was never loaded. Only a program's main calls
- * them. PMBOT_ERROR, with why in `err` (may be NULL; the caller owns it),
+ * successful call is undone by one pmbot_repo_global_shutdown(), and only
+ * such a call (it is a no-op when libgit2 was never loaded). Only a
+ * program's main calls them. PMBOT_ERROR, with why in `err` (may be NULL; the caller owns it),
  * when libgit2 cannot be loaded or initialised.
  */
 PMBOT_WARN_UNUSED int pmbot_repo_global_init(pmbot_buf *err);
