@@ -5,7 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 #include "cmd.h"
 #include "pmbot/fs.h"
 #include "pmbot/hash.h"

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 #include "cmd.h"
 #include "pmbot/mem.h"
 #include "pmbot/net.h"

@@ -12,7 +12,7 @@
  * starts, whether or not it calls them (libcurl with its TLS, Kerberos and
  * LDAP about 9 ms; libgit2 with its own about 2 ms, a tenth of a
  * `validate`). Each user keeps its functions in a struct of pointers
- * filled by pmbot_dl_open() and says its soname in an ELF note
+ * filled by pmbot_dl_load() and says its soname in an ELF note
  * (PMBOT_DL_NOTE) where package tools look for a dependency the dynamic
  * section no longer shows.
  */

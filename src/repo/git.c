@@ -34,7 +34,7 @@ static struct pmbot_dl_lib lg_lib = PMBOT_DL_LIB(PMBOT_LIBGIT2_SONAME, "libgit2"
  * before 1.8 git_error_last() answers NULL then, from 1.8 on an error of
  * class GIT_ERROR_NONE saying "no error".
  */
-static const char *git_error_message(void)
+static const char *last_git_error(void)
 {
 	const git_error *ge = lg.error_last();
 
@@ -50,7 +50,7 @@ static void vformat_error(char *dst, size_t size, int gerr, const char *fmt, va_
 
 static void vformat_error(char *dst, size_t size, int gerr, const char *fmt, va_list ap)
 {
-	const char *why = gerr < 0 ? git_error_message() : NULL;
+	const char *why = gerr < 0 ? last_git_error() : NULL;
 	size_t len;
 	int n;
 

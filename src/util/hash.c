@@ -74,7 +74,7 @@ int pmbot_sha256_init(pmbot_buf *err)
 	if (!(sha256_md = evp.md_fetch(NULL, "SHA256", NULL)) ||
 	    !(sha256_ctx = evp.ctx_new()) || atexit(sha256_release)) {
 		sha256_release();
-		pmbot_buf_note(err, "libcrypto has no SHA-256 to give");
+		pmbot_buf_note(err, "cannot set up SHA-256 from libcrypto");
 		return PMBOT_ERROR;
 	}
 	return 0;

@@ -22,6 +22,7 @@ void pmbot_strmap_free(pmbot_strmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* Keys with equal hashes are rare: strcmp runs about once per hit. */
 static size_t find_slot(const pmbot_strmap_slot *slots, size_t cap, const char *key, size_t h)
 {
 	size_t i = h & (cap - 1);
