@@ -10,23 +10,14 @@
  * resolution over n items stay O(n).
  */
 typedef struct {
-	const char *key;        /* NULL: a free slot */
-	void *value;
-	size_t hash;            /* the key's: probes skip strcmp, growing skips rehashing */
-} pmbot_strmap_slot;
-
-/*
- * One array of slots, not one array per member: a probe reads the hash,
- * the key and the value from one cache line. To visit every entry, walk
- * slots[0..cap) and skip those whose key is NULL (in no particular order).
- */
-typedef struct {
-	pmbot_strmap_slot *slots;
+	const char **keys;
+	void **values;
+	size_t *hashes; /* each key's hash: probes skip strcmp, growing skips rehashing */
 	size_t count;
 	size_t cap; /* power of two, 0 when empty */
 } pmbot_strmap;
 
-#define PMBOT_STRMAP_INIT { NULL, 0, 0 }
+#define PMBOT_STRMAP_INIT { NULL, NULL, NULL, 0, 0 }
 
 /* Free the map's tables (not the keys or values). */
 void pmbot_strmap_free(pmbot_strmap *m);

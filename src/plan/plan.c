@@ -1668,8 +1668,8 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 	if (acc->touched.count && !(refs = malloc(acc->touched.count * sizeof(*refs))))
 		goto done;
 	for (i = 0; i < acc->touched.cap; i++)
-		if (acc->touched.slots[i].key)
-			refs[n_refs++] = acc->touched.slots[i].key;
+		if (acc->touched.keys[i])
+			refs[n_refs++] = acc->touched.keys[i];
 	if (n_refs)
 		qsort(refs, n_refs, sizeof(*refs), ref_cmp);
 	for (i = 0; i < n_refs; i++) {
@@ -1775,7 +1775,7 @@ void pmbot_plan_acc_free(pmbot_plan_acc *acc)
 	free(acc->cs);
 	pmbot_buf_free(&acc->scratch);
 	for (i = 0; i < acc->touched.cap; i++)
-		free((char *)acc->touched.slots[i].key);
+		free((char *)acc->touched.keys[i]);
 	pmbot_strmap_free(&acc->touched);
 	for (i = 0; i < PMBOT_OP_COUNT; i++) {
 		json_decref(acc->op_names[i]);
@@ -1955,9 +1955,9 @@ done:
 	json_decref(p.unset_parent);
 	json_decref(p.on_board);
 	for (i = 0; i < p.field_payloads.cap; i++) {
-		if (p.field_payloads.slots[i].key)
-			json_decref(p.field_payloads.slots[i].value);
-		free((char *)p.field_payloads.slots[i].key);
+		if (p.field_payloads.keys[i])
+			json_decref(p.field_payloads.values[i]);
+		free((char *)p.field_payloads.keys[i]);
 	}
 	pmbot_strmap_free(&p.field_payloads);
 	return rc;

@@ -18,40 +18,55 @@ static size_t hash_str(const char *s)
 
 void pmbot_strmap_free(pmbot_strmap *m)
 {
-	free(m->slots);
+	free(m->keys);
+	free(m->values);
+	free(m->hashes);
 	memset(m, 0, sizeof(*m));
 }
 
 /* Keys with equal hashes are rare: strcmp runs about once per hit. */
-static size_t find_slot(const pmbot_strmap_slot *slots, size_t cap, const char *key, size_t h)
+static size_t find_slot(const char **keys, const size_t *hashes, size_t cap, const char *key,
+	size_t h)
 {
 	size_t i = h & (cap - 1);
 
-	while (slots[i].key && (slots[i].hash != h || strcmp(slots[i].key, key)))
+	while (keys[i] && (hashes[i] != h || strcmp(keys[i], key)))
 		i = (i + 1) & (cap - 1);
 	return i;
 }
 
 static int rehash(pmbot_strmap *m, size_t cap)
 {
-	pmbot_strmap_slot *slots = calloc(cap, sizeof(*slots));
+	const char **keys = calloc(cap, sizeof(*keys));
+	void **values = calloc(cap, sizeof(*values));
+	size_t *hashes = calloc(cap, sizeof(*hashes));
 	size_t i;
 
-	if (!slots)
+	if (!keys || !values || !hashes) {
+		free(keys);
+		free(values);
+		free(hashes);
 		return -1;
+	}
 	for (i = 0; i < m->cap; i++) {
 		size_t slot;
 
-		if (!m->slots[i].key)
+		if (!m->keys[i])
 			continue;
 		/* Keys are unique: the first free slot is theirs, no compare needed. */
-		slot = m->slots[i].hash & (cap - 1);
-		while (slots[slot].key)
+		slot = m->hashes[i] & (cap - 1);
+		while (keys[slot])
 			slot = (slot + 1) & (cap - 1);
-		slots[slot] = m->slots[i];
+		keys[slot] = m->keys[i];
+		values[slot] = m->values[i];
+		hashes[slot] = m->hashes[i];
 	}
-	free(m->slots);
-	m->slots = slots;
+	free(m->keys);
+	free(m->values);
+	free(m->hashes);
+	m->keys = keys;
+	m->values = values;
+	m->hashes = hashes;
 	m->cap = cap;
 	return 0;
 }
@@ -71,21 +86,21 @@ int pmbot_strmap_put(pmbot_strmap *m, const char *key, void *value, void **exist
 
 	/* Look first: a duplicate must be reported even when growing would fail. */
 	if (m->cap) {
-		slot = find_slot(m->slots, m->cap, key, h);
-		if (m->slots[slot].key) {
+		slot = find_slot(m->keys, m->hashes, m->cap, key, h);
+		if (m->keys[slot]) {
 			if (existing)
-				*existing = m->slots[slot].value;
+				*existing = m->values[slot];
 			return 1;
 		}
 	}
 	if ((m->count + 1) * 2 > m->cap) {
 		if (rehash(m, m->cap ? m->cap * 2 : 16) < 0)
 			return -1;
-		slot = find_slot(m->slots, m->cap, key, h);
+		slot = find_slot(m->keys, m->hashes, m->cap, key, h);
 	}
-	m->slots[slot].key = key;
-	m->slots[slot].value = value;
-	m->slots[slot].hash = h;
+	m->keys[slot] = key;
+	m->values[slot] = value;
+	m->hashes[slot] = h;
 	m->count++;
 	return 0;
 }
@@ -96,10 +111,10 @@ int pmbot_strmap_get(const pmbot_strmap *m, const char *key, void **value)
 
 	if (!m->cap)
 		return 0;
-	slot = find_slot(m->slots, m->cap, key, hash_str(key));
-	if (!m->slots[slot].key)
+	slot = find_slot(m->keys, m->hashes, m->cap, key, hash_str(key));
+	if (!m->keys[slot])
 		return 0;
 	if (value)
-		*value = m->slots[slot].value;
+		*value = m->values[slot];
 	return 1;
 }
