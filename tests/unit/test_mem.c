@@ -24,11 +24,15 @@ static void test_mem__a_users_malloc_tunable_is_left_alone(void **state)
 {
 	(void)state;
 #ifdef __GLIBC__
-	assert_int_equal(setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=1", 1), 0);
+	assert_int_equal(setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=1:"
+		"glibc.malloc.mxfast=64", 1), 0);
 	assert_int_equal(pmbot_mem_keep_freed(), 0);
 	assert_int_equal(setenv("GLIBC_TUNABLES", "glibc.cpu.x86_rep_movsb_threshold=1:"
-		"glibc.malloc.mmap_threshold=1", 1), 0);
+		"glibc.malloc.mxfast=0:glibc.malloc.mmap_threshold=1", 1), 0);
 	assert_int_equal(pmbot_mem_keep_freed(), 0);
+	/* Either setting alone leaves the other to pm-bot. */
+	assert_int_equal(setenv("GLIBC_TUNABLES", "glibc.malloc.mmap_threshold=1", 1), 0);
+	assert_int_equal(pmbot_mem_keep_freed(), 1);
 	assert_int_equal(unsetenv("GLIBC_TUNABLES"), 0);
 #else
 	assert_int_equal(pmbot_mem_keep_freed(), 0);
@@ -75,11 +79,39 @@ static void test_mem__freed_blocks_stay_for_the_next_allocation(void **state)
 #endif
 }
 
+/*
+ * Small blocks freed beyond what the thread cache holds (seven of a size)
+ * are merged at once: none waits in a fast bin, as glibc's defaults would
+ * keep the rest. Skipped where test 2 is.
+ */
+static void test_mem__freed_small_blocks_skip_the_fast_bins(void **state)
+{
+#ifdef HAVE_MALLINFO2
+	void *p[32];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(unsetenv("GLIBC_TUNABLES"), 0);
+	if (pmbot_mem_keep_freed() != 1 || mallinfo2().arena == 0)
+		skip();
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+		assert_non_null(p[i] = malloc(24));
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+		free(p[i]);
+	assert_true(mallinfo2().smblks == 0);
+	assert_true(mallinfo2().fsmblks == 0);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mem__a_users_malloc_tunable_is_left_alone),
 		cmocka_unit_test(test_mem__freed_blocks_stay_for_the_next_allocation),
+		cmocka_unit_test(test_mem__freed_small_blocks_skip_the_fast_bins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
