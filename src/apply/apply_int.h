@@ -26,6 +26,15 @@
 int pmbot_apply_now(char out[PMBOT_APPLY_TIME_SIZE]);
 
 /*
+ * pmbot_flow_compile() for the executor's own use, without a source file:
+ * `with`'s target and payload are `bundle`'s own values, not copies (the
+ * copies were the size of the plan again). The flow only reads them; the
+ * caller keeps `bundle` alive and unchanged until it frees the flow, a new
+ * reference it owns.
+ */
+int pmbot_flow_compile_shared(json_t **out, const json_t *bundle, const pmbot_config *config);
+
+/*
  * Is `s` an RFC 3339 date-time in UTC ("Z", "z" or "+00:00"), on the
  * calendar (leap years, 60 only as a leap second)? 1 or 0.
  */

@@ -79,7 +79,7 @@ int pmbot_apply_now(char out[PMBOT_APPLY_TIME_SIZE])
 	return 0;
 }
 
-static json_t *node_json(const json_t *cs, long long *budget)
+static json_t *node_json(const json_t *cs, long long *budget, int deep)
 {
 	const char *id = json_string_value(json_object_get(cs, "changeset_id"));
 	const char *opname = json_string_value(json_object_get(cs, "operation"));
@@ -96,11 +96,14 @@ static json_t *node_json(const json_t *cs, long long *budget)
 		"operation", opname,
 		"target", json_object_get(cs, "target"),
 		"payload", json_object_get(cs, "payload"));
-	/* Deep: the flow must not share mutable members with the caller's bundle. */
+	/*
+	 * Deep for a flow handed out: it must not share mutable members with
+	 * the caller's bundle. The executor's own flow only reads them.
+	 */
 	node = json_pack("{s:s, s:s, s:o, s:i, s:{s:i, s:i}}",
 		"id", id ? id : "",
 		"type", type.buf,
-		"with", with ? json_deep_copy(with) : NULL,
+		"with", with && deep ? json_deep_copy(with) : json_incref(with),
 		"timeout_ms", NODE_TIMEOUT_MS,
 		"retry", "max", safe ? SAFE_RETRY_MAX : 0,
 		"backoff_ms", safe ? SAFE_RETRY_BACKOFF_MS : 0);
@@ -113,8 +116,8 @@ done:
 	return node;
 }
 
-int pmbot_flow_compile(json_t **out, const json_t *bundle, const pmbot_config *config,
-	const char *source_file)
+static int compile(json_t **out, const json_t *bundle, const pmbot_config *config,
+	const char *source_file, int deep)
 {
 	const json_t *changesets = json_object_get(bundle, "changesets");
 	const char *bundle_id = json_string_value(json_object_get(bundle, "bundle_id"));
@@ -153,7 +156,7 @@ int pmbot_flow_compile(json_t **out, const json_t *bundle, const pmbot_config *c
 	if (!(nodes = json_array()) || !(edges = json_array()))
 		goto done;
 	json_array_foreach(changesets, i, cs) {
-		if (json_array_append_new(nodes, node_json(cs, &budget)) < 0)
+		if (json_array_append_new(nodes, node_json(cs, &budget, deep)) < 0)
 			goto done;
 		/* The bundle's order is the plan's order: a chain of success edges. */
 		if (i > 0 && json_array_append_new(edges, json_pack("{s:O, s:O, s:s}",
@@ -191,6 +194,17 @@ done:
 	pmbot_buf_free(&name);
 	pmbot_buf_free(&ref);
 	return err;
+}
+
+int pmbot_flow_compile(json_t **out, const json_t *bundle, const pmbot_config *config,
+	const char *source_file)
+{
+	return compile(out, bundle, config, source_file, 1);
+}
+
+int pmbot_flow_compile_shared(json_t **out, const json_t *bundle, const pmbot_config *config)
+{
+	return compile(out, bundle, config, NULL, 0);
 }
 
 /* ------------------------------------------------------------------ */

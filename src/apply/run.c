@@ -1650,7 +1650,7 @@ int pmbot_apply_run_from(json_t **results, const json_t *bundle, const json_t *r
 		rc = PMBOT_OK;
 		goto out;
 	}
-	if ((rc = pmbot_flow_compile(&flow, bundle, config, NULL)) != PMBOT_OK) {
+	if ((rc = pmbot_flow_compile_shared(&flow, bundle, config)) != PMBOT_OK) {
 		say(err, rc == PMBOT_EINVALID ? "the bundle cannot be compiled into a flow" :
 			"cannot compile the apply flow (out of memory, or PMBOT_NOW is not RFC 3339 UTC)");
 		goto out;

@@ -9,6 +9,7 @@
 
 #include "pmbot/apply.h"
 #include "pmbot/json.h"
+#include "../../src/apply/apply_int.h"
 #include "pmbot/banned.h"
 
 #define BUNDLE "tests/fixtures/bundles-apply/full.json"
@@ -271,6 +272,41 @@ static void test_flow_compile__does_not_share_values_with_the_bundle(void **stat
 	pmbot_config_free(cfg);
 }
 
+/*
+ * The executor's flow is the same flow, byte for byte, holding the
+ * bundle's own targets and payloads: no copy of the plan at the peak.
+ */
+static void test_flow_compile_shared__same_bytes_with_the_bundles_own_payloads(void **state)
+{
+	pmbot_config *cfg = config();
+	json_t *bundle = load(BUNDLE), *flow = NULL, *shared = NULL;
+	const json_t *cs;
+	char *a, *b;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pmbot_flow_compile(&flow, bundle, cfg, NULL), PMBOT_OK);
+	assert_int_equal(pmbot_flow_compile_shared(&shared, bundle, cfg), PMBOT_OK);
+	a = canonical(flow);
+	b = canonical(shared);
+	assert_string_equal(a, b);
+	json_array_foreach(json_object_get(bundle, "changesets"), i, cs) {
+		const json_t *with = json_object_get(node(shared, i), "with");
+
+		assert_ptr_equal(json_object_get(with, "payload"), json_object_get(cs, "payload"));
+		assert_ptr_equal(json_object_get(with, "target"), json_object_get(cs, "target"));
+		assert_ptr_not_equal(json_object_get(json_object_get(node(flow, i), "with"), "payload"),
+			json_object_get(cs, "payload"));
+	}
+	assert_true(i > 3);
+	free(a);
+	free(b);
+	json_decref(flow);
+	json_decref(shared);
+	json_decref(bundle);
+	pmbot_config_free(cfg);
+}
+
 static void test_flow_validate__refuses_another_major_version(void **state)
 {
 	json_t *flow = compile_fixture();
@@ -481,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_flow_compile__rejects_a_bundle_without_bundle_id_or_changesets),
 		cmocka_unit_test(test_flow_compile__unknown_operation_compiles_without_retry),
 		cmocka_unit_test(test_flow_compile__does_not_share_values_with_the_bundle),
+		cmocka_unit_test(test_flow_compile_shared__same_bytes_with_the_bundles_own_payloads),
 		cmocka_unit_test(test_flow_validate__refuses_another_major_version),
 		cmocka_unit_test(test_flow_validate__ids_must_match_the_pattern_and_be_unique),
 		cmocka_unit_test(test_flow_validate__needs_at_least_one_node),
