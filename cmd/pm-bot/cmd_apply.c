@@ -308,8 +308,8 @@ int cmd_apply(int argc, char **argv)
 	approved_total = pmbot_plan_count(approved);
 	/*
 	 * Checked: the fresh plan is the one that runs. The approved
-	 * changesets, a tree as large as the fresh one (85 MB for 25,000),
-	 * go now, and the run reuses their memory.
+	 * changesets (85 MB of tree for a plan file of 25,544) go now, and
+	 * the run reuses their memory.
 	 */
 	if (r == PMBOT_OK && fresh != approved)
 		(void)json_object_del(approved, "changesets");
