@@ -853,13 +853,21 @@ static int result_ok(pmbot_operation op, const json_t *r)
 	return json_is_object(r);
 }
 
+/*
+ * A flow node's retry policy, all the run reads of the compiled flow: kept
+ * once the flow is validated, which is then freed (it is the size of the
+ * plan again).
+ */
+typedef struct {
+	long max;
+	long backoff_ms;
+} node_retry;
+
 /* Perform one changeset that is neither denied nor already true. */
-static int execute(run_ctx *c, const json_t *cs, const json_t *node, pmbot_operation op,
+static int execute(run_ctx *c, const json_t *cs, const node_retry *retry, pmbot_operation op,
 	outcome *o)
 {
-	const json_t *retry = json_object_get(node, "retry");
-	long max = (long)json_integer_value(json_object_get(retry, "max"));
-	long backoff = (long)json_integer_value(json_object_get(retry, "backoff_ms"));
+	long max = retry->max, backoff = retry->backoff_ms;
 	pmbot_buf berr = PMBOT_BUF_INIT;
 	json_t *args = NULL, *res = NULL;
 	int rc, err = PMBOT_ERROR;
@@ -1223,7 +1231,7 @@ typedef struct {
  * ledger), `err` saying why.
  */
 static int run_batch(run_ctx *c, pmbot_operation op, const json_t *sel, const json_t *pos,
-	const json_t *nodes, json_t *res, size_t at, size_t *used, const struct timespec *t0,
+	const node_retry *retries, json_t *res, size_t at, size_t *used, const struct timespec *t0,
 	long long timeout, pmbot_buf *err)
 {
 	const char *opname = pmbot_operation_name(op);
@@ -1337,12 +1345,8 @@ static int run_batch(run_ctx *c, pmbot_operation op, const json_t *sel, const js
 		b->o.reason = b->code == PMBOT_EINVALID ? "BACKEND_REFUSED" : "BACKEND_ERROR";
 		say(&b->o.message, "%s", e->len ? e->buf : "the backend failed without a reason");
 		if (b->code != PMBOT_EINVALID) {
-			const json_t *node = json_array_get(nodes,
-				(size_t)json_integer_value(json_array_get(pos, at + j)));
-
 			reload = 1;
-			backoff = (long)json_integer_value(json_object_get(json_object_get(node, "retry"),
-				"backoff_ms"));
+			backoff = retries[(size_t)json_integer_value(json_array_get(pos, at + j))].backoff_ms;
 		}
 		k++;
 	}
@@ -1388,12 +1392,9 @@ static int run_batch(run_ctx *c, pmbot_operation op, const json_t *sel, const js
 		 * then what the batch landed is still recorded as applied, and
 		 * the rest as failed, so every attempt has its outcome.
 		 */
-		if (!strcmp(b->o.status, "failed") && !stopping) {
-			const json_t *node = json_array_get(nodes,
-				(size_t)json_integer_value(json_array_get(pos, at + j)));
-
-			execute(c, b->cs, node, op, &b->o);
-		}
+		if (!strcmp(b->o.status, "failed") && !stopping)
+			execute(c, b->cs, &retries[(size_t)json_integer_value(json_array_get(pos, at + j))],
+				op, &b->o);
 		if (!strcmp(b->o.status, "failed"))
 			stopping = 1;
 		if (!strcmp(b->o.status, "failed") && !failed) {
@@ -1617,7 +1618,8 @@ int pmbot_apply_run_from(json_t **results, const json_t *bundle, const json_t *r
 	run_ctx c;
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 	json_t *res = json_array(), *sel = json_array(), *pos = json_array(), *flow = NULL;
-	const json_t *changesets = json_object_get(bundle, "changesets"), *cs, *flow_nodes;
+	const json_t *changesets = json_object_get(bundle, "changesets"), *cs, *node;
+	node_retry *retries = NULL;
 	long long flow_timeout;
 	struct timespec t0;
 	outcome o;
@@ -1662,7 +1664,22 @@ int pmbot_apply_run_from(json_t **results, const json_t *bundle, const json_t *r
 		goto out;
 	}
 	flow_timeout = json_integer_value(json_object_get(json_object_get(flow, "flow"), "timeout_ms"));
-	flow_nodes = json_object_get(json_object_get(flow, "graph"), "nodes");
+	/* One node per changeset of the bundle, in its order: `pos` indexes both. */
+	if (!(retries = calloc(json_array_size(changesets) + 1, sizeof(*retries)))) {
+		say(err, "out of memory");
+		rc = PMBOT_ERROR;
+		goto out;
+	}
+	json_array_foreach(json_object_get(json_object_get(flow, "graph"), "nodes"), i, node) {
+		const json_t *retry = json_object_get(node, "retry");
+
+		if (i >= json_array_size(changesets))
+			break;
+		retries[i].max = (long)json_integer_value(json_object_get(retry, "max"));
+		retries[i].backoff_ms = (long)json_integer_value(json_object_get(retry, "backoff_ms"));
+	}
+	json_decref(flow);
+	flow = NULL;
 
 	/* Denials are decided by policy alone, so all of them come before any write. */
 	json_array_foreach(sel, i, cs) {
@@ -1719,8 +1736,8 @@ int pmbot_apply_run_from(json_t **results, const json_t *bundle, const json_t *r
 	}
 	for (i = 0; i < json_array_size(sel); i++) {
 		const char *cid;
-		const json_t *node = json_array_get(flow_nodes,
-			(size_t)json_integer_value(json_array_get(pos, order[i])));
+		const node_retry *retry =
+			&retries[(size_t)json_integer_value(json_array_get(pos, order[i]))];
 		json_t *r = json_array_get(res, order[i]);
 		pmbot_operation op;
 		size_t used;
@@ -1739,7 +1756,7 @@ int pmbot_apply_run_from(json_t **results, const json_t *bundle, const json_t *r
 		    (op == PMBOT_OP_SET_PROJECT_FIELD ||
 		     ((op == PMBOT_OP_ADD_DEPENDENCY || op == PMBOT_OP_REMOVE_DEPENDENCY) &&
 		      (backend->flags & PMBOT_BACKEND_BATCHES_EDGES))) && backend->perform_batch) {
-			if ((rc = run_batch(&c, op, sel, pos, flow_nodes, res, i, &used, &t0, flow_timeout,
+			if ((rc = run_batch(&c, op, sel, pos, retries, res, i, &used, &t0, flow_timeout,
 				     err)) != PMBOT_OK)
 				goto out;
 			if (used) {
@@ -1771,7 +1788,7 @@ int pmbot_apply_run_from(json_t **results, const json_t *bundle, const json_t *r
 			}
 		} else if (pmbot_apply_is_applied(cs, c.state, &c.idx))
 			o.status = "already_applied";
-		else if (execute(&c, cs, node, op, &o) != PMBOT_OK && !o.paused)
+		else if (execute(&c, cs, retry, op, &o) != PMBOT_OK && !o.paused)
 			say(err, "%s (%s) failed: %s (%s)", cid, str(cs, "operation"), o.message.buf,
 				o.reason ? o.reason : "BACKEND_ERROR");
 		if (o.paused) {
@@ -1808,6 +1825,7 @@ done:
 	json_decref(sel);
 	json_decref(pos);
 	json_decref(flow);
+	free(retries);
 	pmbot_diag_list_free(&diags);
 	if (c.have_idx)
 		pmbot_apply_index_free(&c.idx);
