@@ -308,7 +308,7 @@ int cmd_apply(int argc, char **argv)
 	approved_total = pmbot_plan_count(approved);
 	/*
 	 * Checked: the fresh plan is the one that runs. The approved
-	 * changesets (85 MB of tree for a plan file of 25,544) go now, and
+	 * changesets (60 MB of tree for a plan file of 25,544) go now, and
 	 * the run reuses their memory.
 	 */
 	if (r == PMBOT_OK && fresh != approved)
