@@ -43,13 +43,16 @@ typedef struct pmbot_repo pmbot_repo;
  * the system's CA certificates) is paid once rather than per handle; each
  * successful call is undone by one pmbot_repo_global_shutdown(), and only
  * such a call (it is a no-op when libgit2 was never loaded). Only a
- * program's main calls them. PMBOT_ERROR, with why in `err` (may be NULL; the caller owns it),
- * when libgit2 cannot be loaded or initialised.
+ * program's main calls them. PMBOT_ERROR, with why in `err` (may be NULL;
+ * the caller owns it), when libgit2 cannot be loaded or initialised.
  */
 PMBOT_WARN_UNUSED int pmbot_repo_global_init(pmbot_buf *err);
 void pmbot_repo_global_shutdown(void);
 
-/* The version of the libgit2 pm-bot runs with (loading it); PMBOT_ERROR when it cannot be loaded. */
+/*
+ * The version of the libgit2 pm-bot runs with (loading it); PMBOT_ERROR,
+ * with why in `err` (may be NULL; the caller owns it), when it cannot be.
+ */
 PMBOT_WARN_UNUSED int pmbot_repo_libgit2_version(int *major, int *minor, int *rev, pmbot_buf *err);
 
 /*

@@ -63,15 +63,9 @@ static struct libcurl lc;
 static struct pmbot_dl_lib lc_lib = PMBOT_DL_LIB(LIBCURL_SONAME, "libcurl", libcurl_syms, lc);
 static int lc_inits;    /* pmbot_net_global_init calls not yet cleaned up */
 
-/* Load libcurl once; 0, or PMBOT_ERROR with why in `err` (may be NULL). */
-static int libcurl_load(pmbot_buf *err)
-{
-	return pmbot_dl_load(&lc_lib, err);
-}
-
 int pmbot_net_global_init(pmbot_buf *err)
 {
-	if (libcurl_load(err) < 0)
+	if (pmbot_dl_load(&lc_lib, err) < 0)
 		return PMBOT_ERROR;
 	if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		pmbot_buf_note(err, "libcurl failed to initialise");
@@ -91,14 +85,14 @@ void pmbot_net_global_cleanup(void)
 
 const char *pmbot_net_version(pmbot_buf *err)
 {
-	return libcurl_load(err) < 0 ? NULL : lc.version();
+	return pmbot_dl_load(&lc_lib, err) < 0 ? NULL : lc.version();
 }
 
 long long pmbot_net_http_date(const char *s)
 {
 	time_t t;
 
-	if (libcurl_load(NULL) < 0 || (t = lc.getdate(s, NULL)) < 0)
+	if (pmbot_dl_load(&lc_lib, NULL) < 0 || (t = lc.getdate(s, NULL)) < 0)
 		return -1;
 	return (long long)t;
 }
@@ -127,7 +121,7 @@ int pmbot_net_same_origin(const char *base, const char *url)
 	char *s1 = NULL, *h1 = NULL, *p1 = NULL, *s2 = NULL, *h2 = NULL, *p2 = NULL;
 	int same = 0;
 
-	if (libcurl_load(NULL) < 0)
+	if (pmbot_dl_load(&lc_lib, NULL) < 0)
 		return 0;
 	if (origin_of(base, &s1, &h1, &p1) == 0 && origin_of(url, &s2, &h2, &p2) == 0)
 		same = !strcasecmp(s1, s2) && !strcasecmp(h1, h2) && !strcmp(p1, p2);
@@ -162,7 +156,7 @@ int pmbot_net_new(pmbot_net **out, pmbot_buf *err)
 		pmbot_buf_note(err, "out of memory");
 		return PMBOT_ERROR;
 	}
-	if (libcurl_load(err) < 0) {
+	if (pmbot_dl_load(&lc_lib, err) < 0) {
 		free(n);
 		return PMBOT_ERROR;
 	}
@@ -186,7 +180,7 @@ void pmbot_net_free(pmbot_net *n)
 
 int pmbot_net_has_gzip(void)
 {
-	return libcurl_load(NULL) == 0 &&
+	return pmbot_dl_load(&lc_lib, NULL) == 0 &&
 	       (lc.version_info(CURLVERSION_NOW)->features & CURL_VERSION_LIBZ) != 0;
 }
 
