@@ -134,7 +134,7 @@ PMBOT_WARN_UNUSED int pmbot_yaml_parse(json_t **out, pmbot_srcmap *map, const ch
  * Nodes sit in one array in document order (a container before its
  * members, members in the order of the text; a YAML document is converted
  * from its jansson value by pmbot_jdoc_from_json()),
- * strings and keys in one arena: about 40 bytes a value plus the decoded
+ * strings and keys in one arena: 32 bytes a value plus the decoded
  * text, two allocations that grow by doubling. Every node keeps its
  * position (file terms, as the source map records it: object members at
  * their key), so no map is built unless a caller asks for one.
@@ -152,27 +152,32 @@ typedef enum {
 	PMBOT_JOBJECT
 } pmbot_jtype;
 
-/* One value; owned by its document, valid until pmbot_jdoc_free(). */
+/*
+ * One value; owned by its document, valid until pmbot_jdoc_free(). 32
+ * bytes: a document's nodes are most of its memory, and every page of them
+ * is a page fault. A scalar is one node; an array or object counts its
+ * subtree in v.skip, where its value would be.
+ */
 typedef struct pmbot_jnode {
 	const char *key;       /* member of an object: its key (NUL-terminated); else NULL */
 	union {
 		const char *s; /* PMBOT_JSTRING: NUL-terminated, no NUL inside */
 		json_int_t i;  /* PMBOT_JINTEGER */
 		double r;      /* PMBOT_JREAL */
+		uint32_t skip; /* PMBOT_JARRAY, PMBOT_JOBJECT: nodes in the subtree, itself included */
 	} v;
-	uint32_t key_len;
+	uint32_t key_len : 29; /* under 256 MiB: the document is */
+	uint32_t type : 3;     /* pmbot_jtype */
 	uint32_t len;          /* string: bytes; array, object: members */
-	uint32_t skip;         /* nodes in this subtree, itself included */
 	int line;
 	int column;
-	unsigned char type;    /* pmbot_jtype */
 } pmbot_jnode;
 
 /*
  * pmbot_json_parse() into a compact document (no source map: the nodes
  * carry positions). Same arguments, limits, checks, return codes and
- * diagnostics. Also PMBOT_ERROR for a `len` over 1 GiB whatever `lim`
- * says (the node fields are 32-bit). On success `*out` is new and the
+ * diagnostics. Also PMBOT_ERROR for a `len` over 256 MiB whatever `lim`
+ * says (a key's length has 29 bits). On success `*out` is new and the
  * caller frees it; otherwise NULL.
  */
 PMBOT_WARN_UNUSED int pmbot_jdoc_parse(pmbot_jdoc **out, const char *file,
@@ -189,7 +194,7 @@ PMBOT_WARN_UNUSED int pmbot_jdoc_parse(pmbot_jdoc **out, const char *file,
  * read and `map` not kept. The strings are copied: the document owes
  * nothing to `value` afterwards. PMBOT_OK with `*out` new (the caller
  * frees it with pmbot_jdoc_free()), or PMBOT_ERROR (out of memory, NULL
- * `value`, over 1 GiB of strings or 2^32 values) with `*out` NULL.
+ * `value`, over 256 MiB of strings or 2^32 values) with `*out` NULL.
  */
 PMBOT_WARN_UNUSED int pmbot_jdoc_from_json(pmbot_jdoc **out, const json_t *value,
 	const pmbot_srcmap *map);
@@ -217,7 +222,7 @@ static inline const pmbot_jnode *pmbot_jnode_first(const pmbot_jnode *n)
 /* The member after `n` in its container; only for a member that is not the last. */
 static inline const pmbot_jnode *pmbot_jnode_next(const pmbot_jnode *n)
 {
-	return n + n->skip;
+	return n + (n->type == PMBOT_JARRAY || n->type == PMBOT_JOBJECT ? n->v.skip : 1);
 }
 
 /* The string of `n` (borrowed), or NULL: not a string, or NULL `n`. */

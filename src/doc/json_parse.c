@@ -685,7 +685,6 @@ static long cd_node(parser *ps, unsigned char type)
 	n->type = type;
 	n->line = ps->pl;
 	n->column = ps->pc;
-	n->skip = 1;
 	if (ps->pk) {
 		/* In the arena already: scan_string_cd() put it there. */
 		n->key = ps->pk;
@@ -780,7 +779,7 @@ static int cd_has_key(pmbot_jdoc *cd, uint32_t obj, const char *k, size_t n)
 
 	if (o->len > BIG_OBJECT)
 		return slot_of(cd, obj, k, n)->mem != 0;
-	for (i = 0, m = o + 1; i < o->len; i++, m += m->skip)
+	for (i = 0, m = o + 1; i < o->len; i++, m = pmbot_jnode_next(m))
 		if (m->key_len == n && (!n || m->key[0] == k[0]) && !memcmp(m->key, k, n))
 			return 1;
 	return 0;
@@ -799,7 +798,7 @@ static int cd_member_added(pmbot_jdoc *cd, uint32_t obj, uint32_t mem)
 	if (o->len > BIG_OBJECT + 1)
 		return slot_add(cd, obj, mem);
 	/* Just past the scan's size: the table takes every member so far. */
-	for (i = 0, j = obj + 1; i < o->len; i++, j += m->skip) {
+	for (i = 0, j = obj + 1; i < o->len; i++, j += (uint32_t)(pmbot_jnode_next(m) - m)) {
 		m = &cd->nodes[j];
 		if (slot_add(cd, obj, j) < 0)
 			return -1;
@@ -810,7 +809,7 @@ static int cd_member_added(pmbot_jdoc *cd, uint32_t obj, uint32_t mem)
 /* A container node finished: its size is what was appended since. */
 static void cd_close(pmbot_jdoc *cd, uint32_t idx)
 {
-	cd->nodes[idx].skip = (uint32_t)(cd->count - idx);
+	cd->nodes[idx].v.skip = (uint32_t)(cd->count - idx);
 }
 
 /*
@@ -1752,8 +1751,12 @@ int pmbot_json_parse(json_t **out, pmbot_srcmap *map, const char *file,
 	return parse_text(out, NULL, map, file, text, len, line_base, col_base, lim, diags);
 }
 
-/* The compact document's nodes point into its arena: 1 GiB keeps every count in 32 bits. */
-#define JDOC_MAX_BYTES ((size_t)1 << 30)
+/*
+ * The compact document's nodes point into its arena: 256 MiB (every
+ * caller's limit) keeps a key's length in the node's 29 bits, every
+ * other count in 32.
+ */
+#define JDOC_MAX_BYTES ((size_t)256 << 20)
 
 int pmbot_jdoc_parse(pmbot_jdoc **out, const char *file, const char *text, size_t len,
 	int line_base, int col_base, const pmbot_limits *lim, pmbot_diag_list *diags)
@@ -1831,7 +1834,7 @@ const pmbot_jnode *pmbot_jnode_get(const pmbot_jnode *obj, const char *key)
 		return NULL;
 	n = strlen(key);
 	/* Lengths first: a State's keys mostly differ in length. */
-	for (i = 0, m = obj + 1; i < obj->len; i++, m += m->skip)
+	for (i = 0, m = obj + 1; i < obj->len; i++, m = pmbot_jnode_next(m))
 		if (m->key_len == n && m->key[0] == key[0] && !memcmp(m->key, key, n))
 			return m;
 	return NULL;
@@ -1845,7 +1848,7 @@ const pmbot_jnode *pmbot_jnode_at(const pmbot_jnode *arr, size_t index)
 	if (!arr || arr->type != PMBOT_JARRAY || index >= arr->len)
 		return NULL;
 	for (i = 0, m = arr + 1; i < index; i++)
-		m += m->skip;
+		m = pmbot_jnode_next(m);
 	return m;
 }
 
@@ -1882,14 +1885,14 @@ int pmbot_jnode_to_json(json_t **out, const pmbot_jnode *n)
 	case PMBOT_JARRAY:
 		if (!(v = json_array()))
 			goto done;
-		for (i = 0, m = n + 1; i < n->len; i++, m += m->skip)
+		for (i = 0, m = n + 1; i < n->len; i++, m = pmbot_jnode_next(m))
 			if (pmbot_jnode_to_json(&sub, m) < 0 || json_array_append_new(v, sub) < 0)
 				goto done;
 		break;
 	default:
 		if (!(v = json_object()))
 			goto done;
-		for (i = 0, m = n + 1; i < n->len; i++, m += m->skip)
+		for (i = 0, m = n + 1; i < n->len; i++, m = pmbot_jnode_next(m))
 			if (pmbot_jnode_to_json(&sub, m) < 0 ||
 			    json_object_setn_new_nocheck(v, m->key, m->key_len, sub) < 0)
 				goto done;
@@ -1916,7 +1919,7 @@ static int map_node(pmbot_srcmap *map, pmbot_buf *ptr, const pmbot_jnode *n)
 		return -1;
 	if (n->type != PMBOT_JARRAY && n->type != PMBOT_JOBJECT)
 		return 0;
-	for (i = 0, m = n + 1; i < n->len; i++, m += m->skip) {
+	for (i = 0, m = n + 1; i < n->len; i++, m = pmbot_jnode_next(m)) {
 		if ((n->type == PMBOT_JOBJECT ? push_key(ptr, m->key, m->key_len) :
 				push_index(ptr, i)) < 0 || map_node(map, ptr, m) < 0)
 			return -1;
@@ -1997,7 +2000,6 @@ static int from_json_add(from_json *fj, const json_t *v, const char *key, size_t
 	json_t *m;
 
 	memset(n, 0, sizeof(*n));
-	n->skip = 1;
 	cd->count++;
 	pmbot_srcmap_find(fj->map, fj->ptr.buf, &n->line, &n->column);
 	/* Sized by from_json_size, so the copies fit: a failure is a bug, not a state. */
@@ -2043,7 +2045,8 @@ static int from_json_add(from_json *fj, const json_t *v, const char *key, size_t
 		}
 		break;
 	}
-	cd_close(cd, (uint32_t)idx);
+	if (n->type == PMBOT_JARRAY || n->type == PMBOT_JOBJECT)
+		cd_close(cd, (uint32_t)idx);
 	return 0;
 }
 

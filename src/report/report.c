@@ -414,7 +414,7 @@ static const pmbot_jnode *walk(const pmbot_jnode *n, const char *pointer)
 			if (!(m = pmbot_jnode_at(n, idx)))
 				return n;
 		} else if (n->type == PMBOT_JOBJECT) {
-			for (k = 0, c = n + 1; k < n->len && !m; k++, c += c->skip) {
+			for (k = 0, c = n + 1; k < n->len && !m; k++, c = pmbot_jnode_next(c)) {
 				const char *t = tok, *key = c->key, *kend = c->key + c->key_len;
 
 				while (t < end && key < kend) {
