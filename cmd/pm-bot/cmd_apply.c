@@ -73,11 +73,14 @@ static void group_committed(void *ctx, size_t n)
 		raise(SIGKILL);
 }
 
-/* The plan file, checked (pmbot_bundle_load): a damaged plan is an error, never a crash. */
-static int read_bundle(json_t **out, const char *path)
+/*
+ * The plan file, checked (pmbot_bundle_load_text): a damaged plan is an
+ * error, never a crash. Its bytes stay in `text`.
+ */
+static int read_bundle(json_t **out, pmbot_buf *text, const char *path)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
-	int r = pmbot_bundle_load(out, path, &diags);
+	int r = pmbot_bundle_load_text(out, text, path, &diags);
 
 	cmd_print_diags(stderr, &diags);
 	pmbot_diag_list_free(&diags);
@@ -200,7 +203,8 @@ int cmd_apply(int argc, char **argv)
 	pmbot_apply_start start;
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
 	pmbot_audit *audit = NULL;
-	pmbot_buf err = PMBOT_BUF_INIT, audit_default = PMBOT_BUF_INIT;
+	pmbot_diag_list approved_diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_buf err = PMBOT_BUF_INIT, audit_default = PMBOT_BUF_INIT, plan_text = PMBOT_BUF_INIT;
 	const char *plan_path = NULL, *approve = NULL, *audit_path = NULL, *out_path = NULL;
 	const char *actor = getenv("USER"), *env;
 	char **owned_paths = NULL;
@@ -237,7 +241,7 @@ int cmd_apply(int argc, char **argv)
 	o.n_paths = (size_t)(argc - optind);
 
 	/* A damaged plan is refused, and the refusal audited like any other. */
-	if ((damaged = read_bundle(&approved, plan_path)) == EXIT_RUNTIME) {
+	if ((damaged = read_bundle(&approved, &plan_text, plan_path)) == EXIT_RUNTIME) {
 		rc = damaged;
 		goto done;
 	}
@@ -292,9 +296,20 @@ int cmd_apply(int argc, char **argv)
 			goto done;
 		fresh = json_incref(approved);
 		pmbot_diag_list_free(&diags);
+		approved_total = pmbot_plan_count(approved);
 		r = pmbot_apply_check_proposal(approved, in.in.state, in.in.config, &diags);
 		cmd_print_diags(stderr, &diags);
 	} else {
+		/*
+		 * pmbot_apply_check() in its two steps: the approved changesets
+		 * (60 MB of tree for a plan file of 25,544) are not held while
+		 * the plan is made again, only the file's bytes (12 MB), parsed
+		 * again if the fresh plan differs (a resumed apply).
+		 */
+		approved_total = pmbot_plan_count(approved);
+		r = pmbot_apply_check_bundle(approved, "approved", &approved_diags);
+		if (r == PMBOT_OK)
+			(void)json_object_del(approved, "changesets");
 		rc = plan_inputs_load(&in, &o, &diags);
 		if (rc == EXIT_OK)
 			rc = plan_inputs_plan(&fresh, &in, &diags);
@@ -302,17 +317,16 @@ int cmd_apply(int argc, char **argv)
 			cmd_print_diags(stderr, &diags);
 			goto done;
 		}
-		r = pmbot_apply_check(approved, fresh, in.in.state, in.in.config, &diags);
+		if (r != PMBOT_OK) {
+			if (pmbot_diag_list_move(&diags, &approved_diags) < 0)
+				r = PMBOT_ERROR;
+		} else {
+			r = pmbot_apply_check_fresh(approved, plan_text.buf, plan_text.len, fresh,
+				in.in.state, in.in.config, &diags);
+		}
 		cmd_print_diags(stderr, &diags);
 	}
-	approved_total = pmbot_plan_count(approved);
-	/*
-	 * Checked: the fresh plan is the one that runs. The approved
-	 * changesets (60 MB of tree for a plan file of 25,544) go now, and
-	 * the run reuses their memory.
-	 */
-	if (r == PMBOT_OK && fresh != approved)
-		(void)json_object_del(approved, "changesets");
+	pmbot_buf_free(&plan_text);
 	if (r != PMBOT_OK) {
 		/* A proposal's refusal names its own code (BUNDLE_INVALID, PLAN_HASH_MISMATCH, ...). */
 		ev = json_pack("{s:s, s:s, s:s, s:O}", "reason", is_proposal(approved) &&
@@ -375,6 +389,8 @@ done:
 	plan_inputs_free(&in);
 	pmbot_buf_free(&err);
 	pmbot_buf_free(&audit_default);
+	pmbot_buf_free(&plan_text);
 	pmbot_diag_list_free(&diags);
+	pmbot_diag_list_free(&approved_diags);
 	return rc;
 }

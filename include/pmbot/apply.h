@@ -45,6 +45,31 @@ int pmbot_apply_check(const json_t *approved, const json_t *fresh, const pmbot_s
 	const pmbot_config *config, pmbot_diag_list *diags);
 
 /*
+ * pmbot_apply_check() in two steps, for a caller that plans again after
+ * reading the approved plan: the approved changesets are needed only when
+ * the two plan_hash differ (a resumed apply), so they need not be held
+ * while the fresh plan is made (for 25,544 changesets, 60 MB of tree).
+ *
+ * pmbot_apply_check_bundle() makes the checks pmbot_apply_check() makes of
+ * each bundle alone, with the same diagnostics, `which` ("approved",
+ * "fresh") naming it in them: a ChangesetBundle (BUNDLE_INVALID) whose
+ * plan_hash is its own (PLAN_HASH_MISMATCH). PMBOT_OK, PMBOT_EINVALID,
+ * PMBOT_ERROR (out of memory).
+ *
+ * pmbot_apply_check_fresh() is the rest, for an `approved` that
+ * pmbot_apply_check_bundle() passed and whose changesets may have been
+ * deleted since, `text` (`len` bytes) being the plan file it was parsed
+ * from: `fresh` checked alone, then, its plan_hash approved's, PMBOT_OK;
+ * otherwise `text` is parsed again (it must give the same plan_hash, else
+ * STALE_PLAN) and held against `fresh` by pmbot_apply_check(). Returns and
+ * diagnostics as pmbot_apply_check()'s.
+ */
+int pmbot_apply_check_bundle(const json_t *bundle, const char *which, pmbot_diag_list *diags);
+int pmbot_apply_check_fresh(const json_t *approved, const char *text, size_t len,
+	const json_t *fresh, const pmbot_state *state, const pmbot_config *config,
+	pmbot_diag_list *diags);
+
+/*
  * The planner's rules, held against every bundle whatever wrote it (the
  * planner, the field sync, a model's proposal, a hand-edited file), so
  * that nothing applied does what a plan never does. Each changeset of

@@ -325,6 +325,16 @@ PMBOT_WARN_UNUSED int pmbot_bundle_parse(json_t **out, const char *text, size_t 
 PMBOT_WARN_UNUSED int pmbot_bundle_load(json_t **out, const char *path, pmbot_diag_list *diags);
 
 /*
+ * pmbot_bundle_load() that also leaves the file's bytes in `text` (an
+ * initialised buffer, emptied first), whatever the outcome: a caller that
+ * needs the bundle again later can parse those bytes again instead of
+ * holding the parsed tree, five times their size, or reading a file that
+ * may have changed since.
+ */
+PMBOT_WARN_UNUSED int pmbot_bundle_load_text(json_t **out, pmbot_buf *text, const char *path,
+	pmbot_diag_list *diags);
+
+/*
  * Typed reads of a bundle pmbot_bundle_check() accepted (borrowed from it;
  * NULL when the optional member is absent or null).
  */

@@ -9,6 +9,7 @@
 
 #include "pmbot/hash.h"
 #include "pmbot/json.h"
+#include "pmbot/plan.h"
 #include "pmbot/render.h"
 #include "pmbot/banned.h"
 
@@ -495,7 +496,7 @@ static int bundle_hash(char out[PMBOT_SHA256_HEX_SIZE], const json_t *bundle)
 	return err;
 }
 
-static int bundle_ok(const json_t *b, const char *which, pmbot_diag_list *diags)
+int pmbot_apply_check_bundle(const json_t *b, const char *which, pmbot_diag_list *diags)
 {
 	const char *hash = json_string_value(json_object_get(b, "plan_hash"));
 	char have[PMBOT_SHA256_HEX_SIZE];
@@ -560,8 +561,8 @@ int pmbot_apply_check(const json_t *approved, const json_t *fresh, const pmbot_s
 	int have_idx = 0, err;
 	size_t i, j;
 
-	if ((err = bundle_ok(approved, "approved", diags)) != PMBOT_OK ||
-	    (err = bundle_ok(fresh, "fresh", diags)) != PMBOT_OK)
+	if ((err = pmbot_apply_check_bundle(approved, "approved", diags)) != PMBOT_OK ||
+	    (err = pmbot_apply_check_bundle(fresh, "fresh", diags)) != PMBOT_OK)
 		return err;
 	if (!strcmp(json_string_value(json_object_get(approved, "plan_hash")),
 		    json_string_value(json_object_get(fresh, "plan_hash"))))
@@ -653,6 +654,28 @@ done:
 	return err;
 }
 
+int pmbot_apply_check_fresh(const json_t *approved, const char *text, size_t len,
+	const json_t *fresh, const pmbot_state *state, const pmbot_config *config,
+	pmbot_diag_list *diags)
+{
+	const char *hash = json_string_value(json_object_get(approved, "plan_hash"));
+	json_t *whole = NULL;
+	int err;
+
+	if ((err = pmbot_apply_check_bundle(fresh, "fresh", diags)) != PMBOT_OK)
+		return err;
+	if (hash && !strcmp(hash, json_string_value(json_object_get(fresh, "plan_hash"))))
+		return PMBOT_OK;
+	if ((err = pmbot_bundle_parse(&whole, text, len, diags)) != PMBOT_OK)
+		return err;
+	if (!hash || strcmp(hash, json_string_value(json_object_get(whole, "plan_hash"))))
+		err = stale(diags, "/plan_hash", "the approved plan's text is not the plan checked");
+	else
+		err = pmbot_apply_check(whole, fresh, state, config, diags);
+	json_decref(whole);
+	return err;
+}
+
 static int bad_fingerprint(pmbot_diag_list *diags, size_t i, const char *what)
 {
 	pmbot_diag_add(diags, PMBOT_SEV_ERROR, "BUNDLE_INVALID", NULL, "/fingerprint", 0, 0,
@@ -669,7 +692,7 @@ int pmbot_apply_check_proposal(const json_t *bundle, const pmbot_state *state,
 	size_t i, j;
 	int err, have_idx = 0;
 
-	if ((err = bundle_ok(bundle, "proposal", diags)) != PMBOT_OK)
+	if ((err = pmbot_apply_check_bundle(bundle, "proposal", diags)) != PMBOT_OK)
 		return err;
 	if (!json_is_array(fp)) {
 		pmbot_diag_add(diags, PMBOT_SEV_ERROR, "BUNDLE_INVALID", NULL, "/fingerprint", 0, 0,

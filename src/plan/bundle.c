@@ -341,21 +341,31 @@ int pmbot_bundle_parse(json_t **out, const char *text, size_t len, pmbot_diag_li
 
 int pmbot_bundle_load(json_t **out, const char *path, pmbot_diag_list *diags)
 {
+	pmbot_buf text = PMBOT_BUF_INIT;
+	int rc = pmbot_bundle_load_text(out, &text, path, diags);
+
+	pmbot_buf_free(&text);
+	return rc;
+}
+
+int pmbot_bundle_load_text(json_t **out, pmbot_buf *text, const char *path,
+	pmbot_diag_list *diags)
+{
 	pmbot_diag_list mine = PMBOT_DIAG_LIST_INIT;
-	pmbot_buf text;
 	int rc, e;
 
 	*out = NULL;
-	pmbot_buf_init(&text, PMBOT_BUNDLE_MAX_BYTES);
-	if (pmbot_fs_read(&text, path) < 0) {
+	pmbot_buf_free(text);
+	pmbot_buf_init(text, PMBOT_BUNDLE_MAX_BYTES);
+	if (pmbot_fs_read(text, path) < 0) {
 		e = errno;
 		rc = e == ENOENT ? PMBOT_ENOTFOUND : PMBOT_ERROR;
 		if (pmbot_diag_add(&mine, PMBOT_SEV_ERROR, "PLAN_READ", NULL, "", 0, 0,
 			    "cannot read the plan: %s", e == ENOENT ? "no such file" :
-			    text.len >= PMBOT_BUNDLE_MAX_BYTES ? "larger than 256 MiB" : strerror(e)) < 0)
+			    text->len >= PMBOT_BUNDLE_MAX_BYTES ? "larger than 256 MiB" : strerror(e)) < 0)
 			rc = PMBOT_ERROR;
 	} else {
-		rc = pmbot_bundle_parse(out, text.buf ? text.buf : "", text.len, &mine);
+		rc = pmbot_bundle_parse(out, text->buf, text->len, &mine);
 	}
 	/* This call's diagnostics name the file; the caller's earlier ones stay as they were. */
 	if ((pmbot_diag_list_set_file(&mine, path) < 0 || pmbot_diag_list_move(diags, &mine) < 0) &&
@@ -365,7 +375,6 @@ int pmbot_bundle_load(json_t **out, const char *path, pmbot_diag_list *diags)
 		rc = PMBOT_ERROR;
 	}
 	pmbot_diag_list_free(&mine);
-	pmbot_buf_free(&text);
 	return rc;
 }
 

@@ -362,6 +362,119 @@ static void test_apply_check__refuses_what_is_not_a_bundle(void **state)
 	json_decref(fresh);
 }
 
+/* ---- pmbot_apply_check in two steps ---- */
+
+/*
+ * What `pm-bot apply` does: the approved plan checked alone, its
+ * changesets dropped, the rest checked against its serialised bytes.
+ */
+static int check_in_steps(const json_t *approved, const json_t *fresh, const pmbot_state *st,
+	const pmbot_config *cfg, pmbot_diag_list *d)
+{
+	char *text = json_dumps(approved, JSON_COMPACT);
+	json_t *light = json_deep_copy(approved);
+	int rc;
+
+	assert_non_null(text);
+	rc = pmbot_apply_check_bundle(light, "approved", d);
+	if (rc == PMBOT_OK) {
+		json_object_del(light, "changesets");
+		rc = pmbot_apply_check_fresh(light, text, strlen(text), fresh, st, cfg, d);
+	}
+	json_decref(light);
+	free(text);
+	return rc;
+}
+
+static void test_apply_check__in_two_steps_decides_as_in_one(void **state)
+{
+	json_t *full = load_json(FIXTURES "full.json");
+	json_t *st_none = load_json(FIXTURES "state-initial.json");
+	json_t *st_three = state_with_creates(full, 3, "github-actions[bot]", "Bot");
+	pmbot_config *cfg = default_config();
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < 6; c++) {
+		json_t *approved = json_deep_copy(full), *fresh;
+		pmbot_state *st = parse_state(c == 1 ? st_three : st_none);
+		pmbot_diag_list one = PMBOT_DIAG_LIST_INIT, two = PMBOT_DIAG_LIST_INIT;
+		int r1, r2;
+		size_t i;
+
+		switch (c) {
+		case 0: fresh = json_deep_copy(full); break;                  /* the same plan */
+		case 1: case 2: fresh = resumed(full, 3); break;              /* applied, or not */
+		case 3:                                                       /* an edited plan file */
+			fresh = json_deep_copy(full);
+			json_object_set_new(json_object_get(changeset(approved, 5), "payload"), "labels",
+				json_pack("[s]", "admin"));
+			break;
+		case 4:                                                       /* not a bundle */
+			fresh = json_deep_copy(full);
+			json_object_del(fresh, "plan_hash");
+			break;
+		default:                                                      /* a changed payload */
+			fresh = resumed(full, 1);
+			json_object_set_new(json_object_get(changeset(fresh, 2), "payload"), "title",
+				json_string("Something else"));
+			rehash(fresh);
+			break;
+		}
+		r1 = pmbot_apply_check(approved, fresh, st, cfg, &one);
+		r2 = check_in_steps(approved, fresh, st, cfg, &two);
+		if (r1 != r2)
+			fail_msg("case %zu: %d in one step, %d in two", c, r1, r2);
+		assert_int_equal(r1, c < 2 ? PMBOT_OK : PMBOT_EINVALID);
+		assert_int_equal(one.count, two.count);
+		for (i = 0; i < one.count; i++) {
+			assert_string_equal(one.items[i].code, two.items[i].code);
+			assert_string_equal(one.items[i].path, two.items[i].path);
+			assert_string_equal(one.items[i].message, two.items[i].message);
+		}
+		pmbot_diag_list_free(&one);
+		pmbot_diag_list_free(&two);
+		pmbot_state_free(st);
+		json_decref(approved);
+		json_decref(fresh);
+	}
+	pmbot_config_free(cfg);
+	json_decref(st_three);
+	json_decref(st_none);
+	json_decref(full);
+}
+
+static void test_apply_check__in_two_steps_the_text_is_read_for_a_resume_only(void **state)
+{
+	json_t *approved = load_json(FIXTURES "full.json"), *fresh = json_deep_copy(approved);
+	json_t *st_json = state_with_creates(approved, 3, "github-actions[bot]", "Bot");
+	json_t *light = json_deep_copy(approved), *resume = resumed(approved, 3);
+	pmbot_state *st = parse_state(st_json);
+	pmbot_config *cfg = default_config();
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	char *other;
+
+	(void)state;
+	json_object_del(light, "changesets");
+	/* The same plan_hash: the text is not even parsed. */
+	assert_int_equal(pmbot_apply_check_fresh(light, "not json", 8, fresh, st, cfg, &d), PMBOT_OK);
+	assert_int_equal(d.count, 0);
+	/* A resume against the text of another plan (this one's own rest) is refused. */
+	other = json_dumps(resume, JSON_COMPACT);
+	assert_int_equal(pmbot_apply_check_fresh(light, other, strlen(other), resume, st, cfg, &d),
+		PMBOT_EINVALID);
+	expect_stale(&d, "STALE_PLAN", "/plan_hash", "not the plan checked");
+	pmbot_diag_list_free(&d);
+	free(other);
+	pmbot_state_free(st);
+	pmbot_config_free(cfg);
+	json_decref(st_json);
+	json_decref(approved);
+	json_decref(fresh);
+	json_decref(light);
+	json_decref(resume);
+}
+
 /* ---- resume, for real: apply the first k through the executor, then check ---- */
 
 typedef struct {
@@ -841,6 +954,8 @@ int main(void)
 		cmocka_unit_test(test_apply_check__a_new_conflict_is_stale_a_known_one_is_not),
 		cmocka_unit_test(test_apply_check__an_edited_plan_file_is_refused),
 		cmocka_unit_test(test_apply_check__refuses_what_is_not_a_bundle),
+		cmocka_unit_test(test_apply_check__in_two_steps_decides_as_in_one),
+		cmocka_unit_test(test_apply_check__in_two_steps_the_text_is_read_for_a_resume_only),
 		cmocka_unit_test(test_apply_check__a_resume_after_any_prefix_is_approved_and_nothing_else),
 		cmocka_unit_test(test_is_applied__labels_compare_without_case_as_on_github),
 		cmocka_unit_test(test_is_applied__titles_and_bodies_compare_byte_for_byte),
