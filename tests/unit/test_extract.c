@@ -873,6 +873,60 @@ static void test_extract__only_a_block_as_it_stands_is_borrowed(void **state)
 }
 
 /*
+ * Text after the last "```" or "~~~" is not parsed: no block can open
+ * there. Blocks before it, after it in prose holding shorter runs, and
+ * far past a piece boundary are all still found, with their lines.
+ */
+static void test_extract__nothing_past_the_last_fence_run_is_missed(void **state)
+{
+	static const char *const prose = "Prose *a* _b_ ``c`` ~~d~~ ` `` ~ ~~ and more.\n";
+	static const struct {
+		const char *head, *tail;
+		size_t pad;       /* lines of prose between head and tail */
+		const char *want; /* "info@line" of each block, in order */
+	} cases[] = {
+		{ "Intro ``x`` ~~y~~\n\n```json\n{}\n```\n\n", "After ``y`` ~~z~~\n", 0, "json@3" },
+		{ "```json\n{}\n```\n\npara\n\n~~~yaml\na: 1\n~~~\n\ntail\n", "", 0,
+			"json@1 yaml@7" },
+		{ "no fence *a* **b** ``c``\n- list\n> quote\n", "", 0, "" },
+		{ "text ```` ``` ```` inline\n\n```json\n{}\n```\n", "", 0, "json@3" },
+		{ "- item\n\n  ```yaml\n  a: 1\n  ```\n", "", 0, "yaml@3" },
+		{ "````json\n{}\n````", "", 0, "json@1" },
+		{ "```json\n{}\n```\n\n", "\n~~~yaml\na: 1\n~~~\n", 8000, "json@1 yaml@8006" },
+		{ "```json\n{}\n```\n\n", "", 8000, "json@1" },
+		{ "", "\n```pm-bot:report-ir/v1\n{}\n```\n", 8000, "pm-bot:report-ir/v1@8002" },
+	};
+	static const size_t chunks[] = { 0, 1, 64, 128 * 1024 };
+	size_t i, c, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pmbot_buf md = PMBOT_BUF_INIT;
+
+		assert_int_equal(pmbot_buf_puts(&md, cases[i].head), 0);
+		for (k = 0; k < cases[i].pad; k++)
+			assert_int_equal(pmbot_buf_puts(&md, prose), 0);
+		assert_int_equal(pmbot_buf_puts(&md, cases[i].tail), 0);
+		for (c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+			pmbot_extract_list list = PMBOT_EXTRACT_LIST_INIT;
+			pmbot_buf got = PMBOT_BUF_INIT;
+
+			assert_int_equal(chunks[c] ? pmbot_extract_blocks_chunked(&list, md.buf, md.len,
+				chunks[c], 0) : pmbot_extract_blocks(&list, md.buf, md.len), 0);
+			for (k = 0; k < list.count; k++)
+				assert_int_equal(pmbot_buf_printf(&got, "%s%s@%d", k ? " " : "",
+					list.items[k].block.info, list.items[k].block.fence_line), 0);
+			if (strcmp(got.buf, cases[i].want))
+				fail_msg("case %zu, pieces of %zu: \"%s\", want \"%s\"", i, chunks[c],
+					got.buf, cases[i].want);
+			pmbot_buf_free(&got);
+			pmbot_extract_list_free(&list);
+		}
+		pmbot_buf_free(&md);
+	}
+}
+
+/*
  * A block of thousands of lines (the line ends after it are counted 16
  * bytes a step, in runs of up to 255 steps): the blocks after it keep
  * their lines whatever the pieces, with '\n' and with "\r\n" line ends.
@@ -1162,6 +1216,7 @@ int main(void)
 		cmocka_unit_test(test_extract__fallback_info_word_is_case_insensitive_and_exact),
 		cmocka_unit_test(test_extract__pieces_give_the_blocks_of_one_parse),
 		cmocka_unit_test(test_extract__only_a_block_as_it_stands_is_borrowed),
+		cmocka_unit_test(test_extract__nothing_past_the_last_fence_run_is_missed),
 		cmocka_unit_test(test_extract__long_block_keeps_the_lines_after_it),
 		cmocka_unit_test(test_extract__a_borrowed_block_gives_the_report_of_a_copied_one),
 		cmocka_unit_test(test_extract__json_positions_answer_as_the_parsers_map),
