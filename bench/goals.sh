@@ -9,7 +9,9 @@
 # Python pm-bot's pm_bot/control_plane/models/report_ir_intake.py
 # (github.com/phys-sims/pm-bot), the same run times its validate_report_ir
 # and validate_report_ir + build_changeset_preview on the same block
-# (bench/py_ref.py) and prints the ratios. Figures only: nothing is asserted.
+# (bench/py_ref.py) and prints the ratios. Then the memory an item costs:
+# the same three commands at half the items, the peaks' difference per
+# item and what is left at none. Figures only: nothing is asserted.
 set -euo pipefail
 
 # shellcheck source=bench/lib.sh
@@ -101,6 +103,7 @@ measure "$bin" validate "$repo/plans/bench.md"
 [ -n "$ref" ] && measure_python "$repo/plans/bench.md" validate
 row "validate" "$cpu" "$rss" "$py_cpu" "$py_rss" "$(ratio "$py_cpu" "$cpu")" \
 	">= 100x, <= 16384 KiB"
+validate_rss=$rss
 # The Python figure is one call in a started interpreter with the file read;
 # this is the same for pm-bot: one pmbot_workgraph_check() call, best of
 # `repeat`, without the process's start (loading its shared libraries).
@@ -114,11 +117,33 @@ fi
 measure "$bin" plan --repo "$tmp/bare" --state "$tmp/none.json" --format json
 row "plan, empty state (--format json)" "$cpu" "$rss" "$py_cpu" "$py_rss" \
 	"$(ratio "$py_cpu" "$cpu")" ">= 20x, less memory than Python"
+empty_rss=$rss
 measure "$bin" plan --repo "$repo" --state "$tmp/empty.json" --format json
 row "  the same with a project" "$cpu" "$rss" "$py_cpu" "$py_rss" "$(ratio "$py_cpu" "$cpu")" ""
 
 measure "$bin" plan --repo "$repo" --state "$tmp/state.json"
 row "plan, nothing to do" "$cpu" "$rss" - - - "<= 150 ms"
+noop_rss=$rss
 
 measure_apply
 row "apply, empty-state plan (file backend)" "$cpu" "$rss" - - - "<= 10000 ms (wall: $wall ms)"
+
+# Memory per item: the peaks again at half the items.
+half=$((n / 2))
+repo=$tmp/half bench_repo "$half"
+repo=$tmp/half-bare bench_repo "$half" noproject
+"$bin" plan --repo "$tmp/half" --state "$tmp/empty.json" --format json --out "$tmp/half.json" \
+	>/dev/null 2>&1 || true
+python3 "$here/gen_state.py" --base "$tmp/empty.json" --plan "$tmp/half.json" -o "$tmp/half-state.json"
+per_item() {
+	awk -v a="$2" -v b="$3" -v n="$n" -v h="$half" -v what="$1" 'BEGIN {
+		k = (a - b) / (n - h)
+		printf "%-40s %6.2f KiB an item + %6.1f MiB\n", what, k, (a - k * n) / 1024 }'
+}
+printf '\nmemory: peak RSS at %d and %d items, as a cost per item and a fixed part\n' "$n" "$half"
+measure "$bin" validate "$tmp/half/plans/bench.md"
+per_item "validate" "$validate_rss" "$rss"
+measure "$bin" plan --repo "$tmp/half-bare" --state "$tmp/none.json" --format json
+per_item "plan, empty state (--format json)" "$empty_rss" "$rss"
+measure "$bin" plan --repo "$tmp/half" --state "$tmp/half-state.json"
+per_item "plan, nothing to do" "$noop_rss" "$rss"

@@ -23,6 +23,7 @@
 #include "pmbot/common.h"
 #include "pmbot/diag.h"
 #include "pmbot/fs.h"
+#include "pmbot/mem.h"
 #include "pmbot/workgraph.h"
 #include "pmbot/banned.h"
 
@@ -47,6 +48,8 @@ int main(int argc, char **argv)
 		fputs("usage: validate_call REPORT [REPEAT]\n", stderr);
 		return 2;
 	}
+	/* As pm-bot's main does: glibc's defaults hand the document's pages back between calls. */
+	(void)pmbot_mem_keep_freed();
 	pmbot_limits_default(&lim);
 	pmbot_buf_init(&text, lim.max_bytes);
 	if (pmbot_fs_read(&text, argv[1]) < 0) {
