@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pmbot/buf.h"
 #include "pmbot/common.h"
@@ -84,6 +85,8 @@ typedef struct {
 	                          (before: its place + 1, in add order) */
 	size_t *parent;        /* per node: index of its parent or PMBOT_WG_NONE,
 	                          valid after finish */
+	uint32_t *edges_at;    /* pmbot_workgraph_edges_from()'s ranges, set by
+	                          finish; NULL: it searches */
 	size_t alloc_nodes;
 	size_t alloc_edges;
 	/*
@@ -198,6 +201,16 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 
 /* Node by stable_id (borrowed), or NULL. Valid after finish. */
 const pmbot_wg_node *pmbot_workgraph_find(const pmbot_workgraph *g, const char *stable_id);
+
+/*
+ * The edges of type `t` from `node` (a node of `g`): edges[*first..*end),
+ * empty when there are none. Valid after finish; O(1) then, since finish
+ * keeps every node's ranges (32 bytes a node), where a search compared
+ * ids: a renderer asking for each node's dependencies spent 8 % of a
+ * 10,000-item plan in strcmp. A graph that is only checked searches.
+ */
+void pmbot_workgraph_edges_from(const pmbot_workgraph *g, pmbot_edge_type t,
+	const pmbot_wg_node *node, size_t *first, size_t *end);
 
 /* The parent of `node` (borrowed), or NULL for a root. */
 const pmbot_wg_node *pmbot_workgraph_parent(const pmbot_workgraph *g,

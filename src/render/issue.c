@@ -254,23 +254,6 @@ static int str_cmp(const void *a, const void *b)
  * sorted by (type, from, to), so a node's dependencies are found in
  * O(log edges) instead of a scan per node (quadratic over a whole plan).
  */
-static size_t edges_from(const pmbot_workgraph *g, pmbot_edge_type t, const char *from)
-{
-	size_t lo = 0, hi = g->n_edges;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const pmbot_wg_edge *e = &g->edges[mid];
-		int c = e->type != t ? (e->type < t ? -1 : 1) : strcmp(e->from_id, from);
-
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
  * The "Blocked by" value: every depends_on and blocked_by target of the
  * node (an issue reference when the caller knows one), sorted, without
@@ -308,10 +291,7 @@ static int put_deps(pmbot_buf *out, const pmbot_workgraph *g, const pmbot_wg_nod
 	int err = -1;
 
 	for (k = 0; k < 2; k++) {
-		first[k] = end[k] = edges_from(g, types[k], node->stable_id);
-		while (end[k] < g->n_edges && g->edges[end[k]].type == types[k] &&
-		       !strcmp(g->edges[end[k]].from_id, node->stable_id))
-			end[k]++;
+		pmbot_workgraph_edges_from(g, types[k], node, &first[k], &end[k]);
 		n += end[k] - first[k];
 	}
 	if (!n)

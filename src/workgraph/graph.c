@@ -104,6 +104,7 @@ void pmbot_workgraph_free(pmbot_workgraph *g)
 	free(g->nodes);
 	free(g->edges);
 	free(g->parent);
+	free(g->edges_at);
 	pmbot_strmap_free(&g->index);
 	free(g);
 }
@@ -224,6 +225,40 @@ const pmbot_wg_node *pmbot_workgraph_find(const pmbot_workgraph *g, const char *
 	void *v = NULL;
 
 	return pmbot_strmap_get(&g->index, stable_id, &v) ? v : NULL;
+}
+
+/* The first edge of type `t` from `from` or after, in finish's order. */
+static size_t edge_search(const pmbot_workgraph *g, pmbot_edge_type t, const char *from)
+{
+	size_t lo = 0, hi = g->n_edges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const pmbot_wg_edge *e = &g->edges[mid];
+		int c = e->type != t ? (e->type < t ? -1 : 1) : strcmp(e->from_id, from);
+
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void pmbot_workgraph_edges_from(const pmbot_workgraph *g, pmbot_edge_type t,
+	const pmbot_wg_node *node, size_t *first, size_t *end)
+{
+	size_t i = (size_t)(node - g->nodes), k = 2 * ((size_t)t * g->n_nodes + i);
+
+	if (g->edges_at && i < g->n_nodes && (size_t)t < N_EDGE_TYPES) {
+		*first = g->edges_at[k];
+		*end = g->edges_at[k + 1];
+		return;
+	}
+	*first = *end = edge_search(g, t, node->stable_id);
+	while (*end < g->n_edges && g->edges[*end].type == t &&
+	       !strcmp(g->edges[*end].from_id, node->stable_id))
+		(*end)++;
 }
 
 const pmbot_wg_node *pmbot_workgraph_parent(const pmbot_workgraph *g,
@@ -637,6 +672,8 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 		if (pmbot_strmap_put(&g->index, g->nodes[i].stable_id, &g->nodes[i], NULL) < 0)
 			return PMBOT_ERROR;
 	free(g->parent);
+	free(g->edges_at);
+	g->edges_at = NULL;
 	if (!(g->parent = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*g->parent))) ||
 	    !(ends = malloc((g->n_edges ? g->n_edges : 1) * 2 * sizeof(*ends))))
 		return PMBOT_ERROR;
@@ -652,6 +689,21 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 		ends[2 * i] = i && !strcmp(e->from_id, g->edges[i - 1].from_id) ? ends[2 * i - 2] :
 			node_index(g, e->from_id);
 		ends[2 * i + 1] = node_index(g, e->to_id);
+	}
+	/* Sorted by type, then source: a node's edges of one type are one run. */
+	if (g->n_edges < UINT32_MAX &&
+	    !(g->edges_at = calloc(2 * N_EDGE_TYPES * (g->n_nodes ? g->n_nodes : 1),
+		    sizeof(*g->edges_at))))
+		goto done;
+	for (i = 0; g->edges_at && i < g->n_edges; i++) {
+		size_t k;
+
+		if (ends[2 * i] == PMBOT_WG_NONE || (size_t)g->edges[i].type >= N_EDGE_TYPES)
+			continue;
+		k = 2 * ((size_t)g->edges[i].type * g->n_nodes + ends[2 * i]);
+		if (g->edges_at[k] == g->edges_at[k + 1])
+			g->edges_at[k] = (uint32_t)i;
+		g->edges_at[k + 1] = (uint32_t)(i + 1);
 	}
 	for (i = 0; i < g->n_edges; i++) {
 		const pmbot_wg_edge *e = &g->edges[i];
@@ -750,6 +802,8 @@ int pmbot_workgraph__check_finish(pmbot_workgraph *g, pmbot_wg_iedge *e, size_t 
 		e[out++] = e[i];
 	}
 	m = out;
+	free(g->edges_at);
+	g->edges_at = NULL;
 	free(g->parent);
 	if (!(g->parent = malloc((n ? n : 1) * sizeof(*g->parent))))
 		goto done;
@@ -800,6 +854,9 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 	size_t i;
 	int rc = PMBOT_OK;
 
+	/* Its edge ranges are finish's again: until then, searched. */
+	free(dst->edges_at);
+	dst->edges_at = NULL;
 	/*
 	 * The strings go first, with everything that points into them: src
 	 * keeps no string of its own, whatever fails below.

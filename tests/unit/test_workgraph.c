@@ -866,6 +866,65 @@ static void test_workgraph__the_document_builds_the_graph_of_the_tree(void **sta
 		assert_int_equal(same_both_ways(unvalidated[i], 0, &seen_cycle), unvalidated_rc[i]);
 }
 
+/* Every node's edges of every type, as a scan of all edges finds them, are edges_from's range. */
+static void assert_edge_ranges(const pmbot_workgraph *g)
+{
+	size_t i, j, first, end;
+	int t;
+
+	for (i = 0; i < g->n_nodes; i++) {
+		for (t = PMBOT_EDGE_PARENT_CHILD; t <= PMBOT_EDGE_RELATED; t++) {
+			size_t n = 0;
+
+			pmbot_workgraph_edges_from(g, (pmbot_edge_type)t, &g->nodes[i], &first, &end);
+			for (j = 0; j < g->n_edges; j++) {
+				if (g->edges[j].type != (pmbot_edge_type)t ||
+				    strcmp(g->edges[j].from_id, g->nodes[i].stable_id))
+					continue;
+				if (j < first || j >= end)
+					fail_msg("%s: %s edge %zu outside [%zu, %zu)", g->nodes[i].stable_id,
+						pmbot_edge_type_name((pmbot_edge_type)t), j, first, end);
+				n++;
+			}
+			assert_int_equal(end - first, n);
+		}
+	}
+}
+
+/*
+ * The edges from a node, by type: finish's ranges, and the search of a
+ * merged graph not finished again, are every edge from it, for generated
+ * reports with edges of every kind, in the plan and out of it.
+ */
+static void test_workgraph__edges_from_are_every_edge_from_the_node(void **state)
+{
+	size_t sizes[] = { 1, 7, 30, 300 }, i, with_ranges = 0;
+	unsigned long seed;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (seed = 1; seed < 4; seed++) {
+			pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+			pmbot_workgraph *g = NULL, *merged = NULL;
+			char *md = generated_report(sizes[i], seed * 131 + i);
+
+			if (pmbot_workgraph_load(&g, "plan.md", md, strlen(md), NULL, &d) == PMBOT_OK) {
+				with_ranges += g->edges_at != NULL;
+				assert_edge_ranges(g);
+				assert_int_equal(pmbot_workgraph_new(&merged), PMBOT_OK);
+				assert_int_equal(pmbot_workgraph_merge(merged, g, &d), PMBOT_OK);
+				assert_null(merged->edges_at);
+				assert_edge_ranges(merged);
+				pmbot_workgraph_free(merged);
+			}
+			pmbot_workgraph_free(g);
+			pmbot_diag_list_free(&d);
+			free(md);
+		}
+	}
+	assert_true(with_ranges > 0);
+}
+
 /*
  * pmbot_workgraph_check says what pmbot_workgraph_load says of generated
  * JSON reports too; the largest is longer than the pieces the Markdown is
@@ -1166,6 +1225,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_workgraph__one_walk_builds_the_nodes_of_the_lookups),
 		cmocka_unit_test(test_workgraph__finish_orders_nodes_and_edges_from_any_start),
+		cmocka_unit_test(test_workgraph__edges_from_are_every_edge_from_the_node),
 		cmocka_unit_test(test_workgraph__check_finish_says_what_finish_says),
 		cmocka_unit_test(test_workgraph__check_finish_refuses_an_edge_to_no_node),
 		cmocka_unit_test(test_workgraph__maps_items_edges_and_triage_defaults),
