@@ -52,6 +52,7 @@ struct planner {
 	pmbot_strmap by_ref;        /* issue ref -> struct managed* */
 	struct managed *mslots;
 	size_t n_mslots;
+	struct managed **of_issue;  /* per state issue: its slot, NULL when not managed */
 	json_t *conflicts;
 	json_t *orphaned;
 	size_t *dep_first;          /* per node: offset of its blocker edges */
@@ -700,7 +701,8 @@ static int index_managed(struct planner *p)
 	size_t i;
 	int err = -1;
 
-	if (!(p->mslots = calloc(st->n_issues ? st->n_issues : 1, sizeof(*p->mslots))))
+	if (!(p->mslots = calloc(st->n_issues ? st->n_issues : 1, sizeof(*p->mslots))) ||
+	    !(p->of_issue = calloc(st->n_issues ? st->n_issues : 1, sizeof(*p->of_issue))))
 		return -1;
 	for (i = 0; i < st->n_issues; i++) {
 		const pmbot_issue *is = &st->issues[i];
@@ -744,6 +746,7 @@ static int index_managed(struct planner *p)
 		m->body = body;
 		memset(&body, 0, sizeof(body));
 		p->n_mslots++;
+		p->of_issue[i] = m;
 		if (pmbot_strmap_put(&p->by_ref, m->ref, m, NULL) < 0) {
 			pmbot_body_free(&body);
 			goto done;
@@ -1361,22 +1364,15 @@ static int check_limits(struct planner *p)
 	/* Sub-issues people added by hand stay: count them too. */
 	for (i = 0; i < st->n_issues; i++) {
 		const pmbot_issue *is = &st->issues[i];
-		void *pv = NULL, *cv = NULL;
+		void *pv = NULL;
 		const pmbot_wg_node *pn;
-		pmbot_buf ref = PMBOT_BUF_INIT;
 		int managed_child;
 
 		if (!is->parent || !pmbot_strmap_get(&p->by_ref, is->parent, &pv))
 			continue;
 		pn = pmbot_workgraph_find(g, ((struct managed *)pv)->stable_id);
-		if (pmbot_issue_ref(&ref, is->repo, is->number) < 0) {
-			pmbot_buf_free(&ref);
-			goto done;
-		}
 		/* A managed child is counted where the graph puts it. */
-		managed_child = pmbot_strmap_get(&p->by_ref, ref.buf, &cv) &&
-			pmbot_workgraph_find(g, ((struct managed *)cv)->stable_id);
-		pmbot_buf_free(&ref);
+		managed_child = p->of_issue[i] && pmbot_workgraph_find(g, p->of_issue[i]->stable_id);
 		if (pn && !managed_child)
 			children[pn - g->nodes]++;
 	}
@@ -1943,6 +1939,7 @@ done:
 		pmbot_body_free(&p.mslots[i].body);
 	}
 	free(p.mslots);
+	free(p.of_issue);
 	free(p.dep_first);
 	free(p.dep_edges);
 	pmbot_strmap_free(&p.managed);
