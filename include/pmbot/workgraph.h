@@ -205,9 +205,10 @@ const pmbot_wg_node *pmbot_workgraph_find(const pmbot_workgraph *g, const char *
 /*
  * The edges of type `t` from `node` (a node of `g`): edges[*first..*end),
  * empty when there are none. Valid after finish; O(1) then, since finish
- * keeps every node's ranges (32 bytes a node), where a search compared
- * ids: a renderer asking for each node's dependencies spent 8 % of a
- * 10,000-item plan in strcmp. A graph that is only checked searches.
+ * keeps every node's ranges (32 bytes a node): a binary search by id, as
+ * the renderer asked for each node's dependencies, compared ids 380,000
+ * times for 10,000 items. A graph merged and not finished again, or only
+ * checked, is searched.
  */
 void pmbot_workgraph_edges_from(const pmbot_workgraph *g, pmbot_edge_type t,
 	const pmbot_wg_node *node, size_t *first, size_t *end);

@@ -250,11 +250,6 @@ static int str_cmp(const void *a, const void *b)
 }
 
 /*
- * First edge of type `t` from `from`: a finished graph keeps its edges
- * sorted by (type, from, to), so a node's dependencies are found in
- * O(log edges) instead of a scan per node (quadratic over a whole plan).
- */
-/*
  * The "Blocked by" value: every depends_on and blocked_by target of the
  * node (an issue reference when the caller knows one), sorted, without
  * repeats, ", " between, then neutralised as one line.
