@@ -288,6 +288,7 @@ int cmd_apply(int argc, char **argv)
 		rc = EXIT_INVALID;
 		goto done;
 	}
+	approved_total = pmbot_plan_count(approved);
 	if (is_proposal(approved)) {
 		rc = plan_inputs_load_state(&in, &o, pmbot_bundle_target(approved),
 			&diags);
@@ -296,7 +297,6 @@ int cmd_apply(int argc, char **argv)
 			goto done;
 		fresh = json_incref(approved);
 		pmbot_diag_list_free(&diags);
-		approved_total = pmbot_plan_count(approved);
 		r = pmbot_apply_check_proposal(approved, in.in.state, in.in.config, &diags);
 		cmd_print_diags(stderr, &diags);
 	} else {
@@ -306,7 +306,6 @@ int cmd_apply(int argc, char **argv)
 		 * the plan is made again, only the file's bytes (12 MB), parsed
 		 * again if the fresh plan differs (a resumed apply).
 		 */
-		approved_total = pmbot_plan_count(approved);
 		r = pmbot_apply_check_bundle(approved, "approved", &approved_diags);
 		if (r == PMBOT_OK)
 			(void)json_object_del(approved, "changesets");
