@@ -39,4 +39,12 @@ int pmbot_strmap_reserve(pmbot_strmap *m, size_t n);
 /* Set `*value` (borrowed) for `key`. Returns 1 if found, 0 if not. */
 int pmbot_strmap_get(const pmbot_strmap *m, const char *key, void **value);
 
+/*
+ * pmbot_strmap_get that also sets `*stored` (when not NULL) to the key as
+ * the map holds it (borrowed, the pointer put): a caller can keep that one
+ * pointer instead of a copy of `key`.
+ */
+int pmbot_strmap_get_key(const pmbot_strmap *m, const char *key, const char **stored,
+	void **value);
+
 #endif

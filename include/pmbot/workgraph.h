@@ -48,7 +48,7 @@ PMBOT_WARN_UNUSED int pmbot_node_type_parse(pmbot_node_type *out, const char *na
 const char *pmbot_edge_type_name(pmbot_edge_type t);
 
 typedef struct {
-	const char *stable_id; /* borrowed from `json` (pmbot_workgraph_add_node_ref: its caller) */
+	const char *stable_id; /* the graph's strings (pmbot_workgraph_add_node_ref: its caller's) */
 	pmbot_node_type type;
 	const char *type_name; /* borrowed from `json` ("type") or static: any type, open ones too */
 	/*
@@ -65,8 +65,12 @@ typedef struct {
 } pmbot_wg_node;
 
 typedef struct {
-	char *from_id;         /* the graph's strings */
-	char *to_id;           /* the graph's strings: a stable_id, or a GitHub issue URL */
+	/*
+	 * The graph's strings: a node's id is its node's `stable_id` pointer
+	 * itself (a node added by pmbot_workgraph_add_node_ref: its caller's).
+	 */
+	char *from_id;
+	char *to_id;           /* a stable_id, or a GitHub issue URL */
 	pmbot_edge_type type;
 	int external;          /* 1 when to_id is an issue URL outside the plan */
 } pmbot_wg_edge;
@@ -136,7 +140,10 @@ int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *j
 int pmbot_workgraph_add_node_ref(pmbot_workgraph *g, pmbot_node_type type,
 	const char *stable_id, const char *type_name, const char *source_path, int line);
 
-/* Add an edge (ids copied). 0 or PMBOT_ERROR. */
+/*
+ * Add an edge: an id that names a node already added is that node's
+ * `stable_id`, any other is copied. 0 or PMBOT_ERROR.
+ */
 int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,
 	const char *from_id, const char *to_id, int external);
 

@@ -142,8 +142,13 @@ static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
 		err = PMBOT_EINVALID;
 		goto done;
 	}
-	/* Copied first: a failure after the index names `id` would have to keep `json` alive. */
-	if (grow_nodes(g) < 0 || (source_path && !(path = pmbot_workgraph_strdup(g, source_path))))
+	/*
+	 * Copied first: a failure after the index names `id` would have to keep
+	 * `json` alive. The id of a node with json is one of the graph's
+	 * strings, so edges can share it and outlive a node a merge drops.
+	 */
+	if (grow_nodes(g) < 0 || (source_path && !(path = pmbot_workgraph_strdup(g, source_path))) ||
+	    (json && !(id = pmbot_workgraph_strdup(g, id))))
 		goto done;
 	/*
 	 * The index is rebuilt by finish; here it catches duplicates and
@@ -185,6 +190,20 @@ int pmbot_workgraph_add_node_ref(pmbot_workgraph *g, pmbot_node_type type,
 		NULL, source_path, line);
 }
 
+/*
+ * An edge's end: the node's own id when `id` names a node, so looking the
+ * end up again (finish, the planner) compares pointers, not strings; else
+ * a copy among the graph's strings. NULL when out of memory.
+ */
+static char *edge_end(pmbot_workgraph *g, const char *id)
+{
+	const char *node_id;
+
+	if (pmbot_strmap_get_key(&g->index, id, &node_id, NULL))
+		return (char *)node_id;
+	return pmbot_workgraph_strdup(g, id);
+}
+
 int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,
 	const char *from_id, const char *to_id, int external)
 {
@@ -193,8 +212,7 @@ int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,
 	if (grow_edges(g) < 0)
 		return PMBOT_ERROR;
 	e = &g->edges[g->n_edges];
-	if (!(e->from_id = pmbot_workgraph_strdup(g, from_id)) ||
-	    !(e->to_id = pmbot_workgraph_strdup(g, to_id)))
+	if (!(e->from_id = edge_end(g, from_id)) || !(e->to_id = edge_end(g, to_id)))
 		return PMBOT_ERROR;
 	e->type = type;
 	e->external = external;

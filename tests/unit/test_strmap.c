@@ -54,6 +54,29 @@ static void test_strmap__put_then_get_by_content(void **state)
 	pmbot_strmap_free(&m);
 }
 
+/* get_key gives the key as put, whether asked with it or with a copy. */
+static void test_strmap__get_key_gives_the_pointer_put(void **state)
+{
+	pmbot_strmap m = PMBOT_STRMAP_INIT;
+	char put[] = "task:a", copy[] = "task:a", other[] = "task:b";
+	const char *stored = NULL;
+	int one = 1;
+	void *v = NULL;
+
+	(void)state;
+	assert_int_equal(pmbot_strmap_put(&m, put, &one, NULL), 0);
+	assert_int_equal(pmbot_strmap_get_key(&m, copy, &stored, &v), 1);
+	assert_ptr_equal(stored, put);
+	assert_ptr_equal(v, &one);
+	stored = NULL;
+	assert_int_equal(pmbot_strmap_get_key(&m, put, &stored, NULL), 1);
+	assert_ptr_equal(stored, put);
+	stored = NULL;
+	assert_int_equal(pmbot_strmap_get_key(&m, other, &stored, &v), 0);
+	assert_null(stored);
+	pmbot_strmap_free(&m);
+}
+
 static void test_strmap__null_values_are_values(void **state)
 {
 	pmbot_strmap m = PMBOT_STRMAP_INIT;
@@ -217,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_strmap__hundred_thousand_keys_survive_every_rehash),
 		cmocka_unit_test(test_strmap__keys_sharing_long_prefixes_stay_distinct),
 		cmocka_unit_test(test_strmap__reserve_makes_room_up_front),
+		cmocka_unit_test(test_strmap__get_key_gives_the_pointer_put),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

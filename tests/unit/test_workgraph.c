@@ -1016,6 +1016,68 @@ static void test_workgraph__a_merge_keeps_the_strings_of_what_it_moved(void **st
 }
 
 /*
+ * An edge's end that names a node is that node's own id string (lookups
+ * compare pointers), and it stays readable when a merge drops the node
+ * as a duplicate: the string belongs to the graph, not to the node.
+ */
+static void test_workgraph__an_edge_shares_its_nodes_id_and_outlives_a_dropped_one(void **state)
+{
+	static const char *const a_md = HEAD "tasks:\n"
+		"  - {stable_id: 'task:a1', title: A1, area: x, priority: p}\n"
+		"```\n";
+	static const char *const b_md = HEAD "tasks:\n"
+		"  - {stable_id: 'task:b1', title: B1, area: x, priority: p,\n"
+		"     depends_on: ['task:a1', 'https://github.com/acme/x/issues/1']}\n"
+		"  - {stable_id: 'task:a1', title: again, area: x, priority: p, blocked_by: ['task:b1']}\n"
+		"```\n";
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *dst = NULL, *a = NULL, *b = NULL;
+	char id[] = "task:a1";
+	size_t i, seen = 0;
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_load(&a, "a.md", a_md, strlen(a_md), NULL, &d), PMBOT_OK);
+	assert_int_equal(pmbot_workgraph_load(&b, "b.md", b_md, strlen(b_md), NULL, &d), PMBOT_OK);
+	for (i = 0; i < b->n_edges; i++) {
+		const pmbot_wg_edge *e = &b->edges[i];
+		const pmbot_wg_node *to = pmbot_workgraph_find(b, e->to_id);
+
+		assert_ptr_equal(e->from_id, pmbot_workgraph_find(b, e->from_id)->stable_id);
+		if (e->external) {
+			assert_null(to);
+			continue;
+		}
+		assert_non_null(to);
+		assert_ptr_equal(e->to_id, to->stable_id);
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+	/* A copy of an id finds the node by content. */
+	assert_string_equal(pmbot_workgraph_find(b, id)->stable_id, "task:a1");
+	assert_ptr_not_equal(pmbot_workgraph_find(b, id)->stable_id, id);
+
+	assert_int_equal(pmbot_workgraph_new(&dst), PMBOT_OK);
+	assert_int_equal(pmbot_workgraph_merge(dst, a, &d), PMBOT_OK);
+	pmbot_workgraph_free(a);
+	assert_int_equal(pmbot_workgraph_merge(dst, b, &d), PMBOT_EINVALID);
+	pmbot_workgraph_free(b);
+	assert_int_equal(pmbot_workgraph_finish(dst, NULL, &d), PMBOT_OK);
+	assert_int_equal(dst->n_nodes, 2);
+	for (i = 0, seen = 0; i < dst->n_edges; i++) {
+		const pmbot_wg_edge *e = &dst->edges[i];
+
+		/* The dropped node's edges name its id still, and find the node kept. */
+		if (!strcmp(e->to_id, "task:a1") || !strcmp(e->from_id, "task:a1")) {
+			assert_string_equal(pmbot_workgraph_find(dst, "task:a1")->file, "a.md");
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 2);
+	pmbot_workgraph_free(dst);
+	pmbot_diag_list_free(&d);
+}
+
+/*
  * Finish sorts by keys of the ids' first 16 bytes: the same order as
  * qsort with strcmp (pmbot_workgraph__fast off), for ids that share long
  * prefixes, end inside or past 16 bytes, or hold bytes over 0x7f, and for
@@ -1245,6 +1307,7 @@ int main(void)
 		cmocka_unit_test(test_workgraph__the_document_builds_the_graph_of_the_tree),
 		cmocka_unit_test(test_workgraph__check_says_what_load_says_of_a_json_report),
 		cmocka_unit_test(test_workgraph__a_merge_keeps_the_strings_of_what_it_moved),
+		cmocka_unit_test(test_workgraph__an_edge_shares_its_nodes_id_and_outlives_a_dropped_one),
 		cmocka_unit_test(test_workgraph__the_sort_by_keys_is_the_order_of_strcmp),
 	};
 
