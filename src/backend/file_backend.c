@@ -287,16 +287,25 @@ static int same_file(const struct stat *a, const struct stat *b)
 /*
  * Read all of `fd`, stopping at out->max bytes: the cap is one byte over the
  * parse limit, so the parser is the one to say the file is too large.
+ * `size`, the file's size when read, sizes the buffer once: doubling towards
+ * it touched twice the file's pages (16 MB for an 8 MB state) and copied.
  */
-static int read_fd(pmbot_buf *out, int fd)
+static int read_fd(pmbot_buf *out, int fd, off_t size)
 {
+	if (size > 0 && (unsigned long long)size < out->max - out->len &&
+	    pmbot_buf_grow(out, (size_t)size + 1) < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
 	for (;;) {
 		size_t room = out->max - out->len;
 		ssize_t n;
 
 		if (!room)
 			return 0;
-		if (pmbot_buf_grow(out, room < 65536 ? room : 65536) < 0) {
+		/* Room left (the sized buffer) is filled before any more is asked for. */
+		if (out->cap - out->len <= 1 &&
+		    pmbot_buf_grow(out, room < 65536 ? room : 65536) < 0) {
 			errno = ENOMEM;
 			return -1;
 		}
@@ -364,7 +373,7 @@ static int load(file_backend *fb, pmbot_buf *err, pmbot_diag_list *diags)
 		rc = PMBOT_OK;
 		goto done;
 	}
-	if (read_fd(&text, fd) < 0) {
+	if (read_fd(&text, fd, S_ISREG(sb.st_mode) ? sb.st_size : 0) < 0) {
 		pmbot_buf_printf(err, "cannot read %s: %s\n", fb->path, strerror(errno));
 		goto done;
 	}

@@ -937,6 +937,51 @@ static void test_file_backend__read_sees_what_another_writer_did(void **state)
 	pmbot_diag_list_free(&diags);
 }
 
+/*
+ * A file is read whole at any size: the buffer is sized from the file
+ * once, and a file read to its last byte (or one that grew since) still
+ * ends with a read of nothing. Leading blanks make the sizes, so a lost
+ * last byte (the closing brace) fails the parse.
+ */
+static void test_file_backend__a_large_file_is_read_whole_at_any_size(void **state)
+{
+	static const size_t sizes[] = { 65535, 65536, 65537, 131071, 131072, 131073, 300001 };
+	fixture *f = *state;
+	pmbot_buf json = PMBOT_BUF_INIT, text = PMBOT_BUF_INIT, err = PMBOT_BUF_INIT;
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_state *st = NULL;
+	char *want, *got;
+	size_t i;
+
+	seed(f, "full.json");
+	assert_int_equal(f->b->read(&st, f->b, NULL, 0, "acme", 1, &err), PMBOT_OK);
+	want = state_text(st);
+	pmbot_state_free(st);
+	assert_int_equal(pmbot_fs_read(&json, "tests/fixtures/states/full.json"), 0);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		pmbot_buf_clear(&text);
+		while (text.len < sizes[i] - json.len)
+			assert_int_equal(pmbot_buf_putc(&text, ' '), 0);
+		assert_int_equal(pmbot_buf_put(&text, json.buf, json.len), 0);
+		assert_int_equal(text.len, sizes[i]);
+		assert_int_equal(pmbot_fs_write_atomic(f->path, text.buf, text.len), 0);
+		f->b->free(f->b);
+		assert_int_equal(pmbot_file_backend_open(&f->b, f->path, NULL, &diags), PMBOT_OK);
+		assert_int_equal(diags.count, 0);
+		assert_int_equal(f->b->read(&st, f->b, NULL, 0, "acme", 1, &err), PMBOT_OK);
+		got = state_text(st);
+		assert_string_equal(got, want);
+		free(got);
+		pmbot_state_free(st);
+	}
+	assert_int_equal(err.len, 0);
+	free(want);
+	pmbot_buf_free(&json);
+	pmbot_buf_free(&text);
+	pmbot_buf_free(&err);
+	pmbot_diag_list_free(&diags);
+}
+
 static void test_file_backend__open_reports_an_invalid_file_with_diagnostics(void **state)
 {
 	fixture *f = *state;
@@ -1233,7 +1278,8 @@ int main(void)
 		T(test_file_backend__read_filters_repositories_and_the_project),
 		T(test_file_backend__a_whole_read_shares_the_cache_and_a_write_leaves_it_alone),
 		T(test_file_backend__read_sees_what_another_writer_did),
-		T(test_file_backend__open_reports_an_invalid_file_with_diagnostics),
+		T(test_file_backend__a_large_file_is_read_whole_at_any_size),
+	T(test_file_backend__open_reports_an_invalid_file_with_diagnostics),
 		T(test_file_backend__open_reports_an_unreadable_file_as_state_io),
 		T(test_file_backend__a_file_broken_after_open_fails_the_call_and_is_left_alone),
 		T(test_file_backend__the_file_is_whole_after_kill_9),
