@@ -7,6 +7,7 @@
 
 #include "pmbot/common.h"
 #include "pmbot/diag.h"
+#include "pmbot/strmap.h"
 
 /*
  * Documents from outside (reports, configuration, forms, state files):
@@ -247,6 +248,42 @@ const char *pmbot_jnode_type_name(const pmbot_jnode *n);
  * PMBOT_ERROR (out of memory; `*out` NULL).
  */
 PMBOT_WARN_UNUSED int pmbot_jnode_to_json(json_t **out, const pmbot_jnode *n);
+
+/*
+ * Scalars that repeat across many values kept as jansson (a type, an area,
+ * a size, a field's option, a small number): one jansson value each,
+ * shared by reference, so 10,000 nodes or items hold a few hundred
+ * strings instead of tens of thousands of allocations. The share holds a
+ * reference to each value; pmbot_jshare_free() drops them (values still
+ * held elsewhere live on). A shared value must never be changed in place.
+ */
+#define PMBOT_JSHARE_INTS 1024
+#define PMBOT_JSHARE_MAX_LEN 64 /* longer strings are rarely repeated: copied */
+
+typedef struct {
+	pmbot_strmap strings;          /* content -> json_t* (a reference held) */
+	json_t *ints[PMBOT_JSHARE_INTS]; /* 0 .. PMBOT_JSHARE_INTS - 1, each a reference held */
+	json_t *reals[PMBOT_JSHARE_INTS]; /* 0.0, 1.0, ...: whole reals, as ints */
+} pmbot_jshare;
+
+#define PMBOT_JSHARE_INIT { PMBOT_STRMAP_INIT, { NULL }, { NULL } }
+
+void pmbot_jshare_free(pmbot_jshare *share);
+
+/*
+ * A new reference to a string holding the `len` bytes of `s` (valid UTF-8
+ * without NUL, and `s[len]` is NUL), shared through `share` when it is
+ * short. NULL when out of memory.
+ */
+json_t *pmbot_jshare_string(pmbot_jshare *share, const char *s, size_t len);
+
+/*
+ * pmbot_jnode_to_json with its short strings and small non-negative
+ * whole numbers, integers and reals (in arrays and objects too), from
+ * `share`: the containers are new, the scalars may be shared.
+ */
+PMBOT_WARN_UNUSED int pmbot_jnode_to_json_shared(json_t **out, const pmbot_jnode *n,
+	pmbot_jshare *share);
 
 /*
  * The source map pmbot_json_parse() would have filled for the same text

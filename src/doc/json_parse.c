@@ -1866,7 +1866,62 @@ const char *pmbot_jnode_type_name(const pmbot_jnode *n)
 	}
 }
 
-int pmbot_jnode_to_json(json_t **out, const pmbot_jnode *n)
+void pmbot_jshare_free(pmbot_jshare *share)
+{
+	size_t i;
+
+	for (i = 0; i < share->strings.cap; i++)
+		if (share->strings.keys[i])
+			json_decref(share->strings.values[i]);
+	pmbot_strmap_free(&share->strings);
+	for (i = 0; i < PMBOT_JSHARE_INTS; i++) {
+		json_decref(share->ints[i]);
+		json_decref(share->reals[i]);
+	}
+	memset(share->ints, 0, sizeof(share->ints));
+	memset(share->reals, 0, sizeof(share->reals));
+}
+
+json_t *pmbot_jshare_string(pmbot_jshare *share, const char *s, size_t len)
+{
+	void *v = NULL;
+	json_t *j;
+
+	if (!share || len > PMBOT_JSHARE_MAX_LEN)
+		return json_stringn_nocheck(s, len);
+	if (pmbot_strmap_get(&share->strings, s, &v))
+		return json_incref(v);
+	if (!(j = json_stringn_nocheck(s, len)))
+		return NULL;
+	/* Keyed by the value's own bytes, which live as long as the share's reference. */
+	if (pmbot_strmap_put(&share->strings, json_string_value(j), j, NULL) == 0)
+		json_incref(j);
+	return j;
+}
+
+static json_t *share_int(pmbot_jshare *share, json_int_t i)
+{
+	if (!share || i < 0 || i >= PMBOT_JSHARE_INTS)
+		return json_integer(i);
+	if (!share->ints[i] && !(share->ints[i] = json_integer(i)))
+		return NULL;
+	return json_incref(share->ints[i]);
+}
+
+/* A whole real in range is shared; -0.0 is not (it would print as 0.0). */
+static json_t *share_real(pmbot_jshare *share, double r)
+{
+	size_t i;
+
+	if (!share || !(r >= 0 && r < PMBOT_JSHARE_INTS) || signbit(r) || r != floor(r))
+		return json_real(r);
+	i = (size_t)r;
+	if (!share->reals[i] && !(share->reals[i] = json_real(r)))
+		return NULL;
+	return json_incref(share->reals[i]);
+}
+
+int pmbot_jnode_to_json_shared(json_t **out, const pmbot_jnode *n, pmbot_jshare *share)
 {
 	const pmbot_jnode *m;
 	json_t *v = NULL, *sub;
@@ -1878,22 +1933,23 @@ int pmbot_jnode_to_json(json_t **out, const pmbot_jnode *n)
 	case PMBOT_JNULL: v = json_null(); break;
 	case PMBOT_JTRUE: v = json_true(); break;
 	case PMBOT_JFALSE: v = json_false(); break;
-	case PMBOT_JINTEGER: v = json_integer(n->v.i); break;
-	case PMBOT_JREAL: v = json_real(n->v.r); break;
-	/* Checked when read: valid UTF-8 without NUL. */
-	case PMBOT_JSTRING: v = json_stringn_nocheck(n->v.s, n->len); break;
+	case PMBOT_JINTEGER: v = share_int(share, n->v.i); break;
+	case PMBOT_JREAL: v = share_real(share, n->v.r); break;
+	/* Checked when read: valid UTF-8 without NUL, and NUL-terminated. */
+	case PMBOT_JSTRING: v = pmbot_jshare_string(share, n->v.s, n->len); break;
 	case PMBOT_JARRAY:
 		if (!(v = json_array()))
 			goto done;
 		for (i = 0, m = n + 1; i < n->len; i++, m = pmbot_jnode_next(m))
-			if (pmbot_jnode_to_json(&sub, m) < 0 || json_array_append_new(v, sub) < 0)
+			if (pmbot_jnode_to_json_shared(&sub, m, share) < 0 ||
+			    json_array_append_new(v, sub) < 0)
 				goto done;
 		break;
 	default:
 		if (!(v = json_object()))
 			goto done;
 		for (i = 0, m = n + 1; i < n->len; i++, m = pmbot_jnode_next(m))
-			if (pmbot_jnode_to_json(&sub, m) < 0 ||
+			if (pmbot_jnode_to_json_shared(&sub, m, share) < 0 ||
 			    json_object_setn_new_nocheck(v, m->key, m->key_len, sub) < 0)
 				goto done;
 		break;
@@ -1906,6 +1962,11 @@ int pmbot_jnode_to_json(json_t **out, const pmbot_jnode *n)
 done:
 	json_decref(v);
 	return err;
+}
+
+int pmbot_jnode_to_json(json_t **out, const pmbot_jnode *n)
+{
+	return pmbot_jnode_to_json_shared(out, n, NULL);
 }
 
 /* Map `n` at the pointer in `ptr`, then its members under it. */

@@ -30,6 +30,7 @@ typedef struct {
 	pmbot_buf path;      /* JSON Pointer of the value being checked */
 	pmbot_buf show[2];   /* scratch for user text quoted in messages */
 	pmbot_buf scratch;
+	pmbot_jshare share;  /* the scalars the items' values share: a few options and numbers */
 	int oom;             /* set by anything that ran out of memory; checked once at the end */
 } pctx;
 
@@ -981,7 +982,7 @@ static void parse_items(pctx *c, const jv *items, pmbot_project *p)
 			e[n].it.issue = keep_str(issue);
 			/* Shared, not copied: the rest of the parsed file is released after the read. */
 			/* The one piece of the document a state keeps as jansson values. */
-			if (values ? pmbot_jnode_to_json(&e[n].it.values, values) < 0 :
+			if (values ? pmbot_jnode_to_json_shared(&e[n].it.values, values, &c->share) < 0 :
 			    !(e[n].it.values = json_object()))
 				c->oom = 1;
 			e[n++].index = i;
@@ -1292,6 +1293,7 @@ done:
 	pmbot_buf_free(&c.show[0]);
 	pmbot_buf_free(&c.show[1]);
 	pmbot_buf_free(&c.scratch);
+	pmbot_jshare_free(&c.share);
 	return err;
 }
 

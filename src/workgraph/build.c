@@ -33,22 +33,28 @@ static int has_text(const pmbot_jnode *v)
 
 /*
  * A string without blank code points at either end (a label must not start
- * or end with an invisible one); checked UTF-8 when read.
+ * or end with an invisible one); checked UTF-8 when read. Shared when
+ * nothing was cut (the document's string ends in its NUL).
  */
-static json_t *trimmed(const pmbot_jnode *v)
+static json_t *trimmed(const pmbot_jnode *v, pmbot_jshare *share)
 {
 	size_t a, b;
 
 	pmbot_text_trim_blank(&a, &b, v->v.s, v->len);
+	if (a == 0 && b == v->len)
+		return pmbot_jshare_string(share, v->v.s, v->len);
 	return json_stringn_nocheck(v->v.s + a, b - a);
 }
 
-/* A new jansson copy of `v`, or NULL (also for a NULL `v`, as json_object_set_new wants). */
-static json_t *jcopy(const pmbot_jnode *v)
+/*
+ * A new jansson copy of `v`, its short scalars from `share` (may be NULL),
+ * or NULL (also for a NULL `v`, as json_object_set_new wants).
+ */
+static json_t *jcopy(const pmbot_jnode *v, pmbot_jshare *share)
 {
 	json_t *j = NULL;
 
-	return v && pmbot_jnode_to_json(&j, v) == PMBOT_OK ? j : NULL;
+	return v && pmbot_jnode_to_json_shared(&j, v, share) == PMBOT_OK ? j : NULL;
 }
 
 /* `got`: M_COPIED + N_COPIED members of `item`, in the order of the names. */
@@ -88,8 +94,11 @@ static void item_members(const pmbot_jnode **got, const pmbot_jnode *item)
 /*
  * The node object of an item: its members copied out of the document (no
  * jansson tree of the whole report is built), with the triage defaults.
+ * Its type, area, priority and the short scalars of the copied fields are
+ * `share`'s: the same few values in every node. The id and the title are
+ * the node's own.
  */
-static json_t *node_json(const pmbot_jnode *item, const char *type)
+static json_t *node_json(const pmbot_jnode *item, const char *type, pmbot_jshare *share)
 {
 	const pmbot_jnode *got[M_COPIED + N_COPIED], *area, *prio;
 	json_t *n = json_object();
@@ -101,22 +110,24 @@ static json_t *node_json(const pmbot_jnode *item, const char *type)
 	item_members(got, item);
 	area = got[M_AREA];
 	prio = got[M_PRIORITY];
-	err |= SET(n, "stable_id", jcopy(got[M_STABLE_ID]));
-	err |= SET(n, "title", jcopy(got[M_TITLE]));
+	err |= SET(n, "stable_id", jcopy(got[M_STABLE_ID], NULL));
+	err |= SET(n, "title", jcopy(got[M_TITLE], NULL));
 	/* A type is a checked word: from the document or a literal. */
-	err |= SET(n, "type", json_stringn_nocheck(type, strlen(type)));
+	err |= SET(n, "type", pmbot_jshare_string(share, type, strlen(type)));
 	/* Triage policy of spec 000: never guess, mark for a human. */
 	has_area = has_text(area);
 	has_prio = has_text(prio);
-	err |= SET(n, "area", has_area ? trimmed(area) : json_stringn_nocheck("triage", 6));
-	err |= SET(n, "priority", has_prio ? trimmed(prio) : json_stringn_nocheck("Triage", 6));
+	err |= SET(n, "area", has_area ? trimmed(area, share) :
+		pmbot_jshare_string(share, "triage", 6));
+	err |= SET(n, "priority", has_prio ? trimmed(prio, share) :
+		pmbot_jshare_string(share, "Triage", 6));
 	err |= SET(n, "needs_human", json_boolean(!has_area || !has_prio));
 	for (i = 0; i < N_COPIED; i++) {
 		const pmbot_jnode *v = got[M_COPIED + i];
 
 		if (v && v->type != PMBOT_JNULL)
 			err |= json_object_setn_new_nocheck(n, copied_fields[i],
-				strlen(copied_fields[i]), jcopy(v));
+				strlen(copied_fields[i]), jcopy(v, share));
 	}
 	if (err) {
 		json_decref(n);
@@ -225,10 +236,11 @@ static int item_iedges(iedges *l, const pmbot_workgraph *g, size_t k, size_t sel
  * `lean`: the graph is only checked (pmbot_workgraph_check), so the node
  * borrows its id and type from the document instead of holding the node
  * object nothing will read, and takes no file name. `file`: the graph's
- * copy of the report's name (one for every node), may be NULL.
+ * copy of the report's name (one for every node), may be NULL. `share`:
+ * the scalars the nodes share (node_json).
  */
 static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *ji,
-	int lean, char *file)
+	int lean, char *file, pmbot_jshare *share)
 {
 	static const char *const lists[] = { "/epics/", "/features/", "/tasks/" };
 	static const char *const types[] = { "epic", "feature", "task" };
@@ -260,7 +272,7 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
 			return PMBOT_ERROR;
 		return pmbot_workgraph_add_node_ref(g, t, pmbot_jnode_str(v), type, path, ji->line);
 	}
-	if (!(n = node_json(ji, type)))
+	if (!(n = node_json(ji, type, share)))
 		return PMBOT_ERROR;
 	if ((r = pmbot_workgraph_add_node(g, t, n, path, ji->line)) < 0)
 		return r;
@@ -281,6 +293,7 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 	pmbot_workgraph *g = NULL;
 	size_t k, i;
 	iedges edges = { NULL, 0, 0 };
+	pmbot_jshare share = PMBOT_JSHARE_INIT;
 	char *file = NULL;
 	size_t n = 0, at = 0;
 	int rc = PMBOT_ERROR, r;
@@ -303,7 +316,7 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 		const pmbot_jnode *ji = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
 
 		for (i = 0; ji; ji = ++i < list->len ? pmbot_jnode_next(ji) : NULL) {
-			if ((r = add_item(g, k, i, ji, lean, file)) < 0) {
+			if ((r = add_item(g, k, i, ji, lean, file, &share)) < 0) {
 				rc = r;
 				goto done;
 			}
@@ -341,6 +354,7 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 		g = NULL;
 	}
 done:
+	pmbot_jshare_free(&share);
 	free(edges.items);
 	pmbot_workgraph_free(g);
 	return rc;

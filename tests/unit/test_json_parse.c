@@ -596,12 +596,24 @@ static int compact_agrees(const char *text, size_t len, int line_base, int col_b
 			x->line == y->line && x->column == y->column && !strcmp(x->message, y->message);
 	}
 	if (ok && crc == PMBOT_OK) {
+		pmbot_jshare share = PMBOT_JSHARE_INIT;
+		json_t *shared = NULL;
+		char *ds;
+
 		assert_int_equal(pmbot_jnode_to_json(&back, pmbot_jdoc_root(doc)), PMBOT_OK);
+		/* The same values when scalars are shared, and alive once the share is gone. */
+		assert_int_equal(pmbot_jnode_to_json_shared(&shared, pmbot_jdoc_root(doc), &share),
+			PMBOT_OK);
+		pmbot_jshare_free(&share);
 		da = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY);
 		db = json_dumps(back, JSON_COMPACT | JSON_ENCODE_ANY);
+		ds = json_dumps(shared, JSON_COMPACT | JSON_ENCODE_ANY);
 		assert_non_null(da);
 		assert_non_null(db);
-		ok = !strcmp(da, db);
+		assert_non_null(ds);
+		ok = !strcmp(da, db) && !strcmp(db, ds);
+		free(ds);
+		json_decref(shared);
 		if (ok && map) {
 			assert_int_equal(pmbot_jdoc_srcmap(&cmap, doc), PMBOT_OK);
 			ok = maps_equal(got, &ptr, map, cmap);
@@ -1323,6 +1335,57 @@ static void test_json_parse__compact_document_walks_in_document_order(void **sta
 	pmbot_diag_list_free(&diags);
 }
 
+/*
+ * Shared scalars: a short string, a small whole integer or real is one
+ * value wherever it appears; a long string, a negative or large number, a
+ * fraction and -0.0 are each their own. Values outlive the share.
+ */
+static void test_json_parse__a_share_gives_repeated_short_scalars_one_value(void **state)
+{
+	static const char text[] = "{\"a\": [\"P1\", 7, 3.0, -0.0, 0.5, -1, 1024, \"%s\"],"
+		" \"b\": {\"x\": \"P1\", \"y\": 7, \"z\": 3.0, \"w\": -0.0, \"v\": 0.5,"
+		" \"u\": -1, \"t\": 1024, \"s\": \"%s\"}}";
+	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
+	pmbot_jshare share = PMBOT_JSHARE_INIT;
+	char longer[PMBOT_JSHARE_MAX_LEN + 2], buf[512];
+	const char *const keys[] = { "x", "y", "z", "w", "v", "u", "t", "s" };
+	pmbot_jdoc *doc = NULL;
+	json_t *j = NULL, *a, *b, *p1;
+	char *dump;
+	size_t i;
+
+	(void)state;
+	memset(longer, 'q', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	snprintf(buf, sizeof(buf), text, longer, longer);
+	assert_int_equal(pmbot_jdoc_parse(&doc, FILE_NAME, buf, strlen(buf), 1, 0, NULL, &diags),
+		PMBOT_OK);
+	assert_int_equal(pmbot_jnode_to_json_shared(&j, pmbot_jdoc_root(doc), &share), PMBOT_OK);
+	a = json_object_get(j, "a");
+	b = json_object_get(j, "b");
+	for (i = 0; i < 8; i++) {
+		json_t *x = json_array_get(a, i), *y = json_object_get(b, keys[i]);
+
+		assert_true(json_equal(x, y));
+		if (i < 3)
+			assert_ptr_equal(x, y);
+		else
+			assert_ptr_not_equal(x, y);
+	}
+	/* The share's own string is the one handed out, and asked for by content. */
+	p1 = pmbot_jshare_string(&share, "P1", 2);
+	assert_ptr_equal(p1, json_array_get(a, 0));
+	json_decref(p1);
+	pmbot_jshare_free(&share);
+	dump = json_dumps(j, JSON_COMPACT);
+	assert_non_null(dump);
+	assert_non_null(strstr(dump, "[\"P1\",7,3.0,-0.0,0.5,-1,1024,\"qqq"));
+	free(dump);
+	json_decref(j);
+	pmbot_jdoc_free(doc);
+	pmbot_diag_list_free(&diags);
+}
+
 /* Short decimals skip strtod: every one must still be the double strtod gives, bit for bit. */
 static void test_json_parse__short_decimals_are_the_doubles_strtod_gives(void **state)
 {
@@ -1572,6 +1635,7 @@ int main(void)
 		cmocka_unit_test(test_json_parse__whitespace_runs_of_every_length_keep_positions),
 		cmocka_unit_test(test_json_parse__strings_of_every_length_and_shape_decode_alike),
 		cmocka_unit_test(test_json_parse__keys_alike_in_length_and_ends_are_told_apart),
+		cmocka_unit_test(test_json_parse__a_share_gives_repeated_short_scalars_one_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
