@@ -53,6 +53,11 @@ struct planner {
 	struct managed *mslots;
 	size_t n_mslots;
 	struct managed **of_issue;  /* per state issue: its slot, NULL when not managed */
+	/*
+	 * Per graph node: `managed`'s slot for its id, or NULL: looked up once,
+	 * not again for each parent, blocker and limit that names the node.
+	 */
+	struct managed **of_node;
 	json_t *conflicts;
 	json_t *orphaned;
 	size_t *dep_first;          /* per node: offset of its blocker edges */
@@ -131,6 +136,14 @@ static const char *managed_ref(struct planner *p, const char *stable_id)
 	if (!pmbot_strmap_get(&p->managed, stable_id, &v))
 		return NULL;
 	return ((struct managed *)v)->ambiguous ? NULL : ((struct managed *)v)->ref;
+}
+
+/* managed_ref() of a node of the graph. */
+static const char *node_ref(struct planner *p, const pmbot_wg_node *n)
+{
+	const struct managed *m = p->of_node[n - p->in->graph->nodes];
+
+	return m && !m->ambiguous ? m->ref : NULL;
 }
 
 /*
@@ -289,6 +302,18 @@ static int left_alone(struct planner *p, const char *stable_id)
 	if (pmbot_strmap_get(&p->unreadable_ids, stable_id, NULL))
 		return 1;
 	return p->unproven && pmbot_workgraph_find(p->in->graph, stable_id) != NULL;
+}
+
+/* left_alone() of a node of the graph. */
+static int node_left_alone(struct planner *p, const pmbot_wg_node *n)
+{
+	const struct managed *m = p->of_node[n - p->in->graph->nodes];
+
+	if (m)
+		return m->ambiguous;
+	if (pmbot_strmap_get(&p->unreadable_ids, n->stable_id, NULL))
+		return 1;
+	return p->unproven;
 }
 
 static json_t *pack2(const char *k1, json_t *v1, const char *k2, json_t *v2);
@@ -777,6 +802,23 @@ done:
 	return err;
 }
 
+/* Each node's managed slot (of_node): one lookup a node. */
+static int index_nodes(struct planner *p)
+{
+	const pmbot_workgraph *g = p->in->graph;
+	size_t i;
+
+	if (!(p->of_node = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*p->of_node))))
+		return -1;
+	for (i = 0; i < g->n_nodes; i++) {
+		void *v = NULL;
+
+		if (pmbot_strmap_get(&p->managed, g->nodes[i].stable_id, &v))
+			p->of_node[i] = v;
+	}
+	return 0;
+}
+
 /* Blocker targets (depends_on and blocked_by) of each node, as edge indices. */
 static int index_dependencies(struct planner *p)
 {
@@ -1049,12 +1091,12 @@ static int plan_parent(struct planner *p, const pmbot_wg_node *n, const struct m
 
 	if (!parent)
 		return 0; /* a parent set by hand on a root item is not pm-bot's */
-	if (left_alone(p, parent->stable_id))
+	if (node_left_alone(p, parent))
 		return 0;
 	/* The current parent could not be read: moving the item off it is not ours to do. */
 	if (have && ref_unreadable(p, have))
 		return 0;
-	want = managed_ref(p, parent->stable_id);
+	want = node_ref(p, parent);
 	if (m && want && have && !strcmp(want, have))
 		return 0;
 	if (p->no_sub_issues) {
@@ -1117,6 +1159,7 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 
 	for (i = p->dep_first[k]; i < p->dep_first[k + 1]; i++) {
 		const pmbot_wg_edge *e = &g->edges[p->dep_edges[i]];
+		const pmbot_wg_node *to;
 		json_t *b = binding(p, e->to_id);
 		char *ref;
 		size_t j;
@@ -1125,7 +1168,8 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 		if (!b)
 			goto done;
 		/* A blocker that is left alone (claimed twice, unreadable) stays so here too. */
-		if (left_alone(p, e->to_id)) {
+		to = pmbot_workgraph_find(g, e->to_id);
+		if (to ? node_left_alone(p, to) : left_alone(p, e->to_id)) {
 			json_decref(b);
 			continue;
 		}
@@ -1393,7 +1437,7 @@ static int check_limits(struct planner *p)
 			depth++;
 		}
 		{
-			const char *ref = managed_ref(p, g->nodes[cur].stable_id);
+			const char *ref = node_ref(p, &g->nodes[cur]);
 			const pmbot_issue *up = ref ? pmbot_state_issue(st, ref) : NULL;
 
 			while (up && up->parent && depth <= 9) {
@@ -1853,7 +1897,7 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		goto done;
 	index_unsupported(&p);
 	if (index_unreadable(&p) < 0 || narrow_missed_diags(&p) < 0 || index_managed(&p) < 0 ||
-	    index_dependencies(&p) < 0)
+	    index_nodes(&p) < 0 || index_dependencies(&p) < 0)
 		goto done;
 
 	for (i = 0; i < g->n_nodes; i++) {
@@ -1862,16 +1906,14 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 		pmbot_rendered_issue r;
 		pmbot_diag_list rd = PMBOT_DIAG_LIST_INIT;
 		struct managed *m = NULL;
-		void *v = NULL;
 		size_t before_conflicts = json_array_size(p.conflicts), before_cs = p.acc.n_cs;
 		int r_rc;
 
-		if (pmbot_strmap_get(&p.managed, n->stable_id, &v)) {
-			m = v;
+		if ((m = p.of_node[i])) {
 			m->seen = 1;
 			if (m->ambiguous)
 				continue;
-		} else if (left_alone(&p, n->stable_id)) {
+		} else if (node_left_alone(&p, n)) {
 			pmbot_buf msg = PMBOT_BUF_INIT;
 			int dr = 0;
 
@@ -1940,6 +1982,7 @@ done:
 	}
 	free(p.mslots);
 	free(p.of_issue);
+	free(p.of_node);
 	free(p.dep_first);
 	free(p.dep_edges);
 	pmbot_strmap_free(&p.managed);
