@@ -8,6 +8,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/common.h"
 #include "pmbot/diag.h"
+#include "pmbot/doc.h"
 #include "pmbot/report.h"
 #include "pmbot/strmap.h"
 
@@ -50,15 +51,25 @@ const char *pmbot_edge_type_name(pmbot_edge_type t);
 typedef struct {
 	const char *stable_id; /* the graph's strings (pmbot_workgraph_add_node_ref: its caller's) */
 	pmbot_node_type type;
-	const char *type_name; /* borrowed from `json` ("type") or static: any type, open ones too */
+	/* The graph's documents' or static: any type, open ones too. */
+	const char *type_name;
 	/*
-	 * Owned: the node object of workgraph/v1. Members: stable_id, type,
-	 * title, area, priority (triage defaults applied), needs_human (bool),
-	 * and when given: status, size, estimate_hrs, risk, goal, objective,
-	 * acceptance_criteria, owners, links, milestones. NULL in a graph
-	 * that is only checked (pmbot_workgraph_add_node_ref).
+	 * The node's values, read where they are, in one of the graph's
+	 * documents (no jansson object is built a node): the report's item
+	 * itself, or for a node added by pmbot_workgraph_add_node() its node
+	 * object (`is_object`). Members are read through pmbot_wg_node_get(),
+	 * the whole workgraph/v1 node object made by pmbot_workgraph_node_json().
+	 * NULL in a graph that is only checked (pmbot_workgraph_add_node_ref).
 	 */
-	json_t *json;
+	const pmbot_jnode *item;
+	/*
+	 * Area and priority, blank code points trimmed, the triage defaults of
+	 * spec 000 ("triage", "Triage") when the item has none: document
+	 * strings, the graph's or static. NULL in a graph only checked.
+	 */
+	const pmbot_jnode *area, *priority;
+	int needs_human;       /* area or priority defaulted */
+	int is_object;         /* `item` is a workgraph/v1 node object */
 	char *source_path;     /* the graph's strings: JSON Pointer of the item in the report */
 	int line;              /* line of the item in the report, 0 if unknown */
 	char *file;            /* the graph's strings: the report it came from, may be NULL */
@@ -98,15 +109,16 @@ typedef struct {
 	 * graph's strings), freed with the graph, moved by a merge.
 	 */
 	struct pmbot_wg_block *strings;
+	/* Owned: the documents the nodes' values are read from, moved by a merge. */
+	pmbot_jdoc **docs;
+	size_t n_docs, alloc_docs;
 } pmbot_workgraph;
 
 #define PMBOT_WG_NONE ((size_t)-1)
 
 /*
- * Tests only: 1 (the default) reads a report item's members in one walk
- * when building its node (from its document node)
- * and sorts nodes and edges by keys of their ids; 0 looks each member up
- * and sorts with qsort, for a test to compare.
+ * Tests only: 1 (the default) sorts nodes and edges by keys of their ids;
+ * 0 sorts with qsort, for a test to compare.
  */
 extern int pmbot_workgraph__fast;
 
@@ -122,12 +134,29 @@ void pmbot_workgraph_free(pmbot_workgraph *g);
 char *pmbot_workgraph_strdup(pmbot_workgraph *g, const char *s);
 
 /*
- * Add a node; `json` is consumed (the graph owns it, even on failure) and
- * must hold a string "stable_id". Returns 0, PMBOT_EINVALID for a duplicate
- * stable_id, PMBOT_ERROR when out of memory. Invalidates node pointers.
+ * Add a node from its workgraph/v1 node object `json`, which is consumed
+ * (even on failure) and must hold a string "stable_id"; the graph keeps a
+ * document of it. Returns 0, PMBOT_EINVALID for a duplicate stable_id,
+ * PMBOT_ERROR when out of memory. Invalidates node pointers.
  */
 int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *json,
 	const char *source_path, int line);
+
+/*
+ * Member `name` of the node's values (borrowed), or NULL when its node
+ * object has none (a report item's null member is left out). Area,
+ * priority and needs_human are the node's own fields.
+ */
+const pmbot_jnode *pmbot_wg_node_get(const pmbot_wg_node *n, const char *name);
+
+/*
+ * The node's workgraph/v1 object (a new reference the caller owns): for a
+ * report item its stable_id, title, type, area, priority, needs_human and
+ * the members status, size, estimate_hrs, risk, goal, objective,
+ * acceptance_criteria, owners, links and milestones it has (not null), in
+ * that order. PMBOT_OK or PMBOT_ERROR.
+ */
+int pmbot_workgraph_node_json(json_t **out, const pmbot_wg_node *n);
 
 /*
  * pmbot_workgraph_add_node for a graph that is only checked (finish and
@@ -160,10 +189,12 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 /*
  * Build the WorkGraph of a report that passed pmbot_report_validate().
  * Adds MISSING_AREA / MISSING_PRIORITY warnings only through validation,
- * not here. Returns as pmbot_workgraph_finish(); `*out` is set (caller
- * frees) whenever the return is not PMBOT_ERROR.
+ * not here. The graph takes the report's document (report->doc is NULL
+ * after), which its nodes are read from. Returns as
+ * pmbot_workgraph_finish(); `*out` is set (caller frees) whenever the
+ * return is not PMBOT_ERROR.
  */
-int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *report,
+int pmbot_workgraph_from_report(pmbot_workgraph **out, pmbot_report *report,
 	pmbot_diag_list *diags);
 
 /*

@@ -662,7 +662,7 @@ static int mermaid_label(pmbot_buf *b, const char *s, size_t len)
 static int put_node(pmbot_buf *out, const pmbot_workgraph *g, const touched *t)
 {
 	const pmbot_wg_node *node = pmbot_workgraph_find(g, t->id);
-	const char *title = node ? jstr(node->json, "title") : NULL;
+	const char *title = node ? pmbot_jnode_str(pmbot_wg_node_get(node, "title")) : NULL;
 	pmbot_buf label = PMBOT_BUF_INIT;
 	int err = 0;
 

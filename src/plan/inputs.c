@@ -96,7 +96,7 @@ static int add_report(pmbot_inputs *in, const char *name, const char *text, size
 	pmbot_limits lim;
 	pmbot_report *r = NULL;
 	pmbot_workgraph *g = NULL;
-	char *scope;
+	char *scope = NULL;
 	int rc;
 
 	pmbot_limits_default(&lim);
@@ -105,17 +105,18 @@ static int add_report(pmbot_inputs *in, const char *name, const char *text, size
 		goto done;
 	if (rc == PMBOT_OK)
 		rc = pmbot_report_validate(r, diags);
+	/* Read before the graph takes the report's document. */
+	if (rc == PMBOT_OK)
+		scope = scope_target(r);
 	if (rc == PMBOT_OK)
 		rc = pmbot_workgraph_from_report(&g, r, diags);
 	if (rc == PMBOT_OK) {
-		scope = scope_target(r);
 		if (!in->scope_conflict && scope) {
 			if (!in->scope_target)
 				in->scope_target = scope, scope = NULL;
 			else if (strcasecmp(in->scope_target, scope))
 				in->scope_conflict = 1;
 		}
-		free(scope);
 		/*
 		 * The first report's graph, finished, becomes the run's: one
 		 * report is neither merged nor finished again.
@@ -135,6 +136,7 @@ static int add_report(pmbot_inputs *in, const char *name, const char *text, size
 		     : json_pack("{s:s}", "path", name)) < 0)
 		rc = PMBOT_ERROR;
 done:
+	free(scope);
 	pmbot_workgraph_free(g);
 	pmbot_report_free(r);
 	return rc;

@@ -75,6 +75,7 @@ struct planner {
 	/* Owned, made on first use, shared like `target`: see shared_unset(). */
 	json_t *unset_value, *unset_parent, *on_board;
 	pmbot_strmap field_payloads; /* owned key -> owned payload: see field_payload() */
+	pmbot_jshare share;          /* the nodes' field values as jansson, shared */
 };
 
 static int op_index(const char *name)
@@ -1327,7 +1328,7 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 	const pmbot_state *st = p->in->state;
 	const pmbot_pitem *item = m ? pmbot_state_item(st, m->ref) : NULL;
 	pmbot_buf proj = PMBOT_BUF_INIT, msg = PMBOT_BUF_INIT;
-	int needs_human = json_is_true(json_object_get(n->json, "needs_human"));
+	int needs_human = n->needs_human;
 	size_t i;
 	int err = -1, rc;
 
@@ -1345,17 +1346,22 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 	}
 	for (i = 0; i < sizeof(project_fields) / sizeof(project_fields[0]); i++) {
 		const pmbot_pfield *f = pmbot_state_field(st, project_fields[i].field);
-		json_t *want = json_object_get(n->json, project_fields[i].member), *have, *value = NULL;
+		const char *member = project_fields[i].member;
+		const pmbot_jnode *v = !strcmp(member, "area") ? n->area :
+			!strcmp(member, "priority") ? n->priority : pmbot_wg_node_get(n, member);
+		json_t *want = NULL, *have, *value = NULL;
 
-		if (!f || !want)
+		if (!f || !v)
 			continue;
 		/* Triage defaults are for people to fill in, not values to sync. */
-		if (needs_human && ((!strcmp(project_fields[i].member, "area") &&
-				!strcmp(json_string_value(want), "triage")) ||
-			(!strcmp(project_fields[i].member, "priority") &&
-				!strcmp(json_string_value(want), "Triage"))))
+		if (needs_human && v->type == PMBOT_JSTRING &&
+		    ((!strcmp(member, "area") && !strcmp(v->v.s, "triage")) ||
+		     (!strcmp(member, "priority") && !strcmp(v->v.s, "Triage"))))
 			continue;
+		if (pmbot_jnode_to_json_shared(&want, v, &p->share) < 0)
+			goto done;
 		rc = pmbot_plan_field_value(&value, f, want, &msg);
+		json_decref(want);
 		if (rc == PMBOT_ENOTFOUND) {
 			if (node_diag(p, n, PMBOT_SEV_ERROR, "PROJECT_UNKNOWN_OPTION", msg.buf) < 0)
 				goto done;
@@ -2000,5 +2006,6 @@ done:
 		free((char *)p.field_payloads.keys[i]);
 	}
 	pmbot_strmap_free(&p.field_payloads);
+	pmbot_jshare_free(&p.share);
 	return rc;
 }

@@ -12,10 +12,11 @@
 #include "pmbot/text.h"
 #include "pmbot/banned.h"
 
-/* The members of a node that rendering reads; NULL when absent. */
+/* The members of a node that rendering reads (its document's values); NULL when absent. */
 typedef struct {
-	const json_t *title, *area, *priority, *size, *estimate_hrs, *risk, *status, *goal,
-		*objective, *acceptance_criteria, *milestones, *links, *needs_human;
+	const pmbot_jnode *title, *area, *priority, *size, *estimate_hrs, *risk, *status, *goal,
+		*objective, *acceptance_criteria, *milestones, *links;
+	int needs_human;
 } node_members;
 
 typedef struct {
@@ -31,32 +32,39 @@ static const struct {
 	const char *name;
 	size_t off;
 } member_keys[] = {
-	MEMBER(title), MEMBER(area), MEMBER(priority), MEMBER(size), MEMBER(estimate_hrs),
+	MEMBER(title), MEMBER(size), MEMBER(estimate_hrs),
 	MEMBER(risk), MEMBER(status), MEMBER(goal), MEMBER(objective),
-	MEMBER(acceptance_criteria), MEMBER(milestones), MEMBER(links), MEMBER(needs_human)
+	MEMBER(acceptance_criteria), MEMBER(milestones), MEMBER(links)
 };
 
 /*
- * One walk over the node's members instead of a hash lookup per heading
- * and label (sixteen an item); a key names at most one member.
+ * One walk over the node's values instead of a lookup per heading and
+ * label (sixteen an item); a key names at most one member. Area, priority
+ * and needs_human are the node's own (triage defaults applied).
  */
-static void read_members(node_members *m, json_t *j)
+static void read_members(node_members *m, const pmbot_wg_node *node)
 {
-	const char *key;
-	json_t *v;
+	const pmbot_jnode *v, *item = node->item;
+	uint32_t i;
 	size_t k;
 
 	memset(m, 0, sizeof(*m));
-	if (!pmbot_render__fast) {
+	m->area = node->area;
+	m->priority = node->priority;
+	m->needs_human = node->needs_human;
+	if (!pmbot_render__fast || !item || item->type != PMBOT_JOBJECT) {
 		for (k = 0; k < sizeof(member_keys) / sizeof(member_keys[0]); k++)
-			*(const json_t **)((char *)m + member_keys[k].off) =
-				json_object_get(j, member_keys[k].name);
+			*(const pmbot_jnode **)((char *)m + member_keys[k].off) =
+				pmbot_wg_node_get(node, member_keys[k].name);
 		return;
 	}
-	json_object_foreach(j, key, v) {
+	for (i = 0, v = pmbot_jnode_first(item); i < item->len; i++, v = pmbot_jnode_next(v)) {
+		/* A report item's null member is no member (pmbot_wg_node_get). */
+		if (v->type == PMBOT_JNULL && !node->is_object)
+			continue;
 		for (k = 0; k < sizeof(member_keys) / sizeof(member_keys[0]); k++) {
-			if (key[0] == member_keys[k].name[0] && !strcmp(key, member_keys[k].name)) {
-				*(const json_t **)((char *)m + member_keys[k].off) = v;
+			if (v->key[0] == member_keys[k].name[0] && !strcmp(v->key, member_keys[k].name)) {
+				*(const pmbot_jnode **)((char *)m + member_keys[k].off) = v;
 				break;
 			}
 		}
@@ -151,26 +159,31 @@ static inline int append(pmbot_buf *b, const char *s, size_t n)
 	return pmbot_buf_put(b, s, n);
 }
 
+static int is_string(const pmbot_jnode *v)
+{
+	return v && v->type == PMBOT_JSTRING;
+}
+
 /*
  * The raw text of a scalar member (before neutralisation), without a copy:
  * a string's bytes, a number's shortest text that reads back to the same
  * value (written in `tmp`); "" when absent or of another type.
  */
-static void scalar_text(const json_t *v, char tmp[40], const char **s, size_t *len)
+static void scalar_text(const pmbot_jnode *v, char tmp[40], const char **s, size_t *len)
 {
 	double d;
 	int prec;
 
 	*s = "";
 	*len = 0;
-	if (json_is_string(v)) {
-		*s = json_string_value(v);
-		*len = json_string_length(v);
+	if (is_string(v)) {
+		*s = v->v.s;
+		*len = v->len;
 		return;
 	}
-	if (json_is_integer(v) && pmbot_render__fast) {
+	if (v && v->type == PMBOT_JINTEGER && pmbot_render__fast) {
 		/* The digits of printf's JSON_INTEGER_FORMAT, without a printf per estimate. */
-		json_int_t n = json_integer_value(v);
+		json_int_t n = v->v.i;
 		unsigned long long u = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
 		char rev[24];
 		size_t k = 0, i = 0;
@@ -184,9 +197,9 @@ static void scalar_text(const json_t *v, char tmp[40], const char **s, size_t *l
 		while (k)
 			tmp[i++] = rev[--k];
 		tmp[i] = '\0';
-	} else if (json_is_integer(v)) {
-		snprintf(tmp, 40, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-	} else if (json_is_real(v) && isfinite(d = json_real_value(v))) {
+	} else if (v && v->type == PMBOT_JINTEGER) {
+		snprintf(tmp, 40, "%" JSON_INTEGER_FORMAT, v->v.i);
+	} else if (v && v->type == PMBOT_JREAL && isfinite(d = v->v.r)) {
 		for (prec = 1; prec <= 17; prec++) {
 			snprintf(tmp, 40, "%.*g", prec, d);
 			if (strtod(tmp, NULL) == d)
@@ -199,7 +212,7 @@ static void scalar_text(const json_t *v, char tmp[40], const char **s, size_t *l
 	*len = strlen(tmp);
 }
 
-static int put_scalar(pmbot_buf *out, const json_t *v)
+static int put_scalar(pmbot_buf *out, const pmbot_jnode *v)
 {
 	char tmp[40];
 	const char *s;
@@ -234,7 +247,7 @@ static int put_line_text(pmbot_buf *out, const char *s, size_t len)
 	return err;
 }
 
-static int put_line_value(pmbot_buf *out, const json_t *v)
+static int put_line_value(pmbot_buf *out, const pmbot_jnode *v)
 {
 	char tmp[40];
 	const char *s;
@@ -323,41 +336,41 @@ done:
 }
 
 /* One list line per array item ("- " or "- [ ] " before it); empty items skipped. */
-static int put_list(pmbot_buf *out, const json_t *arr, const char *bullet, int milestones)
+static int put_list(pmbot_buf *out, const pmbot_jnode *arr, const char *bullet, int milestones)
 {
 	pmbot_buf raw = PMBOT_BUF_INIT, item = PMBOT_BUF_INIT;
 	size_t i, n, start = out->len;
-	int err = 0;
+	const pmbot_jnode *v = NULL;
+	int err = 0, is_array = arr && arr->type == PMBOT_JARRAY;
 
-	if (!json_is_array(arr) && !json_is_string(arr))
+	if (!is_array && !is_string(arr))
 		return 0;
-	n = json_is_array(arr) ? json_array_size(arr) : 1;
+	n = is_array ? arr->len : 1;
 	for (i = 0; i < n && !err; i++) {
-		const json_t *v = json_is_array(arr) ? json_array_get(arr, i) : arr;
 		size_t at = out->len;
 
+		v = !is_array ? arr : i ? pmbot_jnode_next(v) : pmbot_jnode_first(arr);
 		pmbot_buf_clear(&raw);
 		pmbot_buf_clear(&item);
-		if (milestones && json_is_object(v)) {
-			const json_t *date = json_object_get(v, "target_date");
+		if (milestones && v->type == PMBOT_JOBJECT) {
+			const pmbot_jnode *date = pmbot_jnode_get(v, "target_date");
 
-			err |= put_scalar(&raw, json_object_get(v, "title"));
-			if (json_is_string(date) && json_string_length(date)) {
+			err |= put_scalar(&raw, pmbot_jnode_get(v, "title"));
+			if (is_string(date) && date->len) {
 				err |= pmbot_buf_puts(&raw, " (");
 				err |= put_scalar(&raw, date);
 				err |= pmbot_buf_putc(&raw, ')');
 			}
-		} else if (pmbot_render__fast && json_is_string(v) &&
-			   pmbot_render__line_is_safe(json_string_value(v), json_string_length(v))) {
+		} else if (pmbot_render__fast && is_string(v) &&
+			   pmbot_render__line_is_safe(v->v.s, v->len)) {
 			/* A safe line is its own item: no copies before unlinking it. */
-			if (!json_string_length(v))
+			if (!v->len)
 				continue;
 			if (out->len > start)
 				err |= pmbot_buf_putc(out, '\n');
 			err |= pmbot_buf_puts(out, bullet);
 			/* Each item is a block of its own: its code spans pair inside it. */
-			err |= pmbot_text_neutralise(out, json_string_value(v), json_string_length(v),
-				PMBOT_TEXT_CODE_SPANS);
+			err |= pmbot_text_neutralise(out, v->v.s, v->len, PMBOT_TEXT_CODE_SPANS);
 			if (err)
 				pmbot_buf_truncate(out, at);
 			continue;
@@ -378,15 +391,15 @@ static int put_list(pmbot_buf *out, const json_t *arr, const char *bullet, int m
 	return err ? -1 : 0;
 }
 
-static int put_block_value(pmbot_buf *out, const json_t *first, const json_t *second)
+static int put_block_value(pmbot_buf *out, const pmbot_jnode *first, const pmbot_jnode *second)
 {
-	const json_t *v = json_is_string(first) && json_string_length(first) ? first : second;
+	const pmbot_jnode *v = is_string(first) && first->len ? first : second;
 	pmbot_buf safe = PMBOT_BUF_INIT;
 	int err;
 
-	if (!json_is_string(v))
+	if (!is_string(v))
 		return 0;
-	err = pmbot_render_neutralise_block(&safe, json_string_value(v), json_string_length(v));
+	err = pmbot_render_neutralise_block(&safe, v->v.s, v->len);
 	if (!err)
 		err = put_unlinked(out, &safe);
 	pmbot_buf_free(&safe);
@@ -490,7 +503,7 @@ done:
 
 static int render_title(render_ctx *c, pmbot_rendered_issue *out, const pmbot_form *form)
 {
-	const json_t *t = c->m.title;
+	const pmbot_jnode *t = c->m.title;
 	pmbot_buf title = PMBOT_BUF_INIT, safe = PMBOT_BUF_INIT;
 	size_t chars, start;
 	int err = 0;
@@ -498,9 +511,8 @@ static int render_title(render_ctx *c, pmbot_rendered_issue *out, const pmbot_fo
 	/* The form's prefix is pm-bot's own text; only the report's title is neutralised. */
 	err |= pmbot_buf_puts(&title, form->title_prefix ? form->title_prefix : "");
 	start = title.len;
-	if (json_is_string(t))
-		err |= pmbot_render_neutralise_title(&safe, json_string_value(t),
-			json_string_length(t));
+	if (is_string(t))
+		err |= pmbot_render_neutralise_title(&safe, t->v.s, t->len);
 	/* GitHub links "#12" and "owner/repo#12" in titles too. */
 	if (!err)
 		err |= put_unlinked(&title, &safe);
@@ -540,7 +552,7 @@ static int push_str(pmbot_rendered_issue *out, size_t *alloc, pmbot_buf *b)
 
 /* <prefix><value> when the node has the member; `*added` says whether it did. */
 static int scheme_label(pmbot_rendered_issue *out, size_t *alloc, const char *prefix,
-	const json_t *v, int *added)
+	const pmbot_jnode *v, int *added)
 {
 	pmbot_buf b = PMBOT_BUF_INIT;
 	char tmp[40];
@@ -608,7 +620,7 @@ static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_f
 		if (pmbot_buf_puts(&b, l) < 0 || push_str(out, &alloc, &b) < 0)
 			goto done;
 	}
-	if (json_is_true(m->needs_human) &&
+	if (m->needs_human &&
 	    (pmbot_buf_puts(&b, PMBOT_LABEL_NEEDS_HUMAN) < 0 || push_str(out, &alloc, &b) < 0))
 		goto done;
 	qsort(out->labels, out->n_labels, sizeof(*out->labels), str_cmp);
@@ -657,7 +669,7 @@ int pmbot_render_issue(pmbot_rendered_issue *out, const pmbot_workgraph *g,
 	int id_ok, err = PMBOT_ERROR;
 
 	memset(out, 0, sizeof(*out));
-	read_members(&c.m, node->json);
+	read_members(&c.m, node);
 	/* An open type the repository has no form for: the task built-in, named after it. */
 	if (!form) {
 		if ((err = pmbot_form_builtin_open(&open, node->type_name)) < 0)

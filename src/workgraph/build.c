@@ -7,23 +7,7 @@
 #include "check.h"
 #include "pmbot/banned.h"
 
-static const char *const copied_fields[] = {
-	"status", "size", "estimate_hrs", "risk", "goal", "objective",
-	"acceptance_criteria", "owners", "links", "milestones"
-};
-
 int pmbot_workgraph__fast = 1;
-
-/*
- * The item's members a node takes, read in one walk over the item rather
- * than a hash lookup each (fourteen an item); with pmbot_workgraph__fast
- * off, looked up one by one as the comparison test wants.
- */
-enum { M_STABLE_ID, M_TITLE, M_AREA, M_PRIORITY, M_COPIED };
-
-static const char *const member_names[M_COPIED] = { "stable_id", "title", "area", "priority" };
-
-#define N_COPIED (sizeof(copied_fields) / sizeof(copied_fields[0]))
 
 /* Blank and "_No response_" are missing too: the rule validate warns by. */
 static int has_text(const pmbot_jnode *v)
@@ -32,111 +16,31 @@ static int has_text(const pmbot_jnode *v)
 }
 
 /*
- * A string without blank code points at either end (a label must not start
- * or end with an invisible one); checked UTF-8 when read. Shared when
- * nothing was cut (the document's string ends in its NUL).
+ * The area or priority of an item: its string without blank code points at
+ * either end (a label must not start or end with an invisible one), the
+ * document's own when nothing was cut; `dflt` (spec 000's triage default:
+ * never guess, mark for a human) when it has no text, which sets
+ * `*needs_human`. NULL when out of memory.
  */
-static json_t *trimmed(const pmbot_jnode *v, pmbot_jshare *share)
+static const pmbot_jnode *label_value(pmbot_workgraph *g, const pmbot_jnode *v,
+	const pmbot_jnode *dflt, int *needs_human)
 {
 	size_t a, b;
 
+	if (!has_text(v)) {
+		*needs_human = 1;
+		return dflt;
+	}
 	pmbot_text_trim_blank(&a, &b, v->v.s, v->len);
-	if (a == 0 && b == v->len)
-		return pmbot_jshare_string(share, v->v.s, v->len);
-	return json_stringn_nocheck(v->v.s + a, b - a);
+	return a == 0 && b == v->len ? v : pmbot_workgraph_string_node(g, v->v.s + a, b - a);
 }
 
-/*
- * A new jansson copy of `v`, its short scalars from `share` (may be NULL),
- * or NULL (also for a NULL `v`, as json_object_set_new wants).
- */
-static json_t *jcopy(const pmbot_jnode *v, pmbot_jshare *share)
-{
-	json_t *j = NULL;
-
-	return v && pmbot_jnode_to_json_shared(&j, v, share) == PMBOT_OK ? j : NULL;
-}
-
-/* `got`: M_COPIED + N_COPIED members of `item`, in the order of the names. */
-static void item_members(const pmbot_jnode **got, const pmbot_jnode *item)
-{
-	const size_t n_copied = N_COPIED;
-	const pmbot_jnode *m;
-	uint32_t i;
-	size_t k;
-
-	memset(got, 0, (M_COPIED + n_copied) * sizeof(*got));
-	if (!pmbot_workgraph__fast) {
-		for (k = 0; k < M_COPIED; k++)
-			got[k] = pmbot_jnode_get(item, member_names[k]);
-		for (k = 0; k < n_copied; k++)
-			got[M_COPIED + k] = pmbot_jnode_get(item, copied_fields[k]);
-		return;
-	}
-	/* An item that is not an object (a report not validated) has no members. */
-	m = item->type == PMBOT_JOBJECT ? pmbot_jnode_first(item) : NULL;
-	for (i = 0; m; m = ++i < item->len ? pmbot_jnode_next(m) : NULL) {
-		for (k = 0; k < M_COPIED + n_copied; k++) {
-			const char *name = k < M_COPIED ? member_names[k] : copied_fields[k - M_COPIED];
-
-			/* The parser refuses duplicate keys: the first match is the only one. */
-			if (m->key[0] == name[0] && !strcmp(m->key, name)) {
-				got[k] = m;
-				break;
-			}
-		}
-	}
-}
-
-/* json_object_set_new of a member whose name is a literal: no strlen, no UTF-8 check. */
-#define SET(obj, lit, v) json_object_setn_new_nocheck(obj, lit, sizeof(lit) - 1, v)
-
-/*
- * The node object of an item: its members copied out of the document (no
- * jansson tree of the whole report is built), with the triage defaults.
- * Its type, area, priority and the short scalars of the copied fields are
- * `share`'s: the same few values in every node. The id and the title are
- * the node's own.
- */
-static json_t *node_json(const pmbot_jnode *item, const char *type, pmbot_jshare *share)
-{
-	const pmbot_jnode *got[M_COPIED + N_COPIED], *area, *prio;
-	json_t *n = json_object();
-	size_t i;
-	int err = 0, has_area, has_prio;
-
-	if (!n)
-		return NULL;
-	item_members(got, item);
-	area = got[M_AREA];
-	prio = got[M_PRIORITY];
-	err |= SET(n, "stable_id", jcopy(got[M_STABLE_ID], NULL));
-	err |= SET(n, "title", jcopy(got[M_TITLE], NULL));
-	/* A type is a checked word: from the document or a literal. */
-	err |= SET(n, "type", pmbot_jshare_string(share, type, strlen(type)));
-	/* Triage policy of spec 000: never guess, mark for a human. */
-	has_area = has_text(area);
-	has_prio = has_text(prio);
-	err |= SET(n, "area", has_area ? trimmed(area, share) :
-		pmbot_jshare_string(share, "triage", 6));
-	err |= SET(n, "priority", has_prio ? trimmed(prio, share) :
-		pmbot_jshare_string(share, "Triage", 6));
-	err |= SET(n, "needs_human", json_boolean(!has_area || !has_prio));
-	for (i = 0; i < N_COPIED; i++) {
-		const pmbot_jnode *v = got[M_COPIED + i];
-
-		if (v && v->type != PMBOT_JNULL)
-			err |= json_object_setn_new_nocheck(n, copied_fields[i],
-				strlen(copied_fields[i]), jcopy(v, share));
-	}
-	if (err) {
-		json_decref(n);
-		return NULL;
-	}
-	return n;
-}
-
-#undef SET
+static const pmbot_jnode triage_area = {
+	.v.s = "triage", .type = PMBOT_JSTRING, .len = 6
+};
+static const pmbot_jnode triage_priority = {
+	.v.s = "Triage", .type = PMBOT_JSTRING, .len = 6
+};
 
 /* An edge of `type` from `from` to each string of array `list`. */
 static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *from,
@@ -236,20 +140,19 @@ static int item_iedges(iedges *l, const pmbot_workgraph *g, size_t k, size_t sel
  * `lean`: the graph is only checked (pmbot_workgraph_check), so the node
  * borrows its id and type from the document instead of holding the node
  * object nothing will read, and takes no file name. `file`: the graph's
- * copy of the report's name (one for every node), may be NULL. `share`:
- * the scalars the nodes share (node_json).
+ * copy of the report's name (one for every node), may be NULL.
  */
 static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *ji,
-	int lean, char *file, pmbot_jshare *share)
+	int lean, char *file)
 {
 	static const char *const lists[] = { "/epics/", "/features/", "/tasks/" };
 	static const char *const types[] = { "epic", "feature", "task" };
 	const char *type = types[k], *task_type;
 	char path[48], digits[24];
 	size_t d = sizeof(digits), len = strlen(lists[k]);
+	const pmbot_jnode *area, *priority;
 	pmbot_node_type t;
-	json_t *n;
-	int r;
+	int r, needs_human = 0;
 
 	task_type = k < 2 ? NULL : pmbot_jnode_str(pmbot_jnode_get(ji, "type"));
 	if (task_type)
@@ -264,17 +167,18 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
 	memcpy(path, lists[k], len);
 	memcpy(path + len, digits + d, sizeof(digits) - d);
 	path[len + sizeof(digits) - d] = '\0';
-	if (lean) {
-		const pmbot_jnode *v = pmbot_jnode_get(ji, "stable_id");
-
-		/* node_json refuses an item without these: so does the lean node. */
-		if (!v || !pmbot_jnode_get(ji, "title"))
-			return PMBOT_ERROR;
-		return pmbot_workgraph_add_node_ref(g, t, pmbot_jnode_str(v), type, path, ji->line);
-	}
-	if (!(n = node_json(ji, type, share)))
+	/* A node object always has these (validation sees to it): an item without is refused. */
+	if (!pmbot_jnode_get(ji, "stable_id") || !pmbot_jnode_get(ji, "title"))
 		return PMBOT_ERROR;
-	if ((r = pmbot_workgraph_add_node(g, t, n, path, ji->line)) < 0)
+	if (lean)
+		return pmbot_workgraph_add_node_ref(g, t, pmbot_jnode_str(pmbot_jnode_get(ji,
+			"stable_id")), type, path, ji->line);
+	area = label_value(g, pmbot_jnode_get(ji, "area"), &triage_area, &needs_human);
+	priority = label_value(g, pmbot_jnode_get(ji, "priority"), &triage_priority, &needs_human);
+	if (!area || !priority)
+		return PMBOT_ERROR;
+	if ((r = pmbot_workgraph_add_item(g, t, type, ji, area, priority, needs_human, path,
+		ji->line)) < 0)
 		return r;
 	g->nodes[g->n_nodes - 1].file = file;
 	return PMBOT_OK;
@@ -285,7 +189,7 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
  * blocks both have one): no jansson tree of the report is built, and item
  * nodes carry their lines, so no position is looked up.
  */
-static int build(pmbot_workgraph **out, const pmbot_report *report,
+static int build(pmbot_workgraph **out, pmbot_report *report,
 	pmbot_diag_list *diags, int lean)
 {
 	static const char *const lists[] = { "epics", "features", "tasks" };
@@ -293,7 +197,6 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 	pmbot_workgraph *g = NULL;
 	size_t k, i;
 	iedges edges = { NULL, 0, 0 };
-	pmbot_jshare share = PMBOT_JSHARE_INIT;
 	char *file = NULL;
 	size_t n = 0, at = 0;
 	int rc = PMBOT_ERROR, r;
@@ -302,6 +205,13 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 	if (!root || pmbot_workgraph_new(&g) < 0 ||
 	    (!lean && report->file && !(file = pmbot_workgraph_strdup(g, report->file))))
 		goto done;
+	/* The nodes read their values from the document: the graph keeps it. */
+	if (!lean) {
+		r = pmbot_workgraph_keep_doc(g, report->doc);
+		report->doc = NULL;
+		if (r < 0)
+			goto done;
+	}
 	for (k = 0; k < 3; k++) {
 		const pmbot_jnode *list = pmbot_jnode_get(root, lists[k]);
 
@@ -316,7 +226,7 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 		const pmbot_jnode *ji = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
 
 		for (i = 0; ji; ji = ++i < list->len ? pmbot_jnode_next(ji) : NULL) {
-			if ((r = add_item(g, k, i, ji, lean, file, &share)) < 0) {
+			if ((r = add_item(g, k, i, ji, lean, file)) < 0) {
 				rc = r;
 				goto done;
 			}
@@ -354,13 +264,12 @@ static int build(pmbot_workgraph **out, const pmbot_report *report,
 		g = NULL;
 	}
 done:
-	pmbot_jshare_free(&share);
 	free(edges.items);
 	pmbot_workgraph_free(g);
 	return rc;
 }
 
-int pmbot_workgraph_from_report(pmbot_workgraph **out, const pmbot_report *report,
+int pmbot_workgraph_from_report(pmbot_workgraph **out, pmbot_report *report,
 	pmbot_diag_list *diags)
 {
 	return build(out, report, diags, 0);

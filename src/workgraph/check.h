@@ -29,4 +29,28 @@ typedef struct {
 PMBOT_WARN_UNUSED int pmbot_workgraph__check_finish(pmbot_workgraph *g, pmbot_wg_iedge *edges,
 	size_t m, const char *file, pmbot_diag_list *diags);
 
+/*
+ * Add the node of report item `item`, a value of one of the graph's
+ * documents (pmbot_workgraph_keep_doc()): its id is the item's
+ * "stable_id", `type_name` an open type's name (borrowed, as long as the
+ * graph), `area` and `priority` as pmbot_wg_node says (borrowed likewise).
+ * Same returns as pmbot_workgraph_add_node.
+ */
+int pmbot_workgraph_add_item(pmbot_workgraph *g, pmbot_node_type type, const char *type_name,
+	const pmbot_jnode *item, const pmbot_jnode *area, const pmbot_jnode *priority,
+	int needs_human, const char *source_path, int line);
+
+/*
+ * Make `doc` one of the graph's documents (freed with it): taken even on
+ * failure. 0, or PMBOT_ERROR when out of memory (`doc` freed).
+ */
+int pmbot_workgraph_keep_doc(pmbot_workgraph *g, pmbot_jdoc *doc);
+
+/*
+ * A string value among the graph's own: a document node of `len` bytes
+ * from `s` (copied), for a value a node does not read from a document
+ * as it is (a trimmed area). NULL when out of memory.
+ */
+const pmbot_jnode *pmbot_workgraph_string_node(pmbot_workgraph *g, const char *s, size_t len);
+
 #endif

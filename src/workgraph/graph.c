@@ -64,27 +64,76 @@ struct pmbot_wg_block {
 #define BLOCK_MIN 4096
 #define BLOCK_MAX (1024 * 1024)
 
-char *pmbot_workgraph_strdup(pmbot_workgraph *g, const char *s)
+/* Bytes to skip from `used` in `b` for an address that is a multiple of `align`. */
+static size_t pad_for(const struct pmbot_wg_block *b, size_t align)
+{
+	return (size_t)(-(uintptr_t)(b->data + b->used) & (align - 1));
+}
+
+/*
+ * `size` bytes at an address that is a multiple of `align` (a power of two,
+ * at most malloc's) among the graph's blocks, or NULL.
+ */
+static void *block_alloc(pmbot_workgraph *g, size_t size, size_t align)
 {
 	struct pmbot_wg_block *b = g->strings;
-	size_t len = strlen(s) + 1;
+	size_t pad = b ? pad_for(b, align) : 0;
 
-	if (!b || b->size - b->used < len) {
+	if (!b || b->size - b->used < pad || b->size - b->used - pad < size) {
 		/* Each block twice the last, to a cap: few blocks for a big graph, a small one for a small. */
-		size_t size = b ? (b->size < BLOCK_MAX / 2 ? b->size * 2 : BLOCK_MAX) : BLOCK_MIN;
+		size_t bsize = b ? (b->size < BLOCK_MAX / 2 ? b->size * 2 : BLOCK_MAX) : BLOCK_MIN;
 
-		if (size < len)
-			size = len;
-		if (!(b = malloc(sizeof(*b) + size)))
+		if (bsize < size + align)
+			bsize = size + align;
+		if (!(b = malloc(sizeof(*b) + bsize)))
 			return NULL;
 		b->next = g->strings;
 		b->used = 0;
-		b->size = size;
+		b->size = bsize;
 		g->strings = b;
+		pad = pad_for(b, align);
 	}
-	memcpy(b->data + b->used, s, len);
-	b->used += len;
-	return b->data + b->used - len;
+	b->used += pad + size;
+	return b->data + b->used - size;
+}
+
+char *pmbot_workgraph_strdup(pmbot_workgraph *g, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *d = block_alloc(g, len, 1);
+
+	if (d)
+		memcpy(d, s, len);
+	return d;
+}
+
+const pmbot_jnode *pmbot_workgraph_string_node(pmbot_workgraph *g, const char *s, size_t len)
+{
+	pmbot_jnode *n = block_alloc(g, sizeof(*n), _Alignof(pmbot_jnode));
+	char *d = n ? block_alloc(g, len + 1, 1) : NULL;
+
+	if (!d)
+		return NULL;
+	memcpy(d, s, len);
+	d[len] = '\0';
+	memset(n, 0, sizeof(*n));
+	n->type = PMBOT_JSTRING;
+	n->v.s = d;
+	n->len = (uint32_t)len;
+	return n;
+}
+
+int pmbot_workgraph_keep_doc(pmbot_workgraph *g, pmbot_jdoc *doc)
+{
+	pmbot_jdoc **p = pmbot_array_grow(g->docs, &g->alloc_docs, g->n_docs + 1, sizeof(*p));
+
+	if (!p) {
+		pmbot_jdoc_free(doc);
+		return PMBOT_ERROR;
+	}
+	g->docs = p;
+	g->docs[g->n_docs++] = doc;
+	return PMBOT_OK;
 }
 
 void pmbot_workgraph_free(pmbot_workgraph *g)
@@ -93,8 +142,9 @@ void pmbot_workgraph_free(pmbot_workgraph *g)
 
 	if (!g)
 		return;
-	for (i = 0; i < g->n_nodes; i++)
-		json_decref(g->nodes[i].json);
+	for (i = 0; i < g->n_docs; i++)
+		pmbot_jdoc_free(g->docs[i]);
+	free(g->docs);
 	while (g->strings) {
 		struct pmbot_wg_block *next = g->strings->next;
 
@@ -130,56 +180,89 @@ static int grow_edges(pmbot_workgraph *g)
 	return 0;
 }
 
-/* Both ways of adding a node; `json` (may be NULL) is consumed. */
+/* A node's values: its item and fields (none for a graph only checked). */
+typedef struct {
+	const pmbot_jnode *item, *area, *priority;
+	int needs_human, is_object;
+} node_values;
+
+/* Every way of adding a node. */
 static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
-	const char *type_name, json_t *json, const char *source_path, int line)
+	const char *type_name, const node_values *v, const char *source_path, int line)
 {
 	pmbot_wg_node *n;
 	char *path = NULL;
-	int err = PMBOT_ERROR;
 
-	if (!id || !type_name || !pmbot_report_type_word_ok(type_name, strlen(type_name))) {
-		err = PMBOT_EINVALID;
-		goto done;
-	}
+	if (!id || !type_name || !pmbot_report_type_word_ok(type_name, strlen(type_name)))
+		return PMBOT_EINVALID;
 	/*
-	 * Copied first: a failure after the index names `id` would have to keep
-	 * `json` alive. The id of a node with json is one of the graph's
-	 * strings, so edges can share it and outlive a node a merge drops.
+	 * The id of a node with values is one of the graph's strings, so
+	 * edges can share it and outlive a node a merge drops.
 	 */
 	if (grow_nodes(g) < 0 || (source_path && !(path = pmbot_workgraph_strdup(g, source_path))) ||
-	    (json && !(id = pmbot_workgraph_strdup(g, id))))
-		goto done;
+	    (v && !(id = pmbot_workgraph_strdup(g, id))))
+		return PMBOT_ERROR;
 	/*
 	 * The index is rebuilt by finish; here it catches duplicates and
 	 * gives a graph only checked each id's place + 1 (add order).
 	 */
 	switch (pmbot_strmap_put(&g->index, id, (void *)(uintptr_t)(g->n_nodes + 1), NULL)) {
-	case 1: err = PMBOT_EINVALID; goto done;
-	case -1: goto done;
+	case 1: return PMBOT_EINVALID;
+	case -1: return PMBOT_ERROR;
 	}
 	n = &g->nodes[g->n_nodes];
+	memset(n, 0, sizeof(*n));
 	n->source_path = path;
 	n->stable_id = id;
 	n->type = type;
 	n->type_name = type_name;
-	n->json = json;
+	if (v) {
+		n->item = v->item;
+		n->area = v->area;
+		n->priority = v->priority;
+		n->needs_human = v->needs_human;
+		n->is_object = v->is_object;
+	}
 	n->line = line;
-	n->file = NULL;
 	g->n_nodes++;
 	return PMBOT_OK;
-done:
-	json_decref(json);
-	return err;
 }
 
 int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *json,
 	const char *source_path, int line)
 {
+	pmbot_jdoc *doc = NULL;
+	const pmbot_jnode *root;
+	node_values v;
+	int rc;
+
+	/* The object as a document of the graph's: every node's values are read alike. */
+	rc = json ? pmbot_jdoc_from_json(&doc, json, NULL) : PMBOT_ERROR;
+	json_decref(json);
+	if (rc != PMBOT_OK || pmbot_workgraph_keep_doc(g, doc) < 0)
+		return PMBOT_ERROR;
+	root = pmbot_jdoc_root(doc);
+	v.item = root;
+	v.area = pmbot_jnode_get(root, "area");
+	v.priority = pmbot_jnode_get(root, "priority");
+	v.needs_human = pmbot_jnode_get(root, "needs_human") &&
+		pmbot_jnode_get(root, "needs_human")->type == PMBOT_JTRUE;
+	v.is_object = 1;
 	/* An open type has no enum value of its own: its name is the node's "type". */
-	return add_node(g, type, json_string_value(json_object_get(json, "stable_id")),
-		type == PMBOT_NODE_OTHER ? json_string_value(json_object_get(json, "type")) :
-		pmbot_node_type_name(type), json, source_path, line);
+	return add_node(g, type, pmbot_jnode_str(pmbot_jnode_get(root, "stable_id")),
+		type == PMBOT_NODE_OTHER ? pmbot_jnode_str(pmbot_jnode_get(root, "type")) :
+		pmbot_node_type_name(type), &v, source_path, line);
+}
+
+int pmbot_workgraph_add_item(pmbot_workgraph *g, pmbot_node_type type, const char *type_name,
+	const pmbot_jnode *item, const pmbot_jnode *area, const pmbot_jnode *priority,
+	int needs_human, const char *source_path, int line)
+{
+	node_values v = { item, area, priority, needs_human, 0 };
+
+	return add_node(g, type, pmbot_jnode_str(pmbot_jnode_get(item, "stable_id")),
+		type == PMBOT_NODE_OTHER ? type_name : pmbot_node_type_name(type), &v,
+		source_path, line);
 }
 
 int pmbot_workgraph_add_node_ref(pmbot_workgraph *g, pmbot_node_type type,
@@ -237,6 +320,75 @@ static int edge_cmp(const void *pa, const void *pb)
 		return c;
 	return strcmp(a->to_id, b->to_id);
 }
+
+const pmbot_jnode *pmbot_wg_node_get(const pmbot_wg_node *n, const char *name)
+{
+	const pmbot_jnode *v = n->item ? pmbot_jnode_get(n->item, name) : NULL;
+
+	/* A report item's null member is left out of its node object (node_json). */
+	return v && (n->is_object || v->type != PMBOT_JNULL) ? v : NULL;
+}
+
+/* The members a report item's node object copies as they are, in its order. */
+static const char *const copied_fields[] = {
+	"status", "size", "estimate_hrs", "risk", "goal", "objective",
+	"acceptance_criteria", "owners", "links", "milestones"
+};
+
+#define N_COPIED (sizeof(copied_fields) / sizeof(copied_fields[0]))
+
+/* json_object_set_new of a member whose name is a literal: no strlen, no UTF-8 check. */
+#define SET(obj, lit, v) json_object_setn_new_nocheck(obj, lit, sizeof(lit) - 1, v)
+
+/* A new jansson copy of `v`, or NULL (also for a NULL `v`, as json_object_set_new wants). */
+static json_t *jcopy(const pmbot_jnode *v)
+{
+	json_t *j = NULL;
+
+	return v && pmbot_jnode_to_json(&j, v) == PMBOT_OK ? j : NULL;
+}
+
+int pmbot_workgraph_node_json(json_t **out, const pmbot_wg_node *n)
+{
+	const pmbot_jnode *got[N_COPIED], *m;
+	json_t *o;
+	size_t k;
+	uint32_t i;
+	int err = 0;
+
+	*out = NULL;
+	if (!n->item)
+		return PMBOT_ERROR;
+	if (n->is_object)
+		return pmbot_jnode_to_json(out, n->item);
+	if (!(o = json_object()))
+		return PMBOT_ERROR;
+	/* One walk over the item for the copied members (the parser refused duplicate keys). */
+	memset(got, 0, sizeof(got));
+	m = n->item->type == PMBOT_JOBJECT ? pmbot_jnode_first(n->item) : NULL;
+	for (i = 0; m; m = ++i < n->item->len ? pmbot_jnode_next(m) : NULL)
+		for (k = 0; k < N_COPIED; k++)
+			if (!got[k] && m->key[0] == copied_fields[k][0] && !strcmp(m->key, copied_fields[k]))
+				got[k] = m;
+	err |= SET(o, "stable_id", jcopy(pmbot_jnode_get(n->item, "stable_id")));
+	err |= SET(o, "title", jcopy(pmbot_jnode_get(n->item, "title")));
+	err |= SET(o, "type", json_stringn_nocheck(n->type_name, strlen(n->type_name)));
+	err |= SET(o, "area", jcopy(n->area));
+	err |= SET(o, "priority", jcopy(n->priority));
+	err |= SET(o, "needs_human", json_boolean(n->needs_human));
+	for (k = 0; k < N_COPIED; k++)
+		if (got[k] && got[k]->type != PMBOT_JNULL)
+			err |= json_object_setn_new_nocheck(o, copied_fields[k],
+				strlen(copied_fields[k]), jcopy(got[k]));
+	if (err) {
+		json_decref(o);
+		return PMBOT_ERROR;
+	}
+	*out = o;
+	return PMBOT_OK;
+}
+
+#undef SET
 
 const pmbot_wg_node *pmbot_workgraph_find(const pmbot_workgraph *g, const char *stable_id)
 {
@@ -888,6 +1040,18 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 		dst->strings = src->strings;
 		src->strings = NULL;
 	}
+	/* So do the documents the nodes read their values from (src keeps them on failure). */
+	if (src->n_docs) {
+		pmbot_jdoc **docs = pmbot_array_grow(dst->docs, &dst->alloc_docs,
+			dst->n_docs + src->n_docs, sizeof(*docs));
+
+		if (!docs)
+			return PMBOT_ERROR;
+		dst->docs = docs;
+		memcpy(dst->docs + dst->n_docs, src->docs, src->n_docs * sizeof(*docs));
+		dst->n_docs += src->n_docs;
+		src->n_docs = 0;
+	}
 	if (pmbot_strmap_reserve(&dst->index, dst->index.count + src->n_nodes) < 0)
 		return PMBOT_ERROR;
 	for (i = 0; i < src->n_nodes; i++) {
@@ -914,7 +1078,6 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 				first && first->file ? first->file : "another report") < 0)
 				return PMBOT_ERROR;
 			rc = PMBOT_EINVALID;
-			json_decref(n->json);
 			continue;
 		}
 		}

@@ -20,8 +20,12 @@ int pmbot_workgraph_to_json(json_t **out, const pmbot_workgraph *g)
 	err |= json_object_set_new(doc, "schema_version", json_string("workgraph/v1"));
 	err |= json_object_set_new(doc, "nodes", nodes);
 	err |= json_object_set_new(doc, "edges", edges);
-	for (i = 0; i < g->n_nodes && !err; i++)
-		err |= json_array_append(nodes, g->nodes[i].json);
+	for (i = 0; i < g->n_nodes && !err; i++) {
+		json_t *node = NULL;
+
+		err |= pmbot_workgraph_node_json(&node, &g->nodes[i]) < 0 ||
+			json_array_append_new(nodes, node) < 0;
+	}
 	for (i = 0; i < g->n_edges && !err; i++) {
 		const pmbot_wg_edge *e = &g->edges[i];
 		json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "from_id", e->from_id, "to_id", e->to_id,
@@ -84,7 +88,7 @@ int pmbot_workgraph_mermaid(pmbot_buf *out, const pmbot_workgraph *g)
 		err |= pmbot_buf_printf(out, "  n%zu[\"", i);
 		err |= mermaid_text(out, n->stable_id);
 		err |= pmbot_buf_puts(out, "<br/>");
-		err |= mermaid_text(out, json_string_value(json_object_get(n->json, "title")));
+		err |= mermaid_text(out, pmbot_jnode_str(pmbot_wg_node_get(n, "title")));
 		err |= pmbot_buf_printf(out, "\"]:::%s\n", n->type_name);
 	}
 	for (i = 0; i < g->n_edges; i++) {
@@ -138,7 +142,7 @@ static int tree_line(pmbot_buf *out, const pmbot_workgraph *g, const struct edge
 	for (d = 0; d < depth; d++)
 		err |= pmbot_buf_puts(out, "  ");
 	err |= pmbot_buf_printf(out, "- %s [%s] %s", n->stable_id, n->type_name,
-		json_string_value(json_object_get(n->json, "title")));
+		pmbot_jnode_str(pmbot_wg_node_get(n, "title")));
 	for (k = ix->first[i]; k < ix->first[i + 1]; k++) {
 		const pmbot_wg_edge *e = &g->edges[ix->edges[k]];
 

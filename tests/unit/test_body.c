@@ -957,17 +957,26 @@ static char *to_crlf(const char *s, size_t len, size_t *out_len)
 	return pmbot_buf_detach(&b, out_len);
 }
 
+/* The node's workgraph/v1 object, which the reference reads (a new reference). */
+static json_t *node_obj(const pmbot_wg_node *n)
+{
+	json_t *j = NULL;
+
+	assert_int_equal(pmbot_workgraph_node_json(&j, n), PMBOT_OK);
+	return j;
+}
+
 /* The expected value under one form heading, or NULL when not tracked. */
 static char *expected_value(const pmbot_form_field *f, const pmbot_workgraph *g,
-	const pmbot_wg_node *n, const pmbot_strmap *refs)
+	const pmbot_wg_node *n, const json_t *nj, const pmbot_strmap *refs)
 {
 	switch (f->kind) {
-	case PMBOT_FIELD_AREA: return ref_member_line(n->json, "area");
-	case PMBOT_FIELD_PRIORITY: return ref_member_line(n->json, "priority");
-	case PMBOT_FIELD_SIZE: return ref_member_line(n->json, "size");
-	case PMBOT_FIELD_RISK: return ref_member_line(n->json, "risk");
-	case PMBOT_FIELD_STATUS: return ref_member_line(n->json, "status");
-	case PMBOT_FIELD_ESTIMATE: return ref_estimate(json_object_get(n->json, "estimate_hrs"));
+	case PMBOT_FIELD_AREA: return ref_member_line(nj, "area");
+	case PMBOT_FIELD_PRIORITY: return ref_member_line(nj, "priority");
+	case PMBOT_FIELD_SIZE: return ref_member_line(nj, "size");
+	case PMBOT_FIELD_RISK: return ref_member_line(nj, "risk");
+	case PMBOT_FIELD_STATUS: return ref_member_line(nj, "status");
+	case PMBOT_FIELD_ESTIMATE: return ref_estimate(json_object_get(nj, "estimate_hrs"));
 	case PMBOT_FIELD_BLOCKED_BY: return ref_deps(g, n->stable_id, refs);
 	case PMBOT_FIELD_ACTUAL:
 	case PMBOT_FIELD_OTHER: return xstrdup("");
@@ -984,6 +993,7 @@ static void check_round_trip(const pmbot_rendered_issue *iss, const pmbot_form *
 	const char *rest, *p;
 	pmbot_body b, c;
 	size_t i, crlf_len;
+	json_t *nj = node_obj(n);
 
 	assert_int_equal(pmbot_body_parse(&b, iss->body, iss->body_len, &d), 0);
 	assert_int_equal(d.count, 0);
@@ -995,7 +1005,7 @@ static void check_round_trip(const pmbot_rendered_issue *iss, const pmbot_form *
 	assert_int_equal(b.n_fields, form->n_fields);
 	assert_int_equal(c.n_fields, form->n_fields);
 	for (i = 0; i < form->n_fields; i++) {
-		char *want = expected_value(&form->fields[i], g, n, refs);
+		char *want = expected_value(&form->fields[i], g, n, nj, refs);
 
 		assert_string_equal(b.fields[i].heading, form->fields[i].label);
 		assert_string_equal(pmbot_body_get(&b, form->fields[i].label), b.fields[i].value);
@@ -1003,7 +1013,7 @@ static void check_round_trip(const pmbot_rendered_issue *iss, const pmbot_form *
 			assert_string_equal(b.fields[i].value, want);
 			assert_string_equal(c.fields[i].value, want);
 			if (form->fields[i].kind == PMBOT_FIELD_ESTIMATE && want[0]) {
-				const json_t *e = json_object_get(n->json, "estimate_hrs");
+				const json_t *e = json_object_get(nj, "estimate_hrs");
 				double h;
 
 				assert_int_equal(pmbot_body_parse_hours(&h, want), 0);
@@ -1032,7 +1042,7 @@ static void check_round_trip(const pmbot_rendered_issue *iss, const pmbot_form *
 
 	/* The title comes back without its prefix, neutralised, never a mention or a link. */
 	assert_int_equal(pmbot_render_title_strip(&rest, iss->title, form), PMBOT_OK);
-	title = ref_collapse(json_string_value(json_object_get(n->json, "title")));
+	title = ref_collapse(json_string_value(json_object_get(nj, "title")));
 	assert_int_equal(pmbot_text_neutralise(&unlinked, title, strlen(title),
 		PMBOT_TEXT_CODE_SPANS), 0);
 	assert_string_equal(rest, unlinked.buf);
@@ -1042,6 +1052,7 @@ static void check_round_trip(const pmbot_rendered_issue *iss, const pmbot_form *
 	pmbot_buf_free(&back);
 	free(title);
 	free(crlf);
+	json_decref(nj);
 	pmbot_body_free(&b);
 	pmbot_body_free(&c);
 	pmbot_diag_list_free(&d);
@@ -1054,7 +1065,8 @@ static void render_and_check(stats *st, const pmbot_workgraph *g, const pmbot_wg
 	pmbot_rendered_issue iss;
 	const char *want[5];
 	size_t nwant = 0, i, k;
-	char *title = ref_collapse(json_string_value(json_object_get(n->json, "title")));
+	json_t *nj = node_obj(n);
+	char *title = ref_collapse(json_string_value(json_object_get(nj, "title")));
 	int rc;
 
 	if (it->unsafe_id)
@@ -1063,12 +1075,13 @@ static void render_and_check(stats *st, const pmbot_workgraph *g, const pmbot_wg
 		want[nwant++] = "RENDER_TITLE_EMPTY";
 	if (chars(form->title_prefix) + chars(title) > 256)
 		want[nwant++] = "RENDER_TITLE_TOO_LONG";
-	if (label_too_long(n->json, "area", "area:") || label_too_long(n->json, "priority", "prio:") ||
-	    label_too_long(n->json, "size", "size:") || label_too_long(n->json, "status", "status:"))
+	if (label_too_long(nj, "area", "area:") || label_too_long(nj, "priority", "prio:") ||
+	    label_too_long(nj, "size", "size:") || label_too_long(nj, "status", "status:"))
 		want[nwant++] = "RENDER_LABEL_TOO_LONG";
 	if (it->huge)
 		want[nwant++] = "RENDER_BODY_TOO_LONG";
 	free(title);
+	json_decref(nj);
 
 	rc = pmbot_render_issue(&iss, g, n, form, opts, &d);
 	st->renders++;

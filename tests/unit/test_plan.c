@@ -337,14 +337,15 @@ static void world_applied_graph(struct world *w, const pmbot_workgraph *g)
 				{ "Priority", "priority" }, { "Size", "size" },
 				{ "Estimate (hrs)", "estimate_hrs" }, { "Area", "area" },
 			};
-			int triage = json_is_true(json_object_get(n->json, "needs_human"));
-			json_t *values = json_object(), *item;
+			json_t *nj = NULL, *values = json_object(), *item;
+			int triage = n->needs_human;
 			char id[32];
 
+			assert_int_equal(pmbot_workgraph_node_json(&nj, n), PMBOT_OK);
 			ref = ref_of(g, n->stable_id);
 			/* triage defaults are never synced, and "Triage" is no option */
 			for (k = 0; !triage && k < sizeof(synced) / sizeof(synced[0]); k++) {
-				json_t *v = json_object_get(n->json, synced[k][1]);
+				json_t *v = json_object_get(nj, synced[k][1]);
 
 				if (v)
 					assert_int_equal(json_object_set(values, synced[k][0], v), 0);
@@ -353,6 +354,7 @@ static void world_applied_graph(struct world *w, const pmbot_workgraph *g)
 			item = json_pack("{s:s, s:s, s:o}", "id", id, "issue", ref, "values", values);
 			assert_non_null(item);
 			assert_int_equal(json_array_append_new(json_object_get(project, "items"), item), 0);
+			json_decref(nj);
 			free(ref);
 		}
 	}
