@@ -1032,6 +1032,63 @@ static void test_workgraph__a_merge_keeps_the_strings_of_what_it_moved(void **st
 }
 
 /*
+ * A node reads its values from the report's document: area and priority
+ * trimmed of blanks (a copy only then) or the triage defaults, and its
+ * node object made from them. A node added from an object reads that
+ * object as it is, null members too.
+ */
+static void test_workgraph__a_node_reads_its_values_from_the_document(void **state)
+{
+	static const char *const md = JHEAD "\"tasks\": [\n"
+		"{\"stable_id\": \"task:a\", \"title\": \"A\", \"area\": \" web\\u00a0\","
+		" \"risk\": \"low\"},\n"
+		"{\"stable_id\": \"task:b\", \"title\": \"B\", \"area\": \"web\", \"priority\": \"P1\"}]}\n"
+		"```\n";
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *g = NULL;
+	const pmbot_wg_node *a, *b, *c;
+	json_t *j = NULL;
+	char *text;
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_load(&g, "plan.md", md, strlen(md), NULL, &d), PMBOT_OK);
+	a = pmbot_workgraph_find(g, "task:a");
+	b = pmbot_workgraph_find(g, "task:b");
+	assert_non_null(a);
+	assert_non_null(b);
+	/* Trimmed: a string of the graph's; untrimmed: the document's own value. */
+	assert_string_equal(a->area->v.s, "web");
+	assert_int_equal(a->area->len, 3);
+	assert_ptr_equal(b->area, pmbot_jnode_get(b->item, "area"));
+	assert_string_equal(a->priority->v.s, "Triage");
+	assert_true(a->needs_human);
+	assert_false(b->needs_human);
+	assert_null(pmbot_wg_node_get(a, "size"));
+	assert_string_equal(pmbot_jnode_str(pmbot_wg_node_get(a, "risk")), "low");
+	assert_int_equal(pmbot_workgraph_node_json(&j, a), PMBOT_OK);
+	text = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(text, "{\"stable_id\":\"task:a\",\"title\":\"A\",\"type\":\"task\","
+		"\"area\":\"web\",\"priority\":\"Triage\",\"needs_human\":true,\"risk\":\"low\"}");
+	free(text);
+	json_decref(j);
+
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK, json_pack("{s:s, s:s, s:n}",
+		"stable_id", "task:c", "title", "C", "size"), NULL, 0), PMBOT_OK);
+	c = &g->nodes[g->n_nodes - 1];
+	assert_true(c->is_object);
+	assert_non_null(pmbot_wg_node_get(c, "size"));
+	assert_int_equal(pmbot_wg_node_get(c, "size")->type, PMBOT_JNULL);
+	assert_null(c->area);
+	assert_int_equal(pmbot_workgraph_node_json(&j, c), PMBOT_OK);
+	text = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(text, "{\"stable_id\":\"task:c\",\"title\":\"C\",\"size\":null}");
+	free(text);
+	json_decref(j);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
+/*
  * An edge's end that names a node is that node's own id string (lookups
  * compare pointers), and it stays readable when a merge drops the node
  * as a duplicate: the string belongs to the graph, not to the node.
@@ -1324,6 +1381,7 @@ int main(void)
 		cmocka_unit_test(test_workgraph__check_says_what_load_says_of_a_json_report),
 		cmocka_unit_test(test_workgraph__a_merge_keeps_the_strings_of_what_it_moved),
 		cmocka_unit_test(test_workgraph__an_edge_shares_its_nodes_id_and_outlives_a_dropped_one),
+		cmocka_unit_test(test_workgraph__a_node_reads_its_values_from_the_document),
 		cmocka_unit_test(test_workgraph__the_sort_by_keys_is_the_order_of_strcmp),
 	};
 
