@@ -150,7 +150,7 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
 	const char *type = types[k], *task_type;
 	char path[48], digits[24];
 	size_t d = sizeof(digits), len = strlen(lists[k]);
-	const pmbot_jnode *area, *priority;
+	const pmbot_jnode *id, *area, *priority;
 	pmbot_node_type t;
 	int r, needs_human = 0;
 
@@ -168,17 +168,16 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
 	memcpy(path + len, digits + d, sizeof(digits) - d);
 	path[len + sizeof(digits) - d] = '\0';
 	/* A node object always has these (validation sees to it): an item without is refused. */
-	if (!pmbot_jnode_get(ji, "stable_id") || !pmbot_jnode_get(ji, "title"))
+	if (!(id = pmbot_jnode_get(ji, "stable_id")) || !pmbot_jnode_get(ji, "title"))
 		return PMBOT_ERROR;
 	if (lean)
-		return pmbot_workgraph_add_node_ref(g, t, pmbot_jnode_str(pmbot_jnode_get(ji,
-			"stable_id")), type, path, ji->line);
+		return pmbot_workgraph_add_node_ref(g, t, pmbot_jnode_str(id), type, path, ji->line);
 	area = label_value(g, pmbot_jnode_get(ji, "area"), &triage_area, &needs_human);
 	priority = label_value(g, pmbot_jnode_get(ji, "priority"), &triage_priority, &needs_human);
 	if (!area || !priority)
 		return PMBOT_ERROR;
-	if ((r = pmbot_workgraph_add_item(g, t, type, ji, area, priority, needs_human, path,
-		ji->line)) < 0)
+	if ((r = pmbot_workgraph_add_item(g, t, pmbot_jnode_str(id), type, ji, area, priority,
+		needs_human, path, ji->line)) < 0)
 		return r;
 	g->nodes[g->n_nodes - 1].file = file;
 	return PMBOT_OK;

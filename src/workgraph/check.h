@@ -31,14 +31,14 @@ PMBOT_WARN_UNUSED int pmbot_workgraph__check_finish(pmbot_workgraph *g, pmbot_wg
 
 /*
  * Add the node of report item `item`, a value of one of the graph's
- * documents (pmbot_workgraph_keep_doc()): its id is the item's
- * "stable_id", `type_name` an open type's name (borrowed, as long as the
+ * documents (pmbot_workgraph_keep_doc()): `stable_id` its "stable_id"
+ * (copied), `type_name` an open type's name (borrowed, as long as the
  * graph), `area` and `priority` as pmbot_wg_node says (borrowed likewise).
  * Same returns as pmbot_workgraph_add_node.
  */
-int pmbot_workgraph_add_item(pmbot_workgraph *g, pmbot_node_type type, const char *type_name,
-	const pmbot_jnode *item, const pmbot_jnode *area, const pmbot_jnode *priority,
-	int needs_human, const char *source_path, int line);
+int pmbot_workgraph_add_item(pmbot_workgraph *g, pmbot_node_type type, const char *stable_id,
+	const char *type_name, const pmbot_jnode *item, const pmbot_jnode *area,
+	const pmbot_jnode *priority, int needs_human, const char *source_path, int line);
 
 /*
  * Make `doc` one of the graph's documents (freed with it): taken even on

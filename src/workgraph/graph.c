@@ -254,13 +254,13 @@ int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *j
 		pmbot_node_type_name(type), &v, source_path, line);
 }
 
-int pmbot_workgraph_add_item(pmbot_workgraph *g, pmbot_node_type type, const char *type_name,
-	const pmbot_jnode *item, const pmbot_jnode *area, const pmbot_jnode *priority,
-	int needs_human, const char *source_path, int line)
+int pmbot_workgraph_add_item(pmbot_workgraph *g, pmbot_node_type type, const char *stable_id,
+	const char *type_name, const pmbot_jnode *item, const pmbot_jnode *area,
+	const pmbot_jnode *priority, int needs_human, const char *source_path, int line)
 {
 	node_values v = { item, area, priority, needs_human, 0 };
 
-	return add_node(g, type, pmbot_jnode_str(pmbot_jnode_get(item, "stable_id")),
+	return add_node(g, type, stable_id,
 		type == PMBOT_NODE_OTHER ? type_name : pmbot_node_type_name(type), &v,
 		source_path, line);
 }
