@@ -250,10 +250,10 @@ const char *pmbot_jnode_type_name(const pmbot_jnode *n);
 PMBOT_WARN_UNUSED int pmbot_jnode_to_json(json_t **out, const pmbot_jnode *n);
 
 /*
- * Scalars that repeat across many values kept as jansson (a type, an area,
- * a size, a field's option, a small number): one jansson value each,
- * shared by reference, so 10,000 nodes or items hold a few hundred
- * strings instead of tens of thousands of allocations. The share holds a
+ * Scalars that repeat across many values kept as jansson (a project
+ * field's option, a size, a small number): one jansson value each, shared
+ * by reference, so the 10,000 items of a state hold a few hundred strings
+ * instead of tens of thousands of allocations. The share holds a
  * reference to each value; pmbot_jshare_free() drops them (values still
  * held elsewhere live on). A shared value must never be changed in place.
  */
