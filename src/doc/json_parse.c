@@ -1871,8 +1871,8 @@ void pmbot_jshare_free(pmbot_jshare *share)
 	size_t i;
 
 	for (i = 0; i < share->strings.cap; i++)
-		if (share->strings.keys[i])
-			json_decref(share->strings.values[i]);
+		if (share->strings.slots[i].key)
+			json_decref(share->strings.slots[i].value);
 	pmbot_strmap_free(&share->strings);
 	for (i = 0; i < PMBOT_JSHARE_INTS; i++) {
 		json_decref(share->ints[i]);

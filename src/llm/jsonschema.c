@@ -883,9 +883,9 @@ static void free_regexes(pmbot_strmap *m)
 	size_t i;
 
 	for (i = 0; i < m->cap; i++) {
-		if (m->keys[i]) {
-			regfree(m->values[i]);
-			free(m->values[i]);
+		if (m->slots[i].key) {
+			regfree(m->slots[i].value);
+			free(m->slots[i].value);
 		}
 	}
 	pmbot_strmap_free(m);

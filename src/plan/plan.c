@@ -730,6 +730,13 @@ static int index_managed(struct planner *p)
 	if (!(p->mslots = calloc(st->n_issues ? st->n_issues : 1, sizeof(*p->mslots))) ||
 	    !(p->of_issue = calloc(st->n_issues ? st->n_issues : 1, sizeof(*p->of_issue))))
 		return -1;
+	/*
+	 * Every issue may be managed: sized once, the maps are not rebuilt at
+	 * each doubling, whose freed tables the next, larger one never fits.
+	 */
+	if (pmbot_strmap_reserve(&p->by_ref, st->n_issues) < 0 ||
+	    pmbot_strmap_reserve(&p->managed, st->n_issues) < 0)
+		return -1;
 	for (i = 0; i < st->n_issues; i++) {
 		const pmbot_issue *is = &st->issues[i];
 		pmbot_body body;
@@ -1714,8 +1721,8 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 	if (acc->touched.count && !(refs = malloc(acc->touched.count * sizeof(*refs))))
 		goto done;
 	for (i = 0; i < acc->touched.cap; i++)
-		if (acc->touched.keys[i])
-			refs[n_refs++] = acc->touched.keys[i];
+		if (acc->touched.slots[i].key)
+			refs[n_refs++] = acc->touched.slots[i].key;
 	if (n_refs)
 		qsort(refs, n_refs, sizeof(*refs), ref_cmp);
 	for (i = 0; i < n_refs; i++) {
@@ -1821,7 +1828,7 @@ void pmbot_plan_acc_free(pmbot_plan_acc *acc)
 	free(acc->cs);
 	pmbot_buf_free(&acc->scratch);
 	for (i = 0; i < acc->touched.cap; i++)
-		free((char *)acc->touched.keys[i]);
+		free((char *)acc->touched.slots[i].key);
 	pmbot_strmap_free(&acc->touched);
 	for (i = 0; i < PMBOT_OP_COUNT; i++) {
 		json_decref(acc->op_names[i]);
@@ -2001,9 +2008,9 @@ done:
 	json_decref(p.unset_parent);
 	json_decref(p.on_board);
 	for (i = 0; i < p.field_payloads.cap; i++) {
-		if (p.field_payloads.keys[i])
-			json_decref(p.field_payloads.values[i]);
-		free((char *)p.field_payloads.keys[i]);
+		if (p.field_payloads.slots[i].key)
+			json_decref(p.field_payloads.slots[i].value);
+		free((char *)p.field_payloads.slots[i].key);
 	}
 	pmbot_strmap_free(&p.field_payloads);
 	pmbot_jshare_free(&p.share);

@@ -18,9 +18,7 @@ static size_t hash_str(const char *s)
 
 void pmbot_strmap_free(pmbot_strmap *m)
 {
-	free(m->keys);
-	free(m->values);
-	free(m->hashes);
+	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -29,48 +27,37 @@ void pmbot_strmap_free(pmbot_strmap *m)
  * at all when the caller looks up with the stored pointer itself (a graph's
  * edges share their nodes' ids), which spares a cache miss on the key.
  */
-static size_t find_slot(const char **keys, const size_t *hashes, size_t cap, const char *key,
+static pmbot_strmap_slot *find_slot(pmbot_strmap_slot *slots, size_t cap, const char *key,
 	size_t h)
 {
 	size_t i = h & (cap - 1);
 
-	while (keys[i] && (hashes[i] != h || (keys[i] != key && strcmp(keys[i], key))))
+	while (slots[i].key && (slots[i].hash != h ||
+				(slots[i].key != key && strcmp(slots[i].key, key))))
 		i = (i + 1) & (cap - 1);
-	return i;
+	return &slots[i];
 }
 
 static int rehash(pmbot_strmap *m, size_t cap)
 {
-	const char **keys = calloc(cap, sizeof(*keys));
-	void **values = calloc(cap, sizeof(*values));
-	size_t *hashes = calloc(cap, sizeof(*hashes));
+	pmbot_strmap_slot *slots = calloc(cap, sizeof(*slots));
 	size_t i;
 
-	if (!keys || !values || !hashes) {
-		free(keys);
-		free(values);
-		free(hashes);
+	if (!slots)
 		return -1;
-	}
 	for (i = 0; i < m->cap; i++) {
-		size_t slot;
+		size_t at;
 
-		if (!m->keys[i])
+		if (!m->slots[i].key)
 			continue;
 		/* Keys are unique: the first free slot is theirs, no compare needed. */
-		slot = m->hashes[i] & (cap - 1);
-		while (keys[slot])
-			slot = (slot + 1) & (cap - 1);
-		keys[slot] = m->keys[i];
-		values[slot] = m->values[i];
-		hashes[slot] = m->hashes[i];
+		at = m->slots[i].hash & (cap - 1);
+		while (slots[at].key)
+			at = (at + 1) & (cap - 1);
+		slots[at] = m->slots[i];
 	}
-	free(m->keys);
-	free(m->values);
-	free(m->hashes);
-	m->keys = keys;
-	m->values = values;
-	m->hashes = hashes;
+	free(m->slots);
+	m->slots = slots;
 	m->cap = cap;
 	return 0;
 }
@@ -86,25 +73,26 @@ int pmbot_strmap_reserve(pmbot_strmap *m, size_t n)
 
 int pmbot_strmap_put(pmbot_strmap *m, const char *key, void *value, void **existing)
 {
-	size_t h = hash_str(key), slot = 0;
+	size_t h = hash_str(key);
+	pmbot_strmap_slot *slot = NULL;
 
 	/* Look first: a duplicate must be reported even when growing would fail. */
 	if (m->cap) {
-		slot = find_slot(m->keys, m->hashes, m->cap, key, h);
-		if (m->keys[slot]) {
+		slot = find_slot(m->slots, m->cap, key, h);
+		if (slot->key) {
 			if (existing)
-				*existing = m->values[slot];
+				*existing = slot->value;
 			return 1;
 		}
 	}
 	if ((m->count + 1) * 2 > m->cap) {
 		if (rehash(m, m->cap ? m->cap * 2 : 16) < 0)
 			return -1;
-		slot = find_slot(m->keys, m->hashes, m->cap, key, h);
+		slot = find_slot(m->slots, m->cap, key, h);
 	}
-	m->keys[slot] = key;
-	m->values[slot] = value;
-	m->hashes[slot] = h;
+	slot->key = key;
+	slot->value = value;
+	slot->hash = h;
 	m->count++;
 	return 0;
 }
@@ -112,17 +100,17 @@ int pmbot_strmap_put(pmbot_strmap *m, const char *key, void *value, void **exist
 int pmbot_strmap_get_key(const pmbot_strmap *m, const char *key, const char **stored,
 	void **value)
 {
-	size_t slot;
+	const pmbot_strmap_slot *slot;
 
 	if (!m->cap)
 		return 0;
-	slot = find_slot(m->keys, m->hashes, m->cap, key, hash_str(key));
-	if (!m->keys[slot])
+	slot = find_slot(m->slots, m->cap, key, hash_str(key));
+	if (!slot->key)
 		return 0;
 	if (stored)
-		*stored = m->keys[slot];
+		*stored = slot->key;
 	if (value)
-		*value = m->values[slot];
+		*value = slot->value;
 	return 1;
 }
 

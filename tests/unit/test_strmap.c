@@ -119,7 +119,7 @@ static void test_strmap__free_leaves_a_reusable_map(void **state)
 	(void)state;
 	assert_int_equal(pmbot_strmap_put(&m, "a", &x, NULL), 0);
 	pmbot_strmap_free(&m);
-	assert_null(m.keys);
+	assert_null(m.slots);
 	assert_int_equal(pmbot_strmap_get(&m, "a", &v), 0);
 	assert_int_equal(pmbot_strmap_put(&m, "a", &x, NULL), 0);
 	assert_int_equal(pmbot_strmap_get(&m, "a", &v), 1);
@@ -203,6 +203,39 @@ static void test_strmap__reserve_makes_room_up_front(void **state)
 	pmbot_strmap_free(&m);
 }
 
+/*
+ * Callers free what they put by walking the slots: each key is met once,
+ * with its own value, after as many rehashes as 1,000 keys take.
+ */
+static void test_strmap__walking_the_slots_meets_each_key_once(void **state)
+{
+	pmbot_strmap m = PMBOT_STRMAP_INIT;
+	static char keys[1000][8];
+	unsigned char seen[1000] = { 0 };
+	size_t i, met = 0;
+
+	(void)state;
+	for (i = 0; i < 1000; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%zu", i);
+		assert_int_equal(pmbot_strmap_put(&m, keys[i], &seen[i], NULL), 0);
+	}
+	for (i = 0; i < m.cap; i++) {
+		size_t at;
+
+		if (!m.slots[i].key)
+			continue;
+		at = (size_t)((unsigned char *)m.slots[i].value - seen);
+		assert_true(at < 1000);
+		assert_ptr_equal(m.slots[i].key, keys[at]);
+		assert_int_equal(seen[at], 0);
+		seen[at] = 1;
+		met++;
+	}
+	assert_int_equal(met, 1000);
+	assert_int_equal(m.count, 1000);
+	pmbot_strmap_free(&m);
+}
+
 static void test_strmap__keys_sharing_long_prefixes_stay_distinct(void **state)
 {
 	pmbot_strmap m = PMBOT_STRMAP_INIT;
@@ -238,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_strmap__duplicate_put_reports_and_keeps_the_first_value),
 		cmocka_unit_test(test_strmap__free_leaves_a_reusable_map),
 		cmocka_unit_test(test_strmap__hundred_thousand_keys_survive_every_rehash),
+		cmocka_unit_test(test_strmap__walking_the_slots_meets_each_key_once),
 		cmocka_unit_test(test_strmap__keys_sharing_long_prefixes_stay_distinct),
 		cmocka_unit_test(test_strmap__reserve_makes_room_up_front),
 		cmocka_unit_test(test_strmap__get_key_gives_the_pointer_put),
