@@ -1,6 +1,8 @@
 #ifndef PMBOT_MEM_H
 #define PMBOT_MEM_H
 
+#include <stddef.h>
+
 /*
  * How the process's allocator treats freed memory. Only a program's main
  * calls this, once, before it allocates much: it is a process-wide choice,
@@ -27,5 +29,20 @@
  * when glibc refused a setting.
  */
 int pmbot_mem_keep_freed(void);
+
+/*
+ * malloc(n) (free() it; NULL when out of memory) for a block about to be
+ * written whole: a file's text, a parsed document's nodes and strings. The
+ * 2 MiB windows wholly inside a block of 2 MiB or more are advised to the
+ * kernel as huge pages (madvise MADV_HUGEPAGE, which the default "madvise"
+ * setting of transparent huge pages honours): one fault and one TLB entry
+ * where there were 512. Measured on the 10,000-item report: `validate` 2,168
+ * page faults to about 1,000-1,700 and 7 % less time, the plan with nothing
+ * to do 11,110 to about 6,000. The cost is what a window holds beyond what
+ * is written, under 2 MiB a block; how many windows a block holds depends
+ * on where the heap starts, so peaks vary by about that much from run to
+ * run. Where the kernel has no huge pages, or refuses, nothing changes.
+ */
+void *pmbot_mem_alloc_large(size_t n);
 
 #endif

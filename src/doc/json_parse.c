@@ -18,6 +18,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/json.h"
 #include "pmbot/utf8.h"
+#include "pmbot/mem.h"
 #include "pmbot/banned.h"
 
 /*
@@ -1777,7 +1778,7 @@ int pmbot_jdoc_parse(pmbot_jdoc **out, const char *file, const char *text, size_
 		goto done;
 	/* Over the limit: no arena; parse_text refuses before reading a byte. */
 	cd->cap = len > JDOC_MAX_BYTES ? 0 : len + 1;
-	if (cd->cap && !(cd->arena = malloc(cd->cap)))
+	if (cd->cap && !(cd->arena = pmbot_mem_alloc_large(cd->cap)))
 		goto done;
 	/*
 	 * Room for a node per 16 bytes of text (bench/'s 10,000-item report

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "pmbot/mem.h"
 #include "pmbot/banned.h"
 
 void *pmbot_array_grow(void *items, size_t *alloc, size_t need, size_t size)
@@ -19,7 +20,8 @@ void *pmbot_array_grow(void *items, size_t *alloc, size_t need, size_t size)
 		n = 8;
 	if (!size || n > SIZE_MAX / size)
 		return NULL;
-	if (!(p = realloc(items, n * size)))
+	/* A large first block is a caller sizing what it will fill: pmbot_mem_alloc_large. */
+	if (!(p = items ? realloc(items, n * size) : pmbot_mem_alloc_large(n * size)))
 		return NULL;
 	*alloc = n;
 	return p;

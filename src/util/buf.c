@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmbot/mem.h"
 #include "pmbot/banned.h"
 
 char pmbot_buf__empty[1];
@@ -39,7 +40,8 @@ int pmbot_buf_grow(pmbot_buf *b, size_t extra)
 	cap = !b->cap ? 64 : b->cap > SIZE_MAX / 2 ? need : b->cap * 2;
 	if (cap < need)
 		cap = need;
-	p = b->cap ? realloc(b->buf, cap) : malloc(cap);
+	/* A large first block is a caller sizing what it will fill: pmbot_mem_alloc_large. */
+	p = b->cap ? realloc(b->buf, cap) : pmbot_mem_alloc_large(cap);
 	if (!p)
 		return PMBOT_ERROR;
 	if (!b->cap)

@@ -1,7 +1,9 @@
 #include "pmbot/mem.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -52,4 +54,29 @@ int pmbot_mem_keep_freed(void)
 #else
 	return 0;
 #endif
+}
+
+/* x86-64's and arm64's (4 KiB pages) transparent huge page. */
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+void *pmbot_mem_alloc_large(size_t n)
+{
+	char *p = malloc(n);
+#ifdef MADV_HUGEPAGE
+	uintptr_t from, to;
+
+	if (!p || n < HUGE_PAGE)
+		return p;
+	/*
+	 * Only the whole windows inside the block: the pages around them
+	 * may be other blocks', whose size the advice must not round up.
+	 * Not aligning the block (posix_memalign) is deliberate: the holes
+	 * alignment leaves in the heap cost more than the windows it wins.
+	 */
+	from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	to = ((uintptr_t)p + n) & ~(HUGE_PAGE - 1);
+	if (from < to)
+		(void)madvise((void *)from, to - from, MADV_HUGEPAGE);
+#endif
+	return p;
 }

@@ -2,8 +2,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -109,12 +111,84 @@ static void test_mem__freed_small_blocks_skip_the_fast_bins(void **state)
 #endif
 }
 
+/*
+ * The flags of the mapping holding `at`, from /proc/self/smaps, into
+ * `flags`; 0 when found, -1 when this system has no such file.
+ */
+static int vma_flags(char *flags, size_t size, const void *at)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int in = 0, found = -1;
+
+	if (!f)
+		return -1;
+	while (found < 0 && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char dash;
+
+		if (sscanf(line, "%lx%c%lx ", &lo, &dash, &hi) == 3 && dash == '-')
+			in = (uintptr_t)at >= lo && (uintptr_t)at < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8)) {
+			snprintf(flags, size, "%s", line + 8);
+			found = 0;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* " hg" (MADV_HUGEPAGE) among the two-letter flags smaps lists. */
+static int advised(const char *flags)
+{
+	return strstr(flags, " hg") != NULL;
+}
+
+/*
+ * A block of 2 MiB or more has its whole 2 MiB windows advised as huge
+ * pages, and is an ordinary block: written whole, freed with free(). A
+ * small block is left alone. Skipped where the kernel has no transparent
+ * huge pages to advise, or no smaps to read them back.
+ */
+static void test_mem__a_large_block_asks_for_huge_pages(void **state)
+{
+	const uintptr_t window = (uintptr_t)2 << 20;
+	size_t n = 6 << 20;
+	char flags[512];
+	char *small, *large;
+	uintptr_t from;
+
+	(void)state;
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0)
+		skip();
+	assert_non_null(small = pmbot_mem_alloc_large(1 << 20));
+	memset(small, 1, 1 << 20);
+	if (vma_flags(flags, sizeof(flags), small) < 0) {
+		free(small);
+		skip();
+	}
+	assert_false(advised(flags));
+	assert_non_null(large = pmbot_mem_alloc_large(n));
+	memset(large, 2, n);
+	from = ((uintptr_t)large + window - 1) & ~(window - 1);
+	/* 6 MiB hold two whole windows wherever they start. */
+	assert_true(from + 2 * window <= (uintptr_t)large + n);
+	assert_int_equal(vma_flags(flags, sizeof(flags), (void *)from), 0);
+	assert_true(advised(flags));
+	assert_int_equal(vma_flags(flags, sizeof(flags), (void *)(from + 2 * window - 1)), 0);
+	assert_true(advised(flags));
+	assert_int_equal(large[n - 1], 2);
+	free(large);
+	free(small);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mem__a_users_malloc_tunable_is_left_alone),
 		cmocka_unit_test(test_mem__freed_blocks_stay_for_the_next_allocation),
 		cmocka_unit_test(test_mem__freed_small_blocks_skip_the_fast_bins),
+		cmocka_unit_test(test_mem__a_large_block_asks_for_huge_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
