@@ -1065,16 +1065,17 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 			json_pack("{s:s%}", "body", r->body, r->body_len)) < 0) {
 		goto done;
 	}
-	if (!(add = json_array()) || !(remove = json_array()))
-		goto done;
+	/* The arrays are made at the first difference: most issues have none. */
 	for (i = 0; i < r->n_labels; i++)
 		if (!has_string(is->labels, is->n_labels, r->labels[i]) &&
-		    json_array_append_new(add, json_string(r->labels[i])) < 0)
+		    ((!add && !(add = json_array())) ||
+		     json_array_append_new(add, json_string(r->labels[i])) < 0))
 			goto done;
 	for (i = 0; i < is->n_labels; i++)
 		if (pmbot_plan_label_owned(scheme, is->labels[i]) &&
 		    !has_string(r->labels, r->n_labels, is->labels[i]) &&
-		    json_array_append_new(remove, json_string(is->labels[i])) < 0)
+		    ((!remove && !(remove = json_array())) ||
+		     json_array_append_new(remove, json_string(is->labels[i])) < 0))
 			goto done;
 	if (json_array_size(add) && add_cs(p, "add_labels", item_target(p, n),
 		json_pack("{s:O}", "labels", add), NULL, NULL) < 0)
@@ -1167,46 +1168,52 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 
 	for (i = p->dep_first[k]; i < p->dep_first[k + 1]; i++) {
 		const pmbot_wg_edge *e = &g->edges[p->dep_edges[i]];
-		const pmbot_wg_node *to;
-		json_t *b = binding(p, e->to_id);
-		char *ref;
+		const pmbot_wg_node *to = pmbot_workgraph_find(g, e->to_id);
+		json_t *b = NULL;
+		char *url_ref = NULL;
+		const char *ref;
 		size_t j;
-		int dup = 0;
+		int dup = 0, skip;
 
-		if (!b)
-			goto done;
+		/*
+		 * A blocker in the graph: its ref is its node's, and its binding
+		 * is made only for a changeset (most dependencies exist already).
+		 * An issue URL's ref is read from its binding.
+		 */
+		if (to) {
+			ref = node_ref(p, to);
+		} else {
+			if (!(b = binding(p, e->to_id)))
+				goto done;
+			ref = url_ref = binding_ref(p, b);
+		}
 		/* A blocker that is left alone (claimed twice, unreadable) stays so here too. */
-		to = pmbot_workgraph_find(g, e->to_id);
-		if (to ? node_left_alone(p, to) : left_alone(p, e->to_id)) {
-			json_decref(b);
-			continue;
-		}
+		skip = to ? node_left_alone(p, to) : left_alone(p, e->to_id);
 		/* depends_on and blocked_by may name the same blocker twice. */
-		for (j = p->dep_first[k]; j < i; j++)
+		for (j = p->dep_first[k]; j < i && !skip; j++)
 			dup |= !strcmp(g->edges[p->dep_edges[j]].to_id, e->to_id);
-		if (dup) {
+		if (!skip && !dup) {
+			count++;
+			skip = (m && ref && has_string(m->issue->blocked_by, m->issue->n_blocked_by, ref)) ||
+			       (ref && ref_unreadable(p, ref));
+			if (!skip && ref && touch(p, ref) < 0) {
+				free(url_ref);
+				json_decref(b);
+				goto done;
+			}
+		}
+		free(url_ref);
+		if (skip || dup) {
 			json_decref(b);
 			continue;
 		}
-		count++;
-		ref = binding_ref(p, b);
-		if ((m && ref && has_string(m->issue->blocked_by, m->issue->n_blocked_by, ref)) ||
-		    (ref && ref_unreadable(p, ref))) {
-			free(ref);
-			json_decref(b);
-			continue;
-		}
-		if (ref && touch(p, ref) < 0) {
-			free(ref);
-			json_decref(b);
-			goto done;
-		}
-		free(ref);
 		if (p->no_dependencies) {
 			p->skipped_dependencies++;
 			json_decref(b);
 			continue;
 		}
+		if (!b && !(b = binding(p, e->to_id)))
+			goto done;
 		if (p->acc.lean) {
 			int r = add_dependency_text(p, n, b);
 
@@ -1330,6 +1337,41 @@ int pmbot_plan_field_same(const json_t *have, const json_t *value)
 		: json_equal(have, value));
 }
 
+/*
+ * 1 when the item's `have` already is what `v` sets on `f`, as
+ * pmbot_plan_field_value() and pmbot_plan_field_same() would find, with no
+ * value made: a plan with nothing to do asks this for every field of every
+ * item. 0 sends the caller the long way, which also names an unknown option.
+ */
+static int field_unchanged(const pmbot_pfield *f, const pmbot_jnode *v, const json_t *have)
+{
+	const char *s = NULL;
+	size_t len = 0, k;
+
+	if (!have)
+		return 0;
+	switch (f->type) {
+	case PMBOT_PFIELD_SINGLE_SELECT:
+		if (v->type != PMBOT_JSTRING)
+			return 0;
+		for (k = 0; k < f->n_options && !s; k++)
+			if (!strcasecmp(f->options[k].name, v->v.s))
+				s = f->options[k].name, len = strlen(s);
+		break;
+	case PMBOT_PFIELD_NUMBER:
+		return json_is_number(have) &&
+		       ((v->type == PMBOT_JINTEGER && (double)v->v.i == json_number_value(have)) ||
+			(v->type == PMBOT_JREAL && v->v.r == json_number_value(have)));
+	case PMBOT_PFIELD_TEXT:
+	case PMBOT_PFIELD_DATE:
+		if (v->type == PMBOT_JSTRING)
+			s = v->v.s, len = v->len;
+		break;
+	}
+	return s && json_is_string(have) && json_string_length(have) == len &&
+	       !memcmp(json_string_value(have), s, len);
+}
+
 static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct managed *m)
 {
 	const pmbot_state *st = p->in->state;
@@ -1365,6 +1407,9 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 		    ((!strcmp(member, "area") && !strcmp(v->v.s, "triage")) ||
 		     (!strcmp(member, "priority") && !strcmp(v->v.s, "Triage"))))
 			continue;
+		have = item ? json_object_get(item->values, f->name) : NULL;
+		if (field_unchanged(f, v, have))
+			continue;
 		if (pmbot_jnode_to_json_shared(&want, v, &p->share) < 0)
 			goto done;
 		rc = pmbot_plan_field_value(&value, f, want, &msg);
@@ -1378,7 +1423,6 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 			goto done;
 		if (!value)
 			continue;
-		have = item ? json_object_get(item->values, f->name) : NULL;
 		if (pmbot_plan_field_same(have, value)) {
 			json_decref(value);
 			continue;

@@ -2074,6 +2074,39 @@ static void test_plan__changed_field_value_is_set_with_its_old_value(void **stat
 	world_free(&w);
 }
 
+/*
+ * A held value is left alone only when it is exactly what would be set:
+ * the option the report names in any case, a text byte for byte, a number
+ * of the same value however it is written.
+ */
+static void test_plan__a_held_value_is_kept_only_when_it_is_the_value_to_set(void **state)
+{
+	struct world w;
+	json_t *values;
+	char ref[64];
+
+	(void)state;
+	world_init(&w, edit(gauges(), "\"size\": \"M\"", "\"size\": \"m\""), project_config);
+	add_project(w.doc);
+	world_applied(&w, gauges());
+	snprintf(ref, sizeof(ref), TARGET "#%ld", number_of(w.graph, "task:wire"));
+	values = json_object_get(doc_item(w.doc, ref), "values");
+	assert_non_null(values);
+	assert_int_equal(json_object_set_new(values, "Priority", json_string("P2")), 0);
+	assert_int_equal(json_object_set_new(values, "Area", json_string("ui ")), 0);
+	assert_int_equal(json_object_set_new(values, "Estimate (hrs)", json_integer(4)), 0);
+	assert_int_equal(json_object_set_new(values, "Size", json_string("M")), 0);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	/* Not Size: the report's "m" is option "M". Not Estimate: 4 is 4.0. */
+	assert_int_equal(cs_count(&w, "set_project_field", NULL), 2);
+	assert_json(json_object_get(field_cs(&w, "task:wire", "Priority"), "payload"),
+		"{\"field\":\"Priority\",\"value\":\"P1\"}");
+	assert_json(json_object_get(field_cs(&w, "task:wire", "Area"), "before"),
+		"{\"value\":\"ui \"}");
+	world_free(&w);
+}
+
 static void test_plan__unknown_option_is_an_error_naming_the_options(void **state)
 {
 	struct world w;
@@ -2458,6 +2491,7 @@ int main(void)
 		cmocka_unit_test(test_plan__project_adds_items_and_sets_fields_by_type),
 		cmocka_unit_test(test_plan__single_select_value_is_the_option_name),
 		cmocka_unit_test(test_plan__changed_field_value_is_set_with_its_old_value),
+		cmocka_unit_test(test_plan__a_held_value_is_kept_only_when_it_is_the_value_to_set),
 		cmocka_unit_test(test_plan__unknown_option_is_an_error_naming_the_options),
 		cmocka_unit_test(test_plan__triage_defaults_are_not_synced_to_the_project),
 		cmocka_unit_test(test_plan__configured_project_missing_from_the_state_plans_no_project_change),
