@@ -394,7 +394,12 @@ static char **get_str_set(pctx *c, const jv *obj, const char *key, str_check che
 	}
 	if (!(n = j_size(v)))
 		goto done;
-	if (!(tmp = calloc(n, sizeof(*tmp))) || !(out = calloc(n, sizeof(*out)))) {
+	/*
+	 * malloc, not calloc: glibc's calloc skips the thread cache, and only
+	 * the first k and *n_out entries are ever read. n is a count of the
+	 * document's nodes: the products cannot overflow.
+	 */
+	if (!(tmp = malloc(n * sizeof(*tmp))) || !(out = malloc(n * sizeof(*out)))) {
 		c->oom = 1;
 		goto done;
 	}
