@@ -18,6 +18,9 @@
  * every problem a diagnostic with its JSON Pointer and line.
  */
 
+/* The most keys an object of a State has (an issue's thirteen). */
+#define KNOWN_MAX 16
+
 typedef struct {
 	const char *file;
 	const pmbot_jdoc *doc;
@@ -31,6 +34,16 @@ typedef struct {
 	pmbot_buf show[2];   /* scratch for user text quoted in messages */
 	pmbot_buf scratch;
 	pmbot_jshare share;  /* the scalars the items' values share: a few options and numbers */
+	/*
+	 * The members of the object check_keys() went through last, by their
+	 * key's place in its table: member() takes a key of the table from
+	 * there rather than scanning the object again (an issue has thirteen
+	 * members and all are read: 130,000 scans for 10,000 issues).
+	 */
+	const pmbot_jnode *known_obj;
+	const char *const *known;
+	size_t n_known;
+	const pmbot_jnode *known_at[KNOWN_MAX];
 	int oom;             /* set by anything that ran out of memory; checked once at the end */
 } pctx;
 
@@ -200,12 +213,20 @@ static void check_keys(pctx *c, const jv *obj, const char *const *known, size_t 
 	size_t i, t, hint = 0, mark;
 	uint32_t k;
 
+	c->known_obj = n <= KNOWN_MAX ? obj : NULL;
+	c->known = known;
+	c->n_known = n;
+	if (c->known_obj)
+		memset(c->known_at, 0, n * sizeof(c->known_at[0]));
 	for (k = 0; k < obj->len; k++) {
 		m = j_step(obj, m);
 		for (t = 0, i = hint; t < n; t++, i = i + 1 < n ? i + 1 : 0)
 			if (!strcmp(m->key, known[i]))
 				break;
 		if (t < n) {
+			/* The parser let no key repeat: this is the member. */
+			if (c->known_obj)
+				c->known_at[i] = m;
 			hint = i + 1 < n ? i + 1 : 0;
 			continue;
 		}
@@ -218,7 +239,20 @@ static void check_keys(pctx *c, const jv *obj, const char *const *known, size_t 
 /* Member `key` of `obj` (borrowed), or NULL; a missing required key is reported. */
 static const jv *member(pctx *c, const jv *obj, const char *key, int flags)
 {
-	const jv *v = pmbot_jnode_get(obj, key);
+	const jv *v = NULL;
+	size_t i = 0;
+
+	/*
+	 * By pointer: the key is a literal, mostly merged with the table's
+	 * own; one that is not is found by the scan, as any other.
+	 */
+	if (obj && obj == c->known_obj)
+		while (i < c->n_known && c->known[i] != key)
+			i++;
+	if (obj && obj == c->known_obj && i < c->n_known)
+		v = c->known_at[i];
+	else
+		v = pmbot_jnode_get(obj, key);
 
 	if (!v && (flags & REQ))
 		report(c, "STATE_SCHEMA", "missing required key `%s`", key);
