@@ -319,17 +319,19 @@ static int get_int(pctx *c, const jv *obj, const char *key, long long min, long 
 {
 	const jv *v = member(c, obj, key, REQ);
 	size_t mark;
-	int ok = 0;
 
 	if (!v)
 		return 0;
+	/* As in get_str(): the pointer is made only for a message. */
+	if (j_is_number(v) && int_value(v, min, max, out))
+		return 1;
 	mark = push_key(c, key);
 	if (!j_is_number(v))
 		type_error(c, v, "an integer");
-	else if (!(ok = int_value(v, min, max, out)))
+	else
 		report(c, "STATE_SCHEMA", "`%s` must be an integer from %lld to %lld", key, min, max);
 	pop(c, mark);
-	return ok;
+	return 0;
 }
 
 static int is_open_closed(const char *s)
@@ -416,13 +418,14 @@ static char **get_str_set(pctx *c, const jv *obj, const char *key, str_check che
 	const jv *v = member(c, obj, key, 0), *e = NULL;
 	indexed_str *tmp = NULL;
 	char **out = NULL;
-	size_t n, i, k = 0, mark, mark2;
+	size_t n, i, k = 0, mark = c->path.len, mark2;
 
 	*n_out = 0;
 	if (!v)
 		return NULL;
-	mark = push_key(c, key);
+	/* As in get_str(): the pointer gets `key` only for a message. */
 	if (!j_is_array(v)) {
+		push_key(c, key);
 		type_error(c, v, "an array of strings");
 		goto done;
 	}
@@ -446,6 +449,8 @@ static char **get_str_set(pctx *c, const jv *obj, const char *key, str_check che
 			tmp[k++] = (indexed_str){ j_str(e), i };
 			continue;
 		}
+		if (c->path.len == mark)
+			push_key(c, key);
 		mark2 = push_index(c, i);
 		if (!j_is_string(e))
 			type_error(c, e, "a string");
@@ -463,6 +468,8 @@ static char **get_str_set(pctx *c, const jv *obj, const char *key, str_check che
 		if (i && !cmp(tmp[i - 1].s, tmp[i].s)) {
 			size_t first = tmp[i - 1].index;
 
+			if (c->path.len == mark)
+				push_key(c, key);
 			mark2 = push_index(c, tmp[i].index);
 			report(c, "STATE_DUPLICATE", "%s `%s` is listed twice (first as entry %zu)",
 				dup_what, show(c, 0, tmp[i].s), first);
@@ -885,6 +892,28 @@ done:
 }
 
 /* Does `v` fit field `f`? On a mismatch, report at c->path. */
+/* 1 when check_value() has nothing to say of `v`: it fits field `f`. */
+static int value_fits(const pmbot_pfield *f, const jv *v)
+{
+	size_t i;
+
+	switch (f->type) {
+	case PMBOT_PFIELD_NUMBER:
+		return j_is_number(v);
+	case PMBOT_PFIELD_TEXT:
+		return j_is_string(v);
+	case PMBOT_PFIELD_DATE:
+		return j_is_string(v) && pmbot_state__valid_date(j_str(v));
+	case PMBOT_PFIELD_SINGLE_SELECT:
+		for (i = 0; j_is_string(v) && i < f->n_options; i++)
+			if (!strcmp(f->options[i].name, j_str(v)))
+				return 1;
+		return 0;
+	}
+	return 0;
+}
+
+/* Report at c->path how `v` does not fit field `f` (value_fits() said so). */
 static void check_value(pctx *c, const pmbot_pfield *f, const jv *v)
 {
 	size_t i;
@@ -910,9 +939,6 @@ static void check_value(pctx *c, const pmbot_pfield *f, const jv *v)
 			type_error(c, v, "an option name (single_select field)");
 			return;
 		}
-		for (i = 0; i < f->n_options; i++)
-			if (!strcmp(f->options[i].name, j_str(v)))
-				return;
 		pmbot_buf_clear(&c->scratch);
 		for (i = 0; i < f->n_options; i++)
 			if (pmbot_buf_printf(&c->scratch, "%s`%s`", i ? ", " : "",
@@ -940,6 +966,9 @@ static void check_values(pctx *c, const jv *values, const pmbot_project *p)
 		for (i = 0; i < p->n_fields && !f; i++)
 			if (!strcmp(p->fields[i].name, key))
 				f = &p->fields[i];
+		/* The pointer is made only for a message: nearly every value fits. */
+		if (f && value_fits(f, v))
+			continue;
 		mark = push_key(c, key);
 		if (f) {
 			check_value(c, f, v);
