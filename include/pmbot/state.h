@@ -208,6 +208,16 @@ size_t pmbot_state_lower_bound(const pmbot_state *state, const char *repo, long 
 const pmbot_pitem *pmbot_state_item(const pmbot_state *state, const char *ref);
 
 /*
+ * The project item of every issue at once: `*out` (owned by the caller,
+ * free()) gets n_issues entries, entry i the item of state->issues[i] as
+ * pmbot_state_item() would find it (borrowed), or NULL. One walk of the
+ * two lists, which the state keeps in the same order: O(n), where a
+ * lookup per issue is a binary search. 0, or -1 when out of memory
+ * (`*out` NULL).
+ */
+int pmbot_state_items_by_issue(const pmbot_pitem ***out, const pmbot_state *state);
+
+/*
  * The project field called `name` (ASCII case-insensitive; borrowed), or
  * NULL. Linear in the fields: GitHub allows 50 per project.
  */

@@ -23,6 +23,7 @@
 #define BLOCKED_BY "Blocked by"
 
 /* Project fields pm-bot fills, and the node member each takes its value from. */
+#define N_PROJECT_FIELDS 6
 static const struct {
 	const char *field;
 	const char *member;
@@ -34,12 +35,15 @@ static const struct {
 	{ "Risk", "risk" },
 	{ "Status", "status" },
 };
+_Static_assert(sizeof(project_fields) / sizeof(project_fields[0]) == N_PROJECT_FIELDS,
+	"N_PROJECT_FIELDS counts project_fields");
 
 struct managed {
 	const pmbot_issue *issue;
 	char *ref;         /* owned */
 	char *stable_id;   /* owned */
 	pmbot_body body;   /* owned: the issue body, parsed once */
+	const pmbot_pitem *item; /* its project item (borrowed), NULL when none */
 	int ambiguous;
 	int seen;          /* the graph has this stable_id */
 };
@@ -63,6 +67,8 @@ struct planner {
 	size_t *dep_first;          /* per node: offset of its blocker edges */
 	size_t *dep_edges;
 	int project_ok;             /* the configured project exists in the state */
+	/* The state's field of each project_fields row (borrowed), or NULL: found once. */
+	const pmbot_pfield *pfield[N_PROJECT_FIELDS];
 	/* extra.unreadable of the state (issues a partial read hid; borrowed). */
 	const json_t *unreadable;
 	pmbot_strmap unreadable_ids; /* stable ids of hidden issues whose marker was read */
@@ -723,20 +729,22 @@ int pmbot_plan_label_owned(const pmbot_label_scheme *s, const char *label)
 static int index_managed(struct planner *p)
 {
 	const pmbot_state *st = p->in->state;
+	const pmbot_pitem **items = NULL;
 	pmbot_buf ref = PMBOT_BUF_INIT;
 	size_t i;
 	int err = -1;
 
-	if (!(p->mslots = calloc(st->n_issues ? st->n_issues : 1, sizeof(*p->mslots))) ||
+	if (pmbot_state_items_by_issue(&items, st) < 0 ||
+	    !(p->mslots = calloc(st->n_issues ? st->n_issues : 1, sizeof(*p->mslots))) ||
 	    !(p->of_issue = calloc(st->n_issues ? st->n_issues : 1, sizeof(*p->of_issue))))
-		return -1;
+		goto done;
 	/*
 	 * Every issue may be managed: sized once, the maps are not rebuilt at
 	 * each doubling, whose freed tables the next, larger one never fits.
 	 */
 	if (pmbot_strmap_reserve(&p->by_ref, st->n_issues) < 0 ||
 	    pmbot_strmap_reserve(&p->managed, st->n_issues) < 0)
-		return -1;
+		goto done;
 	for (i = 0; i < st->n_issues; i++) {
 		const pmbot_issue *is = &st->issues[i];
 		pmbot_body body;
@@ -768,6 +776,7 @@ static int index_managed(struct planner *p)
 		}
 		m = &p->mslots[p->n_mslots];
 		m->issue = is;
+		m->item = items[i];
 		m->ref = pmbot_buf_detach(&ref, NULL);
 		m->stable_id = strdup(body.stable_id);
 		if (!m->ref || !m->stable_id) {
@@ -806,6 +815,7 @@ static int index_managed(struct planner *p)
 	}
 	err = 0;
 done:
+	free(items);
 	pmbot_buf_free(&ref);
 	return err;
 }
@@ -1375,7 +1385,7 @@ static int field_unchanged(const pmbot_pfield *f, const pmbot_jnode *v, const js
 static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct managed *m)
 {
 	const pmbot_state *st = p->in->state;
-	const pmbot_pitem *item = m ? pmbot_state_item(st, m->ref) : NULL;
+	const pmbot_pitem *item = m ? m->item : NULL;
 	pmbot_buf proj = PMBOT_BUF_INIT, msg = PMBOT_BUF_INIT;
 	int needs_human = n->needs_human;
 	size_t i;
@@ -1393,8 +1403,8 @@ static int plan_project(struct planner *p, const pmbot_wg_node *n, const struct 
 			NULL) < 0)
 			goto done;
 	}
-	for (i = 0; i < sizeof(project_fields) / sizeof(project_fields[0]); i++) {
-		const pmbot_pfield *f = pmbot_state_field(st, project_fields[i].field);
+	for (i = 0; i < N_PROJECT_FIELDS; i++) {
+		const pmbot_pfield *f = p->pfield[i];
 		const char *member = project_fields[i].member;
 		const pmbot_jnode *v = !strcmp(member, "area") ? n->area :
 			!strcmp(member, "priority") ? n->priority : pmbot_wg_node_get(n, member);
@@ -1947,6 +1957,8 @@ int pmbot_plan_build(json_t **out, const pmbot_plan_input *in, pmbot_diag_list *
 	p.project_ok = cfg->project_owner && in->state->project &&
 		!strcasecmp(cfg->project_owner, in->state->project->owner) &&
 		cfg->project_number == in->state->project->number;
+	for (i = 0; p.project_ok && i < N_PROJECT_FIELDS; i++)
+		p.pfield[i] = pmbot_state_field(in->state, project_fields[i].field);
 	if (cfg->project_owner && !p.project_ok &&
 	    pmbot_diag_add(diags, PMBOT_SEV_WARNING, "PROJECT_NOT_FOUND", NULL, "", 0, 0,
 		"project %s/%ld is not in the state: no project changes are planned",

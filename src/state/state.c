@@ -222,6 +222,28 @@ const pmbot_pitem *pmbot_state_item(const pmbot_state *state, const char *ref)
 	return NULL;
 }
 
+int pmbot_state_items_by_issue(const pmbot_pitem ***out, const pmbot_state *state)
+{
+	const pmbot_project *p = state->project;
+	size_t i, j = 0;
+
+	if (!(*out = calloc(state->n_issues ? state->n_issues : 1, sizeof(**out))))
+		return -1;
+	for (i = 0; p && i < state->n_issues; i++) {
+		const pmbot_issue *is = &state->issues[i];
+		size_t n = strlen(is->repo);
+		int c = 1;
+
+		/* Items before this issue belong to no issue of the state. */
+		while (j < p->n_items &&
+		       (c = pmbot_state__ref_key_cmp(is->repo, n, is->number, p->items[j].issue)) > 0)
+			j++;
+		if (!c)
+			(*out)[i] = &p->items[j];
+	}
+	return 0;
+}
+
 int pmbot_state__ieq(const char *a, const char *b)
 {
 	size_t an = strlen(a), bn = strlen(b);

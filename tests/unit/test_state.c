@@ -733,6 +733,73 @@ static void test_state__item_lookup_tells_near_refs_apart(void **unused)
 	pmbot_state_free(st);
 }
 
+/*
+ * The items of all issues in one walk find what a lookup per issue finds:
+ * an item of another spelling of the repo, none where an issue has none,
+ * and items before, between and after the issues that belong to none.
+ */
+static void test_state__items_by_issue_match_the_lookup_of_each(void **unused)
+{
+	static const struct {
+		const char *repo;
+		long number;
+		const char *item; /* its item's ref, or NULL */
+	} issues[] = {
+		{ "acme/w", 1, NULL }, { "acme/w", 2, "acme/w#2" }, { "acme/w", 12, "ACME/W#12" },
+		{ "Acme/WX", 1, "acme/wx#1" }, { "acme/wx", 3, NULL }, { "acme/y", 5, "acme/y#5" },
+		{ "acme/z", 1, NULL },
+	};
+	static const char *const items[] = {
+		"acme/a#1", "acme/w#2", "ACME/W#12", "acme/wx#1", "acme/wx#2", "acme/wx#7",
+		"acme/y#5", "acme/w#1x",
+	};
+	const size_t n = sizeof(issues) / sizeof(issues[0]), m = sizeof(items) / sizeof(items[0]);
+	const pmbot_pitem **of = NULL;
+	pmbot_buf ref = PMBOT_BUF_INIT;
+	pmbot_state *st = NULL;
+	size_t i;
+
+	(void)unused;
+	assert_int_equal(pmbot_state_new(&st), PMBOT_OK);
+	/* No project: no issue has an item. */
+	st->issues = calloc(n, sizeof(*st->issues));
+	assert_non_null(st->issues);
+	st->n_issues = st->alloc_issues = n;
+	for (i = 0; i < n; i++) {
+		st->issues[i].repo = dup_str(issues[i].repo);
+		st->issues[i].number = issues[i].number;
+	}
+	assert_int_equal(pmbot_state_items_by_issue(&of, st), 0);
+	for (i = 0; i < n; i++)
+		assert_null(of[i]);
+	free(of);
+
+	st->project = calloc(1, sizeof(*st->project));
+	assert_non_null(st->project);
+	st->project->items = calloc(m, sizeof(*st->project->items));
+	assert_non_null(st->project->items);
+	st->project->n_items = st->project->alloc_items = m;
+	for (i = 0; i < m; i++) {
+		st->project->items[i].id = dup_str(items[i]);
+		st->project->items[i].issue = dup_str(items[i]);
+	}
+	assert_int_equal(pmbot_state_items_by_issue(&of, st), 0);
+	for (i = 0; i < n; i++) {
+		pmbot_buf_clear(&ref);
+		assert_int_equal(pmbot_issue_ref(&ref, issues[i].repo, issues[i].number), 0);
+		assert_ptr_equal(of[i], pmbot_state_item(st, ref.buf));
+		if (issues[i].item) {
+			assert_non_null(of[i]);
+			assert_string_equal(of[i]->issue, issues[i].item);
+		} else {
+			assert_null(of[i]);
+		}
+	}
+	free(of);
+	pmbot_buf_free(&ref);
+	pmbot_state_free(st);
+}
+
 static void test_state__item_and_field_lookups(void **unused)
 {
 	pmbot_diag_list diags = PMBOT_DIAG_LIST_INIT;
@@ -1162,6 +1229,7 @@ int main(void)
 		cmocka_unit_test(test_state__messages_escape_control_characters),
 		cmocka_unit_test(test_state__lookups_ignore_repository_case),
 		cmocka_unit_test(test_state__lower_bound_finds_the_run_of_a_repository),
+		cmocka_unit_test(test_state__items_by_issue_match_the_lookup_of_each),
 		cmocka_unit_test(test_state__item_and_field_lookups),
 		cmocka_unit_test(test_state__item_lookup_tells_near_refs_apart),
 		cmocka_unit_test(test_issue_ref__parses_valid_refs_and_refuses_malformed_ones),
