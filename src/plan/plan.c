@@ -1020,7 +1020,7 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 	const pmbot_issue *is = m ? m->issue : NULL;
 	const pmbot_label_scheme *scheme = &p->in->config->labels;
 	char rev[PMBOT_SHA256_HEX_SIZE];
-	size_t i, body_len;
+	size_t i, j, body_len;
 	int err = -1;
 	json_t *add = NULL, *remove = NULL;
 
@@ -1075,18 +1075,26 @@ static int plan_content(struct planner *p, const pmbot_wg_node *n, const struct 
 			json_pack("{s:s%}", "body", r->body, r->body_len)) < 0) {
 		goto done;
 	}
-	/* The arrays are made at the first difference: most issues have none. */
-	for (i = 0; i < r->n_labels; i++)
-		if (!has_string(is->labels, is->n_labels, r->labels[i]) &&
-		    ((!add && !(add = json_array())) ||
-		     json_array_append_new(add, json_string(r->labels[i])) < 0))
+	/*
+	 * Both label lists are sorted by bytes without repeats (pmbot/state.h,
+	 * pmbot/render.h): one walk of the two finds the rendered labels the
+	 * issue lacks, in order, and the issue's labels the rendering has not.
+	 * The arrays are made at the first difference: most issues have none.
+	 */
+	for (i = j = 0; i < r->n_labels || j < is->n_labels;) {
+		int c = i == r->n_labels ? 1 : j == is->n_labels ? -1 :
+			strcmp(r->labels[i], is->labels[j]);
+
+		if (c < 0 && ((!add && !(add = json_array())) ||
+			      json_array_append_new(add, json_string(r->labels[i])) < 0))
 			goto done;
-	for (i = 0; i < is->n_labels; i++)
-		if (pmbot_plan_label_owned(scheme, is->labels[i]) &&
-		    !has_string(r->labels, r->n_labels, is->labels[i]) &&
+		if (c > 0 && pmbot_plan_label_owned(scheme, is->labels[j]) &&
 		    ((!remove && !(remove = json_array())) ||
-		     json_array_append_new(remove, json_string(is->labels[i])) < 0))
+		     json_array_append_new(remove, json_string(is->labels[j])) < 0))
 			goto done;
+		i += c <= 0;
+		j += c >= 0;
+	}
 	if (json_array_size(add) && add_cs(p, "add_labels", item_target(p, n),
 		json_pack("{s:O}", "labels", add), NULL, NULL) < 0)
 		goto done;

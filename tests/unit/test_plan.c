@@ -966,6 +966,44 @@ static void test_plan__changed_priority_updates_body_and_swaps_prio_labels_only(
 	world_free(&w);
 }
 
+/*
+ * Labels to add and to remove on both sides of the ones the issue keeps,
+ * and foreign labels before and after them all: each list comes out in
+ * byte order, the foreign ones untouched.
+ */
+static void test_plan__labels_to_add_and_remove_around_the_kept_ones(void **state)
+{
+	pmbot_rendered_issue now;
+	struct world w;
+	json_t *labels, *want;
+	size_t i;
+
+	(void)state;
+	world_init(&w, gauges(), NULL);
+	world_applied(&w, gauges());
+	render(&now, &w, w.graph, "task:calibrate");
+	assert_true(now.n_labels >= 3);
+	labels = json_object_get(doc_issue(w.doc, TARGET, number_of(w.graph, "task:calibrate")),
+		"labels");
+	assert_int_equal(json_array_clear(labels), 0);
+	/* The first and last rendered labels are missing; the state lists its own unsorted. */
+	assert_int_equal(json_array_append_new(labels, json_string("~after-all")), 0);
+	assert_int_equal(json_array_append_new(labels, json_string("size:XXL")), 0);
+	for (i = 1; i + 1 < now.n_labels; i++)
+		assert_int_equal(json_array_append_new(labels, json_string(now.labels[i])), 0);
+	assert_int_equal(json_array_append_new(labels, json_string("prio:P9")), 0);
+	assert_int_equal(json_array_append_new(labels, json_string("0-before-all")), 0);
+	plan(&w);
+	want = json_pack("{s:[s,s]}", "labels", now.labels[0], now.labels[now.n_labels - 1]);
+	assert_json_value(json_object_get(cs_find(&w, "add_labels", "task:calibrate"), "payload"),
+		want);
+	json_decref(want);
+	assert_json(json_object_get(cs_find(&w, "remove_labels", "task:calibrate"), "payload"),
+		"{\"labels\":[\"prio:P9\",\"size:XXL\"]}");
+	pmbot_rendered_issue_free(&now);
+	world_free(&w);
+}
+
 static void test_plan__labels_outside_the_scheme_are_never_removed(void **state)
 {
 	struct world w;
@@ -2455,6 +2493,7 @@ int main(void)
 		cmocka_unit_test(test_plan__matching_state_without_project_config_gives_no_changesets),
 		cmocka_unit_test(test_plan__renamed_title_updates_only_the_title),
 		cmocka_unit_test(test_plan__changed_priority_updates_body_and_swaps_prio_labels_only),
+		cmocka_unit_test(test_plan__labels_to_add_and_remove_around_the_kept_ones),
 		cmocka_unit_test(test_plan__labels_outside_the_scheme_are_never_removed),
 		cmocka_unit_test(test_plan__moved_task_replaces_its_parent),
 		cmocka_unit_test(test_plan__parent_a_person_set_is_replaced_and_fingerprinted),
