@@ -282,6 +282,16 @@ int pmbot_text_neutralise(pmbot_buf *out, const char *s, size_t len, unsigned fl
 	int spans = (flags & PMBOT_TEXT_CODE_SPANS) != 0, line_start = 1, err = 0;
 	int runs = (flags & PMBOT_TEXT__BYTEWISE) == 0;
 
+	/*
+	 * Quiet bytes only (most field values): no token starts a line, a code
+	 * span or a U+200C, so the text is its own result, the line-start pass
+	 * included (its '|' check only matters to a '`').
+	 */
+	while (runs && i < len && quiet_at(s, len, i))
+		i++;
+	if (runs && i == len)
+		return pmbot_buf_put(out, s, len);
+	i = 0;
 	while (i < len && !err) {
 		tok t;
 
