@@ -905,8 +905,9 @@ static int value_fits(const pmbot_pfield *f, const jv *v)
 	case PMBOT_PFIELD_DATE:
 		return j_is_string(v) && pmbot_state__valid_date(j_str(v));
 	case PMBOT_PFIELD_SINGLE_SELECT:
+		/* The first byte tells most options apart without a call. */
 		for (i = 0; j_is_string(v) && i < f->n_options; i++)
-			if (!strcmp(f->options[i].name, j_str(v)))
+			if (f->options[i].name[0] == j_str(v)[0] && !strcmp(f->options[i].name, j_str(v)))
 				return 1;
 		return 0;
 	}
@@ -964,7 +965,7 @@ static void check_values(pctx *c, const jv *values, const pmbot_project *p)
 		v = j_step(values, v);
 		key = v->key;
 		for (i = 0; i < p->n_fields && !f; i++)
-			if (!strcmp(p->fields[i].name, key))
+			if (p->fields[i].name[0] == key[0] && !strcmp(p->fields[i].name, key))
 				f = &p->fields[i];
 		/* The pointer is made only for a message: nearly every value fits. */
 		if (f && value_fits(f, v))
@@ -988,12 +989,16 @@ static void check_values(pctx *c, const jv *values, const pmbot_project *p)
 typedef struct {
 	pmbot_pitem it;
 	size_t index;
+	size_t repo_len; /* `it.issue` split once: its repo's length, its number */
+	long number;
 } item_entry;
 
+/* pmbot_state__ref_cmp() of the two issue refs, then the input order. */
 static int item_entry_cmp(const void *pa, const void *pb)
 {
 	const item_entry *a = pa, *b = pb;
-	int c = pmbot_state__ref_cmp(a->it.issue, b->it.issue);
+	int c = pmbot_state__key_cmp(a->it.issue, a->repo_len, a->number, b->it.issue,
+		b->repo_len, b->number);
 
 	return c ? c : (a->index > b->index) - (a->index < b->index);
 }
@@ -1045,7 +1050,9 @@ static void parse_items(pctx *c, const jv *items, pmbot_project *p)
 		else if (values)
 			check_values(c, values, p);
 		pop(c, mark3);
-		if (c->diags->errors == errors && !c->oom) {
+		/* A valid ref (get_str checked it) splits. */
+		if (c->diags->errors == errors && !c->oom &&
+		    !pmbot_state__ref_split(issue, &e[n].repo_len, &e[n].number)) {
 			e[n].it.id = keep_str(id);
 			e[n].it.issue = keep_str(issue);
 			/* Shared, not copied: the rest of the parsed file is released after the read. */
@@ -1060,7 +1067,8 @@ static void parse_items(pctx *c, const jv *items, pmbot_project *p)
 	if (n)
 		sort_unless_sorted(e, n, sizeof(*e), item_entry_cmp);
 	for (i = 1, group = 0; i < n; i++) {
-		if (pmbot_state__ref_cmp(e[i - 1].it.issue, e[i].it.issue)) {
+		if (pmbot_state__key_cmp(e[i - 1].it.issue, e[i - 1].repo_len, e[i - 1].number,
+			e[i].it.issue, e[i].repo_len, e[i].number)) {
 			group = i;
 			continue;
 		}
