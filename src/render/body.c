@@ -419,8 +419,17 @@ static heading_key make_key(const char *heading)
 
 static int key_eq(const char *h, const heading_key *k)
 {
+	const char *a = h, *b = k->canon;
+
 	if (!pmbot_render__fast)
 		return pmbot_body_heading_eq(h, k->canon);
+	/* Most headings differ from the key at their first letter ("Size (Epic)" too). */
+	while (is_blank(*a))
+		a++;
+	while (is_blank(*b))
+		b++;
+	if (ascii_lower((unsigned char)*a) != ascii_lower((unsigned char)*b))
+		return 0;
 	if (k->size)
 		return norm_eq(h, "Size") || norm_eq(h, "Size (Epic)");
 	return norm_eq(h, k->canon);
