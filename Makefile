@@ -227,10 +227,12 @@ bench: $(BIN) $(RUSAGE)
 	@bench/run.sh $(BIN)
 
 # Issue 17's figures in one run; PMBOT_PY_REF adds the Python pm-bot's (bench/goals.sh).
-# validate_call times validate in-process, as the Python figure is taken.
+# validate_call and plan_call time validate and plan in-process, as the
+# Python figures are taken.
 VALIDATE_CALL := $(BUILD)/bench/validate_call
+PLAN_CALL := $(BUILD)/bench/plan_call
 
-bench-goals: $(BIN) $(VALIDATE_CALL) $(RUSAGE)
+bench-goals: $(BIN) $(VALIDATE_CALL) $(PLAN_CALL) $(RUSAGE)
 	@bench/goals.sh $(BIN)
 
 # `pm-bot apply` of a 10,000-item plan with the file backend (BENCH_N items); figures only.
@@ -243,6 +245,11 @@ clean:
 ALIAS_BENCH := $(BUILD)/bench/gql_alias_bench
 
 $(VALIDATE_CALL): $(BUILD)/obj/bench/validate_call.o $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
+$(PLAN_CALL): $(BUILD)/obj/bench/plan_call.o $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
@@ -267,5 +274,5 @@ bench-github: $(BIN) $(ALIAS_BENCH) $(RUSAGE)
 include $(sort $(wildcard mk/*.mk))
 
 -include $(BUILD)/obj/bench/gql_alias_bench.d $(BUILD)/obj/bench/validate_call.d \
-	$(BUILD)/obj/bench/rusage.d
+	$(BUILD)/obj/bench/plan_call.d $(BUILD)/obj/bench/rusage.d
 -include $(OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TEST_HOBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/obj/%.d)

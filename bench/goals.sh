@@ -9,7 +9,9 @@
 # Python pm-bot's pm_bot/control_plane/models/report_ir_intake.py
 # (github.com/phys-sims/pm-bot), the same run times its validate_report_ir
 # and validate_report_ir + build_changeset_preview on the same block
-# (bench/py_ref.py) and prints the ratios. Then the memory an item costs:
+# (bench/py_ref.py) and prints the ratios, for `validate` and the empty-state
+# plan also against one call of each in-process, which is how the Python
+# figures are taken (bench/validate_call.c, bench/plan_call.c). Then the memory an item costs:
 # the same three commands at half the items, the peaks' difference per
 # item and what is left at none. Figures only: nothing is asserted.
 set -euo pipefail
@@ -21,6 +23,7 @@ repeat=${BENCH_REPEAT:-5}
 n=${BENCH_N:-10000}
 ref=${PMBOT_PY_REF:-}
 call=$(dirname "$bin")/bench/validate_call
+plan_call=$(dirname "$bin")/bench/plan_call
 
 repo=$tmp/repo
 
@@ -118,6 +121,13 @@ measure "$bin" plan --repo "$tmp/bare" --state "$tmp/none.json" --format json
 row "plan, empty state (--format json)" "$cpu" "$rss" "$py_cpu" "$py_rss" \
 	"$(ratio "$py_cpu" "$cpu")" ">= 20x, less memory than Python"
 empty_rss=$rss
+# Likewise one plan in-process (bench/plan_call.c): the repository open,
+# without the process's start, which includes libgit2's set-up.
+if [ -x "$plan_call" ]; then
+	read -r call_ms _ <<<"$("$plan_call" "$tmp/bare" "$tmp/none.json" "$repeat")"
+	row "  the same in-process (as Python's)" "$call_ms" - "$py_cpu" - \
+		"$(ratio "$py_cpu" "$call_ms")" ""
+fi
 measure "$bin" plan --repo "$repo" --state "$tmp/empty.json" --format json
 row "  the same with a project" "$cpu" "$rss" "$py_cpu" "$py_rss" "$(ratio "$py_cpu" "$cpu")" ""
 
