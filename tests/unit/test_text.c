@@ -232,6 +232,7 @@ static void test_text__shown_and_flat_chars_count_what_is_rendered(void **state)
 		("a\xe2\x80\xa8" "b"), "\xc2\x85@z", "a|b @c", "`unclosed @d", "W.W.W.",
 		"@a@b#1#2", "ends with @", "ends with #1"
 	};
+	unsigned long seed = 54321;
 	size_t i, n;
 
 	(void)state;
@@ -242,6 +243,30 @@ static void test_text__shown_and_flat_chars_count_what_is_rendered(void **state)
 		assert_int_equal(pmbot_text_flat_chars(&n, in[i], strlen(in[i])), 0);
 		if (n != flat_by_definition(in[i]))
 			fail_msg("flat \"%s\": %zu, want %zu", in[i], n, flat_by_definition(in[i]));
+	}
+	/* Strings of the pieces the count's shortcuts look at, against the definition. */
+	for (i = 0; i < 20000; i++) {
+		static const char *const piece[] = {
+			"@", "#", ":", "/", "-", "w", "W", "ww", ".", "1", "a", " ", "  ", "gh",
+			"\\", "&", "`", "<", "|", "x", "www.", "gh-1", "@me", "#7", "http://", "\xc3\xa9"
+		};
+		char buf[256];
+		size_t len = 0, k, count;
+
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		count = (size_t)(seed >> 33) % 12;
+		for (k = 0; k < count; k++) {
+			const char *p;
+
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			p = piece[(size_t)(seed >> 33) % (sizeof(piece) / sizeof(piece[0]))];
+			memcpy(buf + len, p, strlen(p));
+			len += strlen(p);
+		}
+		buf[len] = '\0';
+		assert_int_equal(pmbot_text_shown_chars(&n, buf, len), 0);
+		if (n != shown_by_definition(buf))
+			fail_msg("shown \"%s\": %zu, want %zu", buf, n, shown_by_definition(buf));
 	}
 	/* Figures by hand, so the definition itself is pinned too. */
 	assert_int_equal(pmbot_text_shown_chars(&n, "ping @octocat", 13), 0);
