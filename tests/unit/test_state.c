@@ -692,6 +692,22 @@ static char *dup_str(const char *s)
 	return p;
 }
 
+/* A project with one item for each of `refs` (in that order), each its own id. */
+static void set_items(pmbot_state *st, const char *const *refs, size_t n)
+{
+	size_t i;
+
+	st->project = calloc(1, sizeof(*st->project));
+	assert_non_null(st->project);
+	st->project->items = calloc(n, sizeof(*st->project->items));
+	assert_non_null(st->project->items);
+	st->project->n_items = st->project->alloc_items = n;
+	for (i = 0; i < n; i++) {
+		st->project->items[i].id = dup_str(refs[i]);
+		st->project->items[i].issue = dup_str(refs[i]);
+	}
+}
+
 /*
  * The item lookup checks only the number of an item spelling the query's
  * repo byte for byte: neighbours sharing a prefix, other spellings and
@@ -707,15 +723,7 @@ static void test_state__item_lookup_tells_near_refs_apart(void **unused)
 
 	(void)unused;
 	assert_int_equal(pmbot_state_new(&st), PMBOT_OK);
-	st->project = calloc(1, sizeof(*st->project));
-	assert_non_null(st->project);
-	st->project->items = calloc(n, sizeof(*st->project->items));
-	assert_non_null(st->project->items);
-	st->project->n_items = st->project->alloc_items = n;
-	for (i = 0; i < n; i++) {
-		st->project->items[i].id = dup_str(refs[i]);
-		st->project->items[i].issue = dup_str(refs[i]);
-	}
+	set_items(st, refs, n);
 	for (i = 0; i < 4; i++) {
 		const pmbot_pitem *it = pmbot_state_item(st, refs[i]);
 
@@ -774,15 +782,7 @@ static void test_state__items_by_issue_match_the_lookup_of_each(void **unused)
 		assert_null(of[i]);
 	free(of);
 
-	st->project = calloc(1, sizeof(*st->project));
-	assert_non_null(st->project);
-	st->project->items = calloc(m, sizeof(*st->project->items));
-	assert_non_null(st->project->items);
-	st->project->n_items = st->project->alloc_items = m;
-	for (i = 0; i < m; i++) {
-		st->project->items[i].id = dup_str(items[i]);
-		st->project->items[i].issue = dup_str(items[i]);
-	}
+	set_items(st, items, m);
 	assert_int_equal(pmbot_state_items_by_issue(&of, st), 0);
 	for (i = 0; i < n; i++) {
 		pmbot_buf_clear(&ref);
