@@ -54,9 +54,12 @@ done
 # The issue's hostile bound: Markdown prose without a block, 64 MiB (the
 # largest file read), plain and emphasis-heavy (cmark's costliest nodes),
 # and emphasis-heavy with a fence at its end, since nothing after a file's
-# last fence is parsed. BENCH_PROSE=0 skips it.
+# last fence is parsed: as one paragraph, one list, one block quote and one
+# list item (each read in pieces; one piece of it was 12 GB). BENCH_PROSE=0
+# skips it.
 if [ "${BENCH_PROSE:-1}" != 0 ]; then
-	for kind in plain emphasis emphasis-fence-last; do
+	for kind in plain emphasis emphasis-fence-last list-fence-last quote-fence-last \
+		item-fence-last; do
 		file="$tmp/prose-$kind.md"
 		python3 - "$file" "$kind" <<'PY'
 import sys
@@ -65,9 +68,13 @@ if kind == "plain":
     unit = ("Lorem ipsum dolor sit amet, *consectetur* adipiscing elit, sed do "
             "[eiusmod](http://x) tempor incididunt ut labore @someone #12.\n\n")
 else:
-    unit = "*a* " * 20 + "\n"
+    unit = {"list": "- ", "quote": "> ", "item": "  "}.get(kind.split("-")[0], "") + \
+        "*a* " * 20 + "\n"
 with open(path, "w") as f:
-    f.write(unit * ((64 * 1024 * 1024 - 1) // len(unit)))
+    if kind.startswith("item"):
+        f.write("- item\n")
+    # Room for the first line and the fence: at most 64 MiB in all.
+    f.write(unit * ((64 * 1024 * 1024 - 16) // len(unit)))
     if kind.endswith("fence-last"):
         f.write("```\n")
 PY

@@ -11,6 +11,9 @@
  *  - every diagnostic has a code, a JSON Pointer path and a message;
  *  - the canonical JSON of the graph is valid UTF-8 that jansson reads back
  *    to an equal value with the same canonical bytes.
+ *  - the Markdown read in pieces of a few bytes (where a long file is cut:
+ *    at block starts, inside lists, quotes and paragraphs) gives the blocks
+ *    one parse gives, at the same lines and columns.
  * The input is passed with its exact length and no terminator, so reading
  * past `len` is caught by ASan.
  */
@@ -27,6 +30,7 @@
 #include "pmbot/report.h"
 #include "pmbot/utf8.h"
 #include "pmbot/workgraph.h"
+#include "../src/report/extract.h"
 #include "pmbot/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -132,6 +136,41 @@ static int same(const pmbot_buf *a, const pmbot_buf *b)
 	return a->len == b->len && !memcmp(a->buf, b->buf, a->len);
 }
 
+/* Every field of every block, as bytes (0: out of memory). */
+static int describe_blocks(pmbot_buf *b, const char *md, size_t len, size_t chunk)
+{
+	pmbot_extract_list list = PMBOT_EXTRACT_LIST_INIT;
+	size_t i;
+	int ok = pmbot_extract_blocks_chunked(&list, md, len, chunk, 0) == 0;
+
+	for (i = 0; ok && i < list.count; i++) {
+		const pmbot_block *k = &list.items[i].block;
+
+		ok = pmbot_buf_printf(b, "%d %d %d %d %d [%s] %zu:", (int)list.items[i].kind,
+			k->fence_line, k->content_line, k->content_column, (int)k->format, k->info,
+			k->len) == 0 && pmbot_buf_put(b, k->text, k->len) == 0;
+	}
+	pmbot_extract_list_free(&list);
+	return ok;
+}
+
+static void check_pieces(const char *md, size_t len)
+{
+	static const size_t chunks[] = { 1, 5, 16, 100 };
+	pmbot_buf whole = PMBOT_BUF_INIT, part = PMBOT_BUF_INIT;
+	size_t i;
+
+	if (describe_blocks(&whole, md, len, SIZE_MAX)) {
+		for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+			pmbot_buf_clear(&part);
+			if (describe_blocks(&part, md, len, chunks[i]))
+				CHECK(same(&whole, &part));
+		}
+	}
+	pmbot_buf_free(&whole);
+	pmbot_buf_free(&part);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	run_result one, two;
@@ -150,5 +189,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	result_free(&one);
 	result_free(&two);
+	check_pieces((const char *)data, size);
 	return 0;
 }

@@ -335,6 +335,24 @@ static cmark_node *parse(const char *m, size_t len)
 	return doc;
 }
 
+/* parse() of the `glen` bytes at `given`, then the `len` bytes at `m`, through `*buf`. */
+static cmark_node *parse_after(char **buf, size_t *cap, const char *given, size_t glen,
+	const char *m, size_t len)
+{
+	if (*cap < glen + len) {
+		char *p = realloc(*buf, glen + len);
+
+		if (!p)
+			return NULL;
+		*buf = p;
+		*cap = glen + len;
+	}
+	memcpy(*buf, given, glen);
+	if (len)
+		memcpy(*buf + glen, m, len);
+	return parse(*buf, glen + len);
+}
+
 /*
  * Does the line at `m` (`left` bytes) start a paragraph in a fresh parse,
  * as it continues one in a paragraph? A letter does, and '*' or '_' not
@@ -358,15 +376,43 @@ static int plain_line(const char *m, size_t left)
 }
 
 /*
- * Offset of the last line after the first of top-level paragraph `para`
- * (lines `from`..end line of the text at `start`) that plain_line() takes,
- * or 0 when none does.
+ * Could paragraph `para` of the piece at `start` be link reference
+ * definitions only? Then a "===" or "---" under it is no heading's
+ * underline but more text, and so are the lines after it: no other first
+ * line stands in for it. Only a paragraph opening with '[' can be; a
+ * line a piece is given first (`synth`, inner_cut()) opens none.
  */
-static size_t paragraph_cut(const char *m, size_t len, size_t start, cmark_node *para, int *line)
+static int may_be_definitions(const char *m, size_t len, size_t start, cmark_node *para,
+	int synth)
 {
-	int first = cmark_node_get_start_line(para), last = cmark_node_get_end_line(para), l;
-	size_t at = line_offset(m, len, start, first), cut = 0;
+	int first = cmark_node_get_start_line(para) - synth;
+	size_t at;
 
+	if (first < 1)
+		return 0;
+	at = line_offset(m, len, start, first) + (size_t)cmark_node_get_start_column(para) - 1;
+	return at >= len || m[at] == '[';
+}
+
+/*
+ * Offset of the last line after the first of top-level paragraph `para`
+ * of the piece at `start` that plain_line() takes, or 0 when none does or
+ * the paragraph may be link definitions. `synth` is the number of lines
+ * the piece was given before `start` (inner_cut()): cmark's line numbers
+ * are that many ahead of the text's. *line gets the text's line number.
+ */
+static size_t paragraph_cut(const char *m, size_t len, size_t start, cmark_node *para,
+	int synth, int *line)
+{
+	int first = cmark_node_get_start_line(para) - synth, l;
+	int last = cmark_node_get_end_line(para) - synth;
+	size_t at, cut = 0;
+
+	if (may_be_definitions(m, len, start, para, synth))
+		return 0;
+	if (first < 1)
+		first = 1;
+	at = line_offset(m, len, start, first);
 	for (l = first + 1; l <= last; l++) {
 		at = next_line(m, len, at);
 		if (at >= len)
@@ -391,6 +437,153 @@ static int visit_until(pmbot_extract_list *out, cmark_node *doc, cmark_node *sto
 }
 
 /*
+ * A cut inside the last top-level block of a piece: at text line `line`
+ * (offset `at`), the blocks from `stop` on parsed again. With `given` the
+ * next piece is given one line first (its line numbers one ahead): 1, the
+ * `pre_len` bytes at `pre`, `pad` spaces and "x\n"; 2, the line this piece
+ * was given, again.
+ */
+struct cut {
+	size_t at, pre_len, pad;
+	const char *pre;
+	int line, given;
+	cmark_node *stop;
+};
+
+/*
+ * List item line `p` (`n` bytes, its marker at byte `at`) up to the item's
+ * content column: *len of its bytes, then *pad spaces (the column after
+ * the marker's when the rest is blank or indented code). 0 with a tab up
+ * to there, whose columns are tab stops: not taken.
+ */
+static int item_prefix(const char *p, size_t n, size_t at, size_t *len, size_t *pad)
+{
+	size_t i = at, j;
+
+	if (at >= n || memchr(p, '\t', at))
+		return 0;
+	if (p[i] == '-' || p[i] == '+' || p[i] == '*') {
+		i++;
+	} else {
+		while (i < n && p[i] >= '0' && p[i] <= '9')
+			i++;
+		if (i == at || i >= n || (p[i] != '.' && p[i] != ')'))
+			return 0;
+		i++;
+	}
+	for (j = i; j < n && p[j] == ' '; j++)
+		;
+	if (j < n && p[j] == '\t')
+		return 0;
+	if (j == n || p[j] == '\n' || p[j] == '\r' || j - i >= 5) {
+		*len = i;
+		*pad = 1;
+	} else {
+		*len = j;
+		*pad = 0;
+	}
+	return j > i || *pad;
+}
+
+/*
+ * Where the piece at `start` may be cut inside its last top-level block
+ * `node` (0: nowhere), walking down its last blocks:
+ *
+ * - A list: at its last item's line. That line closed what the item
+ *   before it held, and opens an item in a fresh parse too: a new list
+ *   then, which no fenced block tells apart. An item never starts on a
+ *   lazy line, so the line has the markers of the quotes around it.
+ * - A block quote: at its last block's first line (not lazy either).
+ * - Both only with no list item around them: an item's lines are indented
+ *   by its content column, which a fresh parse would read as top-level
+ *   indentation.
+ * - A paragraph: at the top level, at a plain line (paragraph_cut()).
+ *   Else at its last line, after a given line that opens a paragraph in
+ *   the same containers, so that the line continues one as it did. That
+ *   is its first line's container markers (those bytes, so the columns
+ *   are the same) then "x", where that line opened every list item around
+ *   it (quotes are the quote markers on it, wherever they opened); or, for
+ *   a paragraph opened later in a list item, the item's line up to its
+ *   content column then "x", where that line opened every item. Never for
+ *   link definitions (may_be_definitions()).
+ *
+ * `synth`: lines given before `start` (`gbuf`, `glen` bytes), as for
+ * paragraph_cut().
+ */
+static size_t inner_cut(struct cut *c, const char *m, size_t end, size_t start, cmark_node *node,
+	int synth, const char *gbuf, size_t glen)
+{
+	cmark_node *child, *item = NULL;
+	int item_first = 0, top = 1, l, first, il;
+	const char *p;
+	size_t n;
+
+	memset(c, 0, sizeof(*c));
+	for (;;) {
+		switch (cmark_node_get_type(node)) {
+		case CMARK_NODE_LIST:
+		case CMARK_NODE_BLOCK_QUOTE:
+			if (!(child = cmark_node_last_child(node)))
+				return 0;
+			l = cmark_node_get_start_line(child) - synth;
+			if (!item && l > 1 && (c->at = line_offset(m, end, start, l)) < end) {
+				c->line = l;
+				c->stop = child;
+				return c->at;
+			}
+			break;
+		case CMARK_NODE_ITEM:
+			if (!(child = cmark_node_last_child(node)))
+				return 0;
+			if (!item)
+				item_first = cmark_node_get_start_line(node);
+			item = node;
+			break;
+		case CMARK_NODE_PARAGRAPH:
+			c->stop = node;
+			if (top && (c->at = paragraph_cut(m, end, start, node, synth, &c->line)) > start)
+				return c->at;
+			first = cmark_node_get_start_line(node);
+			l = cmark_node_get_end_line(node) - synth;
+			if (l <= 1 || cmark_node_get_end_line(node) <= first ||
+			    (item && cmark_node_get_start_line(item) != item_first) ||
+			    (c->at = line_offset(m, end, start, l)) >= end ||
+			    may_be_definitions(m, end, start, node, synth))
+				return 0;
+			c->line = l;
+			c->given = 1;
+			if (!item || item_first == first) {
+				if (first - synth < 1) {
+					c->given = 2; /* opened on the given line: the same again */
+					return c->at;
+				}
+				c->pre = m + line_offset(m, end, start, first - synth);
+				c->pre_len = (size_t)cmark_node_get_start_column(node) - 1;
+				return c->at;
+			}
+			if (cmark_node_parent(node) != item)
+				return 0;
+			if ((il = item_first - synth) < 1) {
+				p = gbuf;
+				n = glen;
+			} else {
+				p = m + line_offset(m, end, start, il);
+				n = end - (size_t)(p - m);
+			}
+			if (!item_prefix(p, n, (size_t)cmark_node_get_start_column(item) - 1,
+				&c->pre_len, &c->pad))
+				return 0;
+			c->pre = p;
+			return c->at;
+		default:
+			return 0;
+		}
+		node = child;
+		top = 0;
+	}
+}
+
+/*
  * cmark keeps every block and inline node of what it parsed until it is
  * freed: about 150 bytes per byte of emphasis-heavy prose. So a long file
  * is parsed in pieces of about `chunk` bytes, cut only where the result
@@ -398,11 +591,18 @@ static int visit_until(pmbot_extract_list *out, cmark_node *doc, cmark_node *sto
  * before that line was closed by it (the block is a child of the
  * document), so the blocks before it are final, and the line starts a
  * fresh parse in the state a fresh parser has. The last top-level block
- * of a piece is parsed again at the start of the next. A piece holding
- * one block (no cut) is parsed again twice as long, except a fenced code
- * block (the report itself), whose end is its closing fence. A line
- * starting with U+FEFF is never cut at: cmark drops it at the start of
- * a document only.
+ * of a piece is parsed again at the start of the next. cmark drops a
+ * U+FEFF at the start of a document only: a piece after the first that
+ * starts with one is given a blank line first, which opens nothing.
+ *
+ * A piece holding one top-level block is cut inside it where that is as
+ * exact (inner_cut()): in a list, a block quote or a paragraph, also a
+ * paragraph in quotes and list items, the next piece then given a line
+ * first that opens the same containers where a fresh parse would not. So
+ * one list, quote or paragraph the size of the file (64 MiB of "- *a* *a*
+ * ...": 8.7 GB in one piece) is read in pieces too. Without a cut a piece
+ * holding one block is parsed again twice as long, except a fenced code
+ * block (the report itself), whose end is its closing fence.
  */
 /* A top-level fenced code block's end (fence_end), 0 when `node` is none. */
 static size_t fenced_end(cmark_node *node, const char *m, size_t len, size_t at, int *lines,
@@ -520,13 +720,43 @@ static size_t last_fence(const char *m, size_t len)
 	return 0;
 }
 
+/*
+ * `*buf` (grown as needed) set to the `n` bytes at `pre` (which may be
+ * `*buf` itself), `pad` spaces, then `tail`: `*len` bytes. 0 or PMBOT_ERROR.
+ */
+static int given_line(char **buf, size_t *cap, size_t *len, const char *pre, size_t n, size_t pad,
+	const char *tail)
+{
+	size_t t = strlen(tail);
+	int own = pre == *buf;
+
+	if (*cap < n + pad + t) {
+		char *p = realloc(*buf, n + pad + t);
+
+		if (!p)
+			return PMBOT_ERROR;
+		*buf = p;
+		*cap = n + pad + t;
+	}
+	if (!own)
+		memcpy(*buf, pre, n);
+	memset(*buf + n, ' ', pad);
+	memcpy(*buf + n + pad, tail, t);
+	*len = n + pad + t;
+	return 0;
+}
+
 static int extract(pmbot_extract_list *out, const char *markdown, size_t len, size_t chunk,
-	int borrow)
+	int borrow, size_t *largest)
 {
 	cmark_node *doc = NULL, *last;
-	size_t start = 0, want = chunk ? chunk : 1, end, cut, whole = 0, close = 0;
+	size_t start = 0, want = chunk ? chunk : 1, end, cut, whole = 0, close = 0, scap = 0;
 	size_t fences = len ? last_fence(markdown, len) : 0;
-	int line0 = 0, err = PMBOT_ERROR, x, adv, whole_lines = 0;
+	int line0 = 0, err = PMBOT_ERROR, x, adv, whole_lines = 0, synth = 0;
+	/* The line the piece at `start` is given first (inner_cut()), `glen` bytes; none: 0. */
+	char *sbuf = NULL, *given = NULL;
+	size_t glen = 0, gcap = 0, next_glen;
+	struct cut c;
 
 	for (;;) {
 		/* Everything before `start` is visited; no fence from here on, no block. */
@@ -545,14 +775,24 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 			want = chunk ? chunk : 1;
 			continue;
 		}
+		if (!glen && start && len - start >= 3 && !memcmp(markdown + start, "\xef\xbb\xbf", 3) &&
+		    given_line(&given, &gcap, &glen, "", 0, 0, "\n") < 0)
+			goto done;
+		synth = glen > 0;
+		if (largest && glen + end - start > *largest)
+			*largest = glen + end - start;
 		/* An empty text may come as NULL: no offset on it. */
-		if (!(doc = parse(len ? markdown + start : markdown, end - start)))
+		doc = synth ? parse_after(&sbuf, &scap, given, glen, markdown + start, end - start) :
+			parse(len ? markdown + start : markdown, end - start);
+		if (!doc)
 			goto done;
 		last = cmark_node_last_child(doc);
-		x = last ? cmark_node_get_start_line(last) : 0;
+		/* The line of the text the last top-level block starts on (<= 0: the given line). */
+		x = last ? cmark_node_get_start_line(last) - synth : 0;
+		next_glen = 0;
 		if (end == len || whole || !last) {
 			/* All final: the rest, a code block whole, or blank lines only. */
-			if (visit_until(out, doc, NULL, line0) < 0)
+			if (visit_until(out, doc, NULL, line0 - synth) < 0)
 				goto done;
 			if (end == len)
 				break;
@@ -562,9 +802,8 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 					adv++;
 			cut = end;
 			whole = 0;
-		} else if (x > 1 && (cut = line_offset(markdown, end, start, x)) < end &&
-		    !(end - cut >= 3 && !memcmp(markdown + cut, "\xef\xbb\xbf", 3))) {
-			if (visit_until(out, doc, last, line0) < 0)
+		} else if (x > 1 && (cut = line_offset(markdown, end, start, x)) < end) {
+			if (visit_until(out, doc, last, line0 - synth) < 0)
 				goto done;
 			adv = x - 1;
 			/* The report itself: parsed next, whole, not in pieces. */
@@ -573,16 +812,17 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 			/* Nothing taken: the next round parses the block whole. */
 			cmark_node_free(doc);
 			doc = NULL;
+			glen = 0;
 			continue;
-		} else if (cmark_node_get_type(last) == CMARK_NODE_PARAGRAPH &&
-		    (cut = paragraph_cut(markdown, end, start, last, &x)) > start) {
-			/*
-			 * Inside a long paragraph: a fresh parse from a plain line
-			 * is a paragraph too, so no block appears or goes.
-			 */
-			if (visit_until(out, doc, last, line0) < 0)
+		} else if ((cut = inner_cut(&c, markdown, end, start, last, synth, given, glen)) >
+			   start) {
+			if (visit_until(out, doc, c.stop, line0 - synth) < 0)
 				goto done;
-			adv = x - 1;
+			adv = c.line - 1;
+			next_glen = c.given == 2 ? glen : 0;
+			if (c.given == 1 &&
+			    given_line(&given, &gcap, &next_glen, c.pre, c.pre_len, c.pad, "x\n") < 0)
+				goto done;
 		} else {
 			want = want > len / 2 ? len : want * 2;
 			cmark_node_free(doc);
@@ -591,6 +831,7 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 		}
 		line0 += adv;
 		start = cut;
+		glen = next_glen;
 		want = chunk ? chunk : 1;
 		cmark_node_free(doc);
 		doc = NULL;
@@ -599,6 +840,8 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 done:
 	if (doc)
 		cmark_node_free(doc);
+	free(sbuf);
+	free(given);
 	return err;
 }
 
@@ -616,17 +859,24 @@ done:
 int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
 	size_t len, size_t chunk, int borrow)
 {
-	return extract(out, markdown, len, chunk, borrow);
+	return extract(out, markdown, len, chunk, borrow, NULL);
+}
+
+int pmbot_extract__blocks_measured(pmbot_extract_list *out, const char *markdown, size_t len,
+	size_t chunk, size_t *largest)
+{
+	*largest = 0;
+	return extract(out, markdown, len, chunk, 0, largest);
 }
 
 int pmbot_extract_blocks(pmbot_extract_list *out, const char *markdown, size_t len)
 {
-	return extract(out, markdown, len, EXTRACT_CHUNK, 0);
+	return extract(out, markdown, len, EXTRACT_CHUNK, 0, NULL);
 }
 
 int pmbot_extract_blocks_borrowing(pmbot_extract_list *out, const char *markdown, size_t len)
 {
-	return extract(out, markdown, len, EXTRACT_CHUNK, 1);
+	return extract(out, markdown, len, EXTRACT_CHUNK, 1, NULL);
 }
 
 void pmbot_extract_block_free(pmbot_block *block)

@@ -92,6 +92,14 @@ int pmbot_extract_blocks_borrowing(pmbot_extract_list *out, const char *markdown
 int pmbot_extract_blocks_chunked(pmbot_extract_list *out, const char *markdown,
 	size_t len, size_t chunk, int borrow);
 
+/*
+ * pmbot_extract_blocks_chunked without borrowing; `*largest` gets the most
+ * bytes cmark was given at once, which its tree is sized by (about 150
+ * bytes a byte of emphasis-heavy prose). For the unit test of that bound.
+ */
+int pmbot_extract__blocks_measured(pmbot_extract_list *out, const char *markdown, size_t len,
+	size_t chunk, size_t *largest);
+
 /* Free every block of `list` and its array; the list is reusable afterwards. */
 void pmbot_extract_list_free(pmbot_extract_list *list);
 

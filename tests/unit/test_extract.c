@@ -767,6 +767,7 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		"x\r\n\r\n```json\r\n{}\r\n```\r\ny\r```yaml\r\nz\r````\n``` json\n\t```\n````\n~~~json\nopen\n",
 		/* A U+FEFF line start in the middle is text, not a dropped BOM. */
 		"\xef\xbb\xbfx\n\n\xef\xbb\xbf```json\n{}\n```\n\n```json\n[1]\n```\n",
+		"```json\n{}\n```\n\xef\xbb\xbf```yaml\nq\n```\n\n\n\xef\xbb\xbf```json\n1\n```\n```yaml\n```\n",
 		"```pm-bot:report-ir/v1\n{}\n```\n\n```pm-bot:report_ir/v1\n[]\n```\n  ```pm-bot:other\n  x\n  ```\n",
 		"1. a\n2. ```json\n   {}\n   ```\n\n   more\n\n3) x\n```yaml\ny\n```",
 		/* Long paragraphs: lines that continue one but could start a block afresh. */
@@ -817,6 +818,45 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		"```json\r\n{}\r\n    ```\r\n```\r",
 		/* Backticks everywhere but no closing fence: never closed. */
 		"```json\n`\n``\n x```\n    ```\n````json\n```\n",
+		/*
+		 * A paragraph of link definitions is no heading's text: "===" after
+		 * it stays text, and what follows continues that paragraph.
+		 */
+		"[a]:\nfoo\n===\n2. x\n   ```json\n   {}\n   ```\n    ```yaml\nq\n```\n",
+		"  [a]: /u\nbar\n---\n    ```json\n1\n```\n",
+		/* Long lists: items of every kind, fences in them and after them. */
+		"- *a* *a*\n- *b* ```x```\n- ```json\n  {}\n  ```\n- c\n  lazy\nmore\n+ d\n"
+		"  ```yaml\n  e\n- \n  ```json\n  []\n\n- f\n\n  ```json\n  2\n  ```\n"
+		"1. g\n2) h\n   ```yaml\n   i\n3) j\n    ```json\n    k\n   ```\nafter\n```json\n3\n```\n",
+		"* a\n  * b\n    ```json\n    {}\n    ```\n  * c\n* d\n   * e\n```yaml\nf\n```\n",
+		"- a\n-\n  ```json\n  1\n  ```\n- > q\n  > ```yaml\n  > 2\n- b\n```json\n3\n```\n",
+		/* Long paragraphs whose lines could each start a block afresh. */
+		"(a)\n[b]\n2. c\n<i>\n    d\n-e\n#f\n\\g\n```json\n{}\n```\n(h)\n2) i\n===\n```yaml\nj\n```\n",
+		"(a)\n[b]: /u\n    ```json\n{}\n```\n(c)\n---\n    ```yaml\nd\n```\n",
+		"x\r\n(a)\r\n2. b\r\n\xef\xbb\xbf```json\r\n{}\r\n```\r\n(c)\r\n```yaml\r\nd\r\n",
+		/* Long block quotes: lazy lines, nesting, lists and fences in them. */
+		"> (a)\n> 2. b\nlazy\n>    ```json\n> {}\n> ```\n> > (c)\n> > [d]\n> >     e\n"
+		"> > ```yaml\n> > f\n> g\n>\n> - h\n>   ```json\n>   1\n> - i\n```json\n2\n```\n",
+		">(a)\n>\t(b)\n   > (c)\n> ```json\n>\t{}\n(d)\n> ```\n>> (e)\n>> ```yaml\n>> f\n",
+		"> [a]:\n> foo\n> ===\n> 2. x\n>    ```json\n>    {}\n>    ```\n>     ```yaml\n> q\n",
+		"> > (a)\n> > (b)\n> (c)\n> > (d)\n(e)\n```json\n{}\n```\n> - (f)\n>   (g)\n> ```yaml\nh\n",
+		/* One long list item: its paragraph, a quote in it, a paragraph opened later. */
+		"- (a)\n  (b)\n(c)\n  2. d\n  ```json\n  {}\n ```\n  (e)\n   ```yaml\n f\n```json\n1\n```\n",
+		"- > (a)\n  > (b)\n  (c)\n  > ```json\n  > {}\n  ```yaml\n  x\n ```\n- > (d)\n  > > e\n```json\n2\n",
+		"-\n  (a)\n  (b)\n ```json\n  {}\n  ```\n- x\n\n  (c)\n  (d)\n  ```yaml\n y\n",
+		"-    (a)\n     (b)\n    ```json\n     {}\n10) (c)\n    (d)\n   ```yaml\n    e\n"
+		"*\t(f)\n\t(g)\n  ```json\n\t3\n  ```\n",
+		"1. - > (a)\n        (b)\n     > (c)\n     > ```json\n     > {}\n   - ```yaml\n     4\n",
+		/* A paragraph opened later in a list item: the item's line stands for it. */
+		"-\n  (a)\n  (b)\n\n  (c)\n  (d)\n ```json\n  {}\n  ```\n   (e)\n  (f)\n\n  ```yaml\n  1\n",
+		"12)   [a]\n\n      (b)\n      (c)\n     (d)\n      ```json\n      {}\n-     x\n  (e)\n  (f)\n"
+		"  ```yaml\n  2\n> 1. a\n>\n>    (g)\n>    (h)\n>   ```json\n>    3\n",
+		"- - a\n\n    (b)\n    (c)\n   ```json\n    {}\n-\t(d)\n\n  (e)\n  (f)\n  ```yaml\n  4\n",
+		"-   [a]\n\n    (b)\n    (c)\n  ```json\n x\n  ```\n1.  [d]\n\n    (e)\n    (f)\n  ```yaml\n y\n",
+		/* A paragraph in a quote in an item: its lazy lines are the quote's. */
+		"- > a\n  >\n  > (b)\n  (c)\n  (d)\n  2. ```json\n     {}\n     ```\n  ```yaml\n  5\n",
+		/* An item in an item opened earlier: its lines are the outer item's too. */
+		"- a\n  - (b)\n    (c)\n    (d)\n  ```json\n  {}\n x\n  ```\n- > b\n  > - (e)\n  >   (f)\n  ```yaml\n y\n",
 	};
 	size_t i, n_borrowed = 0;
 
@@ -922,6 +962,51 @@ static void test_extract__nothing_past_the_last_fence_run_is_missed(void **state
 			pmbot_buf_free(&got);
 			pmbot_extract_list_free(&list);
 		}
+		pmbot_buf_free(&md);
+	}
+}
+
+/*
+ * One list, block quote or paragraph as long as the file, the report after
+ * it: each is read in pieces of about the chunk, never whole, and the
+ * report is found at its line. (cmark keeps some 150 bytes a byte of such
+ * text until a piece is done: 64 MiB of it in one piece is gigabytes.)
+ */
+static void test_extract__one_long_block_is_read_in_pieces(void **state)
+{
+	static const struct {
+		const char *first, *line;
+	} shapes[] = {
+		{ "", "- *a* *b* *c* *d*\n" },                   /* a list */
+		{ "", "(*a* *b* *c* *d*)\n" },                   /* a paragraph, no plain line */
+		{ "", "> (*a* *b* *c* *d*)\n" },                 /* a block quote */
+		{ "", "> > - (*a* *b* *c* *d*)\n" },             /* quotes and a list */
+		{ "- (start\n", "  (*a* *b* *c* *d*)\n" },      /* one list item's paragraph */
+		{ "- > (start\n", "  > (*a* *b* *c* *d*)\n" },  /* a quote in one item */
+		{ "-\n", "  (*a* *b* *c* *d*)\n" },              /* an item's later paragraph */
+	};
+	static const size_t chunk = 4096;
+	size_t i, k, largest;
+
+	(void)state;
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		pmbot_extract_list list = PMBOT_EXTRACT_LIST_INIT;
+		pmbot_buf md = PMBOT_BUF_INIT;
+		int lines = 1;
+
+		assert_int_equal(pmbot_buf_puts(&md, shapes[i].first), 0);
+		lines += *shapes[i].first != '\0';
+		for (k = 0; k < 20000; k++, lines++)
+			assert_int_equal(pmbot_buf_puts(&md, shapes[i].line), 0);
+		assert_int_equal(pmbot_buf_puts(&md, "\n```json\n{}\n```\n"), 0);
+		assert_int_equal(pmbot_extract__blocks_measured(&list, md.buf, md.len, chunk,
+			&largest), 0);
+		assert_int_equal(list.count, 1);
+		assert_int_equal(list.items[0].block.fence_line, lines + 1);
+		assert_string_equal(list.items[0].block.text, "{}\n");
+		if (largest > 4 * chunk)
+			fail_msg("shape %zu: %zu bytes read at once of %zu", i, largest, md.len);
+		pmbot_extract_list_free(&list);
 		pmbot_buf_free(&md);
 	}
 }
@@ -1217,6 +1302,7 @@ int main(void)
 		cmocka_unit_test(test_extract__pieces_give_the_blocks_of_one_parse),
 		cmocka_unit_test(test_extract__only_a_block_as_it_stands_is_borrowed),
 		cmocka_unit_test(test_extract__nothing_past_the_last_fence_run_is_missed),
+		cmocka_unit_test(test_extract__one_long_block_is_read_in_pieces),
 		cmocka_unit_test(test_extract__long_block_keeps_the_lines_after_it),
 		cmocka_unit_test(test_extract__a_borrowed_block_gives_the_report_of_a_copied_one),
 		cmocka_unit_test(test_extract__json_positions_answer_as_the_parsers_map),
