@@ -264,6 +264,12 @@ $(ALIAS_BENCH): $(BUILD)/obj/bench/gql_alias_bench.o $(LIB)
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
 
+# The bench programs are built by the tests too, so that every compiler and
+# distribution CI builds with keeps them building, and tests/e2e/test_bench.sh
+# runs the scripts on a few items (figures only; nothing is timed there).
+BENCH_BINS := $(RUSAGE) $(VALIDATE_CALL) $(PLAN_CALL) $(ALIAS_BENCH)
+test test-unit test-e2e: $(BENCH_BINS)
+
 # Requests and time against the emulator: plans (bench/github_bench.sh) and
 # the first apply (bench/github_apply_bench.sh); figures only.
 bench-github: $(BIN) $(ALIAS_BENCH) $(RUSAGE)

@@ -83,7 +83,11 @@ measure_apply() {
 row() {
 	printf '%-40s %8s %10s   %8s %10s   %7s   %s\n' "$@"
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
+# "-" unless both are figures: without PMBOT_PY_REF the Python column is "-".
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.1fx", a / b; else print "-" }'
+}
 
 bench_repo "$n"
 python3 "$here/gen_state.py" -o "$tmp/empty.json"
