@@ -6,6 +6,7 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include "pmbot/buf.h"
 #include "pmbot/banned.h"
 
 static const char *const canonical_infos[] = {
@@ -439,28 +440,35 @@ static int visit_until(pmbot_extract_list *out, cmark_node *doc, cmark_node *sto
 /*
  * A cut inside the last top-level block of a piece: at text line `line`
  * (offset `at`), the blocks from `stop` on parsed again. With `given` the
- * next piece is given one line first (its line numbers one ahead): 1, the
- * `pre_len` bytes at `pre`, `pad` spaces and "x\n"; 2, the line this piece
- * was given, again.
+ * next piece is given lines first (its line numbers that many ahead): 1,
+ * the `lines` lines inner_cut() wrote; 2, the lines this piece was given.
  */
 struct cut {
-	size_t at, pre_len, pad;
-	const char *pre;
-	int line, given;
+	size_t at;
+	int line, given, lines;
 	cmark_node *stop;
 };
 
+/* The column after `n` bytes at `p`, tabs stopping at every fourth, as cmark counts. */
+static size_t columns(const char *p, size_t n, size_t col)
+{
+	while (n--)
+		col = *p++ == '\t' ? (col + 4) & ~(size_t)3 : col + 1;
+	return col;
+}
+
 /*
  * List item line `p` (`n` bytes, its marker at byte `at`) up to the item's
- * content column: *len of its bytes, then *pad spaces (the column after
- * the marker's when the rest is blank or indented code). 0 with a tab up
- * to there, whose columns are tab stops: not taken.
+ * content column: *len of its bytes (tabs and all: the same bytes are the
+ * same columns), then *pad spaces (one, the column after the marker's,
+ * when the rest is blank or five columns in, indented code). 0 when it is
+ * not such a line.
  */
 static int item_prefix(const char *p, size_t n, size_t at, size_t *len, size_t *pad)
 {
-	size_t i = at, j;
+	size_t i = at, j, c0, c;
 
-	if (at >= n || memchr(p, '\t', at))
+	if (at >= n)
 		return 0;
 	if (p[i] == '-' || p[i] == '+' || p[i] == '*') {
 		i++;
@@ -471,11 +479,11 @@ static int item_prefix(const char *p, size_t n, size_t at, size_t *len, size_t *
 			return 0;
 		i++;
 	}
-	for (j = i; j < n && p[j] == ' '; j++)
+	for (j = i; j < n && (p[j] == ' ' || p[j] == '\t'); j++)
 		;
-	if (j < n && p[j] == '\t')
-		return 0;
-	if (j == n || p[j] == '\n' || p[j] == '\r' || j - i >= 5) {
+	c0 = columns(p, i, 0);
+	c = columns(p + i, j - i, c0);
+	if (j == n || p[j] == '\n' || p[j] == '\r' || c - c0 >= 5) {
 		*len = i;
 		*pad = 1;
 	} else {
@@ -483,6 +491,89 @@ static int item_prefix(const char *p, size_t n, size_t at, size_t *len, size_t *
 		*pad = 0;
 	}
 	return j > i || *pad;
+}
+
+/* Line `line` (1-based) of the piece: of the given lines `g` (`glen` bytes) first, then the text. */
+static const char *piece_line(const char *m, size_t end, size_t start, const char *g, size_t glen,
+	int synth, int line, size_t *n)
+{
+	const char *p;
+
+	if (line > synth) {
+		p = m + line_offset(m, end, start, line - synth);
+		*n = end - (size_t)(p - m);
+		return p;
+	}
+	p = g + line_offset(g, glen, 0, line);
+	*n = glen - (size_t)(p - g);
+	return p;
+}
+
+/* The deepest containers a path may hold for a cut after given lines (more: no cut). */
+#define MAX_GIVEN_DEPTH 32
+
+/*
+ * Lines that open `path` (`n` block quotes and list items, outermost
+ * first) with the columns they have in the piece, and a paragraph in the
+ * last, into `out`: for each line on which some of them opened, its bytes
+ * up to the content of the deepest of those, then "x" (at the top level,
+ * "x" alone). A paragraph's own indentation, 0 to 3 spaces, changes no
+ * line after it. An ordered item's number becomes 0..01 of the same width
+ * where a paragraph is open above it (only 1 interrupts one). *lines gets
+ * their count. 0, 1 when a line is not what cmark said (no cut), or -1
+ * when out of memory.
+ */
+static int given_lines(pmbot_buf *out, int *lines, cmark_node *const *path, size_t n,
+	const char *m, size_t end, size_t start, const char *g, size_t glen, int synth)
+{
+	size_t i = 0, j, k, len = 0, pad, from, at;
+	const char *p = "";
+	int s;
+
+	pmbot_buf_clear(out);
+	*lines = 0;
+	do {
+		pad = 0;
+		if (n) {
+			s = cmark_node_get_start_line(path[i]);
+			for (j = i + 1; j < n && cmark_node_get_start_line(path[j]) == s; j++)
+				;
+			p = piece_line(m, end, start, g, glen, synth, s, &len);
+			at = (size_t)cmark_node_get_start_column(path[j - 1]) - 1;
+			if (cmark_node_get_type(path[j - 1]) == CMARK_NODE_ITEM) {
+				if (!item_prefix(p, len, at, &len, &pad))
+					return 1;
+			} else if (at < len && p[at] == '>') {
+				len = at + 1;
+			} else {
+				return 1;
+			}
+		} else {
+			j = 0;
+		}
+		from = out->len;
+		if (pmbot_buf_put(out, p, len) < 0)
+			return -1;
+		/* Under the "x" of the line before, an ordered item opens only as 1. */
+		for (k = i; *lines && k < j && k < n; k++) {
+			if (cmark_node_get_type(path[k]) != CMARK_NODE_ITEM ||
+			    cmark_node_get_list_type(cmark_node_parent(path[k])) != CMARK_ORDERED_LIST)
+				continue;
+			at = from + (size_t)cmark_node_get_start_column(path[k]) - 1;
+			while (at < out->len && out->buf[at] >= '0' && out->buf[at] <= '9' &&
+			       out->buf[at + 1] >= '0' && out->buf[at + 1] <= '9')
+				out->buf[at++] = '0';
+			if (at < out->len)
+				out->buf[at] = '1';
+		}
+		while (pad--)
+			if (pmbot_buf_putc(out, ' ') < 0)
+				return -1;
+		if (pmbot_buf_put(out, "x\n", 2) < 0)
+			return -1;
+		++*lines;
+	} while ((i = j) < n);
+	return 0;
 }
 
 /*
@@ -498,25 +589,21 @@ static int item_prefix(const char *p, size_t n, size_t at, size_t *len, size_t *
  *   by its content column, which a fresh parse would read as top-level
  *   indentation.
  * - A paragraph: at the top level, at a plain line (paragraph_cut()).
- *   Else at its last line, after a given line that opens a paragraph in
- *   the same containers, so that the line continues one as it did. That
- *   is its first line's container markers (those bytes, so the columns
- *   are the same) then "x", where that line opened every list item around
- *   it (quotes are the quote markers on it, wherever they opened); or, for
- *   a paragraph opened later in a list item, the item's line up to its
- *   content column then "x", where that line opened every item. Never for
- *   link definitions (may_be_definitions()).
+ *   Else at its last line, after given lines that open the same quotes,
+ *   items and a paragraph at the same columns (given_lines()), so that the
+ *   line continues a paragraph as it did; never for link definitions
+ *   (may_be_definitions()).
  *
- * `synth`: lines given before `start` (`gbuf`, `glen` bytes), as for
- * paragraph_cut().
+ * `synth`: lines given before `start` (`g`, `glen` bytes), as for
+ * paragraph_cut(). New given lines go to `next`. 1 with a cut in *c, 0
+ * without, -1 when out of memory.
  */
-static size_t inner_cut(struct cut *c, const char *m, size_t end, size_t start, cmark_node *node,
-	int synth, const char *gbuf, size_t glen)
+static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, size_t start,
+	cmark_node *node, int synth, const char *g, size_t glen)
 {
-	cmark_node *child, *item = NULL;
-	int item_first = 0, top = 1, l, first, il;
-	const char *p;
-	size_t n;
+	cmark_node *child, *path[MAX_GIVEN_DEPTH];
+	size_t n = 0;
+	int in_item = 0, top = 1, l, first;
 
 	memset(c, 0, sizeof(*c));
 	for (;;) {
@@ -526,55 +613,48 @@ static size_t inner_cut(struct cut *c, const char *m, size_t end, size_t start, 
 			if (!(child = cmark_node_last_child(node)))
 				return 0;
 			l = cmark_node_get_start_line(child) - synth;
-			if (!item && l > 1 && (c->at = line_offset(m, end, start, l)) < end) {
+			if (!in_item && l > 1 && (c->at = line_offset(m, end, start, l)) < end) {
 				c->line = l;
 				c->stop = child;
-				return c->at;
+				return 1;
+			}
+			if (cmark_node_get_type(node) == CMARK_NODE_BLOCK_QUOTE) {
+				if (n == MAX_GIVEN_DEPTH)
+					return 0;
+				path[n++] = node;
 			}
 			break;
 		case CMARK_NODE_ITEM:
-			if (!(child = cmark_node_last_child(node)))
+			if (!(child = cmark_node_last_child(node)) || n == MAX_GIVEN_DEPTH)
 				return 0;
-			if (!item)
-				item_first = cmark_node_get_start_line(node);
-			item = node;
+			path[n++] = node;
+			in_item = 1;
 			break;
 		case CMARK_NODE_PARAGRAPH:
 			c->stop = node;
 			if (top && (c->at = paragraph_cut(m, end, start, node, synth, &c->line)) > start)
-				return c->at;
+				return 1;
 			first = cmark_node_get_start_line(node);
 			l = cmark_node_get_end_line(node) - synth;
 			if (l <= 1 || cmark_node_get_end_line(node) <= first ||
-			    (item && cmark_node_get_start_line(item) != item_first) ||
 			    (c->at = line_offset(m, end, start, l)) >= end ||
 			    may_be_definitions(m, end, start, node, synth))
 				return 0;
 			c->line = l;
-			c->given = 1;
-			if (!item || item_first == first) {
-				if (first - synth < 1) {
-					c->given = 2; /* opened on the given line: the same again */
-					return c->at;
-				}
-				c->pre = m + line_offset(m, end, start, first - synth);
-				c->pre_len = (size_t)cmark_node_get_start_column(node) - 1;
-				return c->at;
+			/* Opened on a given line, as all around it: the same again. */
+			if (first <= synth) {
+				c->given = 2;
+				return 1;
 			}
-			if (cmark_node_parent(node) != item)
+			switch (given_lines(next, &c->lines, path, n, m, end, start, g, glen, synth)) {
+			case 0:
+				c->given = 1;
+				return 1;
+			case 1:
 				return 0;
-			if ((il = item_first - synth) < 1) {
-				p = gbuf;
-				n = glen;
-			} else {
-				p = m + line_offset(m, end, start, il);
-				n = end - (size_t)(p - m);
+			default:
+				return -1;
 			}
-			if (!item_prefix(p, n, (size_t)cmark_node_get_start_column(item) - 1,
-				&c->pre_len, &c->pad))
-				return 0;
-			c->pre = p;
-			return c->at;
 		default:
 			return 0;
 		}
@@ -597,12 +677,13 @@ static size_t inner_cut(struct cut *c, const char *m, size_t end, size_t start, 
  *
  * A piece holding one top-level block is cut inside it where that is as
  * exact (inner_cut()): in a list, a block quote or a paragraph, also a
- * paragraph in quotes and list items, the next piece then given a line
- * first that opens the same containers where a fresh parse would not. So
+ * paragraph in quotes and list items, the next piece then given lines
+ * first that open the same containers where a fresh parse would not. So
  * one list, quote or paragraph the size of the file (64 MiB of "- *a* *a*
- * ...": 8.7 GB in one piece) is read in pieces too. Without a cut a piece
- * holding one block is parsed again twice as long, except a fenced code
- * block (the report itself), whose end is its closing fence.
+ * ...": 8.7 GB in one piece) is read in pieces too. Without a cut (say,
+ * containers 32 deep) a piece holding one block is parsed again twice as
+ * long, except a fenced code block (the report itself), whose end is its
+ * closing fence.
  */
 /* A top-level fenced code block's end (fence_end), 0 when `node` is none. */
 static size_t fenced_end(cmark_node *node, const char *m, size_t len, size_t at, int *lines,
@@ -720,42 +801,17 @@ static size_t last_fence(const char *m, size_t len)
 	return 0;
 }
 
-/*
- * `*buf` (grown as needed) set to the `n` bytes at `pre` (which may be
- * `*buf` itself), `pad` spaces, then `tail`: `*len` bytes. 0 or PMBOT_ERROR.
- */
-static int given_line(char **buf, size_t *cap, size_t *len, const char *pre, size_t n, size_t pad,
-	const char *tail)
-{
-	size_t t = strlen(tail);
-	int own = pre == *buf;
-
-	if (*cap < n + pad + t) {
-		char *p = realloc(*buf, n + pad + t);
-
-		if (!p)
-			return PMBOT_ERROR;
-		*buf = p;
-		*cap = n + pad + t;
-	}
-	if (!own)
-		memcpy(*buf, pre, n);
-	memset(*buf + n, ' ', pad);
-	memcpy(*buf + n + pad, tail, t);
-	*len = n + pad + t;
-	return 0;
-}
-
 static int extract(pmbot_extract_list *out, const char *markdown, size_t len, size_t chunk,
 	int borrow, size_t *largest)
 {
 	cmark_node *doc = NULL, *last;
 	size_t start = 0, want = chunk ? chunk : 1, end, cut, whole = 0, close = 0, scap = 0;
 	size_t fences = len ? last_fence(markdown, len) : 0;
-	int line0 = 0, err = PMBOT_ERROR, x, adv, whole_lines = 0, synth = 0;
-	/* The line the piece at `start` is given first (inner_cut()), `glen` bytes; none: 0. */
-	char *sbuf = NULL, *given = NULL;
-	size_t glen = 0, gcap = 0, next_glen;
+	int line0 = 0, err = PMBOT_ERROR, x, adv, whole_lines = 0, synth = 0, next_gl;
+	/* The `gl` lines the piece at `start` is given first (inner_cut()). */
+	pmbot_buf given = PMBOT_BUF_INIT, next = PMBOT_BUF_INIT, swap;
+	int gl = 0;
+	char *sbuf = NULL;
 	struct cut c;
 
 	for (;;) {
@@ -775,21 +831,24 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 			want = chunk ? chunk : 1;
 			continue;
 		}
-		if (!glen && start && len - start >= 3 && !memcmp(markdown + start, "\xef\xbb\xbf", 3) &&
-		    given_line(&given, &gcap, &glen, "", 0, 0, "\n") < 0)
-			goto done;
-		synth = glen > 0;
-		if (largest && glen + end - start > *largest)
-			*largest = glen + end - start;
+		if (!gl && start && len - start >= 3 && !memcmp(markdown + start, "\xef\xbb\xbf", 3)) {
+			pmbot_buf_clear(&given);
+			if (pmbot_buf_putc(&given, '\n') < 0)
+				goto done;
+			gl = 1;
+		}
+		synth = gl;
+		if (largest && (gl ? given.len : 0) + end - start > *largest)
+			*largest = (gl ? given.len : 0) + end - start;
 		/* An empty text may come as NULL: no offset on it. */
-		doc = synth ? parse_after(&sbuf, &scap, given, glen, markdown + start, end - start) :
+		doc = gl ? parse_after(&sbuf, &scap, given.buf, given.len, markdown + start, end - start) :
 			parse(len ? markdown + start : markdown, end - start);
 		if (!doc)
 			goto done;
 		last = cmark_node_last_child(doc);
 		/* The line of the text the last top-level block starts on (<= 0: the given line). */
 		x = last ? cmark_node_get_start_line(last) - synth : 0;
-		next_glen = 0;
+		next_gl = 0;
 		if (end == len || whole || !last) {
 			/* All final: the rest, a code block whole, or blank lines only. */
 			if (visit_until(out, doc, NULL, line0 - synth) < 0)
@@ -812,17 +871,20 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 			/* Nothing taken: the next round parses the block whole. */
 			cmark_node_free(doc);
 			doc = NULL;
-			glen = 0;
+			gl = 0;
 			continue;
-		} else if ((cut = inner_cut(&c, markdown, end, start, last, synth, given, glen)) >
-			   start) {
-			if (visit_until(out, doc, c.stop, line0 - synth) < 0)
+		} else if ((x = inner_cut(&c, &next, markdown, end, start, last, synth, given.buf,
+			gl ? given.len : 0)) != 0) {
+			if (x < 0 || visit_until(out, doc, c.stop, line0 - synth) < 0)
 				goto done;
 			adv = c.line - 1;
-			next_glen = c.given == 2 ? glen : 0;
-			if (c.given == 1 &&
-			    given_line(&given, &gcap, &next_glen, c.pre, c.pre_len, c.pad, "x\n") < 0)
-				goto done;
+			cut = c.at;
+			next_gl = c.given == 2 ? gl : c.lines;
+			if (c.given == 1) {
+				swap = given;
+				given = next;
+				next = swap;
+			}
 		} else {
 			want = want > len / 2 ? len : want * 2;
 			cmark_node_free(doc);
@@ -831,7 +893,7 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 		}
 		line0 += adv;
 		start = cut;
-		glen = next_glen;
+		gl = next_gl;
 		want = chunk ? chunk : 1;
 		cmark_node_free(doc);
 		doc = NULL;
@@ -841,7 +903,8 @@ done:
 	if (doc)
 		cmark_node_free(doc);
 	free(sbuf);
-	free(given);
+	pmbot_buf_free(&given);
+	pmbot_buf_free(&next);
 	return err;
 }
 

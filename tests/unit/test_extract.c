@@ -855,6 +855,18 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		"-   [a]\n\n    (b)\n    (c)\n  ```json\n x\n  ```\n1.  [d]\n\n    (e)\n    (f)\n  ```yaml\n y\n",
 		/* A paragraph in a quote in an item: its lazy lines are the quote's. */
 		"- > a\n  >\n  > (b)\n  (c)\n  (d)\n  2. ```json\n     {}\n     ```\n  ```yaml\n  5\n",
+		/* Items and quotes opened on lines of their own, each given again. */
+		"- a\n  12) (b)\n      (c)\n      (d)\n   ```json\n      {}\n  ```yaml\n  q\n",
+		"- a\n\n  12) (b)\n      (c)\n      (d)\n      ```json\n      {}\n      ```\n",
+		"1. a\n\n   > b\n   > 2. (c)\n   >    (d)\n   >    (e)\n   >   ```json\n   > {}\n",
+		"- a\n  >  - (b)\n  >    (c)\n  >\n  >    (d)\n  >    (e)\n  > ```json\n  >  {}\n",
+		"> - a\n>   - b\n>     - (c)\n>       (d)\n>       (e)\n>     ```json\n>     {}\n",
+		/* Tabs in the markers: columns of four, a tab part padding, part content. */
+		"-\t(a)\n\t(b)\n\t(c)\n  ```json\n\t{}\n   ```\n1.\t\t(d)\n\n   (e)\n   (f)\n  ```yaml\n   g\n",
+		">\t(a)\n>\t(b)\n> \t(c)\n>\t```json\n>  {}\n\t- a\n\n\t  (h)\n\t  (i)\n\t ```json\n\t  1\n",
+		"- a\n\n\t- (b)\n\t  (c)\n\t  (d)\n\t```json\n\t 2\n  \t- (e)\n\t\t(f)\n\t\t(g)\n\t  ```yaml\n",
+		"-\t (a)\n\n     (b)\n     (c)\n     (d)\n  ```json\n x\n  ```\n",
+		"-\t\t(a)\n\n  (b)\n  (c)\n      (d)\n  2. ```json\n     {}\n     ```\n",
 		/* An item in an item opened earlier: its lines are the outer item's too. */
 		"- a\n  - (b)\n    (c)\n    (d)\n  ```json\n  {}\n x\n  ```\n- > b\n  > - (e)\n  >   (f)\n  ```yaml\n y\n",
 	};
@@ -984,6 +996,9 @@ static void test_extract__one_long_block_is_read_in_pieces(void **state)
 		{ "- (start\n", "  (*a* *b* *c* *d*)\n" },      /* one list item's paragraph */
 		{ "- > (start\n", "  > (*a* *b* *c* *d*)\n" },  /* a quote in one item */
 		{ "-\n", "  (*a* *b* *c* *d*)\n" },              /* an item's later paragraph */
+		{ "- a\n\n  2. b\n", "     (*a* *b* *c* *d*)\n" }, /* items opened on two lines */
+		{ "- a\n\n  > b\n", "  > (*a* *b* *c* *d*)\n" },  /* a quote opened later in an item */
+		{ "-\t(a\n", "\t(*a* *b* *c* *d*)\n" },         /* a tab after the marker */
 	};
 	static const size_t chunk = 4096;
 	size_t i, k, largest;
@@ -995,7 +1010,8 @@ static void test_extract__one_long_block_is_read_in_pieces(void **state)
 		int lines = 1;
 
 		assert_int_equal(pmbot_buf_puts(&md, shapes[i].first), 0);
-		lines += *shapes[i].first != '\0';
+		for (k = 0; shapes[i].first[k]; k++)
+			lines += shapes[i].first[k] == '\n';
 		for (k = 0; k < 20000; k++, lines++)
 			assert_int_equal(pmbot_buf_puts(&md, shapes[i].line), 0);
 		assert_int_equal(pmbot_buf_puts(&md, "\n```json\n{}\n```\n"), 0);
