@@ -801,6 +801,18 @@ static size_t last_fence(const char *m, size_t len)
 	return 0;
 }
 
+/* Is the last line of m[start, end) blank (spaces and tabs only), or is there none? */
+static int ends_blank(const char *m, size_t start, size_t end)
+{
+	if (end > start && m[end - 1] == '\n')
+		end--;
+	if (end > start && m[end - 1] == '\r')
+		end--;
+	while (end > start && (m[end - 1] == ' ' || m[end - 1] == '\t'))
+		end--;
+	return end == start || m[end - 1] == '\n' || m[end - 1] == '\r';
+}
+
 static int extract(pmbot_extract_list *out, const char *markdown, size_t len, size_t chunk,
 	int borrow, size_t *largest)
 {
@@ -849,8 +861,12 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 		/* The line of the text the last top-level block starts on (<= 0: the given line). */
 		x = last ? cmark_node_get_start_line(last) - synth : 0;
 		next_gl = 0;
-		if (end == len || whole || !last) {
-			/* All final: the rest, a code block whole, or blank lines only. */
+		if (end == len || whole || (!last && ends_blank(markdown, start, end))) {
+			/*
+			 * All final: the rest, a code block whole, or blank lines
+			 * only. Not link definitions only (a paragraph cmark drops):
+			 * unless a blank line ended them, the next line may go on.
+			 */
 			if (visit_until(out, doc, NULL, line0 - synth) < 0)
 				goto done;
 			if (end == len)
@@ -873,8 +889,8 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 			doc = NULL;
 			gl = 0;
 			continue;
-		} else if ((x = inner_cut(&c, &next, markdown, end, start, last, synth, given.buf,
-			gl ? given.len : 0)) != 0) {
+		} else if (last && (x = inner_cut(&c, &next, markdown, end, start, last, synth,
+			given.buf, gl ? given.len : 0)) != 0) {
 			if (x < 0 || visit_until(out, doc, c.stop, line0 - synth) < 0)
 				goto done;
 			adv = c.line - 1;

@@ -824,6 +824,9 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		 */
 		"[a]:\nfoo\n===\n2. x\n   ```json\n   {}\n   ```\n    ```yaml\nq\n```\n",
 		"  [a]: /u\nbar\n---\n    ```json\n1\n```\n",
+		/* Link definitions only, a paragraph cmark drops: not blank lines. */
+		"[a]:\nfoo\n2. x\n   ```json\n   {}\n    ```yaml\nq\n` ``",
+		"[a]: /u\n[b]: /v\n\n2. x\n   ```json\n   {}\nq\n[c]: /w\r\n  \t\r\n2. y\n   ```yaml\n   1\nr\n",
 		/* Long lists: items of every kind, fences in them and after them. */
 		"- *a* *a*\n- *b* ```x```\n- ```json\n  {}\n  ```\n- c\n  lazy\nmore\n+ d\n"
 		"  ```yaml\n  e\n- \n  ```json\n  []\n\n- f\n\n  ```json\n  2\n  ```\n"
