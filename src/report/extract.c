@@ -395,21 +395,102 @@ static int may_be_definitions(const char *m, size_t len, size_t start, cmark_nod
 	return at >= len || m[at] == '[';
 }
 
+/* Lines of a paragraph that opens with '[' read to see where its definitions end. */
+#define DEFINITION_LINES 64
+
+/*
+ * The first character of what is left of the `n` bytes at `p`, parsed
+ * alone as a paragraph, after its link definitions: the first of its
+ * first inline's source ('*' for emphasis, '`' for code...), or 0 when
+ * there is no paragraph or it is not known.
+ */
+static char left_after_definitions(const char *p, size_t n)
+{
+	cmark_node *doc = parse(p, n), *para, *in;
+	const char *text;
+	char c = 0;
+
+	if (!doc)
+		return 0;
+	para = cmark_node_first_child(doc);
+	in = para ? cmark_node_first_child(para) : NULL;
+	if (in && cmark_node_get_type(para) == CMARK_NODE_PARAGRAPH && !cmark_node_next(para)) {
+		switch (cmark_node_get_type(in)) {
+		case CMARK_NODE_TEXT:
+			text = cmark_node_get_literal(in);
+			c = text ? *text : 0;
+			break;
+		case CMARK_NODE_EMPH:
+		case CMARK_NODE_STRONG:
+			c = '*';
+			break;
+		case CMARK_NODE_CODE:
+			c = '`';
+			break;
+		case CMARK_NODE_HTML_INLINE:
+			c = '<';
+			break;
+		case CMARK_NODE_IMAGE:
+			c = '!';
+			break;
+		default:
+			break;
+		}
+	}
+	cmark_node_free(doc);
+	return c;
+}
+
+/*
+ * Of top-level paragraph `para`, opening with '[' on text line `first` of
+ * the piece at `start`: the line from which it is certainly not link
+ * definitions only, whatever lines follow; 0 when that is not known. Its
+ * first DEFINITION_LINES lines (fewer than `lines`) are parsed alone.
+ * Where what is left after the definitions opens with a character no
+ * definition starts with ('['), no later line makes it definitions. Nor
+ * where it opens with one a title starts with ('"', '\'', '(') but stays
+ * when a line closing that title is put after it: then it is no title of
+ * the definition before it, which only a line after could have closed.
+ */
+static int definitions_end(const char *m, size_t end, size_t start, int first, int lines)
+{
+	int k = lines - 1 < DEFINITION_LINES ? lines - 1 : DEFINITION_LINES, known;
+	size_t from = line_offset(m, end, start, first), to;
+	pmbot_buf b = PMBOT_BUF_INIT;
+	char c;
+
+	if (k < 1)
+		return 0;
+	to = line_offset(m, end, from, k + 1);
+	c = left_after_definitions(m + from, to - from);
+	known = c && c != '[' && !is_space(c);
+	if (known && (c == '"' || c == '\'' || c == '(')) {
+		known = pmbot_buf_put(&b, m + from, to - from) == 0 &&
+			(m[to - 1] == '\n' || m[to - 1] == '\r' || pmbot_buf_putc(&b, '\n') == 0) &&
+			pmbot_buf_putc(&b, c == '(' ? ')' : c) == 0 &&
+			left_after_definitions(b.buf, b.len) == c;
+		pmbot_buf_free(&b);
+	}
+	return known ? first + k : 0;
+}
+
 /*
  * Offset of the last line after the first of top-level paragraph `para`
- * of the piece at `start` that plain_line() takes, or 0 when none does or
- * the paragraph may be link definitions. `synth` is the number of lines
+ * of the piece at `start` that plain_line() takes, or 0 when none does;
+ * in a paragraph that may be link definitions, only from where
+ * definitions_end() says it is not. `synth` is the number of lines
  * the piece was given before `start` (inner_cut()): cmark's line numbers
  * are that many ahead of the text's. *line gets the text's line number.
  */
 static size_t paragraph_cut(const char *m, size_t len, size_t start, cmark_node *para,
 	int synth, int *line)
 {
-	int first = cmark_node_get_start_line(para) - synth, l;
+	int first = cmark_node_get_start_line(para) - synth, l, from = first + 1;
 	int last = cmark_node_get_end_line(para) - synth;
 	size_t at, cut = 0;
 
-	if (may_be_definitions(m, len, start, para, synth))
+	if (may_be_definitions(m, len, start, para, synth) &&
+	    !(from = definitions_end(m, len, start, first, last - first + 1)))
 		return 0;
 	if (first < 1)
 		first = 1;
@@ -418,7 +499,7 @@ static size_t paragraph_cut(const char *m, size_t len, size_t start, cmark_node 
 		at = next_line(m, len, at);
 		if (at >= len)
 			break;
-		if (plain_line(m + at, len - at)) {
+		if (l >= from && plain_line(m + at, len - at)) {
 			cut = at;
 			*line = l;
 		}
@@ -591,8 +672,9 @@ static int given_lines(pmbot_buf *out, int *lines, cmark_node *const *path, size
  * - A paragraph: at the top level, at a plain line (paragraph_cut()).
  *   Else at its last line, after given lines that open the same quotes,
  *   items and a paragraph at the same columns (given_lines()), so that the
- *   line continues a paragraph as it did; never for link definitions
- *   (may_be_definitions()).
+ *   line continues a paragraph as it did; never where it may still be
+ *   link definitions only (may_be_definitions(), definitions_end(): at
+ *   the top level only).
  *
  * `synth`: lines given before `start` (`g`, `glen` bytes), as for
  * paragraph_cut(). New given lines go to `next`. 1 with a cut in *c, 0
@@ -638,7 +720,8 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
 			l = cmark_node_get_end_line(node) - synth;
 			if (l <= 1 || cmark_node_get_end_line(node) <= first ||
 			    (c->at = line_offset(m, end, start, l)) >= end ||
-			    may_be_definitions(m, end, start, node, synth))
+			    (may_be_definitions(m, end, start, node, synth) &&
+			     (n || !definitions_end(m, end, start, first - synth, l - first + synth + 1))))
 				return 0;
 			c->line = l;
 			/* Opened on a given line, as all around it: the same again. */

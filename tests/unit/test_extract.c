@@ -824,6 +824,17 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		 */
 		"[a]:\nfoo\n===\n2. x\n   ```json\n   {}\n   ```\n    ```yaml\nq\n```\n",
 		"  [a]: /u\nbar\n---\n    ```json\n1\n```\n",
+		/* Text after definitions, where no later line makes them all definitions. */
+		"[a]: /u\n(b)\n(c)\n===\n2. x\n   ```json\n   {}\nq\n[d]: /v\n*e*\n(f)\n2. y\n   ```yaml\n   1\nr\n",
+		"[a]: /u\n'(b)\n(c)'\n===\n    ```json\n{}\n[d]:\n/v\n(e)\n2. y\n   ```yaml\nz\n",
+		"[a]: /u\n[b\nc]: /v\n\\[d\n(e)\n===\n  ```json\n 1\n  ```\n[f]: /w \"t\n(g)\"\n2. z\n   ```yaml\n",
+		/* Titles on the line after a definition, closed later or never. */
+		"[a]: /u\n(b\n(c\nd)\n===\n    ```json\n1\n2. x\n   ```yaml\n   2\n",
+		"[a]: /u\n(b)\n(c)\n(d\n===\n    ```json\n1\n2. x\n   ```yaml\n   2\n",
+		"[a]: /u\n\"b\n(c)\n\"\n===\n2. x\n   ```json\n   3\n[d]: /v 'e'\n'f\n'\n===\n2. y\n   ```yaml\n",
+		"[a]: /u\r\n'b\r\nc\r\n'\r\n---\r\n2. x\r\n   ```json\r\n   4\r\n",
+		"[a]: /u\n[b]:\n/v\n===\n2. ```json\n   {}\n   ```\n[c]: /w\n[d\n]: /x\n---\n2. ```yaml\n",
+		"[a]: /u\n[b\nc\nd]: /v\n===\n2. ```json\n   {}\n   ```\n",
 		/* Link definitions only, a paragraph cmark drops: not blank lines. */
 		"[a]:\nfoo\n2. x\n   ```json\n   {}\n    ```yaml\nq\n` ``",
 		"[a]: /u\n[b]: /v\n\n2. x\n   ```json\n   {}\nq\n[c]: /w\r\n  \t\r\n2. y\n   ```yaml\n   1\nr\n",
@@ -1002,6 +1013,7 @@ static void test_extract__one_long_block_is_read_in_pieces(void **state)
 		{ "- a\n\n  2. b\n", "     (*a* *b* *c* *d*)\n" }, /* items opened on two lines */
 		{ "- a\n\n  > b\n", "  > (*a* *b* *c* *d*)\n" },  /* a quote opened later in an item */
 		{ "-\t(a\n", "\t(*a* *b* *c* *d*)\n" },         /* a tab after the marker */
+		{ "[a]: /u\n", "(*a* *b* *c* *d*)\n" },          /* text after a definition */
 	};
 	static const size_t chunk = 4096;
 	size_t i, k, largest;
