@@ -33,11 +33,11 @@ measure() {
 		fi
 	done
 	read -r cpu u s m status <<<"$best"
-	printf '%-36s %9s %8d ms  (user %6ss sys %6ss)  peak RSS %8d KiB  exit %d\n' \
+	printf '%-50s %9s %8d ms  (user %6ss sys %6ss)  peak RSS %8d KiB  exit %d\n' \
 		"$label" "$(stat -c %s "$file")" "$cpu" "$u" "$s" "$m" "$status"
 }
 
-printf '%-36s %9s %11s\n' "case" "bytes" "user+sys"
+printf '%-50s %9s %11s\n' "case" "bytes" "user+sys"
 for n in "${sizes[@]}"; do
 	for fmt in json yaml; do
 		file="$tmp/report-$n-$fmt.md"
@@ -55,24 +55,29 @@ done
 # largest file read), plain and emphasis-heavy (cmark's costliest nodes),
 # and emphasis-heavy with a fence at its end, since nothing after a file's
 # last fence is parsed: as one paragraph, one list, one block quote and one
-# list item (each read in pieces; one piece of it was 12 GB). BENCH_PROSE=0
-# skips it.
+# list item (each read in pieces; one piece of it was 12 GB); and as link
+# definitions without a blank line, and text after a definition that fails
+# (a paragraph opening with '['). BENCH_PROSE=0 skips it.
 if [ "${BENCH_PROSE:-1}" != 0 ]; then
 	for kind in plain emphasis emphasis-fence-last list-fence-last quote-fence-last \
-		item-fence-last; do
+		item-fence-last definitions-fence-last failed-definition-fence-last; do
 		file="$tmp/prose-$kind.md"
 		python3 - "$file" "$kind" <<'PY'
 import sys
 path, kind = sys.argv[1], sys.argv[2]
+first = {"item": "- item\n", "failed": "[a]:\n"}.get(kind.split("-")[0], "")
 if kind == "plain":
     unit = ("Lorem ipsum dolor sit amet, *consectetur* adipiscing elit, sed do "
             "[eiusmod](http://x) tempor incididunt ut labore @someone #12.\n\n")
+elif kind.startswith("definitions"):
+    unit = "[a]: /u\n"
+elif kind.startswith("failed"):
+    unit = "(" + "*a* " * 20 + ")\n"
 else:
     unit = {"list": "- ", "quote": "> ", "item": "  "}.get(kind.split("-")[0], "") + \
         "*a* " * 20 + "\n"
 with open(path, "w") as f:
-    if kind.startswith("item"):
-        f.write("- item\n")
+    f.write(first)
     # Room for the first line and the fence: at most 64 MiB in all.
     f.write(unit * ((64 * 1024 * 1024 - 16) // len(unit)))
     if kind.endswith("fence-last"):

@@ -376,12 +376,47 @@ static int plain_line(const char *m, size_t left)
 	return 0;
 }
 
+/* What a backslash escapes in Markdown: ASCII punctuation. */
+static int ascii_punct(char c)
+{
+	return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+	       (c >= '{' && c <= '~');
+}
+
+/*
+ * The link label opening at m[at] ('['), as cmark's link_label() reads
+ * it: it ends at the first ']' not escaped, and fails at a '[' not
+ * escaped or past 1,000 bytes; a definition's label is followed by ':'.
+ * -1 when it fails whatever text follows m[at, stop), 1 when it ends
+ * there followed by ':', 0 when that is not known. Blanks, line ends and
+ * '>' (a quote's marker) are not counted: the count stays below cmark's.
+ */
+static int label_state(const char *m, size_t at, size_t stop)
+{
+	size_t i, counted = 0;
+
+	for (i = at + 1; i < stop; i++) {
+		if (m[i] == '[')
+			return -1;
+		if (m[i] == ']')
+			return i + 1 >= stop ? 0 : m[i + 1] == ':' ? 1 : -1;
+		if (m[i] == '\\' && i + 1 < stop && ascii_punct(m[i + 1]))
+			i++;
+		if (m[i] != ' ' && m[i] != '\t' && m[i] != '\n' && m[i] != '\r' && m[i] != '>' &&
+		    ++counted > 1000)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * Could paragraph `para` of the piece at `start` be link reference
  * definitions only? Then a "===" or "---" under it is no heading's
  * underline but more text, and so are the lines after it: no other first
- * line stands in for it. Only a paragraph opening with '[' can be; a
- * line a piece is given first (`synth`, inner_cut()) opens none.
+ * line stands in for it. Only a paragraph opening with '[' can be, and
+ * only while its lines leave that a label (label_state()): cmark reads
+ * definitions from a paragraph's start only. A line a piece is given
+ * first (`synth`, inner_cut()) opens none.
  */
 static int may_be_definitions(const char *m, size_t len, size_t start, cmark_node *para,
 	int synth)
@@ -392,7 +427,9 @@ static int may_be_definitions(const char *m, size_t len, size_t start, cmark_nod
 	if (first < 1)
 		return 0;
 	at = line_offset(m, len, start, first) + (size_t)cmark_node_get_start_column(para) - 1;
-	return at >= len || m[at] == '[';
+	return at >= len || (m[at] == '[' &&
+		label_state(m, at, line_offset(m, len, at,
+			cmark_node_get_end_line(para) - synth - first + 2)) >= 0);
 }
 
 /* Lines of a paragraph that opens with '[' read to see where its definitions end. */
@@ -442,6 +479,68 @@ static char left_after_definitions(const char *p, size_t n)
 }
 
 /*
+ * How many lines the single paragraph of the `n` bytes at `p`, parsed
+ * alone, keeps after its link definitions: one more than its line breaks.
+ * 0 when the text is not one paragraph. A line end in a code span or in
+ * inline HTML is no break: the count may fall short, never over.
+ */
+static int lines_left(const char *p, size_t n)
+{
+	cmark_node *doc = parse(p, n), *para;
+	cmark_iter *it;
+	cmark_event_type ev;
+	cmark_node_type t;
+	int lines = 0;
+
+	if (!doc)
+		return 0;
+	para = cmark_node_first_child(doc);
+	if (para && cmark_node_get_type(para) == CMARK_NODE_PARAGRAPH && !cmark_node_next(para) &&
+	    (it = cmark_iter_new(para))) {
+		lines = 1;
+		while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+			t = cmark_node_get_type(cmark_iter_get_node(it));
+			lines += ev == CMARK_EVENT_ENTER &&
+				 (t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK);
+		}
+		cmark_iter_free(it);
+	}
+	cmark_node_free(doc);
+	return lines;
+}
+
+/*
+ * Does the first link definition of the `k` lines at m[from, to) (a
+ * paragraph's first, opening with '[') fail whatever lines follow them?
+ * Its label must end in them (label_state()). Then only its title can
+ * still go on to a later line: the definition fails as they are and with
+ * each line that could close a title ('"', '\'', ')') after them, when
+ * the paragraph keeps every line each time (lines_left()).
+ */
+static int first_definition_fails(const char *m, size_t from, size_t to, int k)
+{
+	static const char closers[] = { 0, '"', '\'', ')' };
+	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t i, at = from;
+	int fails;
+
+	while (at < to && m[at] == ' ')
+		at++;
+	fails = label_state(m, at, to) == 1;
+
+	for (i = 0; fails && i < sizeof(closers); i++) {
+		pmbot_buf_clear(&b);
+		fails = pmbot_buf_put(&b, m + from, to - from) == 0 &&
+			(!closers[i] || ((m[to - 1] == '\n' || m[to - 1] == '\r' ||
+					  pmbot_buf_putc(&b, '\n') == 0) &&
+					 pmbot_buf_putc(&b, closers[i]) == 0)) &&
+			lines_left(b.buf, b.len) == k + (closers[i] != 0);
+	}
+	pmbot_buf_free(&b);
+	return fails;
+}
+
+/*
  * Of top-level paragraph `para`, opening with '[' on text line `first` of
  * the piece at `start`: the line from which it is certainly not link
  * definitions only, whatever lines follow; 0 when that is not known. Its
@@ -451,6 +550,8 @@ static char left_after_definitions(const char *p, size_t n)
  * where it opens with one a title starts with ('"', '\'', '(') but stays
  * when a line closing that title is put after it: then it is no title of
  * the definition before it, which only a line after could have closed.
+ * Where it opens with '[' and holds no definition, whatever follows
+ * (first_definition_fails()), it is none from its second line on.
  */
 static int definitions_end(const char *m, size_t end, size_t start, int first, int lines)
 {
@@ -471,7 +572,85 @@ static int definitions_end(const char *m, size_t end, size_t start, int first, i
 			left_after_definitions(b.buf, b.len) == c;
 		pmbot_buf_free(&b);
 	}
+	if (!known && c == '[' && first_definition_fails(m, from, to, k))
+		return first + 1;
 	return known ? first + k : 0;
+}
+
+/* Do the `n` bytes at `p`, parsed alone, hold link definitions and blank lines only? */
+static int definitions_only(const char *p, size_t n)
+{
+	cmark_node *doc = parse(p, n);
+	int only = doc && !cmark_node_first_child(doc);
+
+	if (doc)
+		cmark_node_free(doc);
+	return only;
+}
+
+/*
+ * Of the text at `from` (a top-level paragraph's first line, or a piece
+ * whose paragraphs cmark dropped all) up to `end`: the offset of the `k`th
+ * line after the first (from 1) that opens with '[' or that plain_line()
+ * takes, or `end` when there are fewer. *line gets its line number.
+ */
+static size_t definitions_candidate(const char *m, size_t end, size_t from, size_t k, int *line)
+{
+	size_t at = from;
+	int l = 1;
+
+	while ((at = next_line(m, end, at)) < end) {
+		l++;
+		if ((m[at] == '[' || plain_line(m + at, end - at)) && !--k) {
+			*line = l;
+			return at;
+		}
+	}
+	return end;
+}
+
+/*
+ * Where a run of link definitions at `from` (see definitions_candidate())
+ * may be cut: before the last line L of those such that the lines before
+ * it, parsed alone, are definitions only (definitions_only()). Each of
+ * those definitions ended within them, as the end of the text stood in
+ * for L; and L continues none: all that can follow a definition complete
+ * without it is its title, which opens with a quote or a parenthesis. So a parse from `from` reads L as the start of a
+ * paragraph after definitions, as a fresh parse at L does; and L
+ * interrupts nothing and opens no other block there. 0 when no line is
+ * known; *line gets L's line number, counted from `from`'s.
+ *
+ * A run of definitions with no blank line (`[a0]: /u0` ... for 8 MiB)
+ * was parsed whole, about 9 bytes a byte. The last line is tried first
+ * (a run of definitions); else the first, and then the last that holds
+ * is searched for by halves. That finds it when definitions that hold up
+ * to a line hold up to the lines before it, as they do unless a label
+ * spans lines; a line that does not hold is never cut at, found or not.
+ */
+static size_t definitions_cut(const char *m, size_t end, size_t from, int *line)
+{
+	size_t k = 0, lo = 0, hi, mid, at = from;
+	int l;
+
+	while ((at = next_line(m, end, at)) < end)
+		k += m[at] == '[' || plain_line(m + at, end - at);
+	/* Line `lo` holds (0: none yet); line `hi` does not (k + 1: none). */
+	hi = k + 1;
+	if (k && definitions_only(m + from, definitions_candidate(m, end, from, k, &l) - from)) {
+		lo = k;
+	} else if (k > 1 &&
+		   definitions_only(m + from, definitions_candidate(m, end, from, 1, &l) - from)) {
+		lo = 1;
+		hi = k;
+	}
+	while (lo && hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (definitions_only(m + from, definitions_candidate(m, end, from, mid, &l) - from))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo ? definitions_candidate(m, end, from, lo, line) : 0;
 }
 
 /*
@@ -719,10 +898,17 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
 			first = cmark_node_get_start_line(node);
 			l = cmark_node_get_end_line(node) - synth;
 			if (l <= 1 || cmark_node_get_end_line(node) <= first ||
-			    (c->at = line_offset(m, end, start, l)) >= end ||
-			    (may_be_definitions(m, end, start, node, synth) &&
-			     (n || !definitions_end(m, end, start, first - synth, l - first + synth + 1))))
+			    (c->at = line_offset(m, end, start, l)) >= end)
 				return 0;
+			if (may_be_definitions(m, end, start, node, synth) &&
+			    (n || !definitions_end(m, end, start, first - synth, l - first + synth + 1))) {
+				/* At the top level, still cut in the definitions at its start. */
+				if (n || !(c->at = definitions_cut(m, end,
+					    line_offset(m, end, start, first - synth), &l)))
+					return 0;
+				c->line = first - synth + l - 1;
+				return 1;
+			}
 			c->line = l;
 			/* Opened on a given line, as all around it: the same again. */
 			if (first <= synth) {
@@ -763,10 +949,13 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
  * paragraph in quotes and list items, the next piece then given lines
  * first that open the same containers where a fresh parse would not. So
  * one list, quote or paragraph the size of the file (64 MiB of "- *a* *a*
- * ...": 8.7 GB in one piece) is read in pieces too. Without a cut (say,
- * containers 32 deep) a piece holding one block is parsed again twice as
- * long, except a fenced code block (the report itself), whose end is its
- * closing fence.
+ * ...": 8.7 GB in one piece) is read in pieces too. Link definitions,
+ * which cmark drops from its tree, are cut among themselves
+ * (definitions_cut()): a piece of them only, or after a heading or a
+ * thematic break, or at the start of a top-level paragraph. Without a
+ * cut (say, containers 32 deep) a piece holding one block is parsed
+ * again twice as long, except a fenced code block (the report itself),
+ * whose end is its closing fence.
  */
 /* A top-level fenced code block's end (fence_end), 0 when `node` is none. */
 static size_t fenced_end(cmark_node *node, const char *m, size_t len, size_t at, int *lines,
@@ -896,6 +1085,17 @@ static int ends_blank(const char *m, size_t start, size_t end)
 	return end == start || m[end - 1] == '\n' || m[end - 1] == '\r';
 }
 
+/*
+ * A heading or a thematic break at the top level: closed on its last
+ * line, so the line after it starts afresh.
+ */
+static int ends_on_its_line(cmark_node *node)
+{
+	cmark_node_type t = cmark_node_get_type(node);
+
+	return t == CMARK_NODE_HEADING || t == CMARK_NODE_THEMATIC_BREAK;
+}
+
 static int extract(pmbot_extract_list *out, const char *markdown, size_t len, size_t chunk,
 	int borrow, size_t *largest)
 {
@@ -984,6 +1184,16 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 				given = next;
 				next = swap;
 			}
+		} else if (!last && !gl && (cut = definitions_cut(markdown, end, start, &x)) != 0) {
+			/* Link definitions only so far, which cmark dropped. */
+			adv = x - 1;
+		} else if (last && cmark_node_get_start_line(last) > synth && ends_on_its_line(last) &&
+			   (cut = line_offset(markdown, end, start,
+				   cmark_node_get_end_line(last) - synth + 1)) < end) {
+			/* Nothing after it but what cmark dropped: maybe link definitions. */
+			if (visit_until(out, doc, NULL, line0 - synth) < 0)
+				goto done;
+			adv = cmark_node_get_end_line(last) - synth;
 		} else {
 			want = want > len / 2 ? len : want * 2;
 			cmark_node_free(doc);

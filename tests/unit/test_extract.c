@@ -883,6 +883,34 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		"-\t\t(a)\n\n  (b)\n  (c)\n      (d)\n  2. ```json\n     {}\n     ```\n",
 		/* An item in an item opened earlier: its lines are the outer item's too. */
 		"- a\n  - (b)\n    (c)\n    (d)\n  ```json\n  {}\n x\n  ```\n- > b\n  > - (e)\n  >   (f)\n  ```yaml\n y\n",
+		/*
+		 * Runs of link definitions, cut before a line opening with '[' or
+		 * a letter where the lines before are definitions only: titles and
+		 * destinations on the next line, labels over lines, escapes.
+		 */
+		"[a]: /u\n[b]: /v\n[c]:\n/w\n[d]: /x\n\"t\"\n[e]: /y 't\n[f]: /z'\n[g]: /z\n===\n"
+		"2. x\n   ```json\n   {}\n",
+		"[a]: /u\n[b\n[c]: /v\nd]: /w\n===\n2. x\n   ```json\n   {}\n[e\\]: /u\n[f\\[g]: /v\nh\n"
+		"---\n    ```yaml\nq\n",
+		"[a]: /u\n[b]: /v\n[c]: /w\n[d\n]: /x\n[e]: /y\n---\n2. ```json\n",
+		"[a]: /u\n[b]: /v\n[c]: /w\n\"t\"\n[d]: /x\n===\n2. ```json\n   {}\n",
+		"[a\\[b]:\n/u\n\"t\nx\"\n===\n2. ```json\n   {}\n",
+		"[a]: /u\n[b]: /v\nc\n[d]: /w\n===\n2. ```json\n   {}\n[e]: /x\n\n[f]: /y\n[g]: /z\n===\n",
+		/* After a heading or a thematic break; text opening with '[' after them. */
+		"# T\n[a]: /u\n[b]: /v\n===\n    ```json\n1\n***\n[c]: /w\n[d *e*\n[f]: /x\n===\n"
+		"2. ```yaml\n",
+		"T\n=\n[a]: /u\n[b]: /v\n---\n2. ```json\n   {}\n",
+		"[a]: /u\n[b]: /v\n[c *d* [e\n[f]: /w\n===\n2. ```json\n   {}\n[g] h\n[i]: /j\n---\n"
+		"    ```yaml\n",
+		"[a]: /u\n[b *c*\nd]: /v\n===\n2. ```json\n   {}\n[e *f*\ng]\n(h)\n===\n2. ```yaml\n",
+		/* A first definition that fails whatever follows, or may not. */
+		"[a]:\n(b\n(c\n===\n2. ```json\n   {}\n[d]: /u \"t\n(e)\n(f)\n===\n2. ```yaml\n",
+		"[a]: /u (t\n(b\n(c)\n===\n2. ```json\n   {}\n[d]: /u 't\n(e)\n'\n===\n2. ```yaml\n",
+		"[a]: /u x\n(b)\n(c)\n===\n2. ```json\n   {}\n  [d]\n: /u\n(e)\n===\n2. ```yaml\n",
+		"[a\n(b)]:\n(c)\n===\n2. ```json\n   {}\n[d]:\n\n(e)\n(f)\n===\n2. ```yaml\n",
+		"[a]: `x\n(b)`\n(c)\n===\n2. ```json\n   {}\n[d]: /u \"t\\\n(e)\n===\n2. ```yaml\n",
+		/* In a block quote, where the definitions are not cut. */
+		"> [a]: /u\n> [b]: /v\n> [c x\n> [d]: /w\n> ===\n> 2. ```json\n>    {}\n",
 	};
 	size_t i, n_borrowed = 0;
 
@@ -993,11 +1021,16 @@ static void test_extract__nothing_past_the_last_fence_run_is_missed(void **state
 }
 
 /*
- * One list, block quote or paragraph as long as the file, the report after
- * it: each is read in pieces of about the chunk, never whole, and the
- * report is found at its line. (cmark keeps some 150 bytes a byte of such
- * text until a piece is done: 64 MiB of it in one piece is gigabytes.)
+ * One list, block quote, paragraph or run of link definitions as long as
+ * the file, the report after it: each is read in pieces of about the
+ * chunk, never whole, and the report is found at its line. (cmark keeps
+ * some 150 bytes a byte of such text until a piece is done: 64 MiB of it
+ * in one piece is gigabytes.)
  */
+#define DEFINITIONS_8 "[a]: /u\n[b]: /v\n[c]: /w\n[d]: /x\n[e]: /y\n[f]: /z\n[g]: /u\n[h]: /v\n"
+#define DEFINITIONS_72 DEFINITIONS_8 DEFINITIONS_8 DEFINITIONS_8 DEFINITIONS_8 DEFINITIONS_8 \
+	DEFINITIONS_8 DEFINITIONS_8 DEFINITIONS_8 DEFINITIONS_8
+
 static void test_extract__one_long_block_is_read_in_pieces(void **state)
 {
 	static const struct {
@@ -1014,6 +1047,12 @@ static void test_extract__one_long_block_is_read_in_pieces(void **state)
 		{ "- a\n\n  > b\n", "  > (*a* *b* *c* *d*)\n" },  /* a quote opened later in an item */
 		{ "-\t(a\n", "\t(*a* *b* *c* *d*)\n" },         /* a tab after the marker */
 		{ "[a]: /u\n", "(*a* *b* *c* *d*)\n" },          /* text after a definition */
+		{ "", "[a]: /u\n" },                            /* link definitions only */
+		{ "", "[a]: /u\n'*a* *b*'\n" },                 /* their titles on lines of their own */
+		{ "# T\n", "[a]: /u\n" },                       /* definitions after a heading */
+		{ DEFINITIONS_72, "(*a* *b* *c* *d*)\n" },       /* text after 72 definitions */
+		{ DEFINITIONS_72, "[*a* *b* *c* *d*\n" },        /* text opening with '[' after them */
+		{ "[a]:\n", "(*a* *b* *c* *d*)\n" },            /* a definition that fails */
 	};
 	static const size_t chunk = 4096;
 	size_t i, k, largest;
@@ -1025,10 +1064,10 @@ static void test_extract__one_long_block_is_read_in_pieces(void **state)
 		int lines = 1;
 
 		assert_int_equal(pmbot_buf_puts(&md, shapes[i].first), 0);
-		for (k = 0; shapes[i].first[k]; k++)
-			lines += shapes[i].first[k] == '\n';
-		for (k = 0; k < 20000; k++, lines++)
+		for (k = 0; k < 20000; k++)
 			assert_int_equal(pmbot_buf_puts(&md, shapes[i].line), 0);
+		for (k = 0; k < md.len; k++)
+			lines += md.buf[k] == '\n';
 		assert_int_equal(pmbot_buf_puts(&md, "\n```json\n{}\n```\n"), 0);
 		assert_int_equal(pmbot_extract__blocks_measured(&list, md.buf, md.len, chunk,
 			&largest), 0);
