@@ -655,22 +655,19 @@ static size_t definitions_cut(const char *m, size_t end, size_t from, int *line)
 
 /*
  * Offset of the last line after the first of top-level paragraph `para`
- * of the piece at `start` that plain_line() takes, or 0 when none does;
- * in a paragraph that may be link definitions, only from where
- * definitions_end() says it is not. `synth` is the number of lines
- * the piece was given before `start` (inner_cut()): cmark's line numbers
- * are that many ahead of the text's. *line gets the text's line number.
+ * of the piece at `start` that plain_line() takes, from text line `from`
+ * on (where it is surely no link definitions only: inner_cut()), or 0
+ * when none does. `synth` is the number of lines the piece was given
+ * before `start` (inner_cut()): cmark's line numbers are that many ahead
+ * of the text's. *line gets the text's line number.
  */
 static size_t paragraph_cut(const char *m, size_t len, size_t start, cmark_node *para,
-	int synth, int *line)
+	int synth, int from, int *line)
 {
-	int first = cmark_node_get_start_line(para) - synth, l, from = first + 1;
+	int first = cmark_node_get_start_line(para) - synth, l;
 	int last = cmark_node_get_end_line(para) - synth;
 	size_t at, cut = 0;
 
-	if (may_be_definitions(m, len, start, para, synth) &&
-	    !(from = definitions_end(m, len, start, first, last - first + 1)))
-		return 0;
 	if (first < 1)
 		first = 1;
 	at = line_offset(m, len, start, first);
@@ -864,7 +861,7 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
 {
 	cmark_node *child, *path[MAX_GIVEN_DEPTH];
 	size_t n = 0;
-	int in_item = 0, top = 1, l, first;
+	int in_item = 0, top = 1, l, first, from, defs;
 
 	memset(c, 0, sizeof(*c));
 	for (;;) {
@@ -893,17 +890,21 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
 			break;
 		case CMARK_NODE_PARAGRAPH:
 			c->stop = node;
-			if (top && (c->at = paragraph_cut(m, end, start, node, synth, &c->line)) > start)
-				return 1;
 			first = cmark_node_get_start_line(node);
 			l = cmark_node_get_end_line(node) - synth;
+			/* The text line from which it is surely no definitions; 0: unknown. */
+			defs = may_be_definitions(m, end, start, node, synth);
+			from = !defs ? first - synth + 1 :
+			       top ? definitions_end(m, end, start, first - synth, l - first + synth + 1) : 0;
+			if (top && (!defs || from) &&
+			    (c->at = paragraph_cut(m, end, start, node, synth, from, &c->line)) > start)
+				return 1;
 			if (l <= 1 || cmark_node_get_end_line(node) <= first ||
 			    (c->at = line_offset(m, end, start, l)) >= end)
 				return 0;
-			if (may_be_definitions(m, end, start, node, synth) &&
-			    (n || !definitions_end(m, end, start, first - synth, l - first + synth + 1))) {
+			if (defs && !from) {
 				/* At the top level, still cut in the definitions at its start. */
-				if (n || !(c->at = definitions_cut(m, end,
+				if (!top || !(c->at = definitions_cut(m, end,
 					    line_offset(m, end, start, first - synth), &l)))
 					return 0;
 				c->line = first - synth + l - 1;
