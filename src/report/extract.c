@@ -436,22 +436,53 @@ static int may_be_definitions(const char *m, size_t len, size_t start, cmark_nod
 #define DEFINITION_LINES 64
 
 /*
- * The first character of what is left of the `n` bytes at `p`, parsed
- * alone as a paragraph, after its link definitions: the first of its
- * first inline's source ('*' for emphasis, '`' for code...), or 0 when
- * there is no paragraph or it is not known.
+ * The paragraph starting on line `line` of `doc`, a parse of text that
+ * ends in it: the last block, down through quotes, lists and items.
  */
-static char left_after_definitions(const char *p, size_t n)
+static cmark_node *last_paragraph(cmark_node *doc, int line)
+{
+	cmark_node *node = doc;
+
+	for (;;) {
+		if (!(node = cmark_node_last_child(node)))
+			return NULL;
+		switch (cmark_node_get_type(node)) {
+		case CMARK_NODE_PARAGRAPH:
+			return cmark_node_get_start_line(node) == line ? node : NULL;
+		case CMARK_NODE_BLOCK_QUOTE:
+		case CMARK_NODE_LIST:
+		case CMARK_NODE_ITEM:
+			break;
+		default:
+			return NULL;
+		}
+	}
+}
+
+/*
+ * What is left after its link definitions of the paragraph starting on
+ * line `line` of the `n` bytes at `p`, parsed alone: the first character
+ * of its first inline's source ('*' for emphasis, '`' for code...), or 0
+ * when there is no such paragraph or it is not known. *lines gets how
+ * many lines it keeps: one more than its line breaks, 0 without it. A
+ * line end in a code span or in inline HTML is no break: the count may
+ * fall short, never over.
+ */
+static char left_after_definitions(const char *p, size_t n, int line, int *lines)
 {
 	cmark_node *doc = parse(p, n), *para, *in;
+	cmark_iter *it;
+	cmark_event_type ev;
+	cmark_node_type t;
 	const char *text;
 	char c = 0;
 
+	*lines = 0;
 	if (!doc)
 		return 0;
-	para = cmark_node_first_child(doc);
+	para = last_paragraph(doc, line);
 	in = para ? cmark_node_first_child(para) : NULL;
-	if (in && cmark_node_get_type(para) == CMARK_NODE_PARAGRAPH && !cmark_node_next(para)) {
+	if (in) {
 		switch (cmark_node_get_type(in)) {
 		case CMARK_NODE_TEXT:
 			text = cmark_node_get_literal(in);
@@ -473,78 +504,64 @@ static char left_after_definitions(const char *p, size_t n)
 		default:
 			break;
 		}
+		if ((it = cmark_iter_new(para))) {
+			*lines = 1;
+			while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+				t = cmark_node_get_type(cmark_iter_get_node(it));
+				*lines += ev == CMARK_EVENT_ENTER &&
+					  (t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK);
+			}
+			cmark_iter_free(it);
+		}
 	}
 	cmark_node_free(doc);
 	return c;
 }
 
-/*
- * How many lines the single paragraph of the `n` bytes at `p`, parsed
- * alone, keeps after its link definitions: one more than its line breaks.
- * 0 when the text is not one paragraph. A line end in a code span or in
- * inline HTML is no break: the count may fall short, never over.
- */
-static int lines_left(const char *p, size_t n)
+/* left_after_definitions() of `b` with a line holding `closer` after it; `b` as it was after. */
+static char left_with_line(pmbot_buf *b, char closer, int line, int *lines)
 {
-	cmark_node *doc = parse(p, n), *para;
-	cmark_iter *it;
-	cmark_event_type ev;
-	cmark_node_type t;
-	int lines = 0;
+	size_t len = b->len;
+	char c = 0;
 
-	if (!doc)
-		return 0;
-	para = cmark_node_first_child(doc);
-	if (para && cmark_node_get_type(para) == CMARK_NODE_PARAGRAPH && !cmark_node_next(para) &&
-	    (it = cmark_iter_new(para))) {
-		lines = 1;
-		while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
-			t = cmark_node_get_type(cmark_iter_get_node(it));
-			lines += ev == CMARK_EVENT_ENTER &&
-				 (t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK);
-		}
-		cmark_iter_free(it);
-	}
-	cmark_node_free(doc);
-	return lines;
+	*lines = 0;
+	if ((len && (b->buf[len - 1] == '\n' || b->buf[len - 1] == '\r') ?
+	     0 : pmbot_buf_putc(b, '\n')) == 0 && pmbot_buf_putc(b, closer) == 0)
+		c = left_after_definitions(b->buf, b->len, line, lines);
+	pmbot_buf_truncate(b, len);
+	return c;
 }
 
 /*
- * Does the first link definition of the `k` lines at m[from, to) (a
- * paragraph's first, opening with '[') fail whatever lines follow them?
- * Its label must end in them (label_state()). Then only its title can
- * still go on to a later line: the definition fails as they are and with
- * each line that could close a title ('"', '\'', ')') after them, when
- * the paragraph keeps every line each time (lines_left()).
+ * Does the first link definition of a paragraph fail whatever lines
+ * follow its first `k`, text `b` (see definitions_end()), which kept all
+ * `k` lines? Its label, opening at m[at], must end before m[to]
+ * (label_state()). Then only its title can still go on to a later line:
+ * the definition fails with each line that could close a title ('"',
+ * '\'', ')') after them too, when the paragraph keeps every line each
+ * time.
  */
-static int first_definition_fails(const char *m, size_t from, size_t to, int k)
+static int first_definition_fails(const char *m, size_t at, size_t to, pmbot_buf *b, int line,
+	int k)
 {
-	static const char closers[] = { 0, '"', '\'', ')' };
-	pmbot_buf b = PMBOT_BUF_INIT;
-	size_t i, at = from;
-	int fails;
-
-	while (at < to && m[at] == ' ')
-		at++;
-	fails = label_state(m, at, to) == 1;
+	static const char closers[] = { '"', '\'', ')' };
+	size_t i;
+	int kept, fails = label_state(m, at, to) == 1;
 
 	for (i = 0; fails && i < sizeof(closers); i++) {
-		pmbot_buf_clear(&b);
-		fails = pmbot_buf_put(&b, m + from, to - from) == 0 &&
-			(!closers[i] || ((m[to - 1] == '\n' || m[to - 1] == '\r' ||
-					  pmbot_buf_putc(&b, '\n') == 0) &&
-					 pmbot_buf_putc(&b, closers[i]) == 0)) &&
-			lines_left(b.buf, b.len) == k + (closers[i] != 0);
+		left_with_line(b, closers[i], line, &kept);
+		fails = kept == k + 1;
 	}
-	pmbot_buf_free(&b);
 	return fails;
 }
 
 /*
- * Of top-level paragraph `para`, opening with '[' on text line `first` of
- * the piece at `start`: the line from which it is certainly not link
- * definitions only, whatever lines follow; 0 when that is not known. Its
- * first DEFINITION_LINES lines (fewer than `lines`) are parsed alone.
+ * Of paragraph `para`, opening with '[' on text line `first` of the piece
+ * at `start` (given `glen` bytes of `synth` lines at `g` first): the line
+ * from which it is certainly not link definitions only, whatever lines
+ * follow; 0 when that is not known. Its first DEFINITION_LINES lines
+ * (fewer than `lines`) are parsed: alone at the top level (`top`), else
+ * after the lines before them in the piece, which open its containers.
  * Where what is left after the definitions opens with a character no
  * definition starts with ('['), no later line makes it definitions. Nor
  * where it opens with one a title starts with ('"', '\'', '(') but stays
@@ -553,9 +570,11 @@ static int first_definition_fails(const char *m, size_t from, size_t to, int k)
  * Where it opens with '[' and holds no definition, whatever follows
  * (first_definition_fails()), it is none from its second line on.
  */
-static int definitions_end(const char *m, size_t end, size_t start, int first, int lines)
+static int definitions_end(const char *m, size_t end, size_t start, cmark_node *para,
+	int first, int lines, const char *g, size_t glen, int synth, int top)
 {
-	int k = lines - 1 < DEFINITION_LINES ? lines - 1 : DEFINITION_LINES, known;
+	int k = lines - 1 < DEFINITION_LINES ? lines - 1 : DEFINITION_LINES, known = 0, kept;
+	int line = top ? 1 : first + synth;
 	size_t from = line_offset(m, end, start, first), to;
 	pmbot_buf b = PMBOT_BUF_INIT;
 	char c;
@@ -563,18 +582,20 @@ static int definitions_end(const char *m, size_t end, size_t start, int first, i
 	if (k < 1)
 		return 0;
 	to = line_offset(m, end, from, k + 1);
-	c = left_after_definitions(m + from, to - from);
+	if ((!top && pmbot_buf_put(&b, g, glen) < 0) ||
+	    pmbot_buf_put(&b, m + (top ? from : start), to - (top ? from : start)) < 0)
+		goto done;
+	c = left_after_definitions(b.buf, b.len, line, &kept);
 	known = c && c != '[' && !is_space(c);
-	if (known && (c == '"' || c == '\'' || c == '(')) {
-		known = pmbot_buf_put(&b, m + from, to - from) == 0 &&
-			(m[to - 1] == '\n' || m[to - 1] == '\r' || pmbot_buf_putc(&b, '\n') == 0) &&
-			pmbot_buf_putc(&b, c == '(' ? ')' : c) == 0 &&
-			left_after_definitions(b.buf, b.len) == c;
-		pmbot_buf_free(&b);
-	}
-	if (!known && c == '[' && first_definition_fails(m, from, to, k))
-		return first + 1;
-	return known ? first + k : 0;
+	if (known && (c == '"' || c == '\'' || c == '('))
+		known = left_with_line(&b, c == '(' ? ')' : c, line, &kept) == c;
+	else if (!known && c == '[' && kept == k &&
+		 first_definition_fails(m, from + (size_t)cmark_node_get_start_column(para) - 1, to,
+			 &b, line, k))
+		known = -1;
+done:
+	pmbot_buf_free(&b);
+	return known < 0 ? first + 1 : known ? first + k : 0;
 }
 
 /* Do the `n` bytes at `p`, parsed alone, hold link definitions and blank lines only? */
@@ -849,8 +870,9 @@ static int given_lines(pmbot_buf *out, int *lines, cmark_node *const *path, size
  *   Else at its last line, after given lines that open the same quotes,
  *   items and a paragraph at the same columns (given_lines()), so that the
  *   line continues a paragraph as it did; never where it may still be
- *   link definitions only (may_be_definitions(), definitions_end(): at
- *   the top level only).
+ *   link definitions only (may_be_definitions(), definitions_end()). At
+ *   the top level, such a paragraph is cut in the definitions at its
+ *   start instead (definitions_cut()).
  *
  * `synth`: lines given before `start` (`g`, `glen` bytes), as for
  * paragraph_cut(). New given lines go to `next`. 1 with a cut in *c, 0
@@ -895,7 +917,8 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
 			/* The text line from which it is surely no definitions; 0: unknown. */
 			defs = may_be_definitions(m, end, start, node, synth);
 			from = !defs ? first - synth + 1 :
-			       top ? definitions_end(m, end, start, first - synth, l - first + synth + 1) : 0;
+			       definitions_end(m, end, start, node, first - synth,
+				       l - first + synth + 1, g, glen, synth, top);
 			if (top && (!defs || from) &&
 			    (c->at = paragraph_cut(m, end, start, node, synth, from, &c->line)) > start)
 				return 1;

@@ -911,6 +911,17 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		"[a]: `x\n(b)`\n(c)\n===\n2. ```json\n   {}\n[d]: /u \"t\\\n(e)\n===\n2. ```yaml\n",
 		/* In a block quote, where the definitions are not cut. */
 		"> [a]: /u\n> [b]: /v\n> [c x\n> [d]: /w\n> ===\n> 2. ```json\n>    {}\n",
+		/* Definitions, then text, in quotes and list items; lazy lines. */
+		"> [a]: /u\n> (b)\n> (c)\n> ===\n> 2. ```json\n>    {}\n- [d]: /v\n  (e)\n  (f)\n  ===\n"
+		"  2. ```yaml\n     1\n",
+		"> [a]:\n> (b\n> (c\n> ===\n> 2. ```json\n>    {}\n> [d]: /u \"t\n> (e)\n(f)\n> ===\n"
+		"> 2. ```yaml\n",
+		"> [a]: /u\n> \"t\n> (b)\n> ===\n> 2. ```json\n>    {}\n- > [c]: /v\n  > 'd\n  > (e)'\n"
+		"  > ===\n  > 2. ```yaml\n",
+		"> [a]: /u\n(b)\n(c)\n> ===\n> 2. ```json\n>    {}\n1. > - [d]: /v\n       (e)\n     > (f)\n"
+		"     > ---\n     > 2. ```yaml\n",
+		"> (x)\n>\n> [a]: /u\n> [b]: /v\n> (c\n> d)\n> ===\n> 2. ```json\n>    {}\n> (e)\n>\n"
+		"> [f]: /w\n> (g)\n> ===\n> 2. ```yaml\n",
 	};
 	size_t i, n_borrowed = 0;
 
@@ -1053,6 +1064,10 @@ static void test_extract__one_long_block_is_read_in_pieces(void **state)
 		{ DEFINITIONS_72, "(*a* *b* *c* *d*)\n" },       /* text after 72 definitions */
 		{ DEFINITIONS_72, "[*a* *b* *c* *d*\n" },        /* text opening with '[' after them */
 		{ "[a]:\n", "(*a* *b* *c* *d*)\n" },            /* a definition that fails */
+		{ "> [a]: /u\n", "> (*a* *b* *c* *d*)\n" },     /* text after one, in a quote */
+		{ "- [a]:\n", "  (*a* *b* *c* *d*)\n" },        /* a failed one in a list item */
+		{ "> x\n>\n> [a]: /u\n", "> (*a* *b* *c* *d*)\n" }, /* a quote opened before it */
+		{ "- x\n\n  [a]: /u\n", "  (*a* *b* *c* *d*)\n" },  /* an item opened before it */
 	};
 	static const size_t chunk = 4096;
 	size_t i, k, largest;
