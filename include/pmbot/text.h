@@ -127,6 +127,9 @@ int pmbot_text_id_safe(const char *id);
  */
 int pmbot_text_flat_ascii(const char *s, size_t len);
 
+/* 1 when `c` is ASCII punctuation, what a Markdown backslash escapes; 0 otherwise. */
+int pmbot_text_is_punct(char c);
+
 /*
  * Append the one-line form of the `len` bytes at `s` to `out`: line
  * breakers and spaces collapse to one space, none at either end. 0, or -1

@@ -7,6 +7,7 @@
 #include <emmintrin.h>
 #endif
 #include "pmbot/buf.h"
+#include "pmbot/text.h"
 #include "pmbot/banned.h"
 
 static const char *const canonical_infos[] = {
@@ -376,13 +377,6 @@ static int plain_line(const char *m, size_t left)
 	return 0;
 }
 
-/* What a backslash escapes in Markdown: ASCII punctuation. */
-static int ascii_punct(char c)
-{
-	return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
-	       (c >= '{' && c <= '~');
-}
-
 /*
  * The link label opening at m[at] ('['), as cmark's link_label() reads
  * it: it ends at the first ']' not escaped, and fails at a '[' not
@@ -400,7 +394,7 @@ static int label_state(const char *m, size_t at, size_t stop)
 			return -1;
 		if (m[i] == ']')
 			return i + 1 >= stop ? 0 : m[i + 1] == ':' ? 1 : -1;
-		if (m[i] == '\\' && i + 1 < stop && ascii_punct(m[i + 1]))
+		if (m[i] == '\\' && i + 1 < stop && pmbot_text_is_punct(m[i + 1]))
 			i++;
 		if (m[i] != ' ' && m[i] != '\t' && m[i] != '\n' && m[i] != '\r' && m[i] != '>' &&
 		    ++counted > 1000)

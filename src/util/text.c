@@ -75,7 +75,7 @@ int pmbot_text_needs_zwnj(const char *s, size_t len, size_t i)
 
 /* ---- Markdown source ------------------------------------------------ */
 
-static int is_punct(char c)
+int pmbot_text_is_punct(char c)
 {
 	return c > 0x20 && c < 0x7f && !is_alnum((unsigned char)c);
 }
@@ -155,7 +155,7 @@ static tok tok_at(const char *s, size_t len, size_t i)
 		return t;
 	}
 	c = (unsigned char)s[i];
-	if (c == '\\' && i + 1 < len && is_punct(s[i + 1])) {
+	if (c == '\\' && i + 1 < len && pmbot_text_is_punct(s[i + 1])) {
 		t.len = 2;
 		t.ch = s[i + 1];
 		t.esc = 1;
