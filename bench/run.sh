@@ -56,11 +56,13 @@ done
 # and emphasis-heavy with a fence at its end, since nothing after a file's
 # last fence is parsed: as one paragraph, one list, one block quote and one
 # list item (each read in pieces; one piece of it was 12 GB); and as link
-# definitions without a blank line, and text after a definition that fails
-# (a paragraph opening with '['). BENCH_PROSE=0 skips it.
+# definitions without a blank line, at the top level and in a block quote,
+# and text after a definition that fails (a paragraph opening with '[').
+# BENCH_PROSE=0 skips it.
 if [ "${BENCH_PROSE:-1}" != 0 ]; then
 	for kind in plain emphasis emphasis-fence-last list-fence-last quote-fence-last \
-		item-fence-last definitions-fence-last failed-definition-fence-last; do
+		item-fence-last definitions-fence-last quoted-definitions-fence-last \
+		failed-definition-fence-last; do
 		file="$tmp/prose-$kind.md"
 		python3 - "$file" "$kind" <<'PY'
 import sys
@@ -71,6 +73,8 @@ if kind == "plain":
             "[eiusmod](http://x) tempor incididunt ut labore @someone #12.\n\n")
 elif kind.startswith("definitions"):
     unit = "[a]: /u\n"
+elif kind.startswith("quoted"):
+    unit = "> [a]: /u\n"
 elif kind.startswith("failed"):
     unit = "(" + "*a* " * 20 + ")\n"
 else:

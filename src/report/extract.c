@@ -604,24 +604,126 @@ static int definitions_only(const char *p, size_t n)
 }
 
 /*
- * Of the text at `from` (a top-level paragraph's first line, or a piece
- * whose paragraphs cmark dropped all) up to `end`: the offset of the `k`th
- * line after the first (from 1) that opens with '[' or that plain_line()
- * takes, or `end` when there are fewer. *line gets its line number.
+ * Link definitions in block quotes and list items: `path` (`n` of them,
+ * outermost first, as inner_cut() walks them) of the piece at `start`,
+ * given `glen` bytes of lines `g` (`synth` lines) first; the definitions
+ * from text line `from_line` on, in the deepest, after its block starting
+ * on line `prev_line` (0: none); `quotes` of the containers are block
+ * quotes; `buf` for scratch.
  */
-static size_t definitions_candidate(const char *m, size_t end, size_t from, size_t k, int *line)
+struct contained {
+	cmark_node *const *path;
+	size_t n, start, glen, quotes;
+	const char *g;
+	int synth, from_line, prev_line;
+	pmbot_buf *buf;
+};
+
+/* Past the blanks and quote markers that open the line at `at`. */
+static size_t after_markers(const char *m, size_t end, size_t at)
+{
+	while (at < end && (m[at] == ' ' || m[at] == '>'))
+		at++;
+	return at;
+}
+
+/*
+ * Is the text line `line` at `at` (after the lines of the piece `in`
+ * tells) one where every container of `in->path` goes on, in which the
+ * lines before it hold link definitions and blank lines only? That is
+ * asked of the piece up to it with a fence opening after its markers:
+ * the fence interrupts a paragraph (its definitions end as before the
+ * line) and is never lazy, so it is the deepest container's last block,
+ * right after the block before the definitions, each container opened
+ * where it was, just when the line goes on in each, not lazily, after
+ * definitions only. A fence four columns in is code, not a fence: no
+ * answer; nor when out of memory (no cut: the whole parse tells).
+ */
+static int contained_holds(const char *m, size_t end, size_t at, int line,
+	const struct contained *in)
+{
+	cmark_node *doc, *node, *child, *prev;
+	size_t k;
+	int ok, fence_len, fence_off;
+	char fence_char;
+
+	pmbot_buf_clear(in->buf);
+	if (pmbot_buf_put(in->buf, in->g, in->glen) < 0 ||
+	    pmbot_buf_put(in->buf, m + in->start, at - in->start) < 0 ||
+	    pmbot_buf_put(in->buf, m + at, after_markers(m, end, at) - at) < 0 ||
+	    pmbot_buf_put(in->buf, "```\n", 4) < 0 ||
+	    !(doc = parse(in->buf->buf, in->buf->len)))
+		return 0;
+	node = doc;
+	for (k = 0, ok = 1; ok && k < in->n; k++) {
+		node = cmark_node_last_child(node);
+		if (node && cmark_node_get_type(in->path[k]) == CMARK_NODE_ITEM)
+			node = cmark_node_get_type(node) == CMARK_NODE_LIST ?
+			       cmark_node_last_child(node) : NULL;
+		ok = node && cmark_node_get_type(node) == cmark_node_get_type(in->path[k]) &&
+		     cmark_node_get_start_line(node) == cmark_node_get_start_line(in->path[k]) &&
+		     cmark_node_get_start_column(node) == cmark_node_get_start_column(in->path[k]);
+	}
+	child = ok ? cmark_node_last_child(node) : NULL;
+	prev = child ? cmark_node_previous(child) : NULL;
+	ok = child && (prev ? cmark_node_get_start_line(prev) : 0) == in->prev_line &&
+	     cmark_node_get_type(child) == CMARK_NODE_CODE_BLOCK &&
+	     cmark_node_get_fenced(child, &fence_len, &fence_off, &fence_char) &&
+	     cmark_node_get_start_line(child) == in->synth + line;
+	cmark_node_free(doc);
+	return ok;
+}
+
+/*
+ * Does the line at `at` open with '[' or a line plain_line() takes: in
+ * containers (`in`), after their markers and blanks, '>' as many as they
+ * have quotes (fewer: lazy, which contained_holds() would not take)?
+ */
+static int definition_line(const char *m, size_t end, size_t at, const struct contained *in)
+{
+	size_t quotes = 0;
+
+	if (in) {
+		for (; at < end && (m[at] == ' ' || m[at] == '>'); at++)
+			quotes += m[at] == '>';
+		if (quotes != in->quotes)
+			return 0;
+	}
+	return at < end && (m[at] == '[' || plain_line(m + at, end - at));
+}
+
+/*
+ * Of the text at `from` (a top-level paragraph's first line, or a piece
+ * whose paragraphs cmark dropped all; or in containers, `in`) up to
+ * `end`: the offset of the `k`th line after the first (from 1) that
+ * definition_line() takes, or `end` when there are fewer. *line gets its
+ * line number.
+ */
+static size_t definitions_candidate(const char *m, size_t end, size_t from,
+	const struct contained *in, size_t k, int *line)
 {
 	size_t at = from;
 	int l = 1;
 
 	while ((at = next_line(m, end, at)) < end) {
 		l++;
-		if ((m[at] == '[' || plain_line(m + at, end - at)) && !--k) {
+		if (definition_line(m, end, at, in) && !--k) {
 			*line = l;
 			return at;
 		}
 	}
 	return end;
+}
+
+/* Do the definitions at `from` hold up to their `k`th candidate line (definitions_cut())? */
+static int definitions_hold(const char *m, size_t end, size_t from, const struct contained *in,
+	size_t k)
+{
+	int l = 0;
+	size_t at = definitions_candidate(m, end, from, in, k, &l);
+
+	return in ? at < end && contained_holds(m, end, at, in->from_line + l - 1, in) :
+		    definitions_only(m + from, at - from);
 }
 
 /*
@@ -630,10 +732,16 @@ static size_t definitions_candidate(const char *m, size_t end, size_t from, size
  * it, parsed alone, are definitions only (definitions_only()). Each of
  * those definitions ended within them, as the end of the text stood in
  * for L; and L continues none: all that can follow a definition complete
- * without it is its title, which opens with a quote or a parenthesis. So a parse from `from` reads L as the start of a
- * paragraph after definitions, as a fresh parse at L does; and L
- * interrupts nothing and opens no other block there. 0 when no line is
- * known; *line gets L's line number, counted from `from`'s.
+ * without it is its title, which opens with a quote or a parenthesis. So
+ * a parse from `from` reads L as the start of a paragraph after
+ * definitions, as a fresh parse at L does; and L interrupts nothing and
+ * opens no other block there. 0 when no line is known; *line gets L's
+ * line number, counted from `from`'s.
+ *
+ * In block quotes and list items (`in`), the piece up to L is asked
+ * instead (contained_holds()), and a fresh parse at L is given lines
+ * that open the same containers, a definition and a blank line
+ * (contained_cut()).
  *
  * A run of definitions with no blank line (`[a0]: /u0` ... for 8 MiB)
  * was parsed whole, about 9 bytes a byte. The last line is tried first
@@ -642,30 +750,29 @@ static size_t definitions_candidate(const char *m, size_t end, size_t from, size
  * to a line hold up to the lines before it, as they do unless a label
  * spans lines; a line that does not hold is never cut at, found or not.
  */
-static size_t definitions_cut(const char *m, size_t end, size_t from, int *line)
+static size_t definitions_cut(const char *m, size_t end, size_t from,
+	const struct contained *in, int *line)
 {
 	size_t k = 0, lo = 0, hi, mid, at = from;
-	int l;
 
 	while ((at = next_line(m, end, at)) < end)
-		k += m[at] == '[' || plain_line(m + at, end - at);
+		k += definition_line(m, end, at, in);
 	/* Line `lo` holds (0: none yet); line `hi` does not (k + 1: none). */
 	hi = k + 1;
-	if (k && definitions_only(m + from, definitions_candidate(m, end, from, k, &l) - from)) {
+	if (k && definitions_hold(m, end, from, in, k)) {
 		lo = k;
-	} else if (k > 1 &&
-		   definitions_only(m + from, definitions_candidate(m, end, from, 1, &l) - from)) {
+	} else if (k > 1 && definitions_hold(m, end, from, in, 1)) {
 		lo = 1;
 		hi = k;
 	}
 	while (lo && hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
-		if (definitions_only(m + from, definitions_candidate(m, end, from, mid, &l) - from))
+		if (definitions_hold(m, end, from, in, mid))
 			lo = mid;
 		else
 			hi = mid;
 	}
-	return lo ? definitions_candidate(m, end, from, lo, line) : 0;
+	return lo ? definitions_candidate(m, end, from, in, lo, line) : 0;
 }
 
 /*
@@ -788,15 +895,16 @@ static const char *piece_line(const char *m, size_t end, size_t start, const cha
  * Lines that open `path` (`n` block quotes and list items, outermost
  * first) with the columns they have in the piece, and a paragraph in the
  * last, into `out`: for each line on which some of them opened, its bytes
- * up to the content of the deepest of those, then "x" (at the top level,
- * "x" alone). A paragraph's own indentation, 0 to 3 spaces, changes no
- * line after it. An ordered item's number becomes 0..01 of the same width
- * where a paragraph is open above it (only 1 interrupts one). *lines gets
- * their count. 0, 1 when a line is not what cmark said (no cut), or -1
- * when out of memory.
+ * up to the content of the deepest of those, then "x", on the last line
+ * `last` (at the top level, that alone). A paragraph's own indentation,
+ * 0 to 3 spaces, changes no line after it. An ordered item's number
+ * becomes 0..01 of the same width where a paragraph is open above it
+ * (only 1 interrupts one). *lines gets their count. 0, 1 when a line is
+ * not what cmark said (no cut), or -1 when out of memory.
  */
 static int given_lines(pmbot_buf *out, int *lines, cmark_node *const *path, size_t n,
-	const char *m, size_t end, size_t start, const char *g, size_t glen, int synth)
+	const char *m, size_t end, size_t start, const char *g, size_t glen, int synth,
+	const char *last)
 {
 	size_t i = 0, j, k, len = 0, pad, from, at;
 	const char *p = "";
@@ -841,11 +949,83 @@ static int given_lines(pmbot_buf *out, int *lines, cmark_node *const *path, size
 		while (pad--)
 			if (pmbot_buf_putc(out, ' ') < 0)
 				return -1;
-		if (pmbot_buf_put(out, "x\n", 2) < 0)
+		if (pmbot_buf_puts(out, j < n ? "x" : last) < 0 || pmbot_buf_putc(out, '\n') < 0)
 			return -1;
 		++*lines;
 	} while ((i = j) < n);
 	return 0;
+}
+
+/*
+ * A cut in link definitions in the deepest of containers `path` (`n`),
+ * after its block on line `prev` (0: none), from text line `from` of the
+ * piece at `start` on (definitions_cut() asking contained_holds()). The
+ * next piece is given lines that open the same containers at the same
+ * columns (given_lines()), the last holding a definition, which cmark
+ * drops as it dropped those before, then a blank line in the deepest. The
+ * line cut at, opening with '[' or a letter less than four columns in,
+ * then opens a paragraph there, as in one parse it went on in a paragraph
+ * of complete definitions: either way the text left from it on is the
+ * same, in the same containers. Returns as inner_cut() does.
+ */
+static int contained_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, size_t start,
+	cmark_node *const *path, size_t n, int prev, int from, int synth, const char *g,
+	size_t glen)
+{
+	static const char definition[] = "[x]: /x";
+	pmbot_buf scratch = PMBOT_BUF_INIT;
+	struct contained in;
+	size_t ls, q, i, d;
+	int l = 0;
+
+	if (from < 1)
+		from = 1;
+	in.path = path;
+	in.n = n;
+	in.start = start;
+	in.glen = glen;
+	in.g = g;
+	in.synth = synth;
+	in.from_line = from;
+	in.prev_line = prev;
+	in.buf = &scratch;
+	for (in.quotes = 0, i = 0; i < n; i++)
+		in.quotes += cmark_node_get_type(path[i]) == CMARK_NODE_BLOCK_QUOTE;
+	c->at = definitions_cut(m, end, line_offset(m, end, start, from), &in, &l);
+	pmbot_buf_free(&scratch);
+	if (!c->at)
+		return 0;
+	c->line = from + l - 1;
+	/* Every block of the piece is final: the given lines open none. */
+	c->stop = NULL;
+	switch (given_lines(next, &c->lines, path, n, m, end, start, g, glen, synth, definition)) {
+	case 0:
+		break;
+	case 1:
+		return 0;
+	default:
+		return -1;
+	}
+	/*
+	 * Then a blank line in the deepest: the last line's bytes before the
+	 * definition up to its last '>', other markers as spaces. A quote
+	 * needs its '>' to go on; an item goes on over a blank line.
+	 */
+	d = next->len - sizeof(definition);
+	for (ls = d; ls && next->buf[ls - 1] != '\n'; ls--)
+		;
+	for (i = q = ls; i < d; i++)
+		if (next->buf[i] == '>')
+			q = i + 1;
+	for (i = ls; i < q; i++)
+		if (pmbot_buf_putc(next, next->buf[i] == '>' || next->buf[i] == '\t' ?
+			    next->buf[i] : ' ') < 0)
+			return -1;
+	if (pmbot_buf_putc(next, '\n') < 0)
+		return -1;
+	c->lines++;
+	c->given = 1;
+	return 1;
 }
 
 /*
@@ -864,9 +1044,12 @@ static int given_lines(pmbot_buf *out, int *lines, cmark_node *const *path, size
  *   Else at its last line, after given lines that open the same quotes,
  *   items and a paragraph at the same columns (given_lines()), so that the
  *   line continues a paragraph as it did; never where it may still be
- *   link definitions only (may_be_definitions(), definitions_end()). At
- *   the top level, such a paragraph is cut in the definitions at its
- *   start instead (definitions_cut()).
+ *   link definitions only (may_be_definitions(), definitions_end()). Such
+ *   a paragraph is cut in the definitions at its start instead
+ *   (definitions_cut(); in quotes and items, contained_cut()).
+ * - A quote or an item with lines after its last block (or with none):
+ *   those are link definitions, which cmark dropped, or blank lines; they
+ *   are cut among themselves (contained_cut()), else the walk goes on.
  *
  * `synth`: lines given before `start` (`g`, `glen` bytes), as for
  * paragraph_cut(). New given lines go to `next`. 1 with a cut in *c, 0
@@ -877,32 +1060,38 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
 {
 	cmark_node *child, *path[MAX_GIVEN_DEPTH];
 	size_t n = 0;
-	int in_item = 0, top = 1, l, first, from, defs;
+	int in_item = 0, top = 1, l, first, from, defs, x;
 
 	memset(c, 0, sizeof(*c));
 	for (;;) {
 		switch (cmark_node_get_type(node)) {
 		case CMARK_NODE_LIST:
 		case CMARK_NODE_BLOCK_QUOTE:
-			if (!(child = cmark_node_last_child(node)))
-				return 0;
-			l = cmark_node_get_start_line(child) - synth;
-			if (!in_item && l > 1 && (c->at = line_offset(m, end, start, l)) < end) {
+		case CMARK_NODE_ITEM:
+			child = cmark_node_last_child(node);
+			l = child ? cmark_node_get_start_line(child) - synth : 0;
+			if (cmark_node_get_type(node) != CMARK_NODE_ITEM && !in_item && l > 1 &&
+			    (c->at = line_offset(m, end, start, l)) < end) {
 				c->line = l;
 				c->stop = child;
 				return 1;
 			}
-			if (cmark_node_get_type(node) == CMARK_NODE_BLOCK_QUOTE) {
-				if (n == MAX_GIVEN_DEPTH)
-					return 0;
-				path[n++] = node;
-			}
-			break;
-		case CMARK_NODE_ITEM:
-			if (!(child = cmark_node_last_child(node)) || n == MAX_GIVEN_DEPTH)
+			if (cmark_node_get_type(node) == CMARK_NODE_LIST)
+				break;
+			if (n == MAX_GIVEN_DEPTH)
 				return 0;
 			path[n++] = node;
-			in_item = 1;
+			in_item |= cmark_node_get_type(node) == CMARK_NODE_ITEM;
+			/* Lines after its last block: link definitions, which cmark dropped? */
+			if (!child || cmark_node_get_end_line(child) < cmark_node_get_end_line(node)) {
+				x = contained_cut(c, next, m, end, start, path, n,
+					child ? cmark_node_get_start_line(child) : 0,
+					(child ? cmark_node_get_end_line(child) :
+						 cmark_node_get_start_line(node)) - synth,
+					synth, g, glen);
+				if (x || !child)
+					return x;
+			}
 			break;
 		case CMARK_NODE_PARAGRAPH:
 			c->stop = node;
@@ -920,9 +1109,15 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
 			    (c->at = line_offset(m, end, start, l)) >= end)
 				return 0;
 			if (defs && !from) {
-				/* At the top level, still cut in the definitions at its start. */
-				if (!top || !(c->at = definitions_cut(m, end,
-					    line_offset(m, end, start, first - synth), &l)))
+				/* Still cut in the definitions at its start. */
+				if (!top) {
+					child = cmark_node_previous(node);
+					return contained_cut(c, next, m, end, start, path, n,
+						child ? cmark_node_get_start_line(child) : 0,
+						first - synth, synth, g, glen);
+				}
+				if (!(c->at = definitions_cut(m, end,
+					    line_offset(m, end, start, first - synth), NULL, &l)))
 					return 0;
 				c->line = first - synth + l - 1;
 				return 1;
@@ -933,7 +1128,8 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
 				c->given = 2;
 				return 1;
 			}
-			switch (given_lines(next, &c->lines, path, n, m, end, start, g, glen, synth)) {
+			switch (given_lines(next, &c->lines, path, n, m, end, start, g, glen, synth,
+				"x")) {
 			case 0:
 				c->given = 1;
 				return 1;
@@ -970,7 +1166,8 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
  * ...": 8.7 GB in one piece) is read in pieces too. Link definitions,
  * which cmark drops from its tree, are cut among themselves
  * (definitions_cut()): a piece of them only, or after a heading or a
- * thematic break, or at the start of a top-level paragraph. Without a
+ * thematic break, or at the start of a paragraph, or in a quote or an
+ * item after its last block (contained_cut()). Without a
  * cut (say, containers 32 deep) a piece holding one block is parsed
  * again twice as long, except a fenced code block (the report itself),
  * whose end is its closing fence.
@@ -1202,7 +1399,7 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 				given = next;
 				next = swap;
 			}
-		} else if (!last && !gl && (cut = definitions_cut(markdown, end, start, &x)) != 0) {
+		} else if (!last && !gl && (cut = definitions_cut(markdown, end, start, NULL, &x)) != 0) {
 			/* Link definitions only so far, which cmark dropped. */
 			adv = x - 1;
 		} else if (last && cmark_node_get_start_line(last) > synth && ends_on_its_line(last) &&

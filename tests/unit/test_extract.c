@@ -922,6 +922,25 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		"     > ---\n     > 2. ```yaml\n",
 		"> (x)\n>\n> [a]: /u\n> [b]: /v\n> (c\n> d)\n> ===\n> 2. ```json\n>    {}\n> (e)\n>\n"
 		"> [f]: /w\n> (g)\n> ===\n> 2. ```yaml\n",
+		/*
+		 * Runs of definitions in quotes and list items, cut where the
+		 * piece up to a line holds definitions only: lazy and blank lines,
+		 * titles and labels over lines, four spaces in, tabs, a fence
+		 * that ends an item, text opening with '[' after them.
+		 */
+		"> [a]: /u\n> [b]: /v\n>  [c]:\n> /w\n> \"t\"\n[d]: /x\n>\n>   [e]: /y\n> [f\n> g]: /z\n"
+		"> h\n> ===\n> 2. ```json\n>    {}\n",
+		"> > [a]: /u\n> >     b c\n> > ===\n> > 2. ```json\n> >    {}\n> > [d]: /v\n>     [e]: /w\n"
+		"> > f\n> > ---\n> > 2. ```yaml\n",
+		"- [a]: /u\n  [b]: /v\n [c]: /w\n    d\n  ===\n  2. ```json\n     {}\n- [e]: /x\n\n  [f]: /y\n"
+		"  g\n  ---\n  2. ```yaml\n",
+		"> - [a]: /u\n>   [b]: /v\n>   ```json\n>  x\n>   ```\n> - [c]: /w\n>   [d]: /x\n>   e\n"
+		">   ===\n>   2. ```yaml\n",
+		"- > [a]: /u\n  > [b]: /v\n> [c]: /w\n  > d\n  > ===\n  > 2. ```json\n  >    {}\n",
+		"12)   [a]: /u\n      [b]: /v\n     [c]: /w\n      ```json\n      {}\n-\t[d]: /x\n\t[e]: /y\n"
+		"  ```yaml\n\t1\n",
+		"> x\n>\n> [a]: /u\n> [b *c*\n> [d]: /v\n> ===\n> 2. ```json\n>    {}\n",
+		"- x\n\n  [a]: /u\n  [b]: /v\n  [c *d*\n  [e]: /w\n  ---\n  2. ```json\n     {}\n",
 	};
 	size_t i, n_borrowed = 0;
 
@@ -1041,6 +1060,9 @@ static void test_extract__nothing_past_the_last_fence_run_is_missed(void **state
 #define DEFINITIONS_8 "[a]: /u\n[b]: /v\n[c]: /w\n[d]: /x\n[e]: /y\n[f]: /z\n[g]: /u\n[h]: /v\n"
 #define DEFINITIONS_72 DEFINITIONS_8 DEFINITIONS_8 DEFINITIONS_8 DEFINITIONS_8 DEFINITIONS_8 \
 	DEFINITIONS_8 DEFINITIONS_8 DEFINITIONS_8 DEFINITIONS_8
+#define QUOTED_8 "> [a]: /u\n> [b]: /v\n> [c]: /w\n> [d]: /x\n> [e]: /y\n> [f]: /z\n> [g]: /u\n" \
+	"> [h]: /v\n"
+#define QUOTED_72 QUOTED_8 QUOTED_8 QUOTED_8 QUOTED_8 QUOTED_8 QUOTED_8 QUOTED_8 QUOTED_8 QUOTED_8
 
 static void test_extract__one_long_block_is_read_in_pieces(void **state)
 {
@@ -1068,6 +1090,10 @@ static void test_extract__one_long_block_is_read_in_pieces(void **state)
 		{ "- [a]:\n", "  (*a* *b* *c* *d*)\n" },        /* a failed one in a list item */
 		{ "> x\n>\n> [a]: /u\n", "> (*a* *b* *c* *d*)\n" }, /* a quote opened before it */
 		{ "- x\n\n  [a]: /u\n", "  (*a* *b* *c* *d*)\n" },  /* an item opened before it */
+		{ "", "> [a]: /u\n" },                          /* definitions only, in a quote */
+		{ "- [a]: /u\n", "  [b]: /v\n" },               /* in a list item */
+		{ "> - x\n>\n", ">   [a]: /u\n>   \"t\"\n" },    /* in an item in a quote */
+		{ "> x\n>\n" QUOTED_72, "> (*a* *b* *c* *d*)\n" }, /* text after 72, in a quote */
 	};
 	static const size_t chunk = 4096;
 	size_t i, k, largest;
