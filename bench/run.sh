@@ -57,17 +57,18 @@ done
 # last fence is parsed: as one paragraph, one list, one block quote and one
 # list item (each read in pieces; one piece of it was 12 GB); and as link
 # definitions without a blank line, at the top level and in a block quote,
-# and text after a definition that fails (a paragraph opening with '[').
-# BENCH_PROSE=0 skips it.
+# and text after a definition that fails or whose title is left open (a
+# paragraph opening with '['). BENCH_PROSE=0 skips it.
 if [ "${BENCH_PROSE:-1}" != 0 ]; then
 	for kind in plain emphasis emphasis-fence-last list-fence-last quote-fence-last \
 		item-fence-last definitions-fence-last quoted-definitions-fence-last \
-		failed-definition-fence-last; do
+		failed-definition-fence-last open-title-fence-last; do
 		file="$tmp/prose-$kind.md"
 		python3 - "$file" "$kind" <<'PY'
 import sys
 path, kind = sys.argv[1], sys.argv[2]
-first = {"item": "- item\n", "failed": "[a]:\n"}.get(kind.split("-")[0], "")
+first = {"item": "- item\n", "failed": "[a]:\n",
+         "open": "[a]: /u \"t\n"}.get(kind.split("-")[0], "")
 if kind == "plain":
     unit = ("Lorem ipsum dolor sit amet, *consectetur* adipiscing elit, sed do "
             "[eiusmod](http://x) tempor incididunt ut labore @someone #12.\n\n")
@@ -75,7 +76,7 @@ elif kind.startswith("definitions"):
     unit = "[a]: /u\n"
 elif kind.startswith("quoted"):
     unit = "> [a]: /u\n"
-elif kind.startswith("failed"):
+elif kind.startswith("failed") or kind.startswith("open"):
     unit = "(" + "*a* " * 20 + ")\n"
 else:
     unit = {"list": "- ", "quote": "> ", "item": "  "}.get(kind.split("-")[0], "") + \

@@ -550,6 +550,103 @@ static int first_definition_fails(const char *m, size_t at, size_t to, pmbot_buf
 }
 
 /*
+ * A link title opened with `opener` ('"', '\'' or '(') and not closed,
+ * read on over the line at `at` of `m` (up to `end`). cmark takes the
+ * longest title: any closer ('"', '\'', ')') may end it, escaped or not,
+ * up to the first not right after a '\' ('(' too for '('), past which it
+ * cannot go; the definition then holds only where the rest of that line
+ * is blank. *open becomes 0 at such a first closer; *fails is 1 while
+ * the last closer so far (if any) has more text after it on its line:
+ * then the title read up to here ends nowhere a definition holds, as if
+ * it had only just opened.
+ */
+static void title_scan(const char *m, size_t end, size_t at, char opener, int *open, int *fails)
+{
+	char closer = opener == '(' ? ')' : opener;
+	size_t i, j;
+
+	for (i = at; *open && i < end && m[i] != '\n' && m[i] != '\r'; i++) {
+		if (m[i] != closer && (opener != '(' || m[i] != '('))
+			continue;
+		if (m[i] == closer) {
+			for (j = i + 1; j < end && (m[j] == ' ' || m[j] == '\t'); j++)
+				;
+			*fails = j < end && m[j] != '\n' && m[j] != '\r';
+		}
+		if (!i || m[i - 1] != '\\')
+			*open = 0;
+	}
+}
+
+/* The text of a given line that opens a definition whose title opens with `o`. */
+#define OPEN_TITLE(o) ((o) == '"' ? "[x]: /x \"" : (o) == '\'' ? "[x]: /x '" : "[x]: /x (")
+
+/*
+ * The opener of the title left open at the end of the line at `p` (`n`
+ * bytes to the end of the text; a paragraph's first line, from its
+ * column), which opens a link definition: "[label]: destination", a
+ * blank, then '"', '\'' or '(' and more text (title_scan() of it leaving
+ * the title open, as if just opened). 0 when it is not that, or not
+ * plainly: cmark must take the line with a closer on the next as a
+ * definition.
+ */
+static char open_title(const char *p, size_t n)
+{
+	size_t i = 1, j, e;
+	int open = 1, fails = 1;
+	char o, closer[3] = { '\n', 0, '\n' };
+	cmark_node *doc;
+	pmbot_buf b = PMBOT_BUF_INIT;
+
+	/* The line alone: a label may span lines, this one must not. */
+	for (j = 0; j < n && p[j] != '\n' && p[j] != '\r'; j++)
+		;
+	n = j;
+	if (!n || p[0] != '[' || label_state(p, 0, n) != 1)
+		return 0;
+	while (p[i] != ']')
+		i += p[i] == '\\' && i + 1 < n && pmbot_text_is_punct(p[i + 1]) ? 2 : 1;
+	for (i += 2; i < n && (p[i] == ' ' || p[i] == '\t'); i++)
+		;
+	for (j = i; j < n && p[j] != ' ' && p[j] != '\t'; j++)
+		;
+	for (e = j; e < n && (p[e] == ' ' || p[e] == '\t'); e++)
+		;
+	if (j == i || p[i] == '<' || e == j || e >= n || (p[e] != '"' && p[e] != '\'' && p[e] != '('))
+		return 0;
+	o = p[e];
+	title_scan(p, n, e + 1, o, &open, &fails);
+	closer[1] = o == '(' ? ')' : o;
+	if (!open || !fails || pmbot_buf_put(&b, p, n) < 0 ||
+	    pmbot_buf_put(&b, closer, sizeof(closer)) < 0) {
+		pmbot_buf_free(&b);
+		return 0;
+	}
+	doc = parse(b.buf, b.len);
+	pmbot_buf_free(&b);
+	if (!doc)
+		return 0;
+	if (cmark_node_first_child(doc))
+		o = 0;
+	cmark_node_free(doc);
+	return o;
+}
+
+/* The opener of a given line's open title (OPEN_TITLE()) at `p` (`n` bytes), else 0. */
+static char given_open_title(const char *p, size_t n)
+{
+	static const char o[] = { '"', '\'', '(' };
+	size_t i, len;
+
+	for (i = 0; i < sizeof(o); i++) {
+		len = strlen(OPEN_TITLE(o[i]));
+		if (n > len && !memcmp(p, OPEN_TITLE(o[i]), len) && p[len] == '\n')
+			return o[i];
+	}
+	return 0;
+}
+
+/*
  * Of paragraph `para`, opening with '[' on text line `first` of the piece
  * at `start` (given `glen` bytes of `synth` lines at `g` first): the line
  * from which it is certainly not link definitions only, whatever lines
@@ -562,34 +659,41 @@ static int first_definition_fails(const char *m, size_t at, size_t to, pmbot_buf
  * when a line closing that title is put after it: then it is no title of
  * the definition before it, which only a line after could have closed.
  * Where it opens with '[' and holds no definition, whatever follows
- * (first_definition_fails()), it is none from its second line on.
+ * (first_definition_fails()), it is none from its second line on. A
+ * paragraph opened on a given line (first < 1: a definition whose title
+ * is open, open_title_cut()) is read with those lines, then the text's.
  */
 static int definitions_end(const char *m, size_t end, size_t start, cmark_node *para,
 	int first, int lines, const char *g, size_t glen, int synth, int top)
 {
-	int k = lines - 1 < DEFINITION_LINES ? lines - 1 : DEFINITION_LINES, known = 0, kept;
-	int line = top ? 1 : first + synth;
-	size_t from = line_offset(m, end, start, first), to;
+	/* Its lines given (an open title, given_open_title()): then k of the text. */
+	int given = first < 1 ? 1 - first : 0, alone = top && !given, known = 0, kept;
+	int k = lines - 1 - given < DEFINITION_LINES ? lines - 1 - given : DEFINITION_LINES;
+	int line = alone ? 1 : first + synth;
+	size_t from = given ? start : line_offset(m, end, start, first), to, at;
 	pmbot_buf b = PMBOT_BUF_INIT;
 	char c;
 
 	if (k < 1)
 		return 0;
 	to = line_offset(m, end, from, k + 1);
-	if ((!top && pmbot_buf_put(&b, g, glen) < 0) ||
-	    pmbot_buf_put(&b, m + (top ? from : start), to - (top ? from : start)) < 0)
+	if ((!alone && pmbot_buf_put(&b, g, glen) < 0) ||
+	    pmbot_buf_put(&b, m + (alone ? from : start), to - (alone ? from : start)) < 0)
 		goto done;
 	c = left_after_definitions(b.buf, b.len, line, &kept);
 	known = c && c != '[' && !is_space(c);
-	if (known && (c == '"' || c == '\'' || c == '('))
+	if (known && (c == '"' || c == '\'' || c == '(')) {
 		known = left_with_line(&b, c == '(' ? ')' : c, line, &kept) == c;
-	else if (!known && c == '[' && kept == k &&
-		 first_definition_fails(m, from + (size_t)cmark_node_get_start_column(para) - 1, to,
-			 &b, line, k))
-		known = -1;
+	} else if (!known && c == '[' && kept == k + given) {
+		at = (size_t)cmark_node_get_start_column(para) - 1;
+		if (given ? first_definition_fails(g, line_offset(g, glen, 0, line) + at, glen, &b,
+				    line, k + given) :
+			    first_definition_fails(m, from + at, to, &b, line, k))
+			known = -1;
+	}
 done:
 	pmbot_buf_free(&b);
-	return known < 0 ? first + 1 : known ? first + k : 0;
+	return known < 0 ? (first < 1 ? 1 : first + 1) : known ? first + given + k : 0;
 }
 
 /* Do the `n` bytes at `p`, parsed alone, hold link definitions and blank lines only? */
@@ -605,11 +709,12 @@ static int definitions_only(const char *p, size_t n)
 
 /*
  * Link definitions in block quotes and list items: `path` (`n` of them,
- * outermost first, as inner_cut() walks them) of the piece at `start`,
- * given `glen` bytes of lines `g` (`synth` lines) first; the definitions
- * from text line `from_line` on, in the deepest, after its block starting
- * on line `prev_line` (0: none); `quotes` of the containers are block
- * quotes; `buf` for scratch.
+ * outermost first, as inner_cut() walks them; none: the top level of a
+ * piece given lines, where a title left open closed) of the piece at
+ * `start`, given `glen` bytes of lines `g` (`synth` lines) first; the
+ * definitions from text line `from_line` on, in the deepest, after its
+ * block starting on line `prev_line` (0: none); `quotes` of the
+ * containers are block quotes; `buf` for scratch.
  */
 struct contained {
 	cmark_node *const *path;
@@ -956,6 +1061,22 @@ static int given_lines(pmbot_buf *out, int *lines, cmark_node *const *path, size
 	return 0;
 }
 
+/* given_lines() into `next` for cut `c`: 1 (c->given set), 0 when no cut, -1 when out of memory. */
+static int cut_given(struct cut *c, pmbot_buf *next, cmark_node *const *path, size_t n,
+	const char *m, size_t end, size_t start, const char *g, size_t glen, int synth,
+	const char *last)
+{
+	switch (given_lines(next, &c->lines, path, n, m, end, start, g, glen, synth, last)) {
+	case 0:
+		c->given = 1;
+		return 1;
+	case 1:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 /*
  * A cut in link definitions in the deepest of containers `path` (`n`),
  * after its block on line `prev` (0: none), from text line `from` of the
@@ -976,8 +1097,9 @@ static int contained_cut(struct cut *c, pmbot_buf *next, const char *m, size_t e
 	pmbot_buf scratch = PMBOT_BUF_INIT;
 	struct contained in;
 	size_t ls, q, i, d;
-	int l = 0;
+	int l = 0, x;
 
+	memset(c, 0, sizeof(*c));
 	if (from < 1)
 		from = 1;
 	in.path = path;
@@ -998,14 +1120,11 @@ static int contained_cut(struct cut *c, pmbot_buf *next, const char *m, size_t e
 	c->line = from + l - 1;
 	/* Every block of the piece is final: the given lines open none. */
 	c->stop = NULL;
-	switch (given_lines(next, &c->lines, path, n, m, end, start, g, glen, synth, definition)) {
-	case 0:
-		break;
-	case 1:
-		return 0;
-	default:
-		return -1;
-	}
+	/* At the top level (a paragraph opened on a given line) nothing is to be opened again. */
+	if (!n)
+		return 1;
+	if ((x = cut_given(c, next, path, n, m, end, start, g, glen, synth, definition)) != 1)
+		return x;
 	/*
 	 * Then a blank line in the deepest: the last line's bytes before the
 	 * definition up to its last '>', other markers as spaces. A quote
@@ -1024,8 +1143,51 @@ static int contained_cut(struct cut *c, pmbot_buf *next, const char *m, size_t e
 	if (pmbot_buf_putc(next, '\n') < 0)
 		return -1;
 	c->lines++;
-	c->given = 1;
 	return 1;
+}
+
+/*
+ * A cut in paragraph `para` (in containers `path`, `n` of them) whose
+ * first link definition has a title left open (`opener`: on a given line,
+ * given_open_title(); else 0, its first line then asked, open_title()):
+ * cmark reads on to where the title ends, which may be the whole file. It
+ * is cut before the last line L to which the title stays open and ends
+ * nowhere a definition holds (title_scan()), and the next piece is given
+ * lines that open the same containers and a definition whose title is
+ * just open (OPEN_TITLE()). From L on, a parse from the paragraph's start
+ * and one from the given line end that title at the same closer, or at
+ * none, and with the same text after it: what follows the definition is
+ * the same, and L goes on in the paragraph either way. With `whole`, only
+ * where the title stays open up to the paragraph's last line: then no
+ * line before it ends definitions (contained_cut() would parse the piece
+ * in vain). Returns as inner_cut() does.
+ */
+static int open_title_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end,
+	size_t start, cmark_node *para, char opener, int whole, cmark_node *const *path, size_t n,
+	int synth, const char *g, size_t glen)
+{
+	int first = cmark_node_get_start_line(para) - synth, last = cmark_node_get_end_line(para) - synth;
+	int l = first < 1 ? 1 : first + 1, open = 1, fails = 1, cut = 0;
+	size_t at;
+
+	if (!opener) {
+		at = line_offset(m, end, start, first) + (size_t)cmark_node_get_start_column(para) - 1;
+		if (first < 1 || at >= end || !(opener = open_title(m + at, end - at)))
+			return 0;
+	}
+	/* Line l may be cut at while the lines before leave the title open, ending nowhere. */
+	for (at = line_offset(m, end, start, l); open && l <= last && at < end; l++) {
+		if (l > 1 && fails)
+			cut = l;
+		title_scan(m, end, at, opener, &open, &fails);
+		at = next_line(m, end, at);
+	}
+	if (!cut || (whole && cut != last))
+		return 0;
+	c->at = line_offset(m, end, start, cut);
+	c->line = cut;
+	c->stop = NULL;
+	return cut_given(c, next, path, n, m, end, start, g, glen, synth, OPEN_TITLE(opener));
 }
 
 /*
@@ -1046,7 +1208,8 @@ static int contained_cut(struct cut *c, pmbot_buf *next, const char *m, size_t e
  *   line continues a paragraph as it did; never where it may still be
  *   link definitions only (may_be_definitions(), definitions_end()). Such
  *   a paragraph is cut in the definitions at its start instead
- *   (definitions_cut(); in quotes and items, contained_cut()).
+ *   (definitions_cut(); in quotes and items, contained_cut()), or in the
+ *   title its first definition leaves open (open_title_cut()).
  * - A quote or an item with lines after its last block (or with none):
  *   those are link definitions, which cmark dropped, or blank lines; they
  *   are cut among themselves (contained_cut()), else the walk goes on.
@@ -1059,8 +1222,10 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
 	cmark_node *node, int synth, const char *g, size_t glen)
 {
 	cmark_node *child, *path[MAX_GIVEN_DEPTH];
-	size_t n = 0;
+	size_t n = 0, len, at;
 	int in_item = 0, top = 1, l, first, from, defs, x;
+	const char *p;
+	char opener = 0;
 
 	memset(c, 0, sizeof(*c));
 	for (;;) {
@@ -1097,8 +1262,14 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
 			c->stop = node;
 			first = cmark_node_get_start_line(node);
 			l = cmark_node_get_end_line(node) - synth;
+			/* Opened on a given line: a definition with its title open? */
+			if (first <= synth) {
+				p = piece_line(m, end, start, g, glen, synth, first, &len);
+				at = (size_t)cmark_node_get_start_column(node) - 1;
+				opener = at < len ? given_open_title(p + at, len - at) : 0;
+			}
 			/* The text line from which it is surely no definitions; 0: unknown. */
-			defs = may_be_definitions(m, end, start, node, synth);
+			defs = opener || may_be_definitions(m, end, start, node, synth);
 			from = !defs ? first - synth + 1 :
 			       definitions_end(m, end, start, node, first - synth,
 				       l - first + synth + 1, g, glen, synth, top);
@@ -1109,35 +1280,31 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
 			    (c->at = line_offset(m, end, start, l)) >= end)
 				return 0;
 			if (defs && !from) {
-				/* Still cut in the definitions at its start. */
-				if (!top) {
+				/* Still cut in an open title, or in the definitions at its start. */
+				if ((x = open_title_cut(c, next, m, end, start, node, opener, 1, path,
+					     n, synth, g, glen)) != 0)
+					return x;
+				if (!top || opener) {
 					child = cmark_node_previous(node);
-					return contained_cut(c, next, m, end, start, path, n,
+					x = contained_cut(c, next, m, end, start, path, n,
 						child ? cmark_node_get_start_line(child) : 0,
 						first - synth, synth, g, glen);
+				} else if ((c->at = definitions_cut(m, end,
+						    line_offset(m, end, start, first - synth), NULL,
+						    &l))) {
+					c->line = first - synth + l - 1;
+					return 1;
 				}
-				if (!(c->at = definitions_cut(m, end,
-					    line_offset(m, end, start, first - synth), NULL, &l)))
-					return 0;
-				c->line = first - synth + l - 1;
-				return 1;
+				return x ? x : open_title_cut(c, next, m, end, start, node, opener, 0,
+					path, n, synth, g, glen);
 			}
 			c->line = l;
 			/* Opened on a given line, as all around it: the same again. */
-			if (first <= synth) {
+			if (first <= synth && !opener) {
 				c->given = 2;
 				return 1;
 			}
-			switch (given_lines(next, &c->lines, path, n, m, end, start, g, glen, synth,
-				"x")) {
-			case 0:
-				c->given = 1;
-				return 1;
-			case 1:
-				return 0;
-			default:
-				return -1;
-			}
+			return cut_given(c, next, path, n, m, end, start, g, glen, synth, "x");
 		default:
 			return 0;
 		}
@@ -1167,7 +1334,8 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
  * which cmark drops from its tree, are cut among themselves
  * (definitions_cut()): a piece of them only, or after a heading or a
  * thematic break, or at the start of a paragraph, or in a quote or an
- * item after its last block (contained_cut()). Without a
+ * item after its last block (contained_cut()); and so is a title a
+ * definition leaves open (open_title_cut()). Without a
  * cut (say, containers 32 deep) a piece holding one block is parsed
  * again twice as long, except a fenced code block (the report itself),
  * whose end is its closing fence.
@@ -1402,6 +1570,13 @@ static int extract(pmbot_extract_list *out, const char *markdown, size_t len, si
 		} else if (!last && !gl && (cut = definitions_cut(markdown, end, start, NULL, &x)) != 0) {
 			/* Link definitions only so far, which cmark dropped. */
 			adv = x - 1;
+		} else if (!last && gl && (x = contained_cut(&c, &next, markdown, end, start, NULL, 0,
+						   0, 1, synth, given.buf, given.len)) != 0) {
+			/* The same after given lines: a title left open closed here. */
+			if (x < 0)
+				goto done;
+			adv = c.line - 1;
+			cut = c.at;
 		} else if (last && cmark_node_get_start_line(last) > synth && ends_on_its_line(last) &&
 			   (cut = line_offset(markdown, end, start,
 				   cmark_node_get_end_line(last) - synth + 1)) < end) {

@@ -728,7 +728,11 @@ static size_t assert_pieces_change_nothing(const char *md, size_t len)
 	char *whole = describe(md, len, SIZE_MAX), *borrowed;
 	size_t chunk, n_borrowed = 0;
 
-	/* 0 first: the pieces of pmbot_extract_blocks. */
+	/* 72 lines that leave any title open: more than definitions_end() reads. */
+#define LINES_8 "b\nc\nd\ne\nf\ng\nh\ni\n"
+#define LINES_72 LINES_8 LINES_8 LINES_8 LINES_8 LINES_8 LINES_8 LINES_8 LINES_8 LINES_8
+
+/* 0 first: the pieces of pmbot_extract_blocks. */
 	for (chunk = 0; chunk <= len + 1; chunk++) {
 		char *part = describe(md, len, chunk);
 
@@ -941,6 +945,33 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		"  ```yaml\n\t1\n",
 		"> x\n>\n> [a]: /u\n> [b *c*\n> [d]: /v\n> ===\n> 2. ```json\n>    {}\n",
 		"- x\n\n  [a]: /u\n  [b]: /v\n  [c *d*\n  [e]: /w\n  ---\n  2. ```json\n     {}\n",
+		/*
+		 * A title left open: closed with a blank after it or with text,
+		 * by an escaped closer, stopped by one that is not; in quotes and
+		 * items, after definitions, an underline while it is open.
+		 */
+		"[a]: /u \"t\n(b)\n(c)\nd\"\n===\n2. ```json\n   {}\n[e]: /u \"t\n(f)\ng\" h\n===\n"
+		"2. ```yaml\n",
+		"[a]: /u \"t\n(b \\\" c)\n(d)\ne\\\"\n===\n2. ```json\n   {}\n[f]: /u \"t\n(g)\n\\\"h\n"
+		"(i)\n===\n2. ```yaml\n",
+		"[a]: /u (t\n\\(b\\)\n(c\n===\n2. ```json\n   {}\n[d]: /u (t\n\\(e\n(f)\ng)\n===\n"
+		"2. ```yaml\n",
+		"> [a]: /u 't\n> (b)\n(c)\n> d'\n> ===\n> 2. ```json\n>    {}\n- [e]: /u \"t\n  (f)\n"
+		"  (g)\n  ===\n  2. ```yaml\n",
+		"[a]: /u\n[b]: /v \"t\n(c)\nd\"\n===\n2. ```json\n   {}\n[e]: /u \"t\n(f)\n(g)\nx\" y\n"
+		"(h)\n(i)\n===\n2. ```yaml\n",
+		/* Stopped by an unescaped '(' or closer; no definition: "[ ]"; in a quote, then failing. */
+		"[a]: /u (t\n(b\nc)\n===\n2. ```json\n   {}\n[ ]: /u \"t\n(d)\ne\"\n===\n2. ```yaml\n",
+		"> [a]: /u \"t\n> (b)\n> (c)\n> x\" y\n> (d)\n> e\"\n> ===\n> 2. ```json\n>    {}\n",
+		/* The same past the 64 lines definitions_end() reads. */
+		"[a]: /u \"t\n" LINES_72 "\"b\" c\nd\"\n===\n2. ```json\n   {}\n",
+		"[a]: /u (t\n" LINES_72 "(b\nc)\n===\n2. ```json\n   {}\n",
+		"[ ]: /u \"t\n" LINES_72 "e\"\n===\n2. ```json\n   {}\n",
+		/* No definition, the count of its lines short by a code span. */
+		"[ ]: /u \"t\n`b\nc`\nd\"\n===\n2. ```json\n   {}\n",
+		/* Definitions after the title closes, past those 64 lines and before. */
+		"[a]: /u \"t\nb\nc\"\n[d]: /v\n[e]: /w\n[f\ng]: /x\n===\n2. ```json\n   {}\n",
+		"[a]: /u \"t\n" LINES_72 "x\"\n[b]: /v\n[c]: /w\n[d\ne]: /x\n===\n2. ```json\n   {}\n",
 	};
 	size_t i, n_borrowed = 0;
 
@@ -1066,6 +1097,8 @@ static void test_extract__nothing_past_the_last_fence_run_is_missed(void **state
 
 static void test_extract__one_long_block_is_read_in_pieces(void **state)
 {
+	/* A title left open, closed pieces later: then definitions (and text). */
+	static const char late[] = "[a]: /u \"t\n", late_text[] = "[a]: /u \"t\n";
 	static const struct {
 		const char *first, *line;
 	} shapes[] = {
@@ -1094,6 +1127,14 @@ static void test_extract__one_long_block_is_read_in_pieces(void **state)
 		{ "- [a]: /u\n", "  [b]: /v\n" },               /* in a list item */
 		{ "> - x\n>\n", ">   [a]: /u\n>   \"t\"\n" },    /* in an item in a quote */
 		{ "> x\n>\n" QUOTED_72, "> (*a* *b* *c* *d*)\n" }, /* text after 72, in a quote */
+		{ "[a]: /u \"t\n", "(*a* *b* *c* *d*)\n" },    /* a title left open */
+		{ "> [a]: /u 't\n", "> (*a* *b* *c* *d*)\n" }, /* in a quote */
+		{ "- [a]: /u (t\n", "  *a* *b* *c* *d*\n" },   /* in a list item */
+		{ "[a]: /u \"t\n", "*a* \\\" *b* *c*\n" },      /* escaped closers in it */
+		{ "[a]: /u \"t\n" LINES_72 "x\" y\n", "(*a* *b* *c* *d*)\n" }, /* failing on line 74 */
+		{ "[a]: /u \"t\n" LINES_72 "x\"\n", "[b]: /v\n" }, /* closed there, definitions after */
+		{ late, "[b]: /v\n" },                           /* the same, pieces later */
+		{ late_text, "(*a* *b* *c* *d*)\n" },            /* then 72 and text */
 	};
 	static const size_t chunk = 4096;
 	size_t i, k, largest;
@@ -1105,6 +1146,10 @@ static void test_extract__one_long_block_is_read_in_pieces(void **state)
 		int lines = 1;
 
 		assert_int_equal(pmbot_buf_puts(&md, shapes[i].first), 0);
+		for (k = 0; (shapes[i].first == late || shapes[i].first == late_text) && k < 3000; k++)
+			assert_int_equal(pmbot_buf_puts(&md, k < 2999 ? "b\n" : "x\"\n"), 0);
+		if (shapes[i].first == late_text)
+			assert_int_equal(pmbot_buf_puts(&md, DEFINITIONS_72), 0);
 		for (k = 0; k < 20000; k++)
 			assert_int_equal(pmbot_buf_puts(&md, shapes[i].line), 0);
 		for (k = 0; k < md.len; k++)
