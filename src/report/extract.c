@@ -993,8 +993,13 @@ static const char *piece_line(const char *m, size_t end, size_t start, const cha
 	return p;
 }
 
-/* The deepest containers a path may hold for a cut after given lines (more: no cut). */
-#define MAX_GIVEN_DEPTH 32
+/*
+ * The deepest containers a path may hold for a cut after given lines
+ * (more: no cut). 8 MiB of lines 33 quotes deep peaked at 574 MB with
+ * 32; past 1,000, a line holds as many bytes of markers, which cost
+ * cmark little: 8 MiB of them, 40 MB.
+ */
+#define MAX_GIVEN_DEPTH 1000
 
 /*
  * Lines that open `path` (`n` block quotes and list items, outermost
@@ -1336,7 +1341,7 @@ static int inner_cut(struct cut *c, pmbot_buf *next, const char *m, size_t end, 
  * thematic break, or at the start of a paragraph, or in a quote or an
  * item after its last block (contained_cut()); and so is a title a
  * definition leaves open (open_title_cut()). Without a
- * cut (say, containers 32 deep) a piece holding one block is parsed
+ * cut (say, containers over 1,000 deep) a piece holding one block is parsed
  * again twice as long, except a fenced code block (the report itself),
  * whose end is its closing fence.
  */

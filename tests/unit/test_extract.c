@@ -731,6 +731,8 @@ static size_t assert_pieces_change_nothing(const char *md, size_t len)
 	/* 72 lines that leave any title open: more than definitions_end() reads. */
 #define LINES_8 "b\nc\nd\ne\nf\ng\nh\ni\n"
 #define LINES_72 LINES_8 LINES_8 LINES_8 LINES_8 LINES_8 LINES_8 LINES_8 LINES_8 LINES_8
+/* Block quote markers, 40 of them. */
+#define Q40 ">>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>"
 
 /* 0 first: the pieces of pmbot_extract_blocks. */
 	for (chunk = 0; chunk <= len + 1; chunk++) {
@@ -969,6 +971,9 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		"[ ]: /u \"t\n" LINES_72 "e\"\n===\n2. ```json\n   {}\n",
 		/* No definition, the count of its lines short by a code span. */
 		"[ ]: /u \"t\n`b\nc`\nd\"\n===\n2. ```json\n   {}\n",
+		/* Quotes 40 deep: a paragraph, a list, lazy lines, fences. */
+		Q40 " (a)\n" Q40 " (b)\n(c)\n" Q40 " 2. d\n" Q40 " ```json\n" Q40 " {}\n" Q40
+		" ```\n" Q40 "> (e)\n" Q40 "> ```yaml\n",
 		/* Definitions after the title closes, past those 64 lines and before. */
 		"[a]: /u \"t\nb\nc\"\n[d]: /v\n[e]: /w\n[f\ng]: /x\n===\n2. ```json\n   {}\n",
 		"[a]: /u \"t\n" LINES_72 "x\"\n[b]: /v\n[c]: /w\n[d\ne]: /x\n===\n2. ```json\n   {}\n",
@@ -1127,6 +1132,7 @@ static void test_extract__one_long_block_is_read_in_pieces(void **state)
 		{ "- [a]: /u\n", "  [b]: /v\n" },               /* in a list item */
 		{ "> - x\n>\n", ">   [a]: /u\n>   \"t\"\n" },    /* in an item in a quote */
 		{ "> x\n>\n" QUOTED_72, "> (*a* *b* *c* *d*)\n" }, /* text after 72, in a quote */
+		{ "", Q40 " (*a* *b* *c* *d*)\n" },              /* quotes 40 deep */
 		{ "[a]: /u \"t\n", "(*a* *b* *c* *d*)\n" },    /* a title left open */
 		{ "> [a]: /u 't\n", "> (*a* *b* *c* *d*)\n" }, /* in a quote */
 		{ "- [a]: /u (t\n", "  *a* *b* *c* *d*\n" },   /* in a list item */
