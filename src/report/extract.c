@@ -586,13 +586,17 @@ static void title_scan(const char *m, size_t end, size_t at, char opener, int *o
  * bytes to the end of the text; a paragraph's first line, from its
  * column), which opens a link definition: "[label]: destination", a
  * blank, then '"', '\'' or '(' and more text (title_scan() of it leaving
- * the title open, as if just opened). 0 when it is not that, or not
- * plainly: cmark must take the line with a closer on the next as a
- * definition.
+ * the title open, as if just opened). The opener may stand first on the
+ * next line instead, after its blanks and quote markers (*lines: 2, else
+ * 1): should that title fail, the definition holds without it, and the
+ * text from that line on is left, never nothing, as it would be of a
+ * definition whose title opened on its own line and failed. 0 when it is
+ * not that, or not plainly: cmark must take the line(s) with a closer on
+ * the next as a definition.
  */
-static char open_title(const char *p, size_t n)
+static char open_title(const char *p, size_t n, int *lines)
 {
-	size_t i = 1, j, e;
+	size_t i = 1, j, e, t;
 	int open = 1, fails = 1;
 	char o, closer[3] = { '\n', 0, '\n' };
 	cmark_node *doc;
@@ -601,23 +605,39 @@ static char open_title(const char *p, size_t n)
 	/* The line alone: a label may span lines, this one must not. */
 	for (j = 0; j < n && p[j] != '\n' && p[j] != '\r'; j++)
 		;
-	n = j;
-	if (!n || p[0] != '[' || label_state(p, 0, n) != 1)
+	t = j;
+	if (!j || p[0] != '[' || label_state(p, 0, j) != 1)
 		return 0;
 	while (p[i] != ']')
-		i += p[i] == '\\' && i + 1 < n && pmbot_text_is_punct(p[i + 1]) ? 2 : 1;
-	for (i += 2; i < n && (p[i] == ' ' || p[i] == '\t'); i++)
+		i += p[i] == '\\' && i + 1 < j && pmbot_text_is_punct(p[i + 1]) ? 2 : 1;
+	for (i += 2; i < j && (p[i] == ' ' || p[i] == '\t'); i++)
 		;
-	for (j = i; j < n && p[j] != ' ' && p[j] != '\t'; j++)
+	for (e = i; e < j && p[e] != ' ' && p[e] != '\t'; e++)
 		;
-	for (e = j; e < n && (p[e] == ' ' || p[e] == '\t'); e++)
+	if (e == i || p[i] == '<')
+		return 0;
+	i = e;
+	for (; e < j && (p[e] == ' ' || p[e] == '\t'); e++)
 		;
-	if (j == i || p[i] == '<' || e == j || e >= n || (p[e] != '"' && p[e] != '\'' && p[e] != '('))
+	*lines = 1;
+	if (e == j) {
+		/* Nothing after the destination: the next line's first text. */
+		e = j + (j + 1 < n && p[j] == '\r' && p[j + 1] == '\n' ? 2 : 1);
+		while (e < n && (p[e] == ' ' || p[e] == '\t' || p[e] == '>'))
+			e++;
+		for (t = e; t < n && p[t] != '\n' && p[t] != '\r'; t++)
+			;
+		*lines = 2;
+	} else if (e == i) {
+		return 0;
+	}
+	if (e >= t || (p[e] != '"' && p[e] != '\'' && p[e] != '('))
 		return 0;
 	o = p[e];
-	title_scan(p, n, e + 1, o, &open, &fails);
+	title_scan(p, t, e + 1, o, &open, &fails);
 	closer[1] = o == '(' ? ')' : o;
-	if (!open || !fails || pmbot_buf_put(&b, p, n) < 0 ||
+	if (!open || !fails || pmbot_buf_put(&b, p, j) < 0 ||
+	    (*lines == 2 && (pmbot_buf_putc(&b, '\n') < 0 || pmbot_buf_put(&b, p + e, t - e) < 0)) ||
 	    pmbot_buf_put(&b, closer, sizeof(closer)) < 0) {
 		pmbot_buf_free(&b);
 		return 0;
@@ -1172,13 +1192,14 @@ static int open_title_cut(struct cut *c, pmbot_buf *next, const char *m, size_t 
 	int synth, const char *g, size_t glen)
 {
 	int first = cmark_node_get_start_line(para) - synth, last = cmark_node_get_end_line(para) - synth;
-	int l = first < 1 ? 1 : first + 1, open = 1, fails = 1, cut = 0;
+	int l = first < 1 ? 1 : first + 1, open = 1, fails = 1, cut = 0, k;
 	size_t at;
 
 	if (!opener) {
 		at = line_offset(m, end, start, first) + (size_t)cmark_node_get_start_column(para) - 1;
-		if (first < 1 || at >= end || !(opener = open_title(m + at, end - at)))
+		if (first < 1 || at >= end || !(opener = open_title(m + at, end - at, &k)))
 			return 0;
+		l = first + k;
 	}
 	/* Line l may be cut at while the lines before leave the title open, ending nowhere. */
 	for (at = line_offset(m, end, start, l); open && l <= last && at < end; l++) {

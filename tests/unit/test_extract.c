@@ -962,6 +962,9 @@ static void test_extract__pieces_give_the_blocks_of_one_parse(void **state)
 		"  (g)\n  ===\n  2. ```yaml\n",
 		"[a]: /u\n[b]: /v \"t\n(c)\nd\"\n===\n2. ```json\n   {}\n[e]: /u \"t\n(f)\n(g)\nx\" y\n"
 		"(h)\n(i)\n===\n2. ```yaml\n",
+		/* A title opening on the line after the destination. */
+		"[a]: /u\n\"t\n(b)\nc\"\n===\n2. ```json\n   {}\n[d]: /u\n(e\nf) g\n===\n2. ```yaml\n",
+		"> [a]: /u\n> 't\n> (b)\nc'\n> ===\n> 2. ```json\n>    {}\n",
 		/* Stopped by an unescaped '(' or closer; no definition: "[ ]"; in a quote, then failing. */
 		"[a]: /u (t\n(b\nc)\n===\n2. ```json\n   {}\n[ ]: /u \"t\n(d)\ne\"\n===\n2. ```yaml\n",
 		"> [a]: /u \"t\n> (b)\n> (c)\n> x\" y\n> (d)\n> e\"\n> ===\n> 2. ```json\n>    {}\n",
@@ -1134,6 +1137,7 @@ static void test_extract__one_long_block_is_read_in_pieces(void **state)
 		{ "> x\n>\n" QUOTED_72, "> (*a* *b* *c* *d*)\n" }, /* text after 72, in a quote */
 		{ "", Q40 " (*a* *b* *c* *d*)\n" },              /* quotes 40 deep */
 		{ "[a]: /u \"t\n", "(*a* *b* *c* *d*)\n" },    /* a title left open */
+		{ "[a]: /u\n\"t\n", "(*a* *b* *c* *d*)\n" },   /* opening on the next line */
 		{ "> [a]: /u 't\n", "> (*a* *b* *c* *d*)\n" }, /* in a quote */
 		{ "- [a]: /u (t\n", "  *a* *b* *c* *d*\n" },   /* in a list item */
 		{ "[a]: /u \"t\n", "*a* \\\" *b* *c*\n" },      /* escaped closers in it */
