@@ -616,7 +616,6 @@ static char open_title(const char *p, size_t n, int *lines)
 		;
 	if (e == i || p[i] == '<')
 		return 0;
-	i = e;
 	for (; e < j && (p[e] == ' ' || p[e] == '\t'); e++)
 		;
 	*lines = 1;
@@ -628,8 +627,6 @@ static char open_title(const char *p, size_t n, int *lines)
 		for (t = e; t < n && p[t] != '\n' && p[t] != '\r'; t++)
 			;
 		*lines = 2;
-	} else if (e == i) {
-		return 0;
 	}
 	if (e >= t || (p[e] != '"' && p[e] != '\'' && p[e] != '('))
 		return 0;
@@ -1145,7 +1142,7 @@ static int contained_cut(struct cut *c, pmbot_buf *next, const char *m, size_t e
 	c->line = from + l - 1;
 	/* Every block of the piece is final: the given lines open none. */
 	c->stop = NULL;
-	/* At the top level (a paragraph opened on a given line) nothing is to be opened again. */
+	/* At the top level (after a given title closed) no container is to be opened again. */
 	if (!n)
 		return 1;
 	if ((x = cut_given(c, next, path, n, m, end, start, g, glen, synth, definition)) != 1)
