@@ -88,6 +88,7 @@ int main(int argc, char **argv)
 	}
 	/* As pm-bot's main does: glibc's defaults hand the plan's pages back between calls. */
 	(void)pmbot_mem_keep_freed();
+	(void)pmbot_mem_huge_heap();
 	if (pmbot_sha256_init(&err) < 0 || pmbot_repo_global_init(&err) < 0 ||
 	    pmbot_repo_open(&repo, argv[1], &err) < 0) {
 		fprintf(stderr, "plan_call: %s\n", err.len ? err.buf : "cannot open the repository");

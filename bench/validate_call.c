@@ -50,6 +50,7 @@ int main(int argc, char **argv)
 	}
 	/* As pm-bot's main does: glibc's defaults hand the document's pages back between calls. */
 	(void)pmbot_mem_keep_freed();
+	(void)pmbot_mem_huge_heap();
 	pmbot_limits_default(&lim);
 	pmbot_buf_init(&text, lim.max_bytes);
 	if (pmbot_fs_read(&text, argv[1]) < 0) {

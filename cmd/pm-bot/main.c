@@ -350,6 +350,7 @@ int main(int argc, char **argv)
 
 	/* A refusal leaves glibc's defaults: slower, not wrong. */
 	(void)pmbot_mem_keep_freed();
+	(void)pmbot_mem_huge_heap();
 	if (argc < 2) {
 		print_overview(stderr);
 		return EXIT_INVALID;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -18,6 +19,26 @@
  * The trim threshold is twice it, as glibc makes it.
  */
 #define KEEP_MMAP_THRESHOLD (16 << 20)
+
+/* x86-64's and arm64's (4 KiB pages) transparent huge page. */
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/*
+ * How much heap pmbot_mem_huge_heap() reserves and advises: more than the
+ * largest 10,000-item run keeps in its heap (the plan with a project,
+ * 67 MB peak, of which the heap holds under 64 MiB); what outgrows it is
+ * mapped on in 4 KiB pages, as before.
+ */
+#define HUGE_HEAP (64 << 20)
+
+/* mallinfo2 (glibc 2.33) tells glibc's heap from another allocator's. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33) && defined(MADV_HUGEPAGE)
+#define HAVE_HUGE_HEAP 1
+static int huge_heap_done;
+/* The block that keeps the heap's first, partial window: held for the process's life. */
+static void *huge_heap_spacer;
+static void *volatile huge_heap_probe;
+#endif
 
 /* Did the user set glibc.malloc.NAME in GLIBC_TUNABLES? */
 static int user_set(const char *tunables, const char *name)
@@ -56,8 +77,59 @@ int pmbot_mem_keep_freed(void)
 #endif
 }
 
-/* x86-64's and arm64's (4 KiB pages) transparent huge page. */
-#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+int pmbot_mem_huge_heap(void)
+{
+#ifdef HAVE_HUGE_HEAP
+	const char *tunables = getenv("GLIBC_TUNABLES");
+	uintptr_t top, from, to, end;
+	struct mallinfo2 mi;
+	void *p;
+
+	if (huge_heap_done || user_set(tunables, "glibc.malloc.top_pad") ||
+	    user_set(tunables, "glibc.malloc.hugetlb"))
+		return 0;
+	/*
+	 * glibc grows its heap by what a request needs plus the top pad: a
+	 * block one byte larger than the free top (none yet, at a program's
+	 * start) makes it reserve the pad now.
+	 */
+	if (!mallopt(M_TOP_PAD, HUGE_HEAP))
+		return PMBOT_ERROR;
+	if (!(p = malloc(mallinfo2().keepcost + 1)))
+		return PMBOT_ERROR;
+	/* Seen, or clang drops the malloc and free as a pair that does nothing. */
+	huge_heap_probe = p;
+	free(p);
+	end = (uintptr_t)sbrk(0);
+	mi = mallinfo2();
+	/*
+	 * The free top must end at the break, in glibc's one contiguous heap,
+	 * [end - arena, end): under a sanitizer's or valgrind's allocator, or
+	 * where the heap could not grow by brk and glibc mapped it elsewhere,
+	 * the range below the break is other mappings, and nothing is advised.
+	 */
+	if (end == (uintptr_t)-1 || !mi.keepcost || mi.keepcost > mi.arena || mi.keepcost > end)
+		return 0;
+	top = end - mi.keepcost;
+	from = (top + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	to = end & ~(HUGE_PAGE - 1);
+	if (from >= to || madvise((void *)from, to - from, MADV_HUGEPAGE) < 0)
+		return 0;
+	huge_heap_done = 1;
+	/*
+	 * Taken from the top's start, a block up to the first window keeps
+	 * every later block out of the small pages below it: its 8-byte size
+	 * and glibc's rounding to 16 leave the next block's 16-byte header
+	 * just below the window, in one small page.
+	 */
+	if (from - top >= 64 && !(huge_heap_spacer = malloc(from - top - 24)))
+		return PMBOT_ERROR;
+	return 1;
+#else
+	return 0;
+#endif
+}
 
 void *pmbot_mem_alloc_large(size_t n)
 {

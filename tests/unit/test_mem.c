@@ -45,6 +45,29 @@ static void test_mem__a_users_malloc_tunable_is_left_alone(void **state)
 }
 
 /*
+ * A user's top_pad or hugetlb tunable keeps pmbot_mem_huge_heap() from
+ * touching the heap at all: it does not grow by the 64 MiB the call
+ * reserves. (What the call does is test_mem_heap.c's, in a fresh heap.)
+ */
+static void test_mem__a_users_heap_tunable_is_left_alone(void **state)
+{
+#ifdef HAVE_MALLINFO2
+	size_t arena = mallinfo2().arena;
+
+	(void)state;
+	assert_int_equal(setenv("GLIBC_TUNABLES", "glibc.malloc.top_pad=131072", 1), 0);
+	assert_int_equal(pmbot_mem_huge_heap(), 0);
+	assert_int_equal(setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0", 1), 0);
+	assert_int_equal(pmbot_mem_huge_heap(), 0);
+	assert_int_equal(unsetenv("GLIBC_TUNABLES"), 0);
+	assert_true(mallinfo2().arena == arena);
+#else
+	(void)state;
+	assert_int_equal(pmbot_mem_huge_heap(), 0);
+#endif
+}
+
+/*
  * Once set, a 4 MiB block comes from the heap and stays there when freed,
  * ready for the next allocation (glibc's defaults map it apart and unmap
  * it); a block over 16 MiB is still mapped apart and returned at once.
@@ -207,6 +230,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mem__a_users_malloc_tunable_is_left_alone),
+		cmocka_unit_test(test_mem__a_users_heap_tunable_is_left_alone),
 		cmocka_unit_test(test_mem__freed_blocks_stay_for_the_next_allocation),
 		cmocka_unit_test(test_mem__freed_small_blocks_skip_the_fast_bins),
 		cmocka_unit_test(test_mem__a_large_block_asks_for_huge_pages),
