@@ -2,10 +2,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -14,6 +12,7 @@
 
 #include "pmbot/common.h"
 #include "pmbot/mem.h"
+#include "helpers/hugepage.h"
 #include "pmbot/banned.h"
 
 /* mallinfo2 (glibc 2.33) says where glibc put a block: heap or own mapping. */
@@ -135,60 +134,6 @@ static void test_mem__freed_small_blocks_skip_the_fast_bins(void **state)
 }
 
 /*
- * The flags of the mapping holding `at`, from /proc/self/smaps, into
- * `flags`; 0 when found, -1 when this system has no such file.
- */
-static int vma_flags(char *flags, size_t size, const void *at)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[512];
-	int in = 0, found = -1;
-
-	if (!f)
-		return -1;
-	while (found < 0 && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-		char dash;
-
-		if (sscanf(line, "%lx%c%lx ", &lo, &dash, &hi) == 3 && dash == '-')
-			in = (uintptr_t)at >= lo && (uintptr_t)at < hi;
-		else if (in && !strncmp(line, "VmFlags:", 8)) {
-			snprintf(flags, size, "%s", line + 8);
-			found = 0;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-/*
- * Does madvise(MADV_HUGEPAGE) work here? Asked of the kernel itself, not
- * of sysfs, which a chroot (make check-distros) does not mount.
- */
-static int kernel_takes_huge_page_advice(void)
-{
-#ifdef MADV_HUGEPAGE
-	size_t n = (size_t)4 << 20;
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int ok;
-
-	if (p == MAP_FAILED)
-		return 0;
-	ok = madvise(p, n, MADV_HUGEPAGE) == 0;
-	munmap(p, n);
-	return ok;
-#else
-	return 0;
-#endif
-}
-
-/* " hg" (MADV_HUGEPAGE) among the two-letter flags smaps lists. */
-static int advised(const char *flags)
-{
-	return strstr(flags, " hg") != NULL;
-}
-
-/*
  * A block of 2 MiB or more has its whole 2 MiB windows advised as huge
  * pages, and is an ordinary block: written whole, freed with free(). A
  * small block is left alone. Skipped where the kernel refuses the advice
@@ -203,24 +148,24 @@ static void test_mem__a_large_block_asks_for_huge_pages(void **state)
 	uintptr_t from;
 
 	(void)state;
-	if (!kernel_takes_huge_page_advice())
+	if (!hugepage_kernel_takes_advice())
 		skip();
 	assert_non_null(small = pmbot_mem_alloc_large(1 << 20));
 	memset(small, 1, 1 << 20);
-	if (vma_flags(flags, sizeof(flags), small) < 0) {
+	if (hugepage_vma_flags(flags, sizeof(flags), small) < 0) {
 		free(small);
 		skip();
 	}
-	assert_false(advised(flags));
+	assert_false(hugepage_advised(flags));
 	assert_non_null(large = pmbot_mem_alloc_large(n));
 	memset(large, 2, n);
 	from = ((uintptr_t)large + window - 1) & ~(window - 1);
 	/* 6 MiB hold two whole windows wherever they start. */
 	assert_true(from + 2 * window <= (uintptr_t)large + n);
-	assert_int_equal(vma_flags(flags, sizeof(flags), (void *)from), 0);
-	assert_true(advised(flags));
-	assert_int_equal(vma_flags(flags, sizeof(flags), (void *)(from + 2 * window - 1)), 0);
-	assert_true(advised(flags));
+	assert_int_equal(hugepage_vma_flags(flags, sizeof(flags), (void *)from), 0);
+	assert_true(hugepage_advised(flags));
+	assert_int_equal(hugepage_vma_flags(flags, sizeof(flags), (void *)(from + 2 * window - 1)), 0);
+	assert_true(hugepage_advised(flags));
 	assert_int_equal(large[n - 1], 2);
 	free(large);
 	free(small);

@@ -1,11 +1,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -14,6 +11,7 @@
 
 #include "pmbot/common.h"
 #include "pmbot/mem.h"
+#include "helpers/hugepage.h"
 #include "pmbot/banned.h"
 
 /*
@@ -30,55 +28,13 @@
 static int heap_rc;
 static char *first_small;
 
-/* The flags of the mapping holding `at`, from /proc/self/smaps; -1 without it. */
-static int vma_flags(char *flags, size_t size, const void *at)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[512];
-	int in = 0, found = -1;
-
-	if (!f)
-		return -1;
-	while (found < 0 && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-		char dash;
-
-		if (sscanf(line, "%lx%c%lx ", &lo, &dash, &hi) == 3 && dash == '-')
-			in = (uintptr_t)at >= lo && (uintptr_t)at < hi;
-		else if (in && !strncmp(line, "VmFlags:", 8)) {
-			snprintf(flags, size, "%s", line + 8);
-			found = 0;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-/* Asked of the kernel, not of sysfs, which a chroot does not mount. */
-static int kernel_takes_huge_page_advice(void)
-{
-#ifdef MADV_HUGEPAGE
-	size_t n = (size_t)4 << 20;
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int ok;
-
-	if (p == MAP_FAILED)
-		return 0;
-	ok = madvise(p, n, MADV_HUGEPAGE) == 0;
-	munmap(p, n);
-	return ok;
-#else
-	return 0;
-#endif
-}
-
-/* " hg" (MADV_HUGEPAGE) among the two-letter flags smaps lists. */
+/* Is the mapping holding `at` advised as huge pages? */
 static int advised(const void *at)
 {
 	char flags[512];
 
-	assert_int_equal(vma_flags(flags, sizeof(flags), at), 0);
-	return strstr(flags, " hg") != NULL;
+	assert_int_equal(hugepage_vma_flags(flags, sizeof(flags), at), 0);
+	return hugepage_advised(flags);
 }
 
 /*
@@ -98,8 +54,8 @@ static void test_mem_heap__blocks_after_the_call_lie_in_huge_pages(void **state)
 	char *large;
 
 	(void)state;
-	if (!kernel_takes_huge_page_advice() || mallinfo2().arena == 0 || getenv("GLIBC_TUNABLES") ||
-	    vma_flags(flags, sizeof(flags), first_small) < 0)
+	if (!hugepage_kernel_takes_advice() || mallinfo2().arena == 0 || getenv("GLIBC_TUNABLES") ||
+	    hugepage_vma_flags(flags, sizeof(flags), first_small) < 0)
 		skip();
 	assert_int_equal(heap_rc, 1);
 	assert_true(advised(first_small));
