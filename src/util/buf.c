@@ -53,12 +53,21 @@ int pmbot_buf_grow(pmbot_buf *b, size_t extra)
 
 int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len)
 {
-	uintptr_t at = (uintptr_t)data, base = (uintptr_t)b->buf;
-	int inside = b->cap && at >= base && at < base + b->len;
-	int err;
+	uintptr_t at, base;
+	int inside, err;
 
 	if (!len)
 		return 0;
+	/* Room already: no grow, and the data cannot move (serialisers append piece by piece). */
+	if (len < b->cap - b->len && b->len <= b->max && len <= b->max - b->len) {
+		memmove(b->buf + b->len, data, len);
+		b->len += len;
+		b->buf[b->len] = '\0';
+		return 0;
+	}
+	at = (uintptr_t)data;
+	base = (uintptr_t)b->buf;
+	inside = b->cap && at >= base && at < base + b->len;
 	if ((err = pmbot_buf_grow(b, len)) < 0)
 		return err;
 	/* Appending part of the buffer to itself: grow may have moved it. */

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "pmbot/banned.h"
 
 /* Bytes a JSON string cannot hold as they are. */
@@ -13,40 +16,136 @@ static inline int needs_escape(unsigned char c)
 	return c < 0x20 || c == '"' || c == '\\';
 }
 
-int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len)
+/*
+ * The bytes of `w` that need an escape (no byte below 0x20, no '"', no
+ * '\\'), each as its high bit: exact tests, and the lowest flagged byte of
+ * a word is always a true one, so on a little-endian machine the scan
+ * lands on it at once.
+ */
+static inline uint64_t escape_mask(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+
+	/* A byte below 0x20, a zero byte of q (a '"'), a zero byte of b (a '\\'). */
+	return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+}
+
+/* The escape of `c` written at `o`, at most 6 bytes; returns its end. */
+static char *put_escape(char *o, unsigned char c)
 {
 	static const char hex[] = "0123456789abcdef";
+
+	*o++ = '\\';
+	switch (c) {
+	case '"': *o++ = '"'; break;
+	case '\\': *o++ = '\\'; break;
+	case '\b': *o++ = 'b'; break;
+	case '\f': *o++ = 'f'; break;
+	case '\n': *o++ = 'n'; break;
+	case '\r': *o++ = 'r'; break;
+	case '\t': *o++ = 't'; break;
+	default:
+		memcpy(o, "u00", 3);
+		o[3] = hex[c >> 4];
+		o[4] = hex[c & 15];
+		o += 5;
+	}
+	return o;
+}
+
+/*
+ * Strings up to this long get room for their worst case (6 bytes a byte)
+ * before the scan, so that it copies words as it reads them and an escape
+ * asks for no room: a plan's bodies are a few hundred bytes with an escape
+ * (a newline) every line, and asking at each one was most of their cost.
+ */
+#define QUOTE_ROOM_AT_ONCE 4096
+
+/*
+ * pmbot_json_quote() where `out` has room for 6 * len + 2 more bytes. A
+ * whole block is stored and only its clean bytes kept: at least 16 (or 8)
+ * bytes are left to read, so the worst case of what is left (6 bytes
+ * each) covers the block written. Both scans flag a true escape first,
+ * so it is written at once.
+ */
+static void quote_in_room(pmbot_buf *out, const char *s, size_t len)
+{
+	char *o = out->buf + out->len;
+	size_t i = 0, k;
+
+	*o++ = '"';
+#if defined(__SSE2__)
+	while (len - i >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		unsigned m;
+
+		_mm_storeu_si128((__m128i *)(void *)o, v);
+		/* '"', '\\', or at most 0x1f as an unsigned byte. */
+		m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+			_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+			_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+			_mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v)));
+		if (!m) {
+			o += 16;
+			i += 16;
+			continue;
+		}
+		k = (size_t)__builtin_ctz(m);
+		o = put_escape(o + k, (unsigned char)s[i + k]);
+		i += k + 1;
+	}
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (len - i >= 8) {
+		uint64_t w, m;
+
+		memcpy(&w, s + i, 8);
+		memcpy(o, &w, 8);
+		if (!(m = escape_mask(w))) {
+			o += 8;
+			i += 8;
+			continue;
+		}
+		k = (size_t)__builtin_ctzll(m) >> 3;
+		o = put_escape(o + k, (unsigned char)s[i + k]);
+		i += k + 1;
+	}
+#endif
+	for (; i < len; i++) {
+		if (needs_escape((unsigned char)s[i]))
+			o = put_escape(o, (unsigned char)s[i]);
+		else
+			*o++ = s[i];
+	}
+	*o++ = '"';
+	*o = '\0';
+	out->len = (size_t)(o - out->buf);
+}
+
+int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len)
+{
 	size_t i = 0, run = 0;
 	char *o;
 
+	if (len <= QUOTE_ROOM_AT_ONCE && pmbot_buf_grow(out, 6 * len + 2) == 0) {
+		quote_in_room(out, s, len);
+		return 0;
+	}
 	/*
 	 * Room for the common case (nothing to escape) at once; an escape
 	 * makes room for itself and all that is left, so every byte is then
-	 * written in place: a plan's JSON is mostly strings, and a body has an
-	 * escape per line.
+	 * written in place.
 	 */
 	if (len > SIZE_MAX - 8 || pmbot_buf_grow(out, len + 2) < 0)
 		return -1;
 	out->buf[out->len++] = '"';
 	while (i < len) {
-		unsigned char c;
-
-		/*
-		 * Eight bytes at a time while none needs an escape (no byte below
-		 * 0x20, no '"', no '\\'): exact tests, and the lowest flagged
-		 * byte of a word is always a true one, so on a little-endian
-		 * machine the scan lands on it at once.
-		 */
+		/* Eight bytes at a time while none needs an escape. */
 		while (len - i >= 8) {
-			const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-			uint64_t w, q, b, m;
+			uint64_t w, m;
 
 			memcpy(&w, s + i, 8);
-			q = w ^ (ones * '"');
-			b = w ^ (ones * '\\');
-			/* A byte below 0x20, a zero byte of q (a '"'), a zero byte of b (a '\\'). */
-			m = (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
-			if (m) {
+			if ((m = escape_mask(w))) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 				i += (size_t)__builtin_ctzll(m) >> 3;
 #endif
@@ -58,28 +157,12 @@ int pmbot_json_quote(pmbot_buf *out, const char *s, size_t len)
 			i++;
 		if (i >= len)
 			break;
-		c = (unsigned char)s[i];
 		/* The run, at most 6 bytes of escape, the rest and the closing quote. */
 		if (pmbot_buf_grow(out, len - run + 7) < 0)
 			return -1;
 		o = out->buf + out->len;
 		memcpy(o, s + run, i - run);
-		o += i - run;
-		*o++ = '\\';
-		switch (c) {
-		case '"': *o++ = '"'; break;
-		case '\\': *o++ = '\\'; break;
-		case '\b': *o++ = 'b'; break;
-		case '\f': *o++ = 'f'; break;
-		case '\n': *o++ = 'n'; break;
-		case '\r': *o++ = 'r'; break;
-		case '\t': *o++ = 't'; break;
-		default:
-			memcpy(o, "u00", 3);
-			o[3] = hex[c >> 4];
-			o[4] = hex[c & 15];
-			o += 5;
-		}
+		o = put_escape(o + (i - run), (unsigned char)s[i]);
 		out->len = (size_t)(o - out->buf);
 		run = ++i;
 	}

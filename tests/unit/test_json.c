@@ -265,6 +265,37 @@ static void test_json__quote_matches_the_bytewise_rule_with_many_escapes(void **
 	pmbot_buf_free(&want);
 }
 
+/*
+ * Around and past 4 KiB, where a string no longer gets room for its worst
+ * case at once and each escape makes its own: the same bytes either way,
+ * with escapes sparse (a line of text) and dense, and at the very end.
+ */
+static void test_json__quote_matches_the_bytewise_rule_past_4_kib(void **state)
+{
+	static const size_t lens[] = { 4095, 4096, 4097, 4104, 9000 };
+	static unsigned char s[9000];
+	pmbot_buf got = PMBOT_BUF_INIT, want = PMBOT_BUF_INIT;
+	size_t l, every, i;
+
+	(void)state;
+	for (l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+		for (every = 1; every <= 64; every *= 4) {
+			for (i = 0; i < lens[l]; i++)
+				s[i] = i % every == every - 1 ? (i % 3 ? '\n' : 0x01) : (i % 5 ? 'a' : 0xc3);
+			s[lens[l] - 1] = '"';
+			pmbot_buf_clear(&got);
+			pmbot_buf_clear(&want);
+			quote_reference(&want, s, lens[l]);
+			assert_int_equal(pmbot_json_quote(&got, (const char *)s, lens[l]), 0);
+			assert_int_equal(got.len, want.len);
+			assert_memory_equal(got.buf, want.buf, want.len);
+			assert_int_equal(got.buf[got.len], '\0');
+		}
+	}
+	pmbot_buf_free(&got);
+	pmbot_buf_free(&want);
+}
+
 static void test_json__integers_print_as_integers(void **state)
 {
 	(void)state;
@@ -517,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_json__quote_stays_within_the_buffer_cap),
 		cmocka_unit_test(test_json__quote_matches_the_bytewise_rule_at_every_offset),
 		cmocka_unit_test(test_json__quote_matches_the_bytewise_rule_with_many_escapes),
+		cmocka_unit_test(test_json__quote_matches_the_bytewise_rule_past_4_kib),
 		cmocka_unit_test(test_json__integers_print_as_integers),
 		cmocka_unit_test(test_json__reals_keep_a_point_or_an_exponent),
 		cmocka_unit_test(test_json__round_reals_are_plain_decimals_not_exponents),
