@@ -82,7 +82,7 @@ int pmbot_mem_huge_heap(void)
 {
 #ifdef HAVE_HUGE_HEAP
 	const char *tunables = getenv("GLIBC_TUNABLES");
-	uintptr_t top, from, to, end;
+	uintptr_t first, top, from, to, end;
 	struct mallinfo2 mi;
 	void *p;
 
@@ -98,18 +98,24 @@ int pmbot_mem_huge_heap(void)
 		return PMBOT_ERROR;
 	if (!(p = malloc(mallinfo2().keepcost + 1)))
 		return PMBOT_ERROR;
-	/* Seen, or clang drops the malloc and free as a pair that does nothing. */
+	/*
+	 * Kept where the compiler must look: clang drops a malloc and free
+	 * that nothing reads as a pair that does nothing.
+	 */
 	huge_heap_probe = p;
 	free(p);
+	first = (uintptr_t)huge_heap_probe;
 	end = (uintptr_t)sbrk(0);
 	mi = mallinfo2();
 	/*
-	 * The free top must end at the break, in glibc's one contiguous heap,
-	 * [end - arena, end): under a sanitizer's or valgrind's allocator, or
-	 * where the heap could not grow by brk and glibc mapped it elsewhere,
-	 * the range below the break is other mappings, and nothing is advised.
+	 * The block and the free top must lie in glibc's one contiguous heap
+	 * below the break, [end - arena, end): under a sanitizer's or
+	 * valgrind's allocator, or where the heap could not grow by brk and
+	 * glibc mapped the block elsewhere, the range below the break is other
+	 * memory, and nothing is advised.
 	 */
-	if (end == (uintptr_t)-1 || !mi.keepcost || mi.keepcost > mi.arena || mi.keepcost > end)
+	if (end == (uintptr_t)-1 || !mi.keepcost || mi.keepcost > mi.arena || mi.arena > end ||
+	    first < end - mi.arena || first >= end)
 		return 0;
 	top = end - mi.keepcost;
 	from = (top + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
