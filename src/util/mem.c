@@ -35,8 +35,13 @@
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33) && defined(MADV_HUGEPAGE)
 #define HAVE_HUGE_HEAP 1
 static int huge_heap_done;
-/* The block that keeps the heap's first, partial window: held for the process's life. */
-static void *huge_heap_spacer;
+/*
+ * The block that keeps the heap's first, partial window, held for the
+ * process's life, and the probe block's address. Both volatile: nothing
+ * reads them, and compilers drop an allocation that nothing reads (gcc 16
+ * dropped the spacer; clang, the probe's malloc and free).
+ */
+static void *volatile huge_heap_spacer;
 static void *volatile huge_heap_probe;
 #endif
 
@@ -98,10 +103,6 @@ int pmbot_mem_huge_heap(void)
 		return PMBOT_ERROR;
 	if (!(p = malloc(mallinfo2().keepcost + 1)))
 		return PMBOT_ERROR;
-	/*
-	 * Kept where the compiler must look: clang drops a malloc and free
-	 * that nothing reads as a pair that does nothing.
-	 */
 	huge_heap_probe = p;
 	free(p);
 	first = (uintptr_t)huge_heap_probe;
