@@ -50,8 +50,9 @@ int pmbot_mem_keep_freed(void);
  * Like pmbot_mem_keep_freed(), a process-wide choice for a program's main
  * to make, once, early. glibc 2.33 or later only; a user's
  * glibc.malloc.top_pad or glibc.malloc.hugetlb in GLIBC_TUNABLES leaves it
- * to the user, and another allocator (a sanitizer's, valgrind's) or a heap
- * glibc could not grow by brk leaves it all alone. Returns 1 when the
+ * to the user; under another allocator (a sanitizer's, valgrind's), or
+ * where glibc could not grow its heap by brk, nothing is advised (the top
+ * pad stays set: address space only). Returns 1 when the
  * heap is advised, 0 when nothing was done, PMBOT_ERROR when glibc
  * refused the setting or had no memory.
  */

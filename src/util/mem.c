@@ -82,7 +82,6 @@ int pmbot_mem_keep_freed(void)
 #endif
 }
 
-
 int pmbot_mem_huge_heap(void)
 {
 #ifdef HAVE_HUGE_HEAP
