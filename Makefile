@@ -25,10 +25,10 @@ PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # need LIBDL=-ldl.
 LIBDL    ?=
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(filter-out libcurl libgit2 libcrypto,$(PKGS)) 2>/dev/null) \
-        -lcmark-gfm-extensions -lm $(LIBDL)
-# The tests make their repositories with libgit2 and check hashes with
-# libcrypto themselves.
-TEST_LIBS  := $(shell $(PKG_CONFIG) --libs cmocka libgit2 libcrypto 2>/dev/null)
+        -lcmark-gfm-extensions $(LIBDL)
+# The tests make their repositories with libgit2, check hashes with
+# libcrypto and whole numbers with libm's floor() themselves.
+TEST_LIBS  := $(shell $(PKG_CONFIG) --libs cmocka libgit2 libcrypto 2>/dev/null) -lm
 
 DEVELOPER ?= 0
 HARDEN   ?= 1

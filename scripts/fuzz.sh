@@ -127,7 +127,7 @@ rm -f "$lib"
 ar rcs "$lib" "${objs[@]:0:$lib_count}"
 for t in "${targets[@]}"; do
 	clang "${cflags[@]}" -o "$build/fuzz_$t" "$build/obj/fuzz/fuzz_$t.o" "$lib" \
-		"${pkg_libs[@]}" -lcmark-gfm-extensions -lm
+		"${pkg_libs[@]}" -lcmark-gfm-extensions
 done
 
 # Copies files into the seed directory under flattened names, so none collide.

@@ -41,6 +41,13 @@ json_t *pmbot_json_strings(char *const *v, size_t n);
 /* Compare two JSON values structurally (reals and integers never equal). */
 int pmbot_json_equal(const json_t *a, const json_t *b);
 
+/*
+ * 1 when `d` is finite and has no fraction (-0.0 counts), else 0. In place
+ * of floor(), the one function pm-bot took from libm: without it the
+ * library is not loaded at every start.
+ */
+int pmbot_json_is_whole(double d);
+
 /* "an object", "a string", "an integer", "a number", "a boolean", "null": for messages. Static storage. */
 const char *pmbot_json_type_name(const json_t *v);
 

@@ -1914,7 +1914,7 @@ static json_t *share_real(pmbot_jshare *share, double r)
 {
 	size_t i;
 
-	if (!share || !(r >= 0 && r < PMBOT_JSHARE_INTS) || signbit(r) || r != floor(r))
+	if (!share || !(r >= 0 && r < PMBOT_JSHARE_INTS) || signbit(r) || !pmbot_json_is_whole(r))
 		return json_real(r);
 	i = (size_t)r;
 	if (!share->reals[i] && !(share->reals[i] = json_real(r)))

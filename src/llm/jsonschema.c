@@ -1,6 +1,5 @@
 #include "pmbot/llm.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <regex.h>
@@ -151,7 +150,7 @@ static int has_type(const json_t *v, const char *t)
 		if (json_is_integer(v))
 			return 1;
 		d = json_is_real(v) ? json_real_value(v) : 0.5;
-		return isfinite(d) && floor(d) == d;
+		return pmbot_json_is_whole(d);
 	}
 	if (!strcmp(t, "number"))
 		return json_is_number(v);

@@ -381,9 +381,12 @@ static long long parse_wait(const char *v, size_t len, double unit_ms)
 	d = strtod(tmp, &end);
 	if (errno || *end || !isfinite(d) || d < 0)
 		return -1;
-	d = ceil(d * unit_ms);
+	d *= unit_ms;
 	/* Anything this long is capped by max_wait_ms anyway. */
-	return d > 1e15 ? (long long)1e15 : (long long)d;
+	if (d > 1e15)
+		return (long long)1e15;
+	/* Rounded up, by hand: below 2^53 the cast is exact, and libm is not linked. */
+	return (long long)d + ((double)(long long)d < d);
 }
 
 static int on_header(void *payload, const char *line, size_t len)

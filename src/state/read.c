@@ -1,7 +1,6 @@
 #include "state_int.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,7 +307,7 @@ static int int_value(const jv *v, long long min, long long max, long long *out)
 	if (!j_is_real(v))
 		return 0;
 	d = v->v.r;
-	if (d != floor(d) || d < (double)min || d > (double)max)
+	if (!pmbot_json_is_whole(d) || d < (double)min || d > (double)max)
 		return 0;
 	*out = (long long)d;
 	return 1;

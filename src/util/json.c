@@ -395,6 +395,16 @@ int pmbot_json_equal(const json_t *a, const json_t *b)
 	return json_equal((json_t *)a, (json_t *)b);
 }
 
+int pmbot_json_is_whole(double d)
+{
+	/* From 2^52 up every double is whole; below, the cast is exact and defined. */
+	if (!isfinite(d))
+		return 0;
+	if (fabs(d) >= 0x1p52)
+		return 1;
+	return (double)(int64_t)d == d;
+}
+
 const char *pmbot_json_type_name(const json_t *v)
 {
 	switch (json_typeof(v)) {

@@ -499,6 +499,36 @@ static void test_json__pointer_push_reports_the_buffer_cap(void **state)
 	pmbot_buf_free(&out);
 }
 
+/*
+ * The whole-number test that replaced floor(): around 2^52, where the cast
+ * stops being needed, and at 2^63, where a cast would be undefined.
+ */
+static void test_json__is_whole_agrees_with_floor(void **state)
+{
+	static const double whole[] = {
+		0.0, -0.0, 1.0, -1.0, 4503599627370495.0, 0x1p52, -0x1p52, 0x1p52 + 1.0,
+		0x1p53, 0x1p63, -0x1p63, 0x1p64, 1e300, -DBL_MAX, DBL_MAX,
+	};
+	static const double fraction[] = {
+		0.5, -0.5, 1.5, -1.5, 0.9999999999999999, -0.9999999999999999,
+		4503599627370495.5, -4503599627370495.5, DBL_MIN, -DBL_MIN, 5e-324,
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
+		assert_true(pmbot_json_is_whole(whole[i]));
+		assert_true(floor(whole[i]) == whole[i]);
+	}
+	for (i = 0; i < sizeof(fraction) / sizeof(fraction[0]); i++) {
+		assert_false(pmbot_json_is_whole(fraction[i]));
+		assert_false(floor(fraction[i]) == fraction[i]);
+	}
+	assert_false(pmbot_json_is_whole(INFINITY));
+	assert_false(pmbot_json_is_whole(-INFINITY));
+	assert_false(pmbot_json_is_whole(NAN));
+}
+
 static void test_json__equal_never_confuses_reals_and_integers(void **state)
 {
 	json_t *i1 = json_integer(1), *r1 = json_real(1.0);
@@ -562,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_json__pointer_tokens_escape_tilde_then_slash),
 		cmocka_unit_test(test_json__pointer_push_reports_the_buffer_cap),
 		cmocka_unit_test(test_json__equal_never_confuses_reals_and_integers),
+		cmocka_unit_test(test_json__is_whole_agrees_with_floor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -618,6 +618,21 @@ static void test_llm_retry__retry_after_ms_wins_over_retry_after(void **state)
 	assert_int_equal(fx->waits[0], 1500);
 }
 
+/* A wait is never cut short: a fraction of a millisecond rounds up. */
+static void test_llm_retry__a_fractional_wait_rounds_up(void **state)
+{
+	fixture *fx = *state;
+
+	openai_client(fx);
+	push(fx, 429, "retry-after-ms: 0.25\r\n", NULL);
+	push(fx, 429, "retry-after: 1.0004\r\n", NULL);
+	push(fx, 200, NULL, openai_ok);
+	assert_int_equal(complete(fx), 0);
+	assert_int_equal(fx->n_waits, 2);
+	assert_int_equal(fx->waits[0], 1);
+	assert_int_equal(fx->waits[1], 1001);
+}
+
 static void test_llm_retry__retry_after_is_capped_at_the_max_wait(void **state)
 {
 	fixture *fx = *state;
@@ -917,6 +932,7 @@ int main(void)
 		T(test_llm_provider__a_text_over_the_output_cap_is_too_big),
 		T(test_llm_retry__429_waits_retry_after_seconds_then_succeeds),
 		T(test_llm_retry__retry_after_ms_wins_over_retry_after),
+		T(test_llm_retry__a_fractional_wait_rounds_up),
 		T(test_llm_retry__retry_after_is_capped_at_the_max_wait),
 		T(test_llm_retry__5xx_backs_off_doubling_and_gives_up_after_3_attempts),
 		T(test_llm_retry__504_is_retried),
