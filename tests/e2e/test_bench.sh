@@ -23,6 +23,36 @@ if run 0 bash "$ROOT/bench/goals.sh" "$PMBOT"; then
 		expect_not_in "$OUT" "0.0x" && ok
 fi
 
+# A stand-in for the Python pm-bot's module that spends 40 ms of CPU a
+# call: the Python column, its ratios and the CPUs taken in turn, with no
+# checkout of the real one.
+cat >"$TMP/report_ir_intake.py" <<'PY'
+import time
+
+
+def _spend():
+    start = time.process_time()
+    while time.process_time() - start < 0.04:
+        pass
+
+
+def validate_report_ir(ir):
+    _spend()
+    return {"errors": []}
+
+
+def build_changeset_preview(ir):
+    return {"items": ir.get("tasks", [])}
+PY
+CASE="bench/goals.sh with PMBOT_PY_REF prints the Python figures and the ratios"
+if PMBOT_PY_REF=$TMP/report_ir_intake.py run 0 bash "$ROOT/bench/goals.sh" "$PMBOT"; then
+	py_row=$(grep -m 1 '^validate ' <<<"$OUT")
+	expect_in "$OUT" "best of 1 on " &&
+		expect_eq "$(awk '{ print ($4 >= 40) }' <<<"$py_row")" 1 &&
+		expect_eq "$(grep -cE '^(validate|plan, empty state).* [0-9]+\.[0-9]x ' <<<"$OUT")" 2 &&
+		expect_eq "$(grep -c 'the same in-process.*[0-9]x' <<<"$OUT")" 2 && ok
+fi
+
 CASE="bench/apply_bench.sh leaves the state bench/gen_state.py makes"
 run 0 bash "$ROOT/bench/apply_bench.sh" "$PMBOT" &&
 	expect_in "$OUT" "the bytes bench/gen_state.py makes" &&
