@@ -22,8 +22,9 @@ typedef struct {
  * pmbot_workgraph_finish of a graph only checked: the same diagnostics in
  * the same order and the same return as finish of the graph with these
  * edges (and any others, to or from no node of the graph). `edges` (`m`,
- * the caller's) is reordered. Afterwards the nodes are sorted and the
- * parents set; the graph's index and edges are not to be read. An edge
+ * the caller's) is reordered. Afterwards the parents are set, and the
+ * nodes sorted when there was something to say (else they may be left in
+ * add order); the graph's index and edges are not to be read. An edge
  * naming no node or an unknown type is PMBOT_ERROR.
  */
 PMBOT_WARN_UNUSED int pmbot_workgraph__check_finish(pmbot_workgraph *g, pmbot_wg_iedge *edges,
