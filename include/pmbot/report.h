@@ -7,6 +7,7 @@
 #include "pmbot/buf.h"
 #include "pmbot/common.h"
 #include "pmbot/doc.h"
+#include "pmbot/strmap.h"
 
 /*
  * Report ingestion: a Markdown report goes in, the JSON value of its
@@ -143,6 +144,18 @@ int pmbot_report_find(const pmbot_report *report, const char *pointer,
  * runtime failure.
  */
 int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags);
+
+/*
+ * pmbot_report_validate that, when it returns PMBOT_OK, also hands over the
+ * map it resolved ids with: into `*ids` (an empty map, the caller's to
+ * free; left empty otherwise), every item's stable_id -> its place + 1
+ * (a uintptr_t) among the epics, then the features, then the tasks, in
+ * document order. The keys are report->doc's strings (borrowed: the map
+ * must not outlive the document). A caller that adds the items in that
+ * order (the WorkGraph of a check) need not look each id up again.
+ */
+int pmbot_report_validate_ids(pmbot_strmap *ids, const pmbot_report *report,
+	pmbot_diag_list *diags);
 
 /*
  * Is `s` (`len` bytes) a task type: an ASCII lower-case letter, then

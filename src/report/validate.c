@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,7 +144,7 @@ struct ctx {
 	pmbot_buf path;        /* scratch JSON Pointer */
 	int oom;
 	size_t errors;
-	const struct item *items; /* for "did you mean" on unknown references */
+	struct item *items;    /* for "did you mean" on unknown references, and lookup() */
 	size_t n_items;
 	size_t suggested;      /* references a suggestion was looked for */
 	char hint[160];        /* the last suggestion, " (did you mean '…'?)" or "" */
@@ -871,12 +872,12 @@ static void item_ptr(struct item *it)
 	*o = '\0';
 }
 
-/* Resolve an id; NULL when unknown. */
-static struct item *lookup(pmbot_strmap *ids, const char *id)
+/* Resolve an id (the map holds place + 1 among c->items); NULL when unknown. */
+static struct item *lookup(struct ctx *c, pmbot_strmap *ids, const char *id)
 {
 	void *v = NULL;
 
-	return pmbot_strmap_get(ids, id, &v) ? v : NULL;
+	return pmbot_strmap_get(ids, id, &v) ? &c->items[(uintptr_t)v - 1] : NULL;
 }
 
 /*
@@ -910,7 +911,7 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 	if (it->kind == K_FEATURE && is_filled(v = it->parent_ref)) {
 		const char *ref = v->v.s;
 
-		t = lookup(ids, ref);
+		t = lookup(c, ids, ref);
 		if (!t || t->kind != K_EPIC)
 			err(c, "UNKNOWN_EPIC", child(c, base, "epic_id"), t ?
 				"epic_id '%s' names a %s, not an epic" : "epic_id '%s' names no epic%s",
@@ -921,7 +922,7 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 	if (it->kind == K_TASK && is_filled(v = it->parent_ref)) {
 		const char *ref = v->v.s;
 
-		t = lookup(ids, ref);
+		t = lookup(c, ids, ref);
 		if (!t || t->kind != K_FEATURE)
 			err(c, "UNKNOWN_FEATURE", child(c, base, "feature_id"), t ?
 				"feature_id '%s' names a %s, not a feature" : "feature_id '%s' names no feature%s",
@@ -937,7 +938,7 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 			const char *ref = string_of(e);
 			char *p;
 
-			if (!ref || !*ref || lookup(ids, ref) || pmbot_report_is_issue_url(ref))
+			if (!ref || !*ref || lookup(c, ids, ref) || pmbot_report_is_issue_url(ref))
 				continue;
 			if (!(p = ptr_join(child(c, base, dep_keys[k]), NULL, i, 1))) {
 				c->oom = 1;
@@ -968,7 +969,7 @@ static void check_child_lists(struct ctx *c, struct item *it, pmbot_strmap *ids,
 
 		if (!ref || !*ref)
 			continue;
-		t = lookup(ids, ref);
+		t = lookup(c, ids, ref);
 		if (t && t->kind == want && (!t->parent || !strcmp(t->parent, it->id))) {
 			t->parent = it->id;
 			t->parent_src = it->kind == K_EPIC ? "an epic's features list"
@@ -1031,7 +1032,8 @@ static int collect_items(struct ctx *c, const jnode *root, struct item **out, si
 	return 0;
 }
 
-int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
+/* pmbot_report_validate_ids, `keep` NULL when the caller keeps no map. */
+static int validate(pmbot_strmap *keep, const pmbot_report *report, pmbot_diag_list *diags)
 {
 	static const char *const top_keys[] = {
 		"schema_version", "report", "epics", "features", "tasks", "notes"
@@ -1082,16 +1084,17 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 		goto done;
 
 	for (i = 0; i < n; i++) {
-		struct item *prev = NULL;
+		void *at = NULL;
 		char *p;
 
 		if (!items[i].id)
 			continue;
 		p = items[i].ptr;
-		switch (pmbot_strmap_put(&ids, items[i].id, &items[i], (void **)&prev)) {
+		switch (pmbot_strmap_put(&ids, items[i].id, (void *)(uintptr_t)(i + 1), &at)) {
 		case -1:
 			goto done;
 		case 1: {
+			const struct item *prev = &items[(uintptr_t)at - 1];
 			int line = 0, col = 0;
 
 			if (pmbot_report_find(report, prev->ptr, &line, &col) < 0)
@@ -1126,8 +1129,23 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 done:
 	if (c.oom)
 		rc = PMBOT_ERROR;
+	if (rc == PMBOT_OK && keep) {
+		*keep = ids;
+		memset(&ids, 0, sizeof(ids));
+	}
 	pmbot_strmap_free(&ids);
 	free(items);
 	pmbot_buf_free(&c.path);
 	return rc;
+}
+
+int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
+{
+	return validate(NULL, report, diags);
+}
+
+int pmbot_report_validate_ids(pmbot_strmap *ids, const pmbot_report *report,
+	pmbot_diag_list *diags)
+{
+	return validate(ids, report, diags);
 }

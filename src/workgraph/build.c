@@ -143,7 +143,7 @@ static int item_iedges(iedges *l, const pmbot_workgraph *g, size_t k, size_t sel
  * copy of the report's name (one for every node), may be NULL.
  */
 static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *ji,
-	int lean, char *file)
+	int lean, int placed, char *file)
 {
 	static const char *const lists[] = { "/epics/", "/features/", "/tasks/" };
 	static const char *const types[] = { "epic", "feature", "task" };
@@ -171,7 +171,8 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
 	if (!(id = pmbot_jnode_get(ji, "stable_id")) || !pmbot_jnode_get(ji, "title"))
 		return PMBOT_ERROR;
 	if (lean)
-		return pmbot_workgraph_add_node_ref(g, t, pmbot_jnode_str(id), type, path, ji->line);
+		return (placed ? pmbot_workgraph__add_node_placed : pmbot_workgraph_add_node_ref)(g, t,
+			pmbot_jnode_str(id), type, path, ji->line);
 	area = label_value(g, pmbot_jnode_get(ji, "area"), &triage_area, &needs_human);
 	priority = label_value(g, pmbot_jnode_get(ji, "priority"), &triage_priority, &needs_human);
 	if (!area || !priority)
@@ -189,7 +190,7 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
  * nodes carry their lines, so no position is looked up.
  */
 static int build(pmbot_workgraph **out, pmbot_report *report,
-	pmbot_diag_list *diags, int lean)
+	pmbot_diag_list *diags, int lean, pmbot_strmap *ids)
 {
 	static const char *const lists[] = { "epics", "features", "tasks" };
 	const pmbot_jnode *root = report->doc ? pmbot_jdoc_root(report->doc) : NULL;
@@ -198,7 +199,7 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 	iedges edges = { NULL, 0, 0 };
 	char *file = NULL;
 	size_t n = 0, at = 0;
-	int rc = PMBOT_ERROR, r;
+	int rc = PMBOT_ERROR, r, placed;
 
 	*out = NULL;
 	if (!root || pmbot_workgraph_new(&g) < 0 ||
@@ -216,7 +217,14 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 
 		n += list && list->type == PMBOT_JARRAY ? list->len : 0;
 	}
-	/* Every item is a node: the array and the index sized once, never rehashed. */
+	/*
+	 * Every item is a node: the array and the index sized once, never
+	 * rehashed. A check takes validation's map of the same ids, in the
+	 * same places, for its index: no id is put twice.
+	 */
+	placed = lean && ids && ids->count == n;
+	if (placed)
+		pmbot_workgraph__take_index(g, ids);
 	if (n && (!(g->nodes = pmbot_array_grow(g->nodes, &g->alloc_nodes, n, sizeof(*g->nodes))) ||
 	    pmbot_strmap_reserve(&g->index, n) < 0))
 		goto done;
@@ -225,7 +233,7 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 		const pmbot_jnode *ji = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
 
 		for (i = 0; ji; ji = ++i < list->len ? pmbot_jnode_next(ji) : NULL) {
-			if ((r = add_item(g, k, i, ji, lean, file)) < 0) {
+			if ((r = add_item(g, k, i, ji, lean, placed, file)) < 0) {
 				rc = r;
 				goto done;
 			}
@@ -271,7 +279,7 @@ done:
 int pmbot_workgraph_from_report(pmbot_workgraph **out, pmbot_report *report,
 	pmbot_diag_list *diags)
 {
-	return build(out, report, diags, 0);
+	return build(out, report, diags, 0, NULL);
 }
 
 /* `out` NULL: check only (the lean graph is dropped). */
@@ -281,6 +289,7 @@ static int load(pmbot_workgraph **out, const char *file, const char *markdown, s
 {
 	pmbot_report *report = NULL;
 	pmbot_workgraph *g = NULL;
+	pmbot_strmap ids = PMBOT_STRMAP_INIT;
 	int rc;
 
 	if (out)
@@ -288,15 +297,17 @@ static int load(pmbot_workgraph **out, const char *file, const char *markdown, s
 	if ((rc = owned ? pmbot_report_load_buf(&report, file, owned, lim, diags)
 		: pmbot_report_load_values(&report, file, markdown, len, lim, diags)) < 0)
 		goto done;
-	if ((rc = pmbot_report_validate(report, diags)) < 0)
+	if ((rc = out ? pmbot_report_validate(report, diags)
+		: pmbot_report_validate_ids(&ids, report, diags)) < 0)
 		goto done;
-	if ((rc = build(&g, report, diags, !out)) < 0)
+	if ((rc = build(&g, report, diags, !out, &ids)) < 0)
 		goto done;
 	if (out) {
 		*out = g;
 		g = NULL;
 	}
 done:
+	pmbot_strmap_free(&ids);
 	pmbot_workgraph_free(g);
 	pmbot_report_free(report);
 	return rc;

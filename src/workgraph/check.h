@@ -31,6 +31,24 @@ PMBOT_WARN_UNUSED int pmbot_workgraph__check_finish(pmbot_workgraph *g, pmbot_wg
 	size_t m, const char *file, pmbot_diag_list *diags);
 
 /*
+ * Take `ids` (left empty) as the index of `g`, which has no node yet: the
+ * id of every node to come, each mapped to its place + 1 in the order
+ * they will be added (pmbot_report_validate_ids() gives such a map, and
+ * its keys are the document's strings, which must outlive `g`). They are
+ * then added with pmbot_workgraph__add_node_placed().
+ */
+void pmbot_workgraph__take_index(pmbot_workgraph *g, pmbot_strmap *ids);
+
+/*
+ * pmbot_workgraph_add_node_ref for a graph given its index by
+ * pmbot_workgraph__take_index(): the id is neither put nor checked again
+ * (validation found each once), which spares a cache miss a node. Same
+ * returns, never "a repeated id".
+ */
+int pmbot_workgraph__add_node_placed(pmbot_workgraph *g, pmbot_node_type type,
+	const char *stable_id, const char *type_name, const char *source_path, int line);
+
+/*
  * Add the node of report item `item`, a value of one of the graph's
  * documents (pmbot_workgraph_keep_doc()): `stable_id` its "stable_id"
  * (copied), `type_name` an open type's name (borrowed, as long as the

@@ -186,9 +186,10 @@ typedef struct {
 	int needs_human, is_object;
 } node_values;
 
-/* Every way of adding a node. */
+/* Every way of adding a node; `placed`: the index holds its id already. */
 static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
-	const char *type_name, const node_values *v, const char *source_path, int line)
+	const char *type_name, const node_values *v, const char *source_path, int line,
+	int placed)
 {
 	pmbot_wg_node *n;
 	char *path = NULL;
@@ -206,7 +207,7 @@ static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
 	 * The index is rebuilt by finish; here it catches duplicates and
 	 * gives a graph only checked each id's place + 1 (add order).
 	 */
-	switch (pmbot_strmap_put(&g->index, id, (void *)(uintptr_t)(g->n_nodes + 1), NULL)) {
+	switch (placed ? 0 : pmbot_strmap_put(&g->index, id, (void *)(uintptr_t)(g->n_nodes + 1), NULL)) {
 	case 1: return PMBOT_EINVALID;
 	case -1: return PMBOT_ERROR;
 	}
@@ -251,7 +252,7 @@ int pmbot_workgraph_add_node(pmbot_workgraph *g, pmbot_node_type type, json_t *j
 	/* An open type has no enum value of its own: its name is the node's "type". */
 	return add_node(g, type, pmbot_jnode_str(pmbot_jnode_get(root, "stable_id")),
 		type == PMBOT_NODE_OTHER ? pmbot_jnode_str(pmbot_jnode_get(root, "type")) :
-		pmbot_node_type_name(type), &v, source_path, line);
+		pmbot_node_type_name(type), &v, source_path, line, 0);
 }
 
 int pmbot_workgraph_add_item(pmbot_workgraph *g, pmbot_node_type type, const char *stable_id,
@@ -262,7 +263,7 @@ int pmbot_workgraph_add_item(pmbot_workgraph *g, pmbot_node_type type, const cha
 
 	return add_node(g, type, stable_id,
 		type == PMBOT_NODE_OTHER ? type_name : pmbot_node_type_name(type), &v,
-		source_path, line);
+		source_path, line, 0);
 }
 
 int pmbot_workgraph_add_node_ref(pmbot_workgraph *g, pmbot_node_type type,
@@ -270,7 +271,22 @@ int pmbot_workgraph_add_node_ref(pmbot_workgraph *g, pmbot_node_type type,
 {
 	return add_node(g, type, stable_id,
 		type == PMBOT_NODE_OTHER ? type_name : pmbot_node_type_name(type),
-		NULL, source_path, line);
+		NULL, source_path, line, 0);
+}
+
+void pmbot_workgraph__take_index(pmbot_workgraph *g, pmbot_strmap *ids)
+{
+	pmbot_strmap_free(&g->index);
+	g->index = *ids;
+	memset(ids, 0, sizeof(*ids));
+}
+
+int pmbot_workgraph__add_node_placed(pmbot_workgraph *g, pmbot_node_type type,
+	const char *stable_id, const char *type_name, const char *source_path, int line)
+{
+	return add_node(g, type, stable_id,
+		type == PMBOT_NODE_OTHER ? type_name : pmbot_node_type_name(type),
+		NULL, source_path, line, 1);
 }
 
 /*

@@ -9,6 +9,7 @@
 
 #include "pmbot/buf.h"
 #include "pmbot/report.h"
+#include "pmbot/strmap.h"
 #include "pmbot/banned.h"
 
 /* Loads `md` and validates it; returns the validate result, diagnostics in *d. */
@@ -46,6 +47,55 @@ static size_t count_code(const pmbot_diag_list *d, const char *code)
 	"schema_version: report_ir/v1\n" \
 	"report: {title: T, generated_at: 2026-02-22, scope: {org: acme}}\n"
 #define TAIL "```\n"
+
+/* The map a valid report hands over: each id at its place + 1, epics, then features, then tasks. */
+static void test_validate__ids_are_handed_over_in_item_order_only_when_valid(void **state)
+{
+	static const char *const want[] = { "epic:z", "epic:a", "feat:b", "task:d", "task:c" };
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_strmap ids = PMBOT_STRMAP_INIT;
+	pmbot_report *r = NULL;
+	const char *md = HEAD
+		"tasks:\n"
+		"  - {stable_id: 'task:d', title: D, area: x, priority: P2, feature_id: 'feat:b'}\n"
+		"  - {stable_id: 'task:c', title: C, area: x, priority: P2, feature_id: 'feat:b'}\n"
+		"features:\n"
+		"  - {stable_id: 'feat:b', title: B, area: x, priority: P1, epic_id: 'epic:a'}\n"
+		"epics:\n"
+		"  - {stable_id: 'epic:z', title: Z, area: x, priority: P1}\n"
+		"  - {stable_id: 'epic:a', title: A, area: x, priority: P1}\n"
+		TAIL;
+	const char *bad = HEAD
+		"epics:\n"
+		"  - {stable_id: 'epic:a', title: A, area: x, priority: P1}\n"
+		"  - {stable_id: 'epic:a', title: B, area: x, priority: P1}\n"
+		TAIL;
+	const char *stored;
+	void *v;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pmbot_report_load(&r, "r.md", md, strlen(md), NULL, &d), 0);
+	assert_int_equal(pmbot_report_validate_ids(&ids, r, &d), PMBOT_OK);
+	assert_int_equal(ids.count, 5);
+	for (i = 0; i < 5; i++) {
+		assert_true(pmbot_strmap_get_key(&ids, want[i], &stored, &v));
+		assert_int_equal((uintptr_t)v, i + 1);
+		/* The document's own string, not a copy. */
+		assert_ptr_not_equal(stored, want[i]);
+	}
+	pmbot_strmap_free(&ids);
+	pmbot_report_free(r);
+	r = NULL;
+
+	/* Invalid: no map, whatever the validation got to. */
+	assert_int_equal(pmbot_report_load(&r, "r.md", bad, strlen(bad), NULL, &d), 0);
+	assert_int_equal(pmbot_report_validate_ids(&ids, r, &d), PMBOT_EINVALID);
+	assert_int_equal(ids.count, 0);
+	assert_null(ids.slots);
+	pmbot_report_free(r);
+	pmbot_diag_list_free(&d);
+}
 
 static void test_validate__accepts_a_complete_plan_without_diagnostics(void **state)
 {
@@ -676,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_validate__a_yaml_alias_is_reported_where_its_text_is),
 		cmocka_unit_test(test_validate__detects_duplicates_in_a_large_report),
 		cmocka_unit_test(test_validate__issue_urls),
+		cmocka_unit_test(test_validate__ids_are_handed_over_in_item_order_only_when_valid),
 	};
 
 	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
