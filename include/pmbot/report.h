@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pmbot/buf.h"
 #include "pmbot/common.h"
@@ -145,16 +146,47 @@ int pmbot_report_find(const pmbot_report *report, const char *pointer,
  */
 int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags);
 
+/* What a reference from one item to another says. */
+typedef enum {
+	PMBOT_LINK_PARENT,      /* `from` is the parent of `to` */
+	PMBOT_LINK_DEPENDS_ON,  /* `from` depends on `to` */
+	PMBOT_LINK_BLOCKED_BY   /* `from` is blocked by `to` */
+} pmbot_link_kind;
+
+/* A reference between two items of a report, by their places (below). */
+typedef struct {
+	uint32_t from, to;
+	uint32_t kind;          /* a pmbot_link_kind */
+} pmbot_report_link;
+
 /*
- * pmbot_report_validate that, when it returns PMBOT_OK, also hands over the
- * map it resolved ids with: into `*ids` (an empty map, the caller's to
- * free; left empty otherwise), every item's stable_id -> its place + 1
- * (a uintptr_t) among the epics, then the features, then the tasks, in
- * document order. The keys are report->doc's strings (borrowed: the map
- * must not outlive the document). A caller that adds the items in that
- * order (the WorkGraph of a check) need not look each id up again.
+ * What validation resolved, for a caller that adds the items in their
+ * places (the WorkGraph of a check) and need not look an id up again.
+ * Places count the epics, then the features, then the tasks, in document
+ * order, from 0.
  */
-int pmbot_report_validate_ids(pmbot_strmap *ids, const pmbot_report *report,
+typedef struct {
+	pmbot_strmap ids;           /* stable_id -> place + 1 (a uintptr_t); the keys
+	                               are report->doc's strings, borrowed */
+	pmbot_report_link *links;   /* owned: every reference naming an item of the
+	                               report (epic_id, feature_id, a features or
+	                               tasks entry, depends_on, blocked_by), as
+	                               often as it is written */
+	size_t n_links, alloc_links;
+} pmbot_report_index;
+
+#define PMBOT_REPORT_INDEX_INIT { PMBOT_STRMAP_INIT, NULL, 0, 0 }
+
+/* Free what `ix` holds (not the document its keys are in); reusable after. */
+void pmbot_report_index_free(pmbot_report_index *ix);
+
+/*
+ * pmbot_report_validate that, when it returns PMBOT_OK, also hands over
+ * what it resolved: into `*ix` (empty, PMBOT_REPORT_INDEX_INIT, the
+ * caller's to free; left empty on any other return). It must not outlive
+ * report->doc.
+ */
+int pmbot_report_validate_index(pmbot_report_index *ix, const pmbot_report *report,
 	pmbot_diag_list *diags);
 
 /*

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmbot/array.h"
 #include "pmbot/json.h"
 #include "pmbot/report.h"
 #include "pmbot/strmap.h"
@@ -148,6 +149,7 @@ struct ctx {
 	size_t n_items;
 	size_t suggested;      /* references a suggestion was looked for */
 	char hint[160];        /* the last suggestion, " (did you mean '…'?)" or "" */
+	pmbot_report_index *ix; /* the links found go here; NULL: none kept */
 };
 
 static void vdiag(struct ctx *c, pmbot_severity sev, const char *code, const char *path,
@@ -881,6 +883,30 @@ static struct item *lookup(struct ctx *c, pmbot_strmap *ids, const char *id)
 }
 
 /*
+ * Note that `from` names `to` (found by lookup), for a caller keeping the
+ * index. A reference to the wrong kind of item is an error already, so
+ * the links are read only when there is none.
+ */
+static void link(struct ctx *c, const struct item *from, const struct item *to,
+	pmbot_link_kind kind)
+{
+	pmbot_report_index *ix = c->ix;
+	pmbot_report_link *l;
+
+	if (!ix || c->oom)
+		return;
+	if (!(l = pmbot_array_grow(ix->links, &ix->alloc_links, ix->n_links + 1, sizeof(*l)))) {
+		c->oom = 1;
+		return;
+	}
+	ix->links = l;
+	l += ix->n_links++;
+	l->from = (uint32_t)(from - c->items);
+	l->to = (uint32_t)(to - c->items);
+	l->kind = (uint32_t)kind;
+}
+
+/*
  * Give `child_it` the parent `parent`, named by `src`. A different parent
  * given before is CONFLICTING_PARENT at `base` + "/" + `key` (or at `base`
  * when `key` is NULL): the path is built only then, most items agree.
@@ -911,7 +937,8 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 	if (it->kind == K_FEATURE && is_filled(v = it->parent_ref)) {
 		const char *ref = v->v.s;
 
-		t = lookup(c, ids, ref);
+		if ((t = lookup(c, ids, ref)))
+			link(c, t, it, PMBOT_LINK_PARENT);
 		if (!t || t->kind != K_EPIC)
 			err(c, "UNKNOWN_EPIC", child(c, base, "epic_id"), t ?
 				"epic_id '%s' names a %s, not an epic" : "epic_id '%s' names no epic%s",
@@ -922,7 +949,8 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 	if (it->kind == K_TASK && is_filled(v = it->parent_ref)) {
 		const char *ref = v->v.s;
 
-		t = lookup(c, ids, ref);
+		if ((t = lookup(c, ids, ref)))
+			link(c, t, it, PMBOT_LINK_PARENT);
 		if (!t || t->kind != K_FEATURE)
 			err(c, "UNKNOWN_FEATURE", child(c, base, "feature_id"), t ?
 				"feature_id '%s' names a %s, not a feature" : "feature_id '%s' names no feature%s",
@@ -938,7 +966,13 @@ static void check_refs(struct ctx *c, struct item *it, pmbot_strmap *ids, const 
 			const char *ref = string_of(e);
 			char *p;
 
-			if (!ref || !*ref || lookup(c, ids, ref) || pmbot_report_is_issue_url(ref))
+			if (!ref || !*ref)
+				continue;
+			if ((t = lookup(c, ids, ref))) {
+				link(c, it, t, k ? PMBOT_LINK_BLOCKED_BY : PMBOT_LINK_DEPENDS_ON);
+				continue;
+			}
+			if (pmbot_report_is_issue_url(ref))
 				continue;
 			if (!(p = ptr_join(child(c, base, dep_keys[k]), NULL, i, 1))) {
 				c->oom = 1;
@@ -969,7 +1003,8 @@ static void check_child_lists(struct ctx *c, struct item *it, pmbot_strmap *ids,
 
 		if (!ref || !*ref)
 			continue;
-		t = lookup(c, ids, ref);
+		if ((t = lookup(c, ids, ref)))
+			link(c, it, t, PMBOT_LINK_PARENT);
 		if (t && t->kind == want && (!t->parent || !strcmp(t->parent, it->id))) {
 			t->parent = it->id;
 			t->parent_src = it->kind == K_EPIC ? "an epic's features list"
@@ -1032,13 +1067,13 @@ static int collect_items(struct ctx *c, const jnode *root, struct item **out, si
 	return 0;
 }
 
-/* pmbot_report_validate_ids, `keep` NULL when the caller keeps no map. */
-static int validate(pmbot_strmap *keep, const pmbot_report *report, pmbot_diag_list *diags)
+/* pmbot_report_validate_index, `ix` NULL when the caller keeps no index. */
+static int validate(pmbot_report_index *ix, const pmbot_report *report, pmbot_diag_list *diags)
 {
 	static const char *const top_keys[] = {
 		"schema_version", "report", "epics", "features", "tasks", "notes"
 	};
-	struct ctx c = { report, diags, PMBOT_BUF_INIT, 0, 0, NULL, 0, 0, "" };
+	struct ctx c = { report, diags, PMBOT_BUF_INIT, 0, 0, NULL, 0, 0, "", ix };
 	pmbot_strmap ids = PMBOT_STRMAP_INIT;
 	struct item *items = NULL;
 	size_t n = 0, i, k;
@@ -1129,9 +1164,11 @@ static int validate(pmbot_strmap *keep, const pmbot_report *report, pmbot_diag_l
 done:
 	if (c.oom)
 		rc = PMBOT_ERROR;
-	if (rc == PMBOT_OK && keep) {
-		*keep = ids;
+	if (rc == PMBOT_OK && ix) {
+		ix->ids = ids;
 		memset(&ids, 0, sizeof(ids));
+	} else if (ix) {
+		pmbot_report_index_free(ix);
 	}
 	pmbot_strmap_free(&ids);
 	free(items);
@@ -1144,8 +1181,15 @@ int pmbot_report_validate(const pmbot_report *report, pmbot_diag_list *diags)
 	return validate(NULL, report, diags);
 }
 
-int pmbot_report_validate_ids(pmbot_strmap *ids, const pmbot_report *report,
+void pmbot_report_index_free(pmbot_report_index *ix)
+{
+	pmbot_strmap_free(&ix->ids);
+	free(ix->links);
+	memset(ix, 0, sizeof(*ix));
+}
+
+int pmbot_report_validate_index(pmbot_report_index *ix, const pmbot_report *report,
 	pmbot_diag_list *diags)
 {
-	return validate(ids, report, diags);
+	return validate(ix, report, diags);
 }

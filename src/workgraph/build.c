@@ -68,14 +68,6 @@ typedef struct {
 	size_t count, alloc;
 } iedges;
 
-/* Place + 1 of the node with id `id` (add order), 0 for none. */
-static size_t place_of(const pmbot_workgraph *g, const char *id)
-{
-	void *v = NULL;
-
-	return id && pmbot_strmap_get(&g->index, id, &v) ? (size_t)(uintptr_t)v : 0;
-}
-
 static int iedge_add(iedges *l, pmbot_edge_type type, size_t from1, size_t to1)
 {
 	pmbot_wg_iedge *p;
@@ -93,44 +85,25 @@ static int iedge_add(iedges *l, pmbot_edge_type type, size_t from1, size_t to1)
 	return PMBOT_OK;
 }
 
-/*
- * The edges of item `self` (place + 1) of list `k`, as the full build
- * adds them (parent from epic_id / feature_id, children from features /
- * tasks, depends_on, blocked_by), read in one walk over its members.
- */
-static int item_iedges(iedges *l, const pmbot_workgraph *g, size_t k, size_t self,
-	const pmbot_jnode *item)
+/* The edges of validation's links (pmbot_report_validate_index), in the places they name. */
+static int links_iedges(iedges *l, const pmbot_report_index *ix)
 {
-	enum { PARENT, CHILDREN, DEPENDS, BLOCKED, N_LEAN };
-	const char *names[N_LEAN] = {
-		k == 1 ? "epic_id" : k == 2 ? "feature_id" : NULL,
-		k == 0 ? "features" : k == 1 ? "tasks" : NULL,
-		"depends_on", "blocked_by"
+	static const pmbot_edge_type types[] = {
+		[PMBOT_LINK_PARENT] = PMBOT_EDGE_PARENT_CHILD,
+		[PMBOT_LINK_DEPENDS_ON] = PMBOT_EDGE_DEPENDS_ON,
+		[PMBOT_LINK_BLOCKED_BY] = PMBOT_EDGE_BLOCKED_BY,
 	};
-	static const pmbot_edge_type types[N_LEAN] = {
-		PMBOT_EDGE_PARENT_CHILD, PMBOT_EDGE_PARENT_CHILD, PMBOT_EDGE_DEPENDS_ON,
-		PMBOT_EDGE_BLOCKED_BY
-	};
-	const pmbot_jnode *got[N_LEAN] = { NULL, NULL, NULL, NULL }, *m, *e;
-	uint32_t i, j;
-	size_t f;
+	size_t i;
 
-	m = item->type == PMBOT_JOBJECT ? pmbot_jnode_first(item) : NULL;
-	for (i = 0; m; m = ++i < item->len ? pmbot_jnode_next(m) : NULL)
-		for (f = 0; f < N_LEAN; f++)
-			/* The first of a name only, as pmbot_jnode_get finds. */
-			if (names[f] && !got[f] && m->key[0] == names[f][0] && !strcmp(m->key, names[f]))
-				got[f] = m;
-	if (pmbot_jnode_str(got[PARENT]) &&
-	    iedge_add(l, PMBOT_EDGE_PARENT_CHILD, place_of(g, pmbot_jnode_str(got[PARENT])), self) < 0)
+	if (ix->n_links && !(l->items = pmbot_array_grow(l->items, &l->alloc, l->count + ix->n_links,
+		sizeof(*l->items))))
 		return PMBOT_ERROR;
-	for (f = CHILDREN; f < N_LEAN; f++) {
-		const pmbot_jnode *list = got[f];
+	for (i = 0; i < ix->n_links; i++) {
+		const pmbot_report_link *lk = &ix->links[i];
 
-		e = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
-		for (j = 0; e; e = ++j < list->len ? pmbot_jnode_next(e) : NULL)
-			if (pmbot_jnode_str(e) && iedge_add(l, types[f], self, place_of(g, pmbot_jnode_str(e))) < 0)
-				return PMBOT_ERROR;
+		if (lk->kind >= sizeof(types) / sizeof(types[0]) ||
+		    iedge_add(l, types[lk->kind], (size_t)lk->from + 1, (size_t)lk->to + 1) < 0)
+			return PMBOT_ERROR;
 	}
 	return PMBOT_OK;
 }
@@ -143,7 +116,7 @@ static int item_iedges(iedges *l, const pmbot_workgraph *g, size_t k, size_t sel
  * copy of the report's name (one for every node), may be NULL.
  */
 static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *ji,
-	int lean, int placed, char *file)
+	int lean, char *file)
 {
 	static const char *const lists[] = { "/epics/", "/features/", "/tasks/" };
 	static const char *const types[] = { "epic", "feature", "task" };
@@ -171,8 +144,7 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
 	if (!(id = pmbot_jnode_get(ji, "stable_id")) || !pmbot_jnode_get(ji, "title"))
 		return PMBOT_ERROR;
 	if (lean)
-		return (placed ? pmbot_workgraph__add_node_placed : pmbot_workgraph_add_node_ref)(g, t,
-			pmbot_jnode_str(id), type, path, ji->line);
+		return pmbot_workgraph__add_node_placed(g, t, pmbot_jnode_str(id), type, path, ji->line);
 	area = label_value(g, pmbot_jnode_get(ji, "area"), &triage_area, &needs_human);
 	priority = label_value(g, pmbot_jnode_get(ji, "priority"), &triage_priority, &needs_human);
 	if (!area || !priority)
@@ -190,7 +162,7 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
  * nodes carry their lines, so no position is looked up.
  */
 static int build(pmbot_workgraph **out, pmbot_report *report,
-	pmbot_diag_list *diags, int lean, pmbot_strmap *ids)
+	pmbot_diag_list *diags, int lean, pmbot_report_index *ix)
 {
 	static const char *const lists[] = { "epics", "features", "tasks" };
 	const pmbot_jnode *root = report->doc ? pmbot_jdoc_root(report->doc) : NULL;
@@ -198,8 +170,8 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 	size_t k, i;
 	iedges edges = { NULL, 0, 0 };
 	char *file = NULL;
-	size_t n = 0, at = 0;
-	int rc = PMBOT_ERROR, r, placed;
+	size_t n = 0;
+	int rc = PMBOT_ERROR, r;
 
 	*out = NULL;
 	if (!root || pmbot_workgraph_new(&g) < 0 ||
@@ -219,12 +191,18 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 	}
 	/*
 	 * Every item is a node: the array and the index sized once, never
-	 * rehashed. A check takes validation's map of the same ids, in the
-	 * same places, for its index: no id is put twice.
+	 * rehashed. A check takes what validation resolved, in the same
+	 * places: its map of the ids for the index, its links for the edges.
+	 * No id is put or looked up twice. A report that passed validation
+	 * has one id for each item.
 	 */
-	placed = lean && ids && ids->count == n;
-	if (placed)
-		pmbot_workgraph__take_index(g, ids);
+	if (lean) {
+		if (!ix || ix->ids.count != n)
+			goto done;
+		pmbot_workgraph__take_index(g, &ix->ids);
+		if (links_iedges(&edges, ix) < 0)
+			goto done;
+	}
 	if (n && (!(g->nodes = pmbot_array_grow(g->nodes, &g->alloc_nodes, n, sizeof(*g->nodes))) ||
 	    pmbot_strmap_reserve(&g->index, n) < 0))
 		goto done;
@@ -233,21 +211,17 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 		const pmbot_jnode *ji = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
 
 		for (i = 0; ji; ji = ++i < list->len ? pmbot_jnode_next(ji) : NULL) {
-			if ((r = add_item(g, k, i, ji, lean, placed, file)) < 0) {
+			if ((r = add_item(g, k, i, ji, lean, file)) < 0) {
 				rc = r;
 				goto done;
 			}
 		}
 	}
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 3 && !lean; k++) {
 		const pmbot_jnode *list = pmbot_jnode_get(root, lists[k]);
 		const pmbot_jnode *it = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
 
-		for (i = 0; lean && it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL)
-			/* Every item made a node, in this order: item `at` is node `at`. */
-			if (item_iedges(&edges, g, k, ++at, it) < 0)
-				goto done;
-		for (i = 0; !lean && it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL) {
+		for (i = 0; it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL) {
 			const char *id = pmbot_jnode_str(pmbot_jnode_get(it, "stable_id"));
 			const char *parent = pmbot_jnode_str(pmbot_jnode_get(it, k == 1 ? "epic_id" : "feature_id"));
 
@@ -289,7 +263,7 @@ static int load(pmbot_workgraph **out, const char *file, const char *markdown, s
 {
 	pmbot_report *report = NULL;
 	pmbot_workgraph *g = NULL;
-	pmbot_strmap ids = PMBOT_STRMAP_INIT;
+	pmbot_report_index ix = PMBOT_REPORT_INDEX_INIT;
 	int rc;
 
 	if (out)
@@ -298,16 +272,16 @@ static int load(pmbot_workgraph **out, const char *file, const char *markdown, s
 		: pmbot_report_load_values(&report, file, markdown, len, lim, diags)) < 0)
 		goto done;
 	if ((rc = out ? pmbot_report_validate(report, diags)
-		: pmbot_report_validate_ids(&ids, report, diags)) < 0)
+		: pmbot_report_validate_index(&ix, report, diags)) < 0)
 		goto done;
-	if ((rc = build(&g, report, diags, !out, &ids)) < 0)
+	if ((rc = build(&g, report, diags, !out, &ix)) < 0)
 		goto done;
 	if (out) {
 		*out = g;
 		g = NULL;
 	}
 done:
-	pmbot_strmap_free(&ids);
+	pmbot_report_index_free(&ix);
 	pmbot_workgraph_free(g);
 	pmbot_report_free(report);
 	return rc;

@@ -8,10 +8,11 @@
 
 /*
  * A graph only checked (pmbot_workgraph_check): its nodes added with
- * pmbot_workgraph_add_node_ref, its edges held apart as node places (the
- * order the nodes were added in), only those between two of its nodes:
- * the checks read no other, and no edge string is copied or looked up
- * twice.
+ * pmbot_workgraph__add_node_placed, its edges held apart as node places
+ * (the order the nodes were added in), only those between two of its
+ * nodes: the checks read no other. Both come from what validation
+ * resolved (pmbot_report_validate_index), so no id is put, and no edge
+ * string copied or looked up, a second time.
  */
 typedef struct {
 	uint32_t from, to;     /* places of nodes of the graph, in add order */

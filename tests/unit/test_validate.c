@@ -48,27 +48,41 @@ static size_t count_code(const pmbot_diag_list *d, const char *code)
 	"report: {title: T, generated_at: 2026-02-22, scope: {org: acme}}\n"
 #define TAIL "```\n"
 
-/* The map a valid report hands over: each id at its place + 1, epics, then features, then tasks. */
-static void test_validate__ids_are_handed_over_in_item_order_only_when_valid(void **state)
+/*
+ * What a valid report hands over: each id at its place + 1 (epics, then
+ * features, then tasks, whatever order the document has them in), and
+ * every reference between items, in the order validation meets them.
+ */
+static void test_validate__the_index_has_every_id_and_reference_only_when_valid(void **state)
 {
 	static const char *const want[] = { "epic:z", "epic:a", "feat:b", "task:d", "task:c" };
+	static const pmbot_report_link links[] = {
+		{ 1, 2, PMBOT_LINK_PARENT },     /* epic:a features */
+		{ 1, 2, PMBOT_LINK_PARENT },     /* feat:b epic_id */
+		{ 2, 3, PMBOT_LINK_PARENT },     /* task:d feature_id */
+		{ 3, 2, PMBOT_LINK_BLOCKED_BY }, /* task:d blocked_by (the URL is no link) */
+		{ 2, 4, PMBOT_LINK_PARENT },     /* task:c feature_id */
+		{ 4, 3, PMBOT_LINK_DEPENDS_ON }, /* task:c depends_on */
+	};
 	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
-	pmbot_strmap ids = PMBOT_STRMAP_INIT;
+	pmbot_report_index ix = PMBOT_REPORT_INDEX_INIT;
 	pmbot_report *r = NULL;
 	const char *md = HEAD
 		"tasks:\n"
-		"  - {stable_id: 'task:d', title: D, area: x, priority: P2, feature_id: 'feat:b'}\n"
-		"  - {stable_id: 'task:c', title: C, area: x, priority: P2, feature_id: 'feat:b'}\n"
+		"  - {stable_id: 'task:d', title: D, area: x, priority: P2, feature_id: 'feat:b',\n"
+		"     blocked_by: ['feat:b', 'https://github.com/acme/widgets/issues/1']}\n"
+		"  - {stable_id: 'task:c', title: C, area: x, priority: P2, feature_id: 'feat:b',\n"
+		"     depends_on: ['task:d']}\n"
 		"features:\n"
 		"  - {stable_id: 'feat:b', title: B, area: x, priority: P1, epic_id: 'epic:a'}\n"
 		"epics:\n"
 		"  - {stable_id: 'epic:z', title: Z, area: x, priority: P1}\n"
-		"  - {stable_id: 'epic:a', title: A, area: x, priority: P1}\n"
+		"  - {stable_id: 'epic:a', title: A, area: x, priority: P1, features: ['feat:b']}\n"
 		TAIL;
 	const char *bad = HEAD
 		"epics:\n"
 		"  - {stable_id: 'epic:a', title: A, area: x, priority: P1}\n"
-		"  - {stable_id: 'epic:a', title: B, area: x, priority: P1}\n"
+		"  - {stable_id: 'epic:a', title: B, area: x, priority: P1, depends_on: ['epic:a']}\n"
 		TAIL;
 	const char *stored;
 	void *v;
@@ -76,23 +90,32 @@ static void test_validate__ids_are_handed_over_in_item_order_only_when_valid(voi
 
 	(void)state;
 	assert_int_equal(pmbot_report_load(&r, "r.md", md, strlen(md), NULL, &d), 0);
-	assert_int_equal(pmbot_report_validate_ids(&ids, r, &d), PMBOT_OK);
-	assert_int_equal(ids.count, 5);
+	assert_int_equal(pmbot_report_validate_index(&ix, r, &d), PMBOT_OK);
+	assert_int_equal(d.errors, 0);
+	assert_int_equal(ix.ids.count, 5);
 	for (i = 0; i < 5; i++) {
-		assert_true(pmbot_strmap_get_key(&ids, want[i], &stored, &v));
+		assert_true(pmbot_strmap_get_key(&ix.ids, want[i], &stored, &v));
 		assert_int_equal((uintptr_t)v, i + 1);
 		/* The document's own string, not a copy. */
 		assert_ptr_not_equal(stored, want[i]);
 	}
-	pmbot_strmap_free(&ids);
+	assert_int_equal(ix.n_links, sizeof(links) / sizeof(links[0]));
+	for (i = 0; i < ix.n_links; i++) {
+		assert_int_equal(ix.links[i].from, links[i].from);
+		assert_int_equal(ix.links[i].to, links[i].to);
+		assert_int_equal(ix.links[i].kind, links[i].kind);
+	}
+	pmbot_report_index_free(&ix);
 	pmbot_report_free(r);
 	r = NULL;
 
-	/* Invalid: no map, whatever the validation got to. */
+	/* Invalid: nothing handed over, whatever the validation got to. */
 	assert_int_equal(pmbot_report_load(&r, "r.md", bad, strlen(bad), NULL, &d), 0);
-	assert_int_equal(pmbot_report_validate_ids(&ids, r, &d), PMBOT_EINVALID);
-	assert_int_equal(ids.count, 0);
-	assert_null(ids.slots);
+	assert_int_equal(pmbot_report_validate_index(&ix, r, &d), PMBOT_EINVALID);
+	assert_int_equal(ix.ids.count, 0);
+	assert_null(ix.ids.slots);
+	assert_null(ix.links);
+	assert_int_equal(ix.n_links, 0);
 	pmbot_report_free(r);
 	pmbot_diag_list_free(&d);
 }
@@ -726,7 +749,7 @@ int main(void)
 		cmocka_unit_test(test_validate__a_yaml_alias_is_reported_where_its_text_is),
 		cmocka_unit_test(test_validate__detects_duplicates_in_a_large_report),
 		cmocka_unit_test(test_validate__issue_urls),
-		cmocka_unit_test(test_validate__ids_are_handed_over_in_item_order_only_when_valid),
+		cmocka_unit_test(test_validate__the_index_has_every_id_and_reference_only_when_valid),
 	};
 
 	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);

@@ -452,6 +452,16 @@ static void test_workgraph__check_says_what_load_says(void **state)
 		"```\n",
 		HEAD "tasks: [{title: no-id}]\n```\n",
 		"no block here\n",
+		/* Valid, two children each, edges one way: a parent and a child swapped would show. */
+		HEAD "epics:\n"
+		"  - {stable_id: 'epic:a', title: A, features: ['feat:f', 'feat:g']}\n"
+		"features:\n"
+		"  - {stable_id: 'feat:f', title: F, epic_id: 'epic:a', tasks: ['task:t', 'task:u']}\n"
+		"  - {stable_id: 'feat:g', title: G, epic_id: 'epic:a'}\n"
+		"tasks:\n"
+		"  - {stable_id: 'task:t', title: T, feature_id: 'feat:f', depends_on: ['task:u']}\n"
+		"  - {stable_id: 'task:u', title: U, feature_id: 'feat:f', blocked_by: ['feat:g']}\n"
+		"```\n",
 	};
 	size_t i;
 
@@ -469,6 +479,8 @@ static void test_workgraph__check_says_what_load_says(void **state)
 		assert_true(i < 2 || dl.count > 0);
 		if (i == 2)
 			assert_non_null(pmbot_diag_list_find(&dc, "DEPENDENCY_CYCLE"));
+		if (i == 6)
+			assert_int_equal(rl, PMBOT_OK);
 		assert_buf_loaders_agree(reports[i], rl, tl);
 		free(tl);
 		free(tc);
