@@ -34,7 +34,7 @@ PMBOT_WARN_UNUSED int pmbot_workgraph__check_finish(pmbot_workgraph *g, pmbot_wg
 /*
  * Take `ids` (left empty) as the index of `g`, which has no node yet: the
  * id of every node to come, each mapped to its place + 1 in the order
- * they will be added (pmbot_report_validate_ids() gives such a map, and
+ * they will be added (pmbot_report_validate_index() gives such a map, and
  * its keys are the document's strings, which must outlive `g`). They are
  * then added with pmbot_workgraph__add_node_placed().
  */

@@ -205,7 +205,8 @@ static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
 		return PMBOT_ERROR;
 	/*
 	 * The index is rebuilt by finish; here it catches duplicates and
-	 * gives a graph only checked each id's place + 1 (add order).
+	 * gives each id its place + 1 (add order). A graph only checked has
+	 * validation's map of the same (placed).
 	 */
 	switch (placed ? 0 : pmbot_strmap_put(&g->index, id, (void *)(uintptr_t)(g->n_nodes + 1), NULL)) {
 	case 1: return PMBOT_EINVALID;
