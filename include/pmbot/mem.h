@@ -51,13 +51,18 @@ int pmbot_mem_keep_freed(void);
  * Like pmbot_mem_keep_freed(), a process-wide choice for a program's main
  * to make, once, early. glibc 2.33 or later only; a user's
  * glibc.malloc.top_pad or glibc.malloc.hugetlb in GLIBC_TUNABLES leaves it
- * to the user; under another allocator (a sanitizer's, valgrind's), or
+ * to the user; so does strict overcommit (vm.overcommit_memory 2, which
+ * charges the reserved 64 MiB against the commit limit as if written);
+ * under another allocator (a sanitizer's, valgrind's), or
  * where glibc could not grow its heap by brk, nothing is advised (the top
  * pad stays set: address space only). Returns 1 when the
  * heap is advised, 0 when nothing was done, PMBOT_ERROR when glibc
  * refused the setting or had no memory.
  */
 int pmbot_mem_huge_heap(void);
+
+/* Internal, for its tests: where pmbot_mem_huge_heap() reads the overcommit mode. */
+extern const char *pmbot_mem__overcommit_path;
 
 /*
  * malloc(n) (free() it; NULL when out of memory) for a block about to be

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #ifdef __GLIBC__
@@ -43,6 +44,29 @@ static int huge_heap_done;
  */
 static void *volatile huge_heap_spacer;
 static void *volatile huge_heap_probe;
+#endif
+
+const char *pmbot_mem__overcommit_path = "/proc/sys/vm/overcommit_memory";
+
+#ifdef HAVE_HUGE_HEAP
+/*
+ * Does the kernel count address space as memory (vm.overcommit_memory 2)?
+ * Then a reserved top pad is charged against the commit limit as if it
+ * were written, and on a small machine or container it can make a later
+ * allocation fail. Unreadable (no /proc): as the default, 0.
+ */
+static int strict_overcommit(void)
+{
+	char mode[4] = "";
+	ssize_t n;
+	int fd = open(pmbot_mem__overcommit_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, mode, sizeof(mode) - 1);
+	close(fd);
+	return n > 0 && mode[0] == '2';
+}
 #endif
 
 /* Did the user set glibc.malloc.NAME in GLIBC_TUNABLES? */
@@ -91,7 +115,7 @@ int pmbot_mem_huge_heap(void)
 	void *p;
 
 	if (huge_heap_done || user_set(tunables, "glibc.malloc.top_pad") ||
-	    user_set(tunables, "glibc.malloc.hugetlb"))
+	    user_set(tunables, "glibc.malloc.hugetlb") || strict_overcommit())
 		return 0;
 	/*
 	 * glibc grows its heap by what a request needs plus the top pad: a

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -60,6 +61,20 @@ static void test_mem__a_users_heap_tunable_is_left_alone(void **state)
 	assert_int_equal(pmbot_mem_huge_heap(), 0);
 	assert_int_equal(unsetenv("GLIBC_TUNABLES"), 0);
 	assert_true(mallinfo2().arena == arena);
+	/* Nor under strict overcommit, which would charge the reservation. */
+	{
+		char path[] = "/tmp/pmbot-overcommit-XXXXXX";
+		int fd = mkstemp(path);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "2\n", 2), 2);
+		close(fd);
+		pmbot_mem__overcommit_path = path;
+		assert_int_equal(pmbot_mem_huge_heap(), 0);
+		pmbot_mem__overcommit_path = "/proc/sys/vm/overcommit_memory";
+		unlink(path);
+		assert_true(mallinfo2().arena == arena);
+	}
 #else
 	(void)state;
 	assert_int_equal(pmbot_mem_huge_heap(), 0);
