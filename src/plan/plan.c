@@ -1568,13 +1568,40 @@ static int pending_key_cmp(const void *pa, const void *pb)
 }
 
 /*
+ * Sort `n` changesets by idempotency key. They come nearly in order: only
+ * the hash that ends a hashed operation's key (a dependency's) shuffles an
+ * item's own few. Insertion sort takes such a run with about one
+ * comparison a changeset, where qsort takes log2(n), each a strcmp of a
+ * record far away in memory. Past a few moves a changeset the input is
+ * not like that (a report can make it so), and qsort sorts what is left.
+ */
+static void sort_by_key(pmbot_plan_pending *b, size_t n)
+{
+	size_t i, j, moves = 0;
+
+	for (i = 1; i < n; i++) {
+		pmbot_plan_pending t = b[i];
+		const char *key = PMBOT_PLAN_PENDING_KEY(&t);
+
+		for (j = i; j > 0 && strcmp(PMBOT_PLAN_PENDING_KEY(&b[j - 1]), key) > 0; j--)
+			b[j] = b[j - 1];
+		b[j] = t;
+		moves += i - j;
+		if (moves > 4 * n) {
+			qsort(b, n, sizeof(*b), pending_key_cmp);
+			return;
+		}
+	}
+}
+
+/*
  * Put acc->cs in plan order: by operation group, then operation, then
  * idempotency key (bytes). The planner makes each operation's
  * changesets item by item, in stable_id order, so most operations' keys
  * come already sorted: the changesets are bucketed by (group, operation)
- * in one stable pass, and a bucket is sorted by key only when a look
- * along it finds it out of order: the order one sort over all three keys
- * gives (idempotency keys do not repeat). 0 or -1.
+ * in one stable pass, and each bucket sorted by key (sort_by_key(), which
+ * passes over a sorted one): the order one sort over all three keys gives
+ * (idempotency keys do not repeat). 0 or -1.
  */
 static int sort_pending(pmbot_plan_acc *acc)
 {
@@ -1623,11 +1650,7 @@ static int sort_pending(pmbot_plan_acc *acc)
 		pmbot_plan_pending *b = acc->cs + start[k];
 		size_t n = start[k + 1] - start[k];
 
-		for (i = 1; i < n; i++)
-			if (strcmp(PMBOT_PLAN_PENDING_KEY(&b[i - 1]), PMBOT_PLAN_PENDING_KEY(&b[i])) > 0)
-				break;
-		if (i < n)
-			qsort(b, n, sizeof(*b), pending_key_cmp);
+		sort_by_key(b, n);
 	}
 	return 0;
 }

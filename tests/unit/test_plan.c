@@ -452,6 +452,7 @@ static void plan(struct world *w)
 	pmbot_plan_input in;
 	pmbot_buf cj = PMBOT_BUF_INIT;
 	char *text = json_dumps(w->doc, JSON_COMPACT), *want;
+	size_t i;
 
 	assert_non_null(text);
 	if (pmbot_state_parse(&st, "state.json", text, strlen(text), &sd) != PMBOT_OK)
@@ -476,6 +477,16 @@ static void plan(struct world *w)
 	w->rc = pmbot_plan_build(&w->bundle, &in, &w->diags);
 	assert_int_not_equal(w->rc, PMBOT_ERROR);
 	assert_non_null(w->bundle);
+	/* Within an operation, keys strictly ascend (plan.h's order). */
+	for (i = 1; i < json_array_size(json_object_get(w->bundle, "changesets")); i++) {
+		const json_t *a = json_array_get(json_object_get(w->bundle, "changesets"), i - 1);
+		const json_t *b = json_array_get(json_object_get(w->bundle, "changesets"), i);
+
+		if (!strcmp(json_string_value(json_object_get(a, "operation")),
+			json_string_value(json_object_get(b, "operation"))))
+			assert_true(strcmp(json_string_value(json_object_get(a, "idempotency_key")),
+				json_string_value(json_object_get(b, "idempotency_key"))) < 0);
+	}
 	want = canonical(w->bundle);
 	assert_int_equal(cj.len, 4 + strlen(want));
 	assert_memory_equal(cj.buf, "held", 4);
