@@ -42,8 +42,11 @@ static const pmbot_jnode triage_priority = {
 	.v.s = "Triage", .type = PMBOT_JSTRING, .len = 6
 };
 
-/* An edge of `type` from `from` to each string of array `list`. */
-static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *from,
+/*
+ * An edge of `type` from `from` (an edge end: a node's own id) to each
+ * string of array `list`, each looked up once.
+ */
+static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, char *from,
 	const pmbot_jnode *list)
 {
 	const pmbot_jnode *e = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
@@ -51,12 +54,14 @@ static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, const char *
 
 	for (i = 0; e; e = ++i < list->len ? pmbot_jnode_next(e) : NULL) {
 		const char *to = pmbot_jnode_str(e);
-		int external;
+		char *end;
+		int is_node;
 
 		if (!to)
 			continue;
-		external = !pmbot_strmap_get(&g->index, to, NULL) && pmbot_report_is_issue_url(to);
-		if (pmbot_workgraph_add_edge(g, type, from, to, external) < 0)
+		end = pmbot_workgraph__edge_end(g, to, &is_node);
+		if (pmbot_workgraph__add_edge_ends(g, type, from, end,
+			!is_node && pmbot_report_is_issue_url(to)) < 0)
 			return PMBOT_ERROR;
 	}
 	return PMBOT_OK;
@@ -170,7 +175,7 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 	size_t k, i;
 	iedges edges = { NULL, 0, 0 };
 	char *file = NULL;
-	size_t n = 0;
+	size_t n = 0, at;
 	int rc = PMBOT_ERROR, r;
 
 	*out = NULL;
@@ -217,16 +222,20 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 			}
 		}
 	}
-	for (k = 0; k < 3 && !lean; k++) {
+	/*
+	 * The items again, in the order their nodes were added: node `at` is
+	 * the item's, whose own id is every edge's end on its side.
+	 */
+	for (k = 0, at = 0; k < 3 && !lean; k++) {
 		const pmbot_jnode *list = pmbot_jnode_get(root, lists[k]);
 		const pmbot_jnode *it = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
 
-		for (i = 0; it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL) {
-			const char *id = pmbot_jnode_str(pmbot_jnode_get(it, "stable_id"));
+		for (i = 0; it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL, at++) {
+			char *id = (char *)g->nodes[at].stable_id;
 			const char *parent = pmbot_jnode_str(pmbot_jnode_get(it, k == 1 ? "epic_id" : "feature_id"));
 
-			if (k > 0 && parent &&
-			    pmbot_workgraph_add_edge(g, PMBOT_EDGE_PARENT_CHILD, parent, id, 0) < 0)
+			if (k > 0 && parent && pmbot_workgraph__add_edge_ends(g, PMBOT_EDGE_PARENT_CHILD,
+				pmbot_workgraph__edge_end(g, parent, NULL), id, 0) < 0)
 				goto done;
 			if (k < 2 && add_list_edges(g, PMBOT_EDGE_PARENT_CHILD, id,
 				pmbot_jnode_get(it, k == 0 ? "features" : "tasks")) < 0)

@@ -50,6 +50,18 @@ int pmbot_workgraph__add_node_placed(pmbot_workgraph *g, pmbot_node_type type,
 	const char *stable_id, const char *type_name, const char *source_path, int line);
 
 /*
+ * pmbot_workgraph_add_edge() in two steps, so that a builder looks each
+ * end up once: pmbot_workgraph__edge_end() gives what an edge holds for
+ * `id` (the node's own stable_id pointer when `id` names a node, setting
+ * `*is_node` (may be NULL) to 1; else a copy among the graph's strings;
+ * NULL when out of memory), pmbot_workgraph__add_edge_ends() adds the edge
+ * of two such ends (NULL, a failed end: PMBOT_ERROR).
+ */
+char *pmbot_workgraph__edge_end(pmbot_workgraph *g, const char *id, int *is_node);
+int pmbot_workgraph__add_edge_ends(pmbot_workgraph *g, pmbot_edge_type type, char *from_end,
+	char *to_end, int external);
+
+/*
  * Add the node of report item `item`, a value of one of the graph's
  * documents (pmbot_workgraph_keep_doc()): `stable_id` its "stable_id"
  * (copied), `type_name` an open type's name (borrowed, as long as the

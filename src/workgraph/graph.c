@@ -295,29 +295,39 @@ int pmbot_workgraph__add_node_placed(pmbot_workgraph *g, pmbot_node_type type,
  * end up again (finish, the planner) compares pointers, not strings; else
  * a copy among the graph's strings. NULL when out of memory.
  */
-static char *edge_end(pmbot_workgraph *g, const char *id)
+char *pmbot_workgraph__edge_end(pmbot_workgraph *g, const char *id, int *is_node)
 {
 	const char *node_id;
+	int found = pmbot_strmap_get_key(&g->index, id, &node_id, NULL);
 
-	if (pmbot_strmap_get_key(&g->index, id, &node_id, NULL))
-		return (char *)node_id;
-	return pmbot_workgraph_strdup(g, id);
+	if (is_node)
+		*is_node = found;
+	return found ? (char *)node_id : pmbot_workgraph_strdup(g, id);
+}
+
+int pmbot_workgraph__add_edge_ends(pmbot_workgraph *g, pmbot_edge_type type, char *from_end,
+	char *to_end, int external)
+{
+	pmbot_wg_edge *e;
+
+	if (!from_end || !to_end || grow_edges(g) < 0)
+		return PMBOT_ERROR;
+	e = &g->edges[g->n_edges];
+	e->from_id = from_end;
+	e->to_id = to_end;
+	e->type = type;
+	e->external = external;
+	g->n_edges++;
+	return PMBOT_OK;
 }
 
 int pmbot_workgraph_add_edge(pmbot_workgraph *g, pmbot_edge_type type,
 	const char *from_id, const char *to_id, int external)
 {
-	pmbot_wg_edge *e;
+	char *from = pmbot_workgraph__edge_end(g, from_id, NULL);
 
-	if (grow_edges(g) < 0)
-		return PMBOT_ERROR;
-	e = &g->edges[g->n_edges];
-	if (!(e->from_id = edge_end(g, from_id)) || !(e->to_id = edge_end(g, to_id)))
-		return PMBOT_ERROR;
-	e->type = type;
-	e->external = external;
-	g->n_edges++;
-	return PMBOT_OK;
+	return pmbot_workgraph__add_edge_ends(g, type, from,
+		from ? pmbot_workgraph__edge_end(g, to_id, NULL) : NULL, external);
 }
 
 static int node_cmp(const void *a, const void *b)
