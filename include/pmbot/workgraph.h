@@ -198,8 +198,20 @@ int pmbot_workgraph_from_report(pmbot_workgraph **out, pmbot_report *report,
 	pmbot_diag_list *diags);
 
 /*
+ * pmbot_workgraph_from_report() of a report that passed
+ * pmbot_report_validate_index() into `ix`: the graph takes its map of the
+ * ids as its index (ix->ids is left empty) and its nodes the document's
+ * strings as their ids, and its edges are validation's links, so no id is
+ * put, copied or looked up again (an issue URL in depends_on or
+ * blocked_by is looked up once). The same graph and diagnostics; an `ix`
+ * that is not this report's (another count of ids) is PMBOT_ERROR.
+ */
+int pmbot_workgraph_from_report_index(pmbot_workgraph **out, pmbot_report *report,
+	pmbot_report_index *ix, pmbot_diag_list *diags);
+
+/*
  * Load, validate and map a Markdown report in one step: pmbot_report_load,
- * pmbot_report_validate, pmbot_workgraph_from_report. `*out` is set only
+ * pmbot_report_validate_index, pmbot_workgraph_from_report_index. `*out` is set only
  * when the report is valid (warnings allowed); the caller frees it.
  * Returns PMBOT_OK, PMBOT_EINVALID (diagnostics say why) or PMBOT_ERROR.
  */

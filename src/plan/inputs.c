@@ -95,6 +95,7 @@ static int add_report(pmbot_inputs *in, const char *name, const char *text, size
 {
 	pmbot_limits lim;
 	pmbot_report *r = NULL;
+	pmbot_report_index ix = PMBOT_REPORT_INDEX_INIT;
 	pmbot_workgraph *g = NULL;
 	char *scope = NULL;
 	int rc;
@@ -104,12 +105,12 @@ static int add_report(pmbot_inputs *in, const char *name, const char *text, size
 	if (rc == PMBOT_OK && (rc = count_items(in, r, name, diags)) != PMBOT_OK)
 		goto done;
 	if (rc == PMBOT_OK)
-		rc = pmbot_report_validate(r, diags);
+		rc = pmbot_report_validate_index(&ix, r, diags);
 	/* Read before the graph takes the report's document. */
 	if (rc == PMBOT_OK)
 		scope = scope_target(r);
 	if (rc == PMBOT_OK)
-		rc = pmbot_workgraph_from_report(&g, r, diags);
+		rc = pmbot_workgraph_from_report_index(&g, r, &ix, diags);
 	if (rc == PMBOT_OK) {
 		if (!in->scope_conflict && scope) {
 			if (!in->scope_target)
@@ -137,6 +138,7 @@ static int add_report(pmbot_inputs *in, const char *name, const char *text, size
 		rc = PMBOT_ERROR;
 done:
 	free(scope);
+	pmbot_report_index_free(&ix);
 	pmbot_workgraph_free(g);
 	pmbot_report_free(r);
 	return rc;

@@ -90,14 +90,21 @@ static int iedge_add(iedges *l, pmbot_edge_type type, size_t from1, size_t to1)
 	return PMBOT_OK;
 }
 
-/* The edges of validation's links (pmbot_report_validate_index), in the places they name. */
-static int links_iedges(iedges *l, const pmbot_report_index *ix)
+/* The edge type of a link, or -1. */
+static int link_type(const pmbot_report_link *lk)
 {
 	static const pmbot_edge_type types[] = {
 		[PMBOT_LINK_PARENT] = PMBOT_EDGE_PARENT_CHILD,
 		[PMBOT_LINK_DEPENDS_ON] = PMBOT_EDGE_DEPENDS_ON,
 		[PMBOT_LINK_BLOCKED_BY] = PMBOT_EDGE_BLOCKED_BY,
 	};
+
+	return lk->kind < sizeof(types) / sizeof(types[0]) ? (int)types[lk->kind] : -1;
+}
+
+/* The edges of validation's links (pmbot_report_validate_index), in the places they name. */
+static int links_iedges(iedges *l, const pmbot_report_index *ix)
+{
 	size_t i;
 
 	if (ix->n_links && !(l->items = pmbot_array_grow(l->items, &l->alloc, l->count + ix->n_links,
@@ -105,10 +112,59 @@ static int links_iedges(iedges *l, const pmbot_report_index *ix)
 		return PMBOT_ERROR;
 	for (i = 0; i < ix->n_links; i++) {
 		const pmbot_report_link *lk = &ix->links[i];
+		int type = link_type(lk);
 
-		if (lk->kind >= sizeof(types) / sizeof(types[0]) ||
-		    iedge_add(l, types[lk->kind], (size_t)lk->from + 1, (size_t)lk->to + 1) < 0)
+		if (type < 0 || iedge_add(l, (pmbot_edge_type)type, (size_t)lk->from + 1,
+			(size_t)lk->to + 1) < 0)
 			return PMBOT_ERROR;
+	}
+	return PMBOT_OK;
+}
+
+/* The same links as edges between the nodes they name, whose ids are the ends. */
+static int links_edges(pmbot_workgraph *g, const pmbot_report_index *ix)
+{
+	size_t i;
+
+	for (i = 0; i < ix->n_links; i++) {
+		const pmbot_report_link *lk = &ix->links[i];
+		int type = link_type(lk);
+
+		if (type < 0 || lk->from >= g->n_nodes || lk->to >= g->n_nodes ||
+		    pmbot_workgraph__add_edge_ends(g, (pmbot_edge_type)type,
+			(char *)g->nodes[lk->from].stable_id, (char *)g->nodes[lk->to].stable_id, 0) < 0)
+			return PMBOT_ERROR;
+	}
+	return PMBOT_OK;
+}
+
+/*
+ * The edges to outside issues of the item `it`, whose node's id is `id`:
+ * the issue URLs of its depends_on and blocked_by that name no node (what
+ * names one is among validation's links).
+ */
+static int outside_edges(pmbot_workgraph *g, char *id, const pmbot_jnode *it)
+{
+	static const char *const keys[] = { "depends_on", "blocked_by" };
+	static const pmbot_edge_type types[] = { PMBOT_EDGE_DEPENDS_ON, PMBOT_EDGE_BLOCKED_BY };
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		const pmbot_jnode *list = pmbot_jnode_get(it, keys[k]);
+		const pmbot_jnode *e = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
+		uint32_t i;
+
+		for (i = 0; e; e = ++i < list->len ? pmbot_jnode_next(e) : NULL) {
+			const char *to = pmbot_jnode_str(e);
+			char *end;
+			int is_node;
+
+			if (!to || !pmbot_report_is_issue_url(to))
+				continue;
+			end = pmbot_workgraph__edge_end(g, to, &is_node);
+			if (!is_node && pmbot_workgraph__add_edge_ends(g, types[k], id, end, 1) < 0)
+				return PMBOT_ERROR;
+		}
 	}
 	return PMBOT_OK;
 }
@@ -117,11 +173,12 @@ static int links_iedges(iedges *l, const pmbot_report_index *ix)
  * Add item `i` of list `k` (epics, features, tasks), document node `ji`.
  * `lean`: the graph is only checked (pmbot_workgraph_check), so the node
  * borrows its id and type from the document instead of holding the node
- * object nothing will read, and takes no file name. `file`: the graph's
- * copy of the report's name (one for every node), may be NULL.
+ * object nothing will read, and takes no file name. `placed`: the graph
+ * has validation's index (pmbot_workgraph__take_index). `file`: the
+ * graph's copy of the report's name (one for every node), may be NULL.
  */
 static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *ji,
-	int lean, char *file)
+	int lean, int placed, char *file)
 {
 	static const char *const lists[] = { "/epics/", "/features/", "/tasks/" };
 	static const char *const types[] = { "epic", "feature", "task" };
@@ -154,8 +211,11 @@ static int add_item(pmbot_workgraph *g, size_t k, size_t i, const pmbot_jnode *j
 	priority = label_value(g, pmbot_jnode_get(ji, "priority"), &triage_priority, &needs_human);
 	if (!area || !priority)
 		return PMBOT_ERROR;
-	if ((r = pmbot_workgraph_add_item(g, t, pmbot_jnode_str(id), type, ji, area, priority,
-		needs_human, path, ji->line)) < 0)
+	r = placed ? pmbot_workgraph__add_item_placed(g, t, pmbot_jnode_str(id), type, ji, area,
+			priority, needs_human, path, ji->line) :
+		pmbot_workgraph_add_item(g, t, pmbot_jnode_str(id), type, ji, area, priority,
+			needs_human, path, ji->line);
+	if (r < 0)
 		return r;
 	g->nodes[g->n_nodes - 1].file = file;
 	return PMBOT_OK;
@@ -196,16 +256,18 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 	}
 	/*
 	 * Every item is a node: the array and the index sized once, never
-	 * rehashed. A check takes what validation resolved, in the same
-	 * places: its map of the ids for the index, its links for the edges.
-	 * No id is put or looked up twice. A report that passed validation
-	 * has one id for each item.
+	 * rehashed. Given what validation resolved, in the same places, the
+	 * graph takes its map of the ids for the index and its links for the
+	 * edges: no id is put or looked up twice. A report that passed
+	 * validation has one id for each item.
 	 */
-	if (lean) {
-		if (!ix || ix->ids.count != n)
+	if (lean && !ix)
+		goto done;
+	if (ix) {
+		if (ix->ids.count != n)
 			goto done;
 		pmbot_workgraph__take_index(g, &ix->ids);
-		if (links_iedges(&edges, ix) < 0)
+		if (lean && links_iedges(&edges, ix) < 0)
 			goto done;
 	}
 	if (n && (!(g->nodes = pmbot_array_grow(g->nodes, &g->alloc_nodes, n, sizeof(*g->nodes))) ||
@@ -216,7 +278,7 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 		const pmbot_jnode *ji = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
 
 		for (i = 0; ji; ji = ++i < list->len ? pmbot_jnode_next(ji) : NULL) {
-			if ((r = add_item(g, k, i, ji, lean, file)) < 0) {
+			if ((r = add_item(g, k, i, ji, lean, ix != NULL, file)) < 0) {
 				rc = r;
 				goto done;
 			}
@@ -232,7 +294,14 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 
 		for (i = 0; it; it = ++i < list->len ? pmbot_jnode_next(it) : NULL, at++) {
 			char *id = (char *)g->nodes[at].stable_id;
-			const char *parent = pmbot_jnode_str(pmbot_jnode_get(it, k == 1 ? "epic_id" : "feature_id"));
+			const char *parent;
+
+			if (ix) {
+				if (outside_edges(g, id, it) < 0)
+					goto done;
+				continue;
+			}
+			parent = pmbot_jnode_str(pmbot_jnode_get(it, k == 1 ? "epic_id" : "feature_id"));
 
 			if (k > 0 && parent && pmbot_workgraph__add_edge_ends(g, PMBOT_EDGE_PARENT_CHILD,
 				pmbot_workgraph__edge_end(g, parent, NULL), id, 0) < 0)
@@ -247,6 +316,8 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 				goto done;
 		}
 	}
+	if (!lean && ix && links_edges(g, ix) < 0)
+		goto done;
 	rc = lean ? pmbot_workgraph__check_finish(g, edges.items, edges.count, report->file, diags) :
 		pmbot_workgraph_finish(g, report->file, diags);
 	if (rc != PMBOT_ERROR) {
@@ -265,6 +336,12 @@ int pmbot_workgraph_from_report(pmbot_workgraph **out, pmbot_report *report,
 	return build(out, report, diags, 0, NULL);
 }
 
+int pmbot_workgraph_from_report_index(pmbot_workgraph **out, pmbot_report *report,
+	pmbot_report_index *ix, pmbot_diag_list *diags)
+{
+	return build(out, report, diags, 0, ix);
+}
+
 /* `out` NULL: check only (the lean graph is dropped). */
 /* `owned` (may be NULL) holds `markdown`: pmbot_report_load_buf. */
 static int load(pmbot_workgraph **out, const char *file, const char *markdown, size_t len,
@@ -280,8 +357,7 @@ static int load(pmbot_workgraph **out, const char *file, const char *markdown, s
 	if ((rc = owned ? pmbot_report_load_buf(&report, file, owned, lim, diags)
 		: pmbot_report_load_values(&report, file, markdown, len, lim, diags)) < 0)
 		goto done;
-	if ((rc = out ? pmbot_report_validate(report, diags)
-		: pmbot_report_validate_index(&ix, report, diags)) < 0)
+	if ((rc = pmbot_report_validate_index(&ix, report, diags)) < 0)
 		goto done;
 	if ((rc = build(&g, report, diags, !out, &ix)) < 0)
 		goto done;

@@ -73,6 +73,17 @@ int pmbot_workgraph_add_item(pmbot_workgraph *g, pmbot_node_type type, const cha
 	const pmbot_jnode *priority, int needs_human, const char *source_path, int line);
 
 /*
+ * pmbot_workgraph_add_item for a graph given its index by
+ * pmbot_workgraph__take_index(), whose keys are the strings of the
+ * document `item` is in: `stable_id` is that key itself, not copied (the
+ * graph keeps the document as long as the string), nor put again.
+ */
+int pmbot_workgraph__add_item_placed(pmbot_workgraph *g, pmbot_node_type type,
+	const char *stable_id, const char *type_name, const pmbot_jnode *item,
+	const pmbot_jnode *area, const pmbot_jnode *priority, int needs_human,
+	const char *source_path, int line);
+
+/*
  * Make `doc` one of the graph's documents (freed with it): taken even on
  * failure. 0, or PMBOT_ERROR when out of memory (`doc` freed).
  */

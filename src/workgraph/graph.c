@@ -198,10 +198,11 @@ static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
 		return PMBOT_EINVALID;
 	/*
 	 * The id of a node with values is one of the graph's strings, so
-	 * edges can share it and outlive a node a merge drops.
+	 * edges can share it and outlive a node a merge drops. A placed one
+	 * is already: its index's key, in a document the graph keeps.
 	 */
 	if (grow_nodes(g) < 0 || (source_path && !(path = pmbot_workgraph_strdup(g, source_path))) ||
-	    (v && !(id = pmbot_workgraph_strdup(g, id))))
+	    (v && !placed && !(id = pmbot_workgraph_strdup(g, id))))
 		return PMBOT_ERROR;
 	/*
 	 * The index is rebuilt by finish; here it catches duplicates and
@@ -265,6 +266,18 @@ int pmbot_workgraph_add_item(pmbot_workgraph *g, pmbot_node_type type, const cha
 	return add_node(g, type, stable_id,
 		type == PMBOT_NODE_OTHER ? type_name : pmbot_node_type_name(type), &v,
 		source_path, line, 0);
+}
+
+int pmbot_workgraph__add_item_placed(pmbot_workgraph *g, pmbot_node_type type,
+	const char *stable_id, const char *type_name, const pmbot_jnode *item,
+	const pmbot_jnode *area, const pmbot_jnode *priority, int needs_human,
+	const char *source_path, int line)
+{
+	node_values v = { item, area, priority, needs_human, 0 };
+
+	return add_node(g, type, stable_id,
+		type == PMBOT_NODE_OTHER ? type_name : pmbot_node_type_name(type), &v,
+		source_path, line, 1);
 }
 
 int pmbot_workgraph_add_node_ref(pmbot_workgraph *g, pmbot_node_type type,
