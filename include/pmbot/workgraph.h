@@ -98,6 +98,8 @@ typedef struct {
 	size_t n_edges;
 	pmbot_strmap index;    /* stable_id -> pmbot_wg_node*, valid after finish
 	                          (before: its place + 1, in add order) */
+	int index_has_nodes;   /* index maps to nodes (finish or a merge ran):
+	                          until then every value is a place + 1 */
 	size_t *parent;        /* per node: index of its parent or PMBOT_WG_NONE,
 	                          valid after finish */
 	uint32_t *edges_at;    /* pmbot_workgraph_edges_from()'s ranges, set by

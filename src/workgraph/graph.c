@@ -851,7 +851,9 @@ done:
 int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags)
 {
 	size_t i, out, *ends = NULL;
+	uint32_t *rank = NULL;
 	int errors = 0, rc = PMBOT_ERROR;
+	int places = !g->index_has_nodes && g->index.count == g->n_nodes;
 
 	/*
 	 * qsort's pointer must not be NULL, even for zero items. Reports list
@@ -861,9 +863,16 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 	 * sort by keys is the same order; qsort stays for when memory is short
 	 * and for the tests (pmbot_workgraph__fast off) to compare.
 	 */
-	if (g->n_nodes && !sorted(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp) &&
-	    (!pmbot_workgraph__fast || sort_by_keys(g, 0, NULL) < 0))
-		qsort(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp);
+	if (g->n_nodes && !sorted(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp)) {
+		rank = places && pmbot_workgraph__fast && g->n_nodes <= UINT32_MAX ?
+			malloc(g->n_nodes * sizeof(*rank)) : NULL;
+		if (pmbot_workgraph__fast && sort_by_keys(g, 0, rank) == 0) {
+			places = places && rank;
+		} else {
+			qsort(g->nodes, g->n_nodes, sizeof(*g->nodes), node_cmp);
+			places = 0;
+		}
+	}
 	if (g->n_edges && !sorted(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp) &&
 	    (!pmbot_workgraph__fast || sort_by_keys(g, 1, NULL) < 0))
 		qsort(g->edges, g->n_edges, sizeof(*g->edges), edge_cmp);
@@ -875,18 +884,36 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 	}
 	g->n_edges = out;
 
-	pmbot_strmap_free(&g->index);
-	if (pmbot_strmap_reserve(&g->index, g->n_nodes) < 0)
-		return PMBOT_ERROR;
-	for (i = 0; i < g->n_nodes; i++)
-		if (pmbot_strmap_put(&g->index, g->nodes[i].stable_id, &g->nodes[i], NULL) < 0)
-			return PMBOT_ERROR;
+	/*
+	 * Each id to its node. An index that still holds every node's place
+	 * + 1 (add order) follows the sort in place, a pass over its slots
+	 * with no id hashed or compared; any other is made again.
+	 */
+	if (places) {
+		for (i = 0; i < g->index.cap; i++) {
+			pmbot_strmap_slot *sl = &g->index.slots[i];
+			size_t at;
+
+			if (!sl->key)
+				continue;
+			at = (size_t)(uintptr_t)sl->value - 1;
+			sl->value = &g->nodes[rank ? rank[at] : at];
+		}
+	} else {
+		pmbot_strmap_free(&g->index);
+		if (pmbot_strmap_reserve(&g->index, g->n_nodes) < 0)
+			goto done;
+		for (i = 0; i < g->n_nodes; i++)
+			if (pmbot_strmap_put(&g->index, g->nodes[i].stable_id, &g->nodes[i], NULL) < 0)
+				goto done;
+	}
+	g->index_has_nodes = 1;
 	free(g->parent);
 	free(g->edges_at);
 	g->edges_at = NULL;
 	if (!(g->parent = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*g->parent))) ||
 	    !(ends = malloc((g->n_edges ? g->n_edges : 1) * 2 * sizeof(*ends))))
-		return PMBOT_ERROR;
+		goto done;
 	for (i = 0; i < g->n_nodes; i++)
 		g->parent[i] = PMBOT_WG_NONE;
 	/*
@@ -938,6 +965,7 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 	rc = errors ? PMBOT_EINVALID : PMBOT_OK;
 done:
 	free(ends);
+	free(rank);
 	return rc;
 }
 
@@ -1151,6 +1179,7 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 	}
 	src->n_nodes = 0;
 	/* Rebuild dst's index from its own array: src's entries are gone. */
+	dst->index_has_nodes = 1;
 	pmbot_strmap_free(&dst->index);
 	if (pmbot_strmap_reserve(&dst->index, dst->n_nodes) < 0)
 		return PMBOT_ERROR;
