@@ -84,6 +84,11 @@ typedef struct {
 	char *to_id;           /* a stable_id, or a GitHub issue URL */
 	pmbot_edge_type type;
 	int external;          /* 1 when to_id is an issue URL outside the plan */
+	/*
+	 * The graph's own, for finish: the places + 1 (add order) of the
+	 * nodes the ends name, where the builder knew them; 0 where not.
+	 */
+	uint32_t from_at, to_at;
 } pmbot_wg_edge;
 
 /*

@@ -131,8 +131,9 @@ static int links_edges(pmbot_workgraph *g, const pmbot_report_index *ix)
 		int type = link_type(lk);
 
 		if (type < 0 || lk->from >= g->n_nodes || lk->to >= g->n_nodes ||
-		    pmbot_workgraph__add_edge_ends(g, (pmbot_edge_type)type,
-			(char *)g->nodes[lk->from].stable_id, (char *)g->nodes[lk->to].stable_id, 0) < 0)
+		    pmbot_workgraph__add_edge_placed(g, (pmbot_edge_type)type,
+			(char *)g->nodes[lk->from].stable_id, (char *)g->nodes[lk->to].stable_id, 0,
+			lk->from + 1, lk->to + 1) < 0)
 			return PMBOT_ERROR;
 	}
 	return PMBOT_OK;

@@ -62,6 +62,14 @@ int pmbot_workgraph__add_edge_ends(pmbot_workgraph *g, pmbot_edge_type type, cha
 	char *to_end, int external);
 
 /*
+ * pmbot_workgraph__add_edge_ends() with the places + 1 (add order) of the
+ * nodes the ends are (pmbot_wg_edge.from_at, to_at; 0: not known), which
+ * spare finish looking them up while the index holds places.
+ */
+int pmbot_workgraph__add_edge_placed(pmbot_workgraph *g, pmbot_edge_type type, char *from_end,
+	char *to_end, int external, uint32_t from_at, uint32_t to_at);
+
+/*
  * Add the node of report item `item`, a value of one of the graph's
  * documents (pmbot_workgraph_keep_doc()): `stable_id` its "stable_id"
  * (copied), `type_name` an open type's name (borrowed, as long as the

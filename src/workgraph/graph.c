@@ -321,6 +321,12 @@ char *pmbot_workgraph__edge_end(pmbot_workgraph *g, const char *id, int *is_node
 int pmbot_workgraph__add_edge_ends(pmbot_workgraph *g, pmbot_edge_type type, char *from_end,
 	char *to_end, int external)
 {
+	return pmbot_workgraph__add_edge_placed(g, type, from_end, to_end, external, 0, 0);
+}
+
+int pmbot_workgraph__add_edge_placed(pmbot_workgraph *g, pmbot_edge_type type, char *from_end,
+	char *to_end, int external, uint32_t from_at, uint32_t to_at)
+{
 	pmbot_wg_edge *e;
 
 	if (!from_end || !to_end || grow_edges(g) < 0)
@@ -330,6 +336,8 @@ int pmbot_workgraph__add_edge_ends(pmbot_workgraph *g, pmbot_edge_type type, cha
 	e->to_id = to_end;
 	e->type = type;
 	e->external = external;
+	e->from_at = from_at;
+	e->to_at = to_at;
 	g->n_edges++;
 	return PMBOT_OK;
 }
@@ -918,14 +926,23 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 		g->parent[i] = PMBOT_WG_NONE;
 	/*
 	 * Each edge's ends looked up once, for the parents and the dependency
-	 * check. Edges are sorted by source: a run from one node is one lookup.
+	 * check: where the builder gave a place, and the places still hold,
+	 * not at all. Edges are sorted by source: a run from one node is one
+	 * lookup.
 	 */
 	for (i = 0; i < g->n_edges; i++) {
 		const pmbot_wg_edge *e = &g->edges[i];
 
-		ends[2 * i] = i && !strcmp(e->from_id, g->edges[i - 1].from_id) ? ends[2 * i - 2] :
-			node_index(g, e->from_id);
-		ends[2 * i + 1] = node_index(g, e->to_id);
+		if (places && e->from_at)
+			ends[2 * i] = rank ? rank[e->from_at - 1] : e->from_at - 1;
+		else if (i && !strcmp(e->from_id, g->edges[i - 1].from_id))
+			ends[2 * i] = ends[2 * i - 2];
+		else
+			ends[2 * i] = node_index(g, e->from_id);
+		if (places && e->to_at)
+			ends[2 * i + 1] = rank ? rank[e->to_at - 1] : e->to_at - 1;
+		else
+			ends[2 * i + 1] = node_index(g, e->to_id);
 	}
 	/* Sorted by type, then source: a node's edges of one type are one run. */
 	if (g->n_edges < UINT32_MAX &&
