@@ -686,8 +686,12 @@ static int add_parent_text(struct planner *p, const pmbot_wg_node *n,
 	return add_text(p, PMBOT_OP_SET_PARENT, n, at0, b->len);
 }
 
-/* add_dependency: {"blocker":BINDING}. */
-static int add_dependency_text(struct planner *p, const pmbot_wg_node *n, const json_t *bind)
+/*
+ * add_dependency: {"blocker":BINDING}, the binding `bind`, or a blocker in
+ * the graph named by its `id` (binding() of it, with no tree made).
+ */
+static int add_dependency_text(struct planner *p, const pmbot_wg_node *n, const json_t *bind,
+	const char *id)
 {
 	pmbot_buf *b = &p->acc.scratch;
 	int err;
@@ -696,7 +700,7 @@ static int add_dependency_text(struct planner *p, const pmbot_wg_node *n, const 
 		return 0;
 	pmbot_buf_clear(b);
 	err = pmbot_buf_puts(b, "{\"blocker\":");
-	err |= put_binding(b, bind);
+	err |= id ? put_item(b, p->in->target, id) : put_binding(b, bind);
 	err |= pmbot_buf_putc(b, '}');
 	if (err < 0)
 		return -1;
@@ -1230,10 +1234,15 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 			json_decref(b);
 			continue;
 		}
+		if (p->acc.lean && to) {
+			if (add_dependency_text(p, n, NULL, e->to_id) < 0)
+				goto done;
+			continue;
+		}
 		if (!b && !(b = binding(p, e->to_id)))
 			goto done;
 		if (p->acc.lean) {
-			int r = add_dependency_text(p, n, b);
+			int r = add_dependency_text(p, n, b, NULL);
 
 			json_decref(b);
 			if (r < 0)
