@@ -462,28 +462,30 @@ int pmbot_plan_pending_put(pmbot_buf *out, const pmbot_plan_pending *pp, const c
 static int acc_commit(pmbot_plan_acc *acc, int idx, const char *repo, const char *id,
 	json_int_t number, const size_t at[2], json_t *cs)
 {
-	pmbot_buf key = PMBOT_BUF_INIT;
+	pmbot_buf *kb = &acc->key;
 	char hash[PMBOT_SHA256_HEX_SIZE];
 	pmbot_plan_pending pp;
 	int err = -1;
 
 	memset(&pp, 0, sizeof(pp));
+	/* One buffer for every changeset's key, not an allocation each. */
+	pmbot_buf_clear(kb);
 	/* "OP:REPO:ID" or "OP:REPO:#N", then ":HASH12" for hashed operations. */
-	if (pmbot_buf_puts(&key, op_info(idx)->name) < 0 || pmbot_buf_putc(&key, ':') < 0 ||
-	    pmbot_buf_puts(&key, repo ? repo : "(null)") < 0 || pmbot_buf_putc(&key, ':') < 0)
+	if (pmbot_buf_puts(kb, op_info(idx)->name) < 0 || pmbot_buf_putc(kb, ':') < 0 ||
+	    pmbot_buf_puts(kb, repo ? repo : "(null)") < 0 || pmbot_buf_putc(kb, ':') < 0)
 		goto done;
-	if (id ? pmbot_buf_puts(&key, id) < 0
-	       : pmbot_buf_printf(&key, "#%" JSON_INTEGER_FORMAT, number) < 0)
+	if (id ? pmbot_buf_puts(kb, id) < 0
+	       : pmbot_buf_printf(kb, "#%" JSON_INTEGER_FORMAT, number) < 0)
 		goto done;
 	if (op_info(idx)->hashed) {
 		/* pmbot_sha256_json(payload): the hash of these very bytes. */
 		if (pmbot_sha256_hex(hash, acc->scratch.buf, at[0]) < 0 ||
-		    pmbot_buf_putc(&key, ':') < 0 || pmbot_buf_put(&key, hash, 12) < 0)
+		    pmbot_buf_putc(kb, ':') < 0 || pmbot_buf_put(kb, hash, 12) < 0)
 			goto done;
 	}
-	if (make_record(&pp, key.buf, key.len, &acc->scratch, at) < 0)
+	if (make_record(&pp, kb->buf, kb->len, &acc->scratch, at) < 0)
 		goto done;
-	if (cs && json_object_set_new(cs, "idempotency_key", json_string(key.buf)) < 0)
+	if (cs && json_object_set_new(cs, "idempotency_key", json_string(kb->buf)) < 0)
 		goto done;
 	if (acc->n_cs == acc->alloc_cs) {
 		size_t n = acc->alloc_cs ? acc->alloc_cs * 2 : 64;
@@ -504,7 +506,6 @@ static int acc_commit(pmbot_plan_acc *acc, int idx, const char *repo, const char
 done:
 	free(pp.rec);
 	json_decref(cs);
-	pmbot_buf_free(&key);
 	return err;
 }
 
@@ -1909,6 +1910,7 @@ void pmbot_plan_acc_init(pmbot_plan_acc *acc, const pmbot_config *config,
 	acc->state = state;
 	acc->diags = diags;
 	pmbot_buf_init(&acc->scratch, 0);
+	pmbot_buf_init(&acc->key, 0);
 }
 
 void pmbot_plan_acc_free(pmbot_plan_acc *acc)
@@ -1921,6 +1923,7 @@ void pmbot_plan_acc_free(pmbot_plan_acc *acc)
 	}
 	free(acc->cs);
 	pmbot_buf_free(&acc->scratch);
+	pmbot_buf_free(&acc->key);
 	for (i = 0; i < acc->touched.cap; i++)
 		free((char *)acc->touched.slots[i].key);
 	pmbot_strmap_free(&acc->touched);

@@ -60,6 +60,7 @@ typedef struct {
 	 */
 	int lean;
 	pmbot_buf scratch;             /* owned: where a record is assembled */
+	pmbot_buf key;                 /* owned: where its idempotency key is */
 	/*
 	 * Owned, made on first use: the strings every changeset of a large plan
 	 * repeats ("operation" and "status"), one value shared by all of them.
