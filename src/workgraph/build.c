@@ -44,10 +44,12 @@ static const pmbot_jnode triage_priority = {
 
 /*
  * An edge of `type` from `from` (an edge end: a node's own id) to each
- * string of array `list`, each looked up once.
+ * string of array `list`, each looked up once. `outside`: only to the
+ * issue URLs that name no node (the edges between nodes are validation's
+ * links).
  */
 static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, char *from,
-	const pmbot_jnode *list)
+	const pmbot_jnode *list, int outside)
 {
 	const pmbot_jnode *e = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
 	uint32_t i;
@@ -57,9 +59,11 @@ static int add_list_edges(pmbot_workgraph *g, pmbot_edge_type type, char *from,
 		char *end;
 		int is_node;
 
-		if (!to)
+		if (!to || (outside && !pmbot_report_is_issue_url(to)))
 			continue;
 		end = pmbot_workgraph__edge_end(g, to, &is_node);
+		if (outside && is_node)
+			continue;
 		if (pmbot_workgraph__add_edge_ends(g, type, from, end,
 			!is_node && pmbot_report_is_issue_url(to)) < 0)
 			return PMBOT_ERROR;
@@ -135,37 +139,6 @@ static int links_edges(pmbot_workgraph *g, const pmbot_report_index *ix)
 			(char *)g->nodes[lk->from].stable_id, (char *)g->nodes[lk->to].stable_id, 0,
 			lk->from + 1, lk->to + 1) < 0)
 			return PMBOT_ERROR;
-	}
-	return PMBOT_OK;
-}
-
-/*
- * The edges to outside issues of the item `it`, whose node's id is `id`:
- * the issue URLs of its depends_on and blocked_by that name no node (what
- * names one is among validation's links).
- */
-static int outside_edges(pmbot_workgraph *g, char *id, const pmbot_jnode *it)
-{
-	static const char *const keys[] = { "depends_on", "blocked_by" };
-	static const pmbot_edge_type types[] = { PMBOT_EDGE_DEPENDS_ON, PMBOT_EDGE_BLOCKED_BY };
-	size_t k;
-
-	for (k = 0; k < 2; k++) {
-		const pmbot_jnode *list = pmbot_jnode_get(it, keys[k]);
-		const pmbot_jnode *e = list && list->type == PMBOT_JARRAY ? pmbot_jnode_first(list) : NULL;
-		uint32_t i;
-
-		for (i = 0; e; e = ++i < list->len ? pmbot_jnode_next(e) : NULL) {
-			const char *to = pmbot_jnode_str(e);
-			char *end;
-			int is_node;
-
-			if (!to || !pmbot_report_is_issue_url(to))
-				continue;
-			end = pmbot_workgraph__edge_end(g, to, &is_node);
-			if (!is_node && pmbot_workgraph__add_edge_ends(g, types[k], id, end, 1) < 0)
-				return PMBOT_ERROR;
-		}
 	}
 	return PMBOT_OK;
 }
@@ -298,7 +271,10 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 			const char *parent;
 
 			if (ix) {
-				if (outside_edges(g, id, it) < 0)
+				if (add_list_edges(g, PMBOT_EDGE_DEPENDS_ON, id,
+					pmbot_jnode_get(it, "depends_on"), 1) < 0 ||
+				    add_list_edges(g, PMBOT_EDGE_BLOCKED_BY, id,
+					pmbot_jnode_get(it, "blocked_by"), 1) < 0)
 					goto done;
 				continue;
 			}
@@ -308,12 +284,12 @@ static int build(pmbot_workgraph **out, pmbot_report *report,
 				pmbot_workgraph__edge_end(g, parent, NULL), id, 0) < 0)
 				goto done;
 			if (k < 2 && add_list_edges(g, PMBOT_EDGE_PARENT_CHILD, id,
-				pmbot_jnode_get(it, k == 0 ? "features" : "tasks")) < 0)
+				pmbot_jnode_get(it, k == 0 ? "features" : "tasks"), 0) < 0)
 				goto done;
 			if (add_list_edges(g, PMBOT_EDGE_DEPENDS_ON, id,
-				pmbot_jnode_get(it, "depends_on")) < 0 ||
+				pmbot_jnode_get(it, "depends_on"), 0) < 0 ||
 			    add_list_edges(g, PMBOT_EDGE_BLOCKED_BY, id,
-				pmbot_jnode_get(it, "blocked_by")) < 0)
+				pmbot_jnode_get(it, "blocked_by"), 0) < 0)
 				goto done;
 		}
 	}

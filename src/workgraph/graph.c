@@ -856,6 +856,21 @@ done:
 	return rc;
 }
 
+/* Make g->index again, each node's id to the node. 0 or -1. */
+static int index_nodes(pmbot_workgraph *g)
+{
+	size_t i;
+
+	pmbot_strmap_free(&g->index);
+	g->index_has_nodes = 1;
+	if (pmbot_strmap_reserve(&g->index, g->n_nodes) < 0)
+		return -1;
+	for (i = 0; i < g->n_nodes; i++)
+		if (pmbot_strmap_put(&g->index, g->nodes[i].stable_id, &g->nodes[i], NULL) < 0)
+			return -1;
+	return 0;
+}
+
 int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list *diags)
 {
 	size_t i, out, *ends = NULL;
@@ -907,15 +922,10 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 			at = (size_t)(uintptr_t)sl->value - 1;
 			sl->value = &g->nodes[rank ? rank[at] : at];
 		}
-	} else {
-		pmbot_strmap_free(&g->index);
-		if (pmbot_strmap_reserve(&g->index, g->n_nodes) < 0)
-			goto done;
-		for (i = 0; i < g->n_nodes; i++)
-			if (pmbot_strmap_put(&g->index, g->nodes[i].stable_id, &g->nodes[i], NULL) < 0)
-				goto done;
+		g->index_has_nodes = 1;
+	} else if (index_nodes(g) < 0) {
+		goto done;
 	}
-	g->index_has_nodes = 1;
 	free(g->parent);
 	free(g->edges_at);
 	g->edges_at = NULL;
@@ -1196,13 +1206,8 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 	}
 	src->n_nodes = 0;
 	/* Rebuild dst's index from its own array: src's entries are gone. */
-	dst->index_has_nodes = 1;
-	pmbot_strmap_free(&dst->index);
-	if (pmbot_strmap_reserve(&dst->index, dst->n_nodes) < 0)
+	if (index_nodes(dst) < 0)
 		return PMBOT_ERROR;
-	for (i = 0; i < dst->n_nodes; i++)
-		if (pmbot_strmap_put(&dst->index, dst->nodes[i].stable_id, &dst->nodes[i], NULL) < 0)
-			return PMBOT_ERROR;
 	for (i = 0; i < src->n_edges; i++) {
 		if (grow_edges(dst) < 0)
 			return PMBOT_ERROR;
