@@ -1480,7 +1480,7 @@ static int check_limits(struct planner *p)
 	const pmbot_state *st = p->in->state;
 	size_t *children = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*children));
 	const char **blockers = NULL;
-	size_t n_blockers = 0;
+	size_t n_blockers = 0, at;
 	pmbot_buf msg = PMBOT_BUF_INIT;
 	size_t i;
 	int err = -1;
@@ -1538,30 +1538,52 @@ static int check_limits(struct planner *p)
 				goto done;
 		}
 	}
-	/* Blocking side: how many issues each blocker would block. */
-	if (g->n_edges && !(blockers = malloc(g->n_edges * sizeof(*blockers))))
-		goto done;
-	for (i = 0; i < g->n_edges; i++)
-		if (g->edges[i].type == PMBOT_EDGE_DEPENDS_ON || g->edges[i].type == PMBOT_EDGE_BLOCKED_BY)
-			blockers[n_blockers++] = g->edges[i].to_id;
-	if (n_blockers)
-		qsort(blockers, n_blockers, sizeof(*blockers), ref_cmp);
-	for (i = 0; i < n_blockers;) {
-		size_t j = i;
+	/*
+	 * Blocking side: how many issues each blocker would block. One in the
+	 * graph is counted at its node (`children` again); only issues
+	 * outside are sorted, to be counted by URL. The two lists are then
+	 * read in id order, the order the diagnostics had when every end was
+	 * sorted.
+	 */
+	memset(children, 0, (g->n_nodes ? g->n_nodes : 1) * sizeof(*children));
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_edge *e = &g->edges[i];
 		const pmbot_wg_node *bn;
 
-		while (j < n_blockers && !strcmp(blockers[j], blockers[i]))
-			j++;
-		if (j - i > 50) {
-			bn = pmbot_workgraph_find(g, blockers[i]);
-			pmbot_buf_clear(&msg);
-			pmbot_buf_printf(&msg, "'%s' would block %zu issues; GitHub allows 50",
-				blockers[i], j - i);
-			if ((bn ? node_diag(p, bn, PMBOT_SEV_ERROR, "LIMIT_DEPENDENCIES", msg.buf)
-				: issue_diag(p, blockers[i], PMBOT_SEV_ERROR, "LIMIT_DEPENDENCIES", msg.buf)) < 0)
-				goto done;
+		if (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY)
+			continue;
+		if (!e->external && (bn = pmbot_workgraph_find(g, e->to_id))) {
+			children[bn - g->nodes]++;
+			continue;
 		}
-		i = j;
+		if (!blockers && !(blockers = malloc(g->n_edges * sizeof(*blockers))))
+			goto done;
+		blockers[n_blockers++] = e->to_id;
+	}
+	if (n_blockers)
+		qsort(blockers, n_blockers, sizeof(*blockers), ref_cmp);
+	for (i = 0, at = 0; i < g->n_nodes || at < n_blockers;) {
+		const pmbot_wg_node *bn = NULL;
+		const char *id;
+		size_t count;
+
+		if (i < g->n_nodes &&
+		    (at == n_blockers || strcmp(g->nodes[i].stable_id, blockers[at]) < 0)) {
+			bn = &g->nodes[i];
+			id = bn->stable_id;
+			count = children[i++];
+		} else {
+			id = blockers[at];
+			for (count = 0; at < n_blockers && !strcmp(blockers[at], id); at++)
+				count++;
+		}
+		if (count <= 50)
+			continue;
+		pmbot_buf_clear(&msg);
+		pmbot_buf_printf(&msg, "'%s' would block %zu issues; GitHub allows 50", id, count);
+		if ((bn ? node_diag(p, bn, PMBOT_SEV_ERROR, "LIMIT_DEPENDENCIES", msg.buf)
+			: issue_diag(p, id, PMBOT_SEV_ERROR, "LIMIT_DEPENDENCIES", msg.buf)) < 0)
+			goto done;
 	}
 	err = 0;
 done:

@@ -2338,9 +2338,13 @@ static void test_plan__sub_issues_added_by_hand_count_toward_the_limit(void **st
 	world_free(&w);
 }
 
-/* task:hub blocked by `n` tasks task:bNN. */
-static char *hub_report(size_t n, int hub_blocks)
+/*
+ * task:hub and `n` tasks task:bNN: the hub blocked by them all, or (with
+ * `blockers`, a JSON list's items) each of them blocked by `blockers`.
+ */
+static char *hub_report(size_t n, const char *blockers)
 {
+	int hub_blocks = blockers != NULL;
 	pmbot_buf tasks = PMBOT_BUF_INIT, list = PMBOT_BUF_INIT;
 	char *text;
 	size_t i;
@@ -2348,8 +2352,9 @@ static char *hub_report(size_t n, int hub_blocks)
 	for (i = 0; i < n; i++) {
 		assert_int_equal(pmbot_buf_printf(&list, "%s\"task:b%02zu\"", i ? ", " : "", i), 0);
 		assert_int_equal(pmbot_buf_printf(&tasks, ",\n  {\"stable_id\": \"task:b%02zu\", "
-			"\"title\": \"B%zu\", \"area\": \"ui\", \"priority\": \"P2\"%s}", i, i,
-			hub_blocks ? ", \"blocked_by\": [\"task:hub\"]" : ""), 0);
+			"\"title\": \"B%zu\", \"area\": \"ui\", \"priority\": \"P2\"%s%s%s}", i, i,
+			hub_blocks ? ", \"blocked_by\": [" : "", hub_blocks ? blockers : "",
+			hub_blocks ? "]" : ""), 0);
 	}
 	{
 		pmbot_buf all = PMBOT_BUF_INIT;
@@ -2372,7 +2377,7 @@ static void test_plan__more_than_50_blockers_is_a_limit_error(void **state)
 	const pmbot_diag *d;
 
 	(void)state;
-	world_init(&w, hub_report(51, 0), NULL);
+	world_init(&w, hub_report(51, NULL), NULL);
 	plan(&w);
 	assert_int_equal(w.rc, PMBOT_EINVALID);
 	d = diag(&w, "LIMIT_DEPENDENCIES");
@@ -2382,7 +2387,7 @@ static void test_plan__more_than_50_blockers_is_a_limit_error(void **state)
 	assert_int_equal(diag_count(&w, "LIMIT_DEPENDENCIES"), 1);
 	world_free(&w);
 
-	world_init(&w, hub_report(50, 0), NULL);
+	world_init(&w, hub_report(50, NULL), NULL);
 	plan(&w);
 	assert_int_equal(w.rc, PMBOT_OK);
 	assert_int_equal(cs_count(&w, "add_dependency", "task:hub"), 50);
@@ -2395,7 +2400,7 @@ static void test_plan__blocking_more_than_50_issues_is_a_limit_error(void **stat
 	const pmbot_diag *d;
 
 	(void)state;
-	world_init(&w, hub_report(51, 1), NULL);
+	world_init(&w, hub_report(51, "\"task:hub\""), NULL);
 	plan(&w);
 	assert_int_equal(w.rc, PMBOT_EINVALID);
 	d = diag(&w, "LIMIT_DEPENDENCIES");
@@ -2403,7 +2408,29 @@ static void test_plan__blocking_more_than_50_issues_is_a_limit_error(void **stat
 	assert_string_equal(d->path, "/tasks/0");
 	world_free(&w);
 
-	world_init(&w, hub_report(50, 1), NULL);
+	world_init(&w, hub_report(50, "\"task:hub\""), NULL);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_OK);
+	assert_int_equal(diag_count(&w, "LIMIT_DEPENDENCIES"), 0);
+	world_free(&w);
+
+	/* An issue outside the plan is counted too, by its URL, next to one inside. */
+	world_init(&w, hub_report(51, "\"task:hub\", \"https://github.com/acme/gadgets/issues/1\""),
+		NULL);
+	plan(&w);
+	assert_int_equal(w.rc, PMBOT_EINVALID);
+	assert_int_equal(diag_count(&w, "LIMIT_DEPENDENCIES"), 2);
+	d = diag(&w, "LIMIT_DEPENDENCIES");
+	assert_string_equal(d->file, "https://github.com/acme/gadgets/issues/1");
+	assert_string_equal(d->message,
+		"'https://github.com/acme/gadgets/issues/1' would block 51 issues; GitHub allows 50");
+	d++;
+	assert_string_equal(d->code, "LIMIT_DEPENDENCIES");
+	assert_string_equal(d->message, "'task:hub' would block 51 issues; GitHub allows 50");
+	assert_string_equal(d->path, "/tasks/0");
+	world_free(&w);
+
+	world_init(&w, hub_report(50, "\"https://github.com/acme/gadgets/issues/1\""), NULL);
 	plan(&w);
 	assert_int_equal(w.rc, PMBOT_OK);
 	assert_int_equal(diag_count(&w, "LIMIT_DEPENDENCIES"), 0);
