@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "pmbot/common.h"
 
@@ -40,7 +41,11 @@ int pmbot_buf_grow(pmbot_buf *b, size_t extra);
  * must not point into `b` (growing it would free what they point to).
  */
 int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len);
-int pmbot_buf_puts(pmbot_buf *b, const char *s);
+/* Inline, as git's strbuf_addstr: the length of a literal is then a constant. */
+static inline int pmbot_buf_puts(pmbot_buf *b, const char *s)
+{
+	return pmbot_buf_put(b, s, strlen(s));
+}
 int pmbot_buf_putc(pmbot_buf *b, char c);
 /* `v` in decimal, the bytes of printf("%zu"). Same returns as grow. */
 int pmbot_buf_putu(pmbot_buf *b, size_t v);

@@ -79,11 +79,6 @@ int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len)
 	return 0;
 }
 
-int pmbot_buf_puts(pmbot_buf *b, const char *s)
-{
-	return pmbot_buf_put(b, s, strlen(s));
-}
-
 int pmbot_buf_putc(pmbot_buf *b, char c)
 {
 	/* Serializers call this per character: skip grow when there is room. */
