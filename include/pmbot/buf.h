@@ -39,14 +39,30 @@ int pmbot_buf_grow(pmbot_buf *b, size_t extra);
  * Append bytes / a C string / one byte / formatted text. Same returns as
  * grow. put/puts may append a buffer's own content; the printf arguments
  * must not point into `b` (growing it would free what they point to).
+ *
+ * put, puts and putc are inline where there is room already (the plan's
+ * writers call them about a million times): a literal's length and a
+ * short copy are then the compiler's; growing is pmbot_buf__put's.
  */
-int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len);
-/* Inline, as git's strbuf_addstr: the length of a literal is then a constant. */
+int pmbot_buf__put(pmbot_buf *b, const void *data, size_t len);
+static inline int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len)
+{
+	if (len && len < b->cap - b->len && b->len <= b->max && len <= b->max - b->len) {
+		memmove(b->buf + b->len, data, len);
+		b->len += len;
+		b->buf[b->len] = '\0';
+		return 0;
+	}
+	return pmbot_buf__put(b, data, len);
+}
 static inline int pmbot_buf_puts(pmbot_buf *b, const char *s)
 {
 	return pmbot_buf_put(b, s, strlen(s));
 }
-int pmbot_buf_putc(pmbot_buf *b, char c);
+static inline int pmbot_buf_putc(pmbot_buf *b, char c)
+{
+	return pmbot_buf_put(b, &c, 1);
+}
 /* `v` in decimal, the bytes of printf("%zu"). Same returns as grow. */
 int pmbot_buf_putu(pmbot_buf *b, size_t v);
 int pmbot_buf_printf(pmbot_buf *b, const char *fmt, ...)

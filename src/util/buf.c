@@ -51,20 +51,14 @@ int pmbot_buf_grow(pmbot_buf *b, size_t extra)
 	return 0;
 }
 
-int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len)
+/* pmbot_buf_put's way when there is no room yet (buf.h has the other). */
+int pmbot_buf__put(pmbot_buf *b, const void *data, size_t len)
 {
 	uintptr_t at, base;
 	int inside, err;
 
 	if (!len)
 		return 0;
-	/* Room already: no grow, and the data cannot move (serialisers append piece by piece). */
-	if (len < b->cap - b->len && b->len <= b->max && len <= b->max - b->len) {
-		memmove(b->buf + b->len, data, len);
-		b->len += len;
-		b->buf[b->len] = '\0';
-		return 0;
-	}
 	at = (uintptr_t)data;
 	base = (uintptr_t)b->buf;
 	inside = b->cap && at >= base && at < base + b->len;
@@ -77,17 +71,6 @@ int pmbot_buf_put(pmbot_buf *b, const void *data, size_t len)
 	b->len += len;
 	b->buf[b->len] = '\0';
 	return 0;
-}
-
-int pmbot_buf_putc(pmbot_buf *b, char c)
-{
-	/* Serializers call this per character: skip grow when there is room. */
-	if (b->cap - b->len > 1 && b->len < b->max) {
-		b->buf[b->len++] = c;
-		b->buf[b->len] = '\0';
-		return 0;
-	}
-	return pmbot_buf_put(b, &c, 1);
 }
 
 int pmbot_buf_putu(pmbot_buf *b, size_t v)
