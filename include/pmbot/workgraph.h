@@ -85,8 +85,10 @@ typedef struct {
 	pmbot_edge_type type;
 	int external;          /* 1 when to_id is an issue URL outside the plan */
 	/*
-	 * The graph's own, for finish: the places + 1 (add order) of the
-	 * nodes the ends name, where the builder knew them; 0 where not.
+	 * The graph's own: the places + 1 of the nodes the ends name. Before
+	 * finish, in add order where the builder knew them (0 where not); once
+	 * finish has run (the graph's ends_placed), in `nodes`, 0 for an end
+	 * no node has: read through pmbot_workgraph_edge_from() and _to().
 	 */
 	uint32_t from_at, to_at;
 } pmbot_wg_edge;
@@ -109,6 +111,8 @@ typedef struct {
 	                          valid after finish */
 	uint32_t *edges_at;    /* pmbot_workgraph_edges_from()'s ranges, set by
 	                          finish; NULL: it searches */
+	int ends_placed;       /* every edge's from_at and to_at are places in
+	                          `nodes` (finish set them); 0: ends are looked up */
 	size_t alloc_nodes;
 	size_t alloc_edges;
 	/*
@@ -258,6 +262,15 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 
 /* Node by stable_id (borrowed), or NULL. Valid after finish. */
 const pmbot_wg_node *pmbot_workgraph_find(const pmbot_workgraph *g, const char *stable_id);
+
+/*
+ * The node an edge of `g` comes from, or goes to (borrowed), or NULL where
+ * its id names none (an issue URL): pmbot_workgraph_find() of the id,
+ * without the lookup once finish has placed the ends. A plan of 10,000
+ * items looked up 40,000 edge ends, each a cache miss in the index.
+ */
+const pmbot_wg_node *pmbot_workgraph_edge_from(const pmbot_workgraph *g, const pmbot_wg_edge *e);
+const pmbot_wg_node *pmbot_workgraph_edge_to(const pmbot_workgraph *g, const pmbot_wg_edge *e);
 
 /*
  * The edges of type `t` from `node` (a node of `g`): edges[*first..*end),

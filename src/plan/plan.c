@@ -856,7 +856,7 @@ static int index_dependencies(struct planner *p)
 		return -1;
 	}
 	for (i = 0; i < g->n_edges; i++) {
-		const pmbot_wg_node *n = pmbot_workgraph_find(g, g->edges[i].from_id);
+		const pmbot_wg_node *n = pmbot_workgraph_edge_from(g, &g->edges[i]);
 
 		if (n && g->edges[i].type != PMBOT_EDGE_PARENT_CHILD &&
 		    g->edges[i].type != PMBOT_EDGE_RELATED)
@@ -865,7 +865,7 @@ static int index_dependencies(struct planner *p)
 	for (i = 0; i < g->n_nodes; i++)
 		p->dep_first[i + 1] += p->dep_first[i];
 	for (i = 0; i < g->n_edges; i++) {
-		const pmbot_wg_node *n = pmbot_workgraph_find(g, g->edges[i].from_id);
+		const pmbot_wg_node *n = pmbot_workgraph_edge_from(g, &g->edges[i]);
 		size_t k;
 
 		if (!n || g->edges[i].type == PMBOT_EDGE_PARENT_CHILD ||
@@ -1191,7 +1191,7 @@ static int plan_dependencies(struct planner *p, const pmbot_wg_node *n, const st
 
 	for (i = p->dep_first[k]; i < p->dep_first[k + 1]; i++) {
 		const pmbot_wg_edge *e = &g->edges[p->dep_edges[i]];
-		const pmbot_wg_node *to = pmbot_workgraph_find(g, e->to_id);
+		const pmbot_wg_node *to = pmbot_workgraph_edge_to(g, e);
 		json_t *b = NULL;
 		char *url_ref = NULL;
 		const char *ref;
@@ -1552,7 +1552,7 @@ static int check_limits(struct planner *p)
 
 		if (e->type != PMBOT_EDGE_DEPENDS_ON && e->type != PMBOT_EDGE_BLOCKED_BY)
 			continue;
-		if (!e->external && (bn = pmbot_workgraph_find(g, e->to_id))) {
+		if (!e->external && (bn = pmbot_workgraph_edge_to(g, e))) {
 			children[bn - g->nodes]++;
 			continue;
 		}

@@ -201,6 +201,8 @@ static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
 	 * edges can share it and outlive a node a merge drops. A placed one
 	 * is already: its index's key, in a document the graph keeps.
 	 */
+	/* An edge's id may name the new node: its ends are looked up until finish. */
+	g->ends_placed = 0;
 	if (grow_nodes(g) < 0 || (source_path && !(path = pmbot_workgraph_strdup(g, source_path))) ||
 	    (v && !placed && !(id = pmbot_workgraph_strdup(g, id))))
 		return PMBOT_ERROR;
@@ -331,6 +333,7 @@ int pmbot_workgraph__add_edge_placed(pmbot_workgraph *g, pmbot_edge_type type, c
 
 	if (!from_end || !to_end || grow_edges(g) < 0)
 		return PMBOT_ERROR;
+	g->ends_placed = 0;
 	e = &g->edges[g->n_edges];
 	e->from_id = from_end;
 	e->to_id = to_end;
@@ -443,6 +446,20 @@ const pmbot_wg_node *pmbot_workgraph_find(const pmbot_workgraph *g, const char *
 	void *v = NULL;
 
 	return pmbot_strmap_get(&g->index, stable_id, &v) ? v : NULL;
+}
+
+const pmbot_wg_node *pmbot_workgraph_edge_from(const pmbot_workgraph *g, const pmbot_wg_edge *e)
+{
+	if (g->ends_placed)
+		return e->from_at ? &g->nodes[e->from_at - 1] : NULL;
+	return pmbot_workgraph_find(g, e->from_id);
+}
+
+const pmbot_wg_node *pmbot_workgraph_edge_to(const pmbot_workgraph *g, const pmbot_wg_edge *e)
+{
+	if (g->ends_placed)
+		return e->to_at ? &g->nodes[e->to_at - 1] : NULL;
+	return pmbot_workgraph_find(g, e->to_id);
 }
 
 /* The first edge of type `t` from `from` or after, in finish's order. */
@@ -878,6 +895,8 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 	int errors = 0, rc = PMBOT_ERROR;
 	int places = !g->index_has_nodes && g->index.count == g->n_nodes;
 
+	g->ends_placed = 0;
+
 	/*
 	 * qsort's pointer must not be NULL, even for zero items. Reports list
 	 * their items mostly in order and a merge appends to a finished graph:
@@ -941,7 +960,7 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 	 * lookup.
 	 */
 	for (i = 0; i < g->n_edges; i++) {
-		const pmbot_wg_edge *e = &g->edges[i];
+		pmbot_wg_edge *e = &g->edges[i];
 
 		if (places && e->from_at)
 			ends[2 * i] = rank ? rank[e->from_at - 1] : e->from_at - 1;
@@ -953,7 +972,11 @@ int pmbot_workgraph_finish(pmbot_workgraph *g, const char *file, pmbot_diag_list
 			ends[2 * i + 1] = rank ? rank[e->to_at - 1] : e->to_at - 1;
 		else
 			ends[2 * i + 1] = node_index(g, e->to_id);
+		/* Kept for pmbot_workgraph_edge_from() and _to(). */
+		e->from_at = ends[2 * i] == PMBOT_WG_NONE ? 0 : (uint32_t)(ends[2 * i] + 1);
+		e->to_at = ends[2 * i + 1] == PMBOT_WG_NONE ? 0 : (uint32_t)(ends[2 * i + 1] + 1);
 	}
+	g->ends_placed = g->n_nodes < UINT32_MAX;
 	/* Sorted by type, then source: a node's edges of one type are one run. */
 	if (g->n_edges < UINT32_MAX &&
 	    !(g->edges_at = calloc(2 * N_EDGE_TYPES * (g->n_nodes ? g->n_nodes : 1),
@@ -1074,6 +1097,7 @@ static int check_edges(pmbot_workgraph *g, pmbot_wg_iedge *e, size_t *m_io, int 
 	m = *m_io = out;
 	free(g->edges_at);
 	g->edges_at = NULL;
+	g->ends_placed = 0;
 	free(g->parent);
 	if (!(g->parent = malloc((n ? n : 1) * sizeof(*g->parent))))
 		goto done;
@@ -1145,9 +1169,10 @@ int pmbot_workgraph_merge(pmbot_workgraph *dst, pmbot_workgraph *src, pmbot_diag
 	size_t i;
 	int rc = PMBOT_OK;
 
-	/* Its edge ranges are finish's again: until then, searched. */
+	/* Its edge ranges and ends are finish's again: until then, searched. */
 	free(dst->edges_at);
 	dst->edges_at = NULL;
+	dst->ends_placed = 0;
 	/*
 	 * The strings go first, with everything that points into them: src
 	 * keeps no string of its own, whatever fails below.

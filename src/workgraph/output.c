@@ -69,10 +69,9 @@ static int mermaid_text(pmbot_buf *out, const char *s)
 	return err;
 }
 
-static size_t index_of(const pmbot_workgraph *g, const char *id)
+/* The place of the node `n` (an edge end), or PMBOT_WG_NONE. */
+static size_t place_of(const pmbot_workgraph *g, const pmbot_wg_node *n)
 {
-	const pmbot_wg_node *n = pmbot_workgraph_find(g, id);
-
 	return n ? (size_t)(n - g->nodes) : PMBOT_WG_NONE;
 }
 
@@ -93,7 +92,8 @@ int pmbot_workgraph_mermaid(pmbot_buf *out, const pmbot_workgraph *g)
 	}
 	for (i = 0; i < g->n_edges; i++) {
 		const pmbot_wg_edge *e = &g->edges[i];
-		size_t from = index_of(g, e->from_id), to = index_of(g, e->to_id);
+		size_t from = place_of(g, pmbot_workgraph_edge_from(g, e)),
+		       to = place_of(g, pmbot_workgraph_edge_to(g, e));
 		char target[32];
 
 		if (from == PMBOT_WG_NONE)
@@ -168,7 +168,7 @@ static int build_edge_index(struct edge_index *ix, const pmbot_workgraph *g)
 		return -1;
 	}
 	for (i = 0; i < g->n_edges; i++) {
-		size_t from = index_of(g, g->edges[i].from_id);
+		size_t from = place_of(g, pmbot_workgraph_edge_from(g, &g->edges[i]));
 
 		if (g->edges[i].type != PMBOT_EDGE_PARENT_CHILD && from != PMBOT_WG_NONE)
 			ix->first[from + 1]++;
@@ -176,7 +176,7 @@ static int build_edge_index(struct edge_index *ix, const pmbot_workgraph *g)
 	for (i = 0; i < n; i++)
 		ix->first[i + 1] += ix->first[i];
 	for (i = 0; i < g->n_edges; i++) {
-		size_t from = index_of(g, g->edges[i].from_id);
+		size_t from = place_of(g, pmbot_workgraph_edge_from(g, &g->edges[i]));
 
 		if (g->edges[i].type != PMBOT_EDGE_PARENT_CHILD && from != PMBOT_WG_NONE)
 			ix->edges[ix->first[from] + fill[from]++] = i;

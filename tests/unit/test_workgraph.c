@@ -214,8 +214,43 @@ static void test_workgraph__finish_orders_nodes_and_edges_from_any_start(void **
 		assert_string_equal(g->edges[0].from_id, ids[k][0]);
 		assert_true(strcmp(g->edges[0].to_id, g->edges[1].to_id) < 0);
 		assert_ptr_equal(pmbot_workgraph_find(g, "b"), &g->nodes[1]);
+		/* a -> b, a -> c for k 0; c -> a, c -> b for k 1. */
+		assert_ptr_equal(pmbot_workgraph_edge_from(g, &g->edges[0]), &g->nodes[2 * k]);
+		assert_ptr_equal(pmbot_workgraph_edge_from(g, &g->edges[1]), &g->nodes[2 * k]);
+		assert_ptr_equal(pmbot_workgraph_edge_to(g, &g->edges[0]), &g->nodes[1 - k]);
+		assert_ptr_equal(pmbot_workgraph_edge_to(g, &g->edges[1]), &g->nodes[2 - k]);
 		pmbot_workgraph_free(g);
 	}
+	pmbot_diag_list_free(&d);
+}
+
+/*
+ * An edge to an id no node has yet has no node at its end; a node added
+ * with that id after finish is its end once finish runs again, not the
+ * place finish gave before.
+ */
+static void test_workgraph__an_edge_ends_where_the_last_finish_put_its_nodes(void **state)
+{
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_workgraph *g = NULL;
+
+	(void)state;
+	assert_int_equal(pmbot_workgraph_new(&g), 0);
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK, node("b"), NULL, 0), 0);
+	assert_int_equal(pmbot_workgraph_add_edge(g, PMBOT_EDGE_DEPENDS_ON, "b", "a", 0), 0);
+	assert_int_equal(pmbot_workgraph_finish(g, "r.md", &d), PMBOT_OK);
+	assert_true(g->ends_placed);
+	assert_ptr_equal(pmbot_workgraph_edge_from(g, &g->edges[0]), &g->nodes[0]);
+	assert_null(pmbot_workgraph_edge_to(g, &g->edges[0]));
+
+	assert_int_equal(pmbot_workgraph_add_node(g, PMBOT_NODE_TASK, node("a"), NULL, 0), 0);
+	assert_false(g->ends_placed);
+	assert_int_equal(pmbot_workgraph_finish(g, "r.md", &d), PMBOT_OK);
+	assert_true(g->ends_placed);
+	assert_string_equal(g->nodes[0].stable_id, "a");
+	assert_ptr_equal(pmbot_workgraph_edge_from(g, &g->edges[0]), &g->nodes[1]);
+	assert_ptr_equal(pmbot_workgraph_edge_to(g, &g->edges[0]), &g->nodes[0]);
+	pmbot_workgraph_free(g);
 	pmbot_diag_list_free(&d);
 }
 
@@ -924,10 +959,25 @@ static void assert_edge_ranges(const pmbot_workgraph *g)
 	}
 }
 
+/* Every edge's ends are the nodes their ids name, or NULL where none does. */
+static void assert_edge_ends(const pmbot_workgraph *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n_edges; i++) {
+		const pmbot_wg_edge *e = &g->edges[i];
+
+		assert_ptr_equal(pmbot_workgraph_edge_from(g, e), pmbot_workgraph_find(g, e->from_id));
+		assert_ptr_equal(pmbot_workgraph_edge_to(g, e), pmbot_workgraph_find(g, e->to_id));
+	}
+}
+
 /*
  * The edges from a node, by type: finish's ranges, and the search of a
  * merged graph not finished again, are every edge from it, for generated
- * reports with edges of every kind, in the plan and out of it.
+ * reports with edges of every kind, in the plan and out of it. So are
+ * each edge's ends: placed by finish, looked up in a merged graph until
+ * it is finished again.
  */
 static void test_workgraph__edges_from_are_every_edge_from_the_node(void **state)
 {
@@ -944,10 +994,17 @@ static void test_workgraph__edges_from_are_every_edge_from_the_node(void **state
 			if (pmbot_workgraph_load(&g, "plan.md", md, strlen(md), NULL, &d) == PMBOT_OK) {
 				with_ranges += g->edges_at != NULL;
 				assert_edge_ranges(g);
+				assert_true(g->ends_placed);
+				assert_edge_ends(g);
 				assert_int_equal(pmbot_workgraph_new(&merged), PMBOT_OK);
 				assert_int_equal(pmbot_workgraph_merge(merged, g, &d), PMBOT_OK);
 				assert_null(merged->edges_at);
 				assert_edge_ranges(merged);
+				assert_false(merged->ends_placed);
+				assert_edge_ends(merged);
+				assert_int_equal(pmbot_workgraph_finish(merged, "plan.md", &d), PMBOT_OK);
+				assert_true(merged->ends_placed);
+				assert_edge_ends(merged);
 				pmbot_workgraph_free(merged);
 			}
 			pmbot_workgraph_free(g);
@@ -1383,6 +1440,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_workgraph__one_walk_builds_the_nodes_of_the_lookups),
 		cmocka_unit_test(test_workgraph__finish_orders_nodes_and_edges_from_any_start),
+		cmocka_unit_test(test_workgraph__an_edge_ends_where_the_last_finish_put_its_nodes),
 		cmocka_unit_test(test_workgraph__edges_from_are_every_edge_from_the_node),
 		cmocka_unit_test(test_workgraph__check_finish_says_what_finish_says),
 		cmocka_unit_test(test_workgraph__check_finish_refuses_an_edge_to_no_node),
