@@ -210,7 +210,11 @@ typedef struct {
 	char *title;
 	char *body;
 	size_t body_len;
-	char **labels;          /* sorted by bytes, no duplicates */
+	/*
+	 * Sorted by bytes, no duplicates; one block: the pointers, then the
+	 * bytes they point into (one free, no label freed alone).
+	 */
+	char **labels;
 	size_t n_labels;
 	char rev[PMBOT_SHA256_HEX_SIZE]; /* the marker's rev */
 } pmbot_rendered_issue;

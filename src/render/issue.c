@@ -3,11 +3,13 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "pmbot/array.h"
 #include "pmbot/json.h"
 #include "pmbot/text.h"
 #include "pmbot/banned.h"
@@ -533,43 +535,119 @@ static int render_title(render_ctx *c, pmbot_rendered_issue *out, const pmbot_fo
 	return 0;
 }
 
-static int push_str(pmbot_rendered_issue *out, size_t *alloc, pmbot_buf *b)
-{
-	if (out->n_labels == *alloc) {
-		size_t n = *alloc ? *alloc * 2 : 8;
-		char **p = realloc(out->labels, n * sizeof(*p));
+/*
+ * The labels as render_labels() makes them: each one's bytes and NUL in
+ * `text`, where each starts in `at`. The issue gets them as one block: an
+ * allocation a label, and a free, were a fifth of rendering an issue.
+ */
+typedef struct {
+	pmbot_buf text;
+	size_t *at;        /* `small`, or owned when there are more */
+	size_t n, alloc;
+	size_t small[8];
+} label_list;
 
-		if (!p)
+static void label_list_init(label_list *l)
+{
+	pmbot_buf_init(&l->text, 0);
+	l->at = l->small;
+	l->n = 0;
+	l->alloc = sizeof(l->small) / sizeof(l->small[0]);
+}
+
+static void label_list_free(label_list *l)
+{
+	pmbot_buf_free(&l->text);
+	if (l->at != l->small)
+		free(l->at);
+}
+
+/* End the label begun at `start` in l->text: 0 or -1. */
+static int label_end(label_list *l, size_t start)
+{
+	if (l->n == l->alloc) {
+		size_t *p = l->at == l->small ? NULL : l->at, n = l->alloc;
+
+		if (!(p = pmbot_array_grow(p, &n, l->n + 1, sizeof(*p))))
 			return -1;
-		out->labels = p;
-		*alloc = n;
+		if (l->at == l->small)
+			memcpy(p, l->small, sizeof(l->small));
+		l->at = p;
+		l->alloc = n;
 	}
-	if (!(out->labels[out->n_labels] = pmbot_buf_detach(b, NULL)))
-		return -1;
-	out->n_labels++;
-	return 0;
+	l->at[l->n++] = start;
+	return pmbot_buf_putc(&l->text, '\0');
+}
+
+static int label_put(label_list *l, const char *a, const char *b)
+{
+	size_t start = l->text.len;
+
+	return pmbot_buf_puts(&l->text, a) < 0 || pmbot_buf_puts(&l->text, b) < 0 ?
+		-1 : label_end(l, start);
 }
 
 /* <prefix><value> when the node has the member; `*added` says whether it did. */
-static int scheme_label(pmbot_rendered_issue *out, size_t *alloc, const char *prefix,
-	const pmbot_jnode *v, int *added)
+static int scheme_label(label_list *l, const char *prefix, const pmbot_jnode *v, int *added)
 {
-	pmbot_buf b = PMBOT_BUF_INIT;
+	size_t start = l->text.len, prefix_len = strlen(prefix);
 	char tmp[40];
 	const char *s;
 	size_t len;
-	int err = 0;
 
 	*added = 0;
 	scalar_text(v, tmp, &s, &len);
-	err |= pmbot_buf_puts(&b, prefix);
-	err |= pmbot_render_neutralise_title(&b, s, len);
-	if (!err && b.len > strlen(prefix)) {
-		err = push_str(out, alloc, &b);
-		*added = !err;
+	if (pmbot_buf_put(&l->text, prefix, prefix_len) < 0 ||
+	    pmbot_render_neutralise_title(&l->text, s, len) < 0)
+		return -1;
+	if (l->text.len - start == prefix_len) {
+		pmbot_buf_truncate(&l->text, start);
+		return 0;
 	}
-	pmbot_buf_free(&b);
-	return err ? -1 : 0;
+	*added = 1;
+	return label_end(l, start);
+}
+
+/* Sort `v` (n labels) by bytes: insertion for the usual few, else qsort. */
+static void sort_labels(char **v, size_t n)
+{
+	size_t i, j;
+
+	if (n > 16) {
+		qsort(v, n, sizeof(*v), str_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		char *x = v[i];
+
+		for (j = i; j && strcmp(v[j - 1], x) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/*
+ * The issue's labels from `l`: one block, the pointers then the bytes
+ * they point into, sorted, without repeats. 0 or -1.
+ */
+static int labels_take(pmbot_rendered_issue *out, const label_list *l)
+{
+	size_t i, w;
+	char *bytes;
+
+	if (l->n > (SIZE_MAX - l->text.len) / sizeof(char *) ||
+	    !(out->labels = malloc(l->n * sizeof(char *) + l->text.len)))
+		return -1;
+	bytes = (char *)(out->labels + l->n);
+	memcpy(bytes, l->text.buf, l->text.len);
+	for (i = 0; i < l->n; i++)
+		out->labels[i] = bytes + l->at[i];
+	sort_labels(out->labels, l->n);
+	for (i = 0, w = 0; i < l->n; i++)
+		if (!w || strcmp(out->labels[i], out->labels[w - 1]))
+			out->labels[w++] = out->labels[i];
+	out->n_labels = w;
+	return 0;
 }
 
 static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_form *form,
@@ -578,10 +656,11 @@ static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_f
 	const node_members *m = &c->m;
 	const char *prefixes[5] = { s->type, s->area, s->prio, s->size, s->status };
 	int have[5] = { 0, 0, 0, 0, 0 };
-	pmbot_buf b = PMBOT_BUF_INIT;
-	size_t alloc = 0, i, k, w;
+	label_list l;
+	size_t i, k;
 	int err = -1;
 
+	label_list_init(&l);
 	for (k = 0; k < 5; k++)
 		if (!prefixes[k])
 			prefixes[k] = "";
@@ -593,45 +672,35 @@ static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_f
 	if (form->type_label && prefixes[0][0] &&
 	    !strncmp(form->type_label, prefixes[0], strlen(prefixes[0])) &&
 	    strcasecmp(form->type_label + strlen(prefixes[0]), c->node->type_name)) {
-		if (pmbot_buf_puts(&b, form->type_label) < 0 || push_str(out, &alloc, &b) < 0)
+		if (label_put(&l, form->type_label, "") < 0)
 			goto done;
-	} else if (pmbot_buf_puts(&b, prefixes[0]) < 0 ||
-		   pmbot_buf_puts(&b, c->node->type_name) < 0 ||
-		   push_str(out, &alloc, &b) < 0) {
+	} else if (label_put(&l, prefixes[0], c->node->type_name) < 0) {
 		goto done;
 	}
 	have[0] = 1;
-	if (scheme_label(out, &alloc, prefixes[1], m->area, &have[1]) < 0 ||
-	    scheme_label(out, &alloc, prefixes[2], m->priority, &have[2]) < 0 ||
-	    scheme_label(out, &alloc, prefixes[3], m->size, &have[3]) < 0 ||
-	    scheme_label(out, &alloc, prefixes[4], m->status, &have[4]) < 0)
+	if (scheme_label(&l, prefixes[1], m->area, &have[1]) < 0 ||
+	    scheme_label(&l, prefixes[2], m->priority, &have[2]) < 0 ||
+	    scheme_label(&l, prefixes[3], m->size, &have[3]) < 0 ||
+	    scheme_label(&l, prefixes[4], m->status, &have[4]) < 0)
 		goto done;
 	for (i = 0; i < form->n_labels; i++) {
-		const char *l = form->labels[i];
+		const char *f = form->labels[i];
 		int owned = 0;
 
 		/* The node's own value replaces a form default of the same kind. */
 		for (k = 0; k < 5; k++)
 			if (have[k] && prefixes[k][0] &&
-			    !strncmp(l, prefixes[k], strlen(prefixes[k])))
+			    !strncmp(f, prefixes[k], strlen(prefixes[k])))
 				owned = 1;
 		if (owned)
 			continue;
-		if (pmbot_buf_puts(&b, l) < 0 || push_str(out, &alloc, &b) < 0)
+		if (label_put(&l, f, "") < 0)
 			goto done;
 	}
-	if (m->needs_human &&
-	    (pmbot_buf_puts(&b, PMBOT_LABEL_NEEDS_HUMAN) < 0 || push_str(out, &alloc, &b) < 0))
+	if (m->needs_human && label_put(&l, PMBOT_LABEL_NEEDS_HUMAN, "") < 0)
 		goto done;
-	qsort(out->labels, out->n_labels, sizeof(*out->labels), str_cmp);
-	for (i = 0, w = 0; i < out->n_labels; i++) {
-		if (w && !strcmp(out->labels[i], out->labels[w - 1])) {
-			free(out->labels[i]);
-			continue;
-		}
-		out->labels[w++] = out->labels[i];
-	}
-	out->n_labels = w;
+	if (labels_take(out, &l) < 0)
+		goto done;
 	for (i = 0; i < out->n_labels; i++) {
 		size_t chars = chars_over(out->labels[i], strlen(out->labels[i]), PMBOT_LABEL_MAX);
 
@@ -642,18 +711,14 @@ static int render_labels(render_ctx *c, pmbot_rendered_issue *out, const pmbot_f
 	}
 	err = 0;
 done:
-	pmbot_buf_free(&b);
+	label_list_free(&l);
 	return err;
 }
 
 void pmbot_rendered_issue_free(pmbot_rendered_issue *issue)
 {
-	size_t i;
-
 	free(issue->title);
 	free(issue->body);
-	for (i = 0; i < issue->n_labels; i++)
-		free(issue->labels[i]);
 	free(issue->labels);
 	memset(issue, 0, sizeof(*issue));
 }

@@ -820,6 +820,60 @@ static void test_render__repository_type_label_wins(void **state)
 	pmbot_diag_list_free(&d);
 }
 
+/*
+ * Labels are sorted by bytes and each is kept once, however many the form
+ * gives and in whatever order: a few (sorted by insertion) and more than
+ * sixteen (by qsort), repeats among them and with the scheme's own.
+ */
+static void test_render__many_form_labels_are_sorted_and_unique(void **state)
+{
+	static const char *const few[] = { "a", "area:core", "b", "prio:P1", "type:task" };
+	pmbot_diag_list d = PMBOT_DIAG_LIST_INIT;
+	pmbot_rendered_issue iss;
+	pmbot_workgraph *g = graph();
+	pmbot_buf text = PMBOT_BUF_INIT, want = PMBOT_BUF_INIT;
+	const char *many[24];
+	pmbot_form *f;
+	size_t i, n = 0;
+	int k;
+
+	(void)state;
+	node(g, PMBOT_NODE_TASK, "{\"stable_id\":\"task:x\",\"title\":\"X\","
+		"\"area\":\"core\",\"priority\":\"P1\"}");
+	finish(g);
+	f = form_text("name: Task\nlabels: [b, type:task, a, b]\n"
+		"body: [{type: textarea, attributes: {label: Goal}}]\n");
+	assert_int_equal(render(&iss, g, "task:x", f, NULL, &d), PMBOT_OK);
+	expect_labels(&iss, few, sizeof(few) / sizeof(few[0]));
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+
+	/* z19 down to z00, z07 again: with the scheme's three, 24 to sort. */
+	assert_int_equal(pmbot_buf_puts(&text, "name: Task\nlabels: ["), 0);
+	for (k = 19; k >= 0; k--)
+		assert_int_equal(pmbot_buf_printf(&text, "z%02d, ", k), 0);
+	assert_int_equal(pmbot_buf_puts(&text, "z07]\n"
+		"body: [{type: textarea, attributes: {label: Goal}}]\n"), 0);
+	f = form_text(text.buf);
+	assert_int_equal(render(&iss, g, "task:x", f, NULL, &d), PMBOT_OK);
+	many[n++] = "area:core";
+	many[n++] = "prio:P1";
+	many[n++] = "type:task";
+	/* Each "zNN" and its NUL, 4 bytes: pointers once the buffer is whole. */
+	for (k = 0; k < 20; k++)
+		assert_int_equal(pmbot_buf_printf(&want, "z%02d%c", k, '\0'), 0);
+	for (i = 0; i < 20; i++)
+		many[n++] = want.buf + 4 * i;
+	expect_labels(&iss, many, n);
+	assert_int_equal(d.count, 0);
+	pmbot_rendered_issue_free(&iss);
+	pmbot_form_free(f);
+	pmbot_buf_free(&text);
+	pmbot_buf_free(&want);
+	pmbot_workgraph_free(g);
+	pmbot_diag_list_free(&d);
+}
+
 static void test_render__form_default_labels_yield_to_the_nodes_values(void **state)
 {
 	static const char *const with_status[] = { "area:core", "prio:P1", "roadmap",
@@ -1130,6 +1184,7 @@ int main(void)
 		cmocka_unit_test(test_render__repository_form_names_an_open_type_by_label),
 		cmocka_unit_test(test_render__repository_type_label_wins),
 		cmocka_unit_test(test_render__form_default_labels_yield_to_the_nodes_values),
+		cmocka_unit_test(test_render__many_form_labels_are_sorted_and_unique),
 		cmocka_unit_test(test_render__labels_use_a_custom_scheme),
 		cmocka_unit_test(test_render__label_over_50_characters_is_reported),
 		cmocka_unit_test(test_render__reports_every_problem_of_an_item),
