@@ -394,18 +394,62 @@ static int record_parts(pmbot_buf *b, size_t at[2], const json_t *target,
 	return pmbot_json_canonical(b, target);
 }
 
+/* The bytes of a record block; a larger record gets a block of its own. */
+#define REC_BLOCK_SIZE (64 * 1024 - 64)
+
+struct pmbot_plan_rec_block {
+	struct pmbot_plan_rec_block *next;
+	size_t used, size;
+	char bytes[];
+};
+
+/* `n` bytes for a record from acc->recs, or NULL when out of memory. */
+static char *rec_alloc(pmbot_plan_acc *acc, size_t n)
+{
+	struct pmbot_plan_rec_block *b = acc->recs;
+
+	if (b && b->size - b->used >= n) {
+		b->used += n;
+		return b->bytes + b->used - n;
+	}
+	if (n > SIZE_MAX - sizeof(*b) ||
+	    !(b = malloc(sizeof(*b) + (n > REC_BLOCK_SIZE ? n : REC_BLOCK_SIZE))))
+		return NULL;
+	b->size = n > REC_BLOCK_SIZE ? n : REC_BLOCK_SIZE;
+	b->used = n;
+	/* A large record's block goes behind the one being filled, which stays open. */
+	if (n > REC_BLOCK_SIZE && acc->recs) {
+		b->next = acc->recs->next;
+		acc->recs->next = b;
+	} else {
+		b->next = acc->recs;
+		acc->recs = b;
+	}
+	return b->bytes;
+}
+
+static void rec_blocks_free(pmbot_plan_acc *acc)
+{
+	while (acc->recs) {
+		struct pmbot_plan_rec_block *next = acc->recs->next;
+
+		free(acc->recs);
+		acc->recs = next;
+	}
+}
+
 /*
- * The record (plan_int.h) from the key and the parts in `b`: one exact
- * allocation, so what a changeset keeps is its particular text and the
- * pending entry; the members every changeset spells the same way are
- * written out from the operation and `approval`.
+ * The record (plan_int.h) from the key and the parts in `b`, exactly its
+ * size, so what a changeset keeps is its particular text and the pending
+ * entry; the members every changeset spells the same way are written out
+ * from the operation and `approval`.
  */
-static int make_record(pmbot_plan_pending *pp, const char *key, size_t key_len,
-	const pmbot_buf *b, const size_t at[2])
+static int make_record(pmbot_plan_acc *acc, pmbot_plan_pending *pp, const char *key,
+	size_t key_len, const pmbot_buf *b, const size_t at[2])
 {
 	size_t n = key_len + 1 + b->len;
 
-	if (n > UINT32_MAX || !(pp->rec = malloc(n)))
+	if (n > UINT32_MAX || !(pp->rec = rec_alloc(acc, n)))
 		return -1;
 	memcpy(pp->rec, key, key_len + 1);
 	memcpy(pp->rec + key_len + 1, b->buf + at[0], at[1] - at[0]);
@@ -483,7 +527,7 @@ static int acc_commit(pmbot_plan_acc *acc, int idx, const char *repo, const char
 		    pmbot_buf_putc(kb, ':') < 0 || pmbot_buf_put(kb, hash, 12) < 0)
 			goto done;
 	}
-	if (make_record(&pp, kb->buf, kb->len, &acc->scratch, at) < 0)
+	if (make_record(acc, &pp, kb->buf, kb->len, &acc->scratch, at) < 0)
 		goto done;
 	if (cs && json_object_set_new(cs, "idempotency_key", json_string(kb->buf)) < 0)
 		goto done;
@@ -500,11 +544,10 @@ static int acc_commit(pmbot_plan_acc *acc, int idx, const char *repo, const char
 	pp.op = idx;
 	pp.approval = !pmbot_config_operation_auto_approved(acc->config, (pmbot_operation)idx);
 	acc->cs[acc->n_cs++] = pp;
-	pp.rec = NULL;
 	cs = NULL;
 	err = 0;
 done:
-	free(pp.rec);
+	/* A record made for a changeset that failed stays in its block until acc_free. */
 	json_decref(cs);
 	return err;
 }
@@ -1865,10 +1908,10 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 		if ((i && pmbot_buf_putc(b, ',') < 0) ||
 		    pmbot_plan_pending_put(b, &acc->cs[i], id) < 0)
 			goto done;
-		/* Written: its heap can take the bundle's tail. */
-		free(acc->cs[i].rec);
 		acc->cs[i].rec = NULL;
 	}
+	/* Written: their heap can take the bundle's tail. */
+	rec_blocks_free(acc);
 	if (pmbot_buf_putc(b, ']') < 0 || hash_in_place(hash, b, base, fingerprint) < 0)
 		goto done;
 	memcpy(b->buf + base + BUNDLE_ID_AT, hash, 16);
@@ -1939,11 +1982,10 @@ void pmbot_plan_acc_free(pmbot_plan_acc *acc)
 {
 	size_t i;
 
-	for (i = 0; i < acc->n_cs; i++) {
-		free(acc->cs[i].rec);
+	for (i = 0; i < acc->n_cs; i++)
 		json_decref(acc->cs[i].cs);
-	}
 	free(acc->cs);
+	rec_blocks_free(acc);
 	pmbot_buf_free(&acc->scratch);
 	pmbot_buf_free(&acc->key);
 	for (i = 0; i < acc->touched.cap; i++)

@@ -31,7 +31,7 @@
  * every changeset of an operation, around them.
  */
 typedef struct {
-	char *rec;         /* owned: see above; NULL once written out */
+	char *rec;         /* in the accumulator's record blocks; NULL once written out */
 	json_t *cs;        /* owned, NULL in a lean plan: the same changeset as a tree, no id yet */
 	uint32_t payload_at, target_at, end; /* offsets in rec; after/before from the key's end */
 	int op;            /* its pmbot_operation */
@@ -43,6 +43,9 @@ typedef struct {
  * plan.h's order by pmbot_plan_acc_finish(). Members are the accumulator's
  * own except the three borrowed pointers; release with pmbot_plan_acc_free().
  */
+/* A block records are carved from (plan.c). */
+struct pmbot_plan_rec_block;
+
 typedef struct {
 	const pmbot_config *config;    /* borrowed: denied / auto-approved operations */
 	const pmbot_state *state;      /* borrowed: the fingerprint's issues */
@@ -60,6 +63,12 @@ typedef struct {
 	 */
 	int lean;
 	pmbot_buf scratch;             /* owned: where a record is assembled */
+	/*
+	 * Owned: the blocks the records live in, the one being filled first.
+	 * Records are made one after another and freed together once written
+	 * out: a malloc and a free a changeset were 1 % of a large plan.
+	 */
+	struct pmbot_plan_rec_block *recs;
 	pmbot_buf key;                 /* owned: where its idempotency key is */
 	/*
 	 * Owned, made on first use: the strings every changeset of a large plan

@@ -2230,6 +2230,43 @@ static void test_plan__configured_project_missing_from_the_state_plans_no_projec
 	world_free(&w);
 }
 
+/*
+ * A changeset bigger than a block of records (64 KiB: a goal of 33,000
+ * two-byte characters, within GitHub's 65,536) among small ones: every
+ * record, in its own block or not, is the changeset (plan() compares the
+ * bytes written from them with the tree's), the big one whole.
+ */
+static void test_plan__a_changeset_larger_than_a_record_block_is_written_whole(void **state)
+{
+	pmbot_buf tasks = PMBOT_BUF_INIT, goal = PMBOT_BUF_INIT;
+	struct world w;
+	json_t *cs;
+	const char *body;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 33000; i++)
+		assert_int_equal(pmbot_buf_puts(&goal, "\xc3\xa9"), 0);
+	for (i = 0; i < 60; i++)
+		assert_int_equal(pmbot_buf_printf(&tasks, "%s\n  {\"stable_id\": \"task:t%02zu\", "
+			"\"title\": \"T%zu\", \"feature_id\": \"feat:big\", \"area\": \"ui\", "
+			"\"priority\": \"P2\"%s%s%s}", i ? "," : "", i, i,
+			i == 30 ? ", \"goal\": \"" : "", i == 30 ? goal.buf : "", i == 30 ? "\"" : ""), 0);
+	world_init(&w, report_of("\n  {\"stable_id\": \"feat:big\", \"title\": \"Big\", "
+		"\"area\": \"ui\", \"priority\": \"P2\"}", tasks.buf), NULL);
+	plan(&w);
+	assert_int_equal(w.diags.errors, 0);
+	cs = cs_find(&w, "create_issue", "task:t30");
+	body = str(json_object_get(cs, "payload"), "body");
+	assert_non_null(strstr(body, goal.buf));
+	assert_true(strlen(body) > 64 * 1024);
+	assert_non_null(cs_find(&w, "create_issue", "task:t29"));
+	assert_non_null(cs_find(&w, "create_issue", "task:t31"));
+	world_free(&w);
+	pmbot_buf_free(&tasks);
+	pmbot_buf_free(&goal);
+}
+
 /* ---- limits and refusals -------------------------------------------------------- */
 
 /* A feature feat:big with `n` tasks task:tNNN under it. */
@@ -2519,6 +2556,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan__empty_state_creates_every_item_then_relationships_in_group_order),
 		cmocka_unit_test(test_plan__changesets_follow_their_keys_not_the_item_order),
+		cmocka_unit_test(test_plan__a_changeset_larger_than_a_record_block_is_written_whole),
 		cmocka_unit_test(test_plan__check_target_refuses_a_repository_outside_the_allowlist),
 		cmocka_unit_test(test_plan__create_carries_the_rendered_title_body_and_labels),
 		cmocka_unit_test(test_plan__empty_state_sets_parents_without_replace),
