@@ -1837,22 +1837,37 @@ done:
 	return err;
 }
 
-/* "cs-%04zu" of `n`, without a printf: twice per changeset of a large plan. */
-static void changeset_id(char id[32], size_t n)
-{
-	char rev[24];
-	size_t k = 0, i = 3;
+/*
+ * Changeset ids, "cs-%04zu" of 1, 2, 3, ... counted up in place: two per
+ * changeset of a large plan, each a division a digit when made afresh.
+ */
+typedef struct {
+	char s[32];
+	size_t len;
+} cs_counter;
 
-	memcpy(id, "cs-", 3);
-	do {
-		rev[k++] = (char)('0' + n % 10);
-		n /= 10;
-	} while (n);
-	while (k < 4)
-		rev[k++] = '0';
-	while (k)
-		id[i++] = rev[--k];
-	id[i] = '\0';
+static void cs_counter_init(cs_counter *c)
+{
+	memcpy(c->s, "cs-0000", sizeof("cs-0000"));
+	c->len = sizeof("cs-0000") - 1;
+}
+
+/* The next id: "cs-0009" -> "cs-0010", "cs-9999" -> "cs-10000". */
+static const char *cs_counter_next(cs_counter *c)
+{
+	size_t i = c->len;
+
+	while (i > 3 && c->s[i - 1] == '9')
+		c->s[--i] = '0';
+	if (i > 3) {
+		c->s[i - 1]++;
+	} else {
+		/* All nines, now all zeros: one digit more. */
+		c->s[3] = '1';
+		c->s[c->len++] = '0';
+		c->s[c->len] = '\0';
+	}
+	return c->s;
 }
 
 int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *acc,
@@ -1860,7 +1875,8 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 {
 	json_t *changesets = json_array(), *fingerprint = json_array(), *bundle = NULL;
 	const char **refs = NULL;
-	char hash[PMBOT_SHA256_HEX_SIZE], id[32], bid[32];
+	char hash[PMBOT_SHA256_HEX_SIZE], bid[32];
+	cs_counter id;
 	size_t i, n_refs = 0, counts[5] = { 0 }, need = 2;
 	pmbot_buf scratch = PMBOT_BUF_INIT, *b = canonical ? canonical : &scratch;
 	size_t base = b->len;
@@ -1870,13 +1886,14 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 		goto done;
 	if (sort_pending(acc) < 0)
 		goto done;
+	cs_counter_init(&id);
 	for (i = 0; i < acc->n_cs; i++) {
-		changeset_id(id, i + 1);
+		cs_counter_next(&id);
 		if (acc->cs[i].cs && (json_object_set_new(acc->cs[i].cs, "changeset_id",
-			json_string(id)) < 0 || json_array_append(changesets, acc->cs[i].cs) < 0))
+			json_string(id.s)) < 0 || json_array_append(changesets, acc->cs[i].cs) < 0))
 			goto done;
 		counts[op_info(acc->cs[i].op)->group]++;
-			need += pending_size(&acc->cs[i], id);
+		need += pending_size(&acc->cs[i], id.s);
 	}
 	if (acc->touched.count && !(refs = malloc(acc->touched.count * sizeof(*refs))))
 		goto done;
@@ -1903,10 +1920,10 @@ int pmbot_plan_acc_finish(json_t **out, pmbot_buf *canonical, pmbot_plan_acc *ac
 	if (pmbot_buf_put(b, bundle_head, sizeof(bundle_head) - 1) < 0 ||
 	    pmbot_buf_putc(b, '[') < 0)
 		goto done;
+	cs_counter_init(&id);
 	for (i = 0; i < acc->n_cs; i++) {
-		changeset_id(id, i + 1);
 		if ((i && pmbot_buf_putc(b, ',') < 0) ||
-		    pmbot_plan_pending_put(b, &acc->cs[i], id) < 0)
+		    pmbot_plan_pending_put(b, &acc->cs[i], cs_counter_next(&id)) < 0)
 			goto done;
 		acc->cs[i].rec = NULL;
 	}
