@@ -38,14 +38,14 @@ typedef struct {
 	int approval;      /* its requires_approval */
 } pmbot_plan_pending;
 
+/* A block records are carved from (plan.c). */
+struct pmbot_plan_rec_block;
+
 /*
  * The changesets of one plan, collected in any order and written out in
  * plan.h's order by pmbot_plan_acc_finish(). Members are the accumulator's
  * own except the three borrowed pointers; release with pmbot_plan_acc_free().
  */
-/* A block records are carved from (plan.c). */
-struct pmbot_plan_rec_block;
-
 typedef struct {
 	const pmbot_config *config;    /* borrowed: denied / auto-approved operations */
 	const pmbot_state *state;      /* borrowed: the fingerprint's issues */

@@ -196,13 +196,13 @@ static int add_node(pmbot_workgraph *g, pmbot_node_type type, const char *id,
 
 	if (!id || !type_name || !pmbot_report_type_word_ok(type_name, strlen(type_name)))
 		return PMBOT_EINVALID;
+	/* An edge's id may name the new node: its ends are looked up until finish. */
+	g->ends_placed = 0;
 	/*
 	 * The id of a node with values is one of the graph's strings, so
 	 * edges can share it and outlive a node a merge drops. A placed one
 	 * is already: its index's key, in a document the graph keeps.
 	 */
-	/* An edge's id may name the new node: its ends are looked up until finish. */
-	g->ends_placed = 0;
 	if (grow_nodes(g) < 0 || (source_path && !(path = pmbot_workgraph_strdup(g, source_path))) ||
 	    (v && !placed && !(id = pmbot_workgraph_strdup(g, id))))
 		return PMBOT_ERROR;
