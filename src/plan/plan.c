@@ -464,9 +464,7 @@ static int make_record(pmbot_plan_acc *acc, pmbot_plan_pending *pp, const char *
 /* Bytes pmbot_plan_pending_put() writes (with the ',' before the next one). */
 static size_t pending_size(const pmbot_plan_pending *pp, const char *id)
 {
-	size_t key_len = strlen(PMBOT_PLAN_PENDING_KEY(pp));
-
-	return pp->end - (key_len + 1) + key_len + strlen(id) + strlen(op_info(pp->op)->name) +
+	return pp->end - 1 + strlen(id) + strlen(op_info(pp->op)->name) +
 		sizeof("{'changeset_id':'','idempotency_key':'','operation':'','payload':"
 			",'requires_approval':false,'status':'proposed','target':},") - 1;
 }
